@@ -1,0 +1,132 @@
+"""Integer encoding of instructions, operands, types and special registers.
+
+The assembler writes programs in this encoding; the numba engine reads it.  Opcode numbers come
+from the ISA table (isa/*.yaml), so this module is the only place that turns names into numbers.
+"""
+from __future__ import annotations
+
+from simt_sim.isa import isa
+
+# ---- instruction row fields (one int64 row per instruction) ----
+F_OP = 0          # opcode number (position in the ISA table)
+F_TYPE = 1        # main type (destination type for cvt)
+F_TYPE2 = 2       # second type (cvt source type)
+F_CMP = 3         # comparison (setp/set) or atomic / vote / shuffle sub-operation
+F_BOOL = 4        # setp combining operation: 0 none, 1 and, 2 or, 3 xor
+F_FLAGS = 5       # modifier bit flags (FL_*)
+F_RND = 6         # rounding mode (RND_*)
+F_SPACE = 7       # state space of a memory operation (SP_*)
+F_VEC = 8         # vector width of ld/st (1, 2, 4)
+F_GUARD = 9       # guard predicate register, -1 when unguarded
+F_GUARD_NEG = 10  # 1 for @!%p
+F_TARGET = 11     # branch / push_mask / br_push target pc
+F_TARGET2 = 12    # br_push reconvergence pc
+F_RECONV = 13     # immediate post-dominator pc of a conditional branch (-1: kernel exit)
+F_UNIT = 14       # functional-unit class (UNIT_*)
+F_DST2 = 15       # extra predicate destination (`%r|%p`, `%p|%q`), -1 when absent
+F_NOPS = 16       # number of operands
+F_OPS = 17        # operands start here: OPERAND_FIELDS ints each
+OPERAND_FIELDS = 3  # kind, index, immediate
+MAX_OPERANDS = 5
+ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
+
+# ---- operand kinds ----
+K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR = range(8)
+# For K_ADDR the index is the base register (or -1) and the immediate is the byte offset;
+# ADDR_BASE_* in the immediate's companion: the base file is given by the vec-table trick below.
+# Address operands use index = register number and kind-specific base file in the VEC slot:
+ADDR_NONE, ADDR_R32, ADDR_R64 = 0, 1, 2
+
+# ---- types ----
+TYPE_NAMES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+              "b8", "b16", "b32", "b64", "f16", "f32", "f64", "pred")
+TYPE_CODE = {name: code for code, name in enumerate(TYPE_NAMES)}
+T_U8, T_U16, T_U32, T_U64, T_S8, T_S16, T_S32, T_S64 = range(8)
+T_B8, T_B16, T_B32, T_B64, T_F16, T_F32, T_F64, T_PRED = range(8, 16)
+TYPE_BITS = (8, 16, 32, 64, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1)
+TYPE_SIGNED = (0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+NO_TYPE = -1
+
+# ---- modifier flags ----
+FL_FTZ = 1 << 0
+FL_SAT = 1 << 1
+FL_APPROX = 1 << 2
+FL_HI = 1 << 3
+FL_WIDE = 1 << 4
+FL_UNI = 1 << 5
+FL_TO = 1 << 6
+FL_SHF_L = 1 << 7
+FL_SHF_WRAP = 1 << 8
+FL_FULL = 1 << 9
+
+RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
+RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,
+            "rni": RND_RNI, "rzi": RND_RZI, "rmi": RND_RMI, "rpi": RND_RPI}
+
+CMP_NAMES = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+             "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
+CMP_CODE = {n: i for i, n in enumerate(CMP_NAMES)}
+BOOL_CODE = {"and": 1, "or": 2, "xor": 3}
+ATOM_NAMES = ("add", "min", "max", "exch", "cas", "inc", "dec", "and", "or", "xor")
+ATOM_CODE = {n: i for i, n in enumerate(ATOM_NAMES)}
+VOTE_NAMES = ("any", "all", "uni", "ballot")
+VOTE_CODE = {n: i for i, n in enumerate(VOTE_NAMES)}
+SHFL_NAMES = ("idx", "up", "down", "bfly")
+SHFL_CODE = {n: i for i, n in enumerate(SHFL_NAMES)}
+
+SPACE_NAMES = ("generic", "global", "shared", "local", "param", "const")
+SPACE_CODE = {n: i for i, n in enumerate(SPACE_NAMES)}
+SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST = range(6)
+
+# Generic address windows: shared and local state-space addresses are small offsets; the generic
+# address of a shared/local byte adds the window base.  Global buffers live above GLOBAL_BASE.
+SHARED_WINDOW = 0x0000_7E00_0000_0000
+LOCAL_WINDOW = 0x0000_7F00_0000_0000
+WINDOW_SIZE = 0x0000_0100_0000_0000
+GLOBAL_BASE = 0x0000_0001_0000_0000
+CONST_BASE = 0x0000_0000_1000_0000
+
+UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
+UNIT_CODE = {n: i for i, n in enumerate(UNIT_NAMES)}
+
+# ---- special registers: code = base * 4 + component (x, y, z) ----
+SREG_NAMES = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid",
+              "%nsmid", "%clock", "%clock64", "%lanemask_eq", "%lanemask_lt", "%lanemask_le",
+              "%lanemask_gt", "%lanemask_ge", "%gridid", "%globaltimer")
+SREG_BASE = {n: i for i, n in enumerate(SREG_NAMES)}
+(S_TID, S_NTID, S_CTAID, S_NCTAID, S_LANEID, S_WARPID, S_NWARPID, S_SMID, S_NSMID, S_CLOCK,
+ S_CLOCK64, S_LANEMASK_EQ, S_LANEMASK_LT, S_LANEMASK_LE, S_LANEMASK_GT, S_LANEMASK_GE,
+ S_GRIDID, S_GLOBALTIMER) = range(len(SREG_NAMES))
+SREG_VECTOR = ("%tid", "%ntid", "%ctaid", "%nctaid")
+
+
+def sreg_code(name: str) -> int | None:
+    """`%tid.x` -> code, or None when the name is not a special register."""
+    base, _, comp = name.partition(".")
+    if base not in SREG_BASE:
+        return None
+    if base in SREG_VECTOR:
+        if comp not in ("x", "y", "z"):
+            return None
+        return SREG_BASE[base] * 4 + "xyz".index(comp)
+    return SREG_BASE[base] * 4 if not comp else None
+
+
+def sreg_name(code: int) -> str:
+    base = SREG_NAMES[code // 4]
+    return f"{base}.{'xyz'[code % 4]}" if base in SREG_VECTOR else base
+
+
+_ISA = isa()
+OPCODE = {op.name: op.opcode for op in _ISA.ops}
+# Opcode numbers the engine dispatches on (frozen into compiled code; see engine/__init__.py).
+OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV, OP_REM = (OPCODE[n] for n in ("add", "sub", "mul", "mad", "fma", "div", "rem"))
+OP_ABS, OP_NEG, OP_MIN, OP_MAX, OP_COPYSIGN, OP_SAD = (OPCODE[n] for n in ("abs", "neg", "min", "max", "copysign", "sad"))
+OP_POPC, OP_CLZ, OP_BREV, OP_BFE, OP_BFI, OP_PRMT = (OPCODE[n] for n in ("popc", "clz", "brev", "bfe", "bfi", "prmt"))
+OP_AND, OP_OR, OP_XOR, OP_NOT, OP_CNOT, OP_SHL, OP_SHR, OP_SHF = (OPCODE[n] for n in ("and", "or", "xor", "not", "cnot", "shl", "shr", "shf"))
+OP_SETP, OP_SET, OP_SELP, OP_SLCT, OP_MOV, OP_CVT, OP_CVTA = (OPCODE[n] for n in ("setp", "set", "selp", "slct", "mov", "cvt", "cvta"))
+OP_RCP, OP_SQRT, OP_RSQRT, OP_SIN, OP_COS, OP_EX2, OP_LG2, OP_TANH = (OPCODE[n] for n in ("rcp", "sqrt", "rsqrt", "sin", "cos", "ex2", "lg2", "tanh"))
+OP_LD, OP_LDU, OP_ST, OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE = (OPCODE[n] for n in ("ld", "ldu", "st", "atom", "red", "membar", "fence"))
+OP_BAR, OP_BARRIER, OP_ACTIVEMASK, OP_VOTE, OP_SHFL = (OPCODE[n] for n in ("bar", "barrier", "activemask", "vote", "shfl"))
+OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NANOSLEEP = (OPCODE[n] for n in ("bra", "ret", "exit", "trap", "nanosleep"))
+OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_mask", "pop_mask", "mask_nz", "br_push"))

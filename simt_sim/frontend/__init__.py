@@ -1,0 +1,1 @@
+"""Front end: PTX text -> syntax tree (parser) -> encoded program (assembler) + CFG analysis."""

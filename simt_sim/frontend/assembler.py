@@ -1,0 +1,511 @@
+"""Syntax tree -> encoded Program: checks every instruction against the ISA table, allocates
+registers to the 32-bit, 64-bit and predicate files, lays out params / shared / local / global
+variables, resolves labels and computes reconvergence points."""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simt_sim.engine import encoding as E
+from simt_sim.errors import InputError, SourceLoc
+from simt_sim.frontend.cfg import build_cfg, reconvergence_pcs
+from simt_sim.frontend.parser import TYPE_SIZES, parse_ptx
+from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand, VarDecl
+from simt_sim.isa import OpInfo, isa
+
+FILE_R32, FILE_R64, FILE_PRED = E.K_R32, E.K_R64, E.K_PRED
+
+
+@dataclass
+class Variable:
+    name: str
+    space: str
+    offset: int          # byte offset in its state space (global: from the module-globals base)
+    size: int
+    dtype: str
+    init: list | None = None
+
+
+@dataclass
+class Program:
+    """One kernel, encoded for the engine, plus what is needed to print and launch it."""
+    name: str
+    file: str
+    code: np.ndarray                 # int64[n, ROW_FIELDS]
+    const_u64: np.ndarray            # immediates: raw bits
+    const_f32: np.ndarray            # immediates as float32 values
+    const_f64: np.ndarray            # immediates as float64 values
+    vec_regs: np.ndarray             # int64[nvec, 4]: register numbers of {a, b, ...} operands
+    n_r32: int
+    n_r64: int
+    n_pred: int
+    reg_names: dict[tuple[int, int], str]   # (file kind, index) -> name
+    params: list[Variable]
+    param_size: int
+    shared: list[Variable]
+    shared_size: int                 # static shared bytes
+    dynamic_shared: bool
+    local_size: int
+    globals: list[Variable]
+    global_size: int
+    labels: dict[str, int]
+    locs: list[SourceLoc]
+    texts: list[str]
+    declared_regs: int               # 32-bit registers per thread implied by the .reg declarations
+    directives: dict[str, list[int]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def engine_arrays(self):
+        return (self.code, self.const_u64, self.const_f32, self.const_f64, self.vec_regs)
+
+
+def _file_of(dtype: str) -> int:
+    if dtype == "pred":
+        return FILE_PRED
+    return FILE_R64 if TYPE_SIZES[dtype] == 8 else FILE_R32
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def _float_bits(op: Operand, dtype: str) -> tuple[int, float]:
+    """Raw bits and value of a float literal for a float-typed operand."""
+    text = op.text.lstrip("-")
+    neg = op.text.startswith("-")
+    if text[:2] in ("0f", "0F"):
+        bits = int(text[2:], 16)
+        value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    elif text[:2] in ("0d", "0D"):
+        bits = int(text[2:], 16)
+        value = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    else:
+        value = float(text)
+    if neg:
+        value = -value
+    if dtype == "f64":
+        return struct.unpack("<Q", struct.pack("<d", value))[0], value
+    if dtype == "f32":
+        value32 = float(np.float32(value))
+        return struct.unpack("<I", struct.pack("<f", value32))[0], value32
+    raise ValueError
+
+
+class Assembler:
+    def __init__(self, module: Module, kernel: Kernel):
+        self.module = module
+        self.kernel = kernel
+        self.isa = isa()
+        self.regs: dict[str, tuple[int, int]] = {}
+        self.reg_names: dict[tuple[int, int], str] = {}
+        self.counts = {FILE_R32: 0, FILE_R64: 0, FILE_PRED: 0}
+        self.consts: list[tuple[int, float, float]] = []
+        self.const_index: dict[tuple[int, float, float], int] = {}
+        self.vecs: list[list[int]] = []
+        self.symbols: dict[str, Variable] = {}
+
+    # ---- declarations ----
+    def allocate_registers(self) -> None:
+        for name, dtype in self.kernel.regs.items():
+            f = _file_of(dtype)
+            idx = self.counts[f]
+            self.counts[f] += 1
+            self.regs[name] = (f, idx)
+            self.reg_names[(f, idx)] = name
+
+    def layout_variables(self) -> tuple[list[Variable], int, list[Variable], int, bool, int, list[Variable], int]:
+        params, off = [], 0
+        for p in self.kernel.params:
+            size = TYPE_SIZES[p.dtype] * p.count
+            off = _align(off, max(p.align, TYPE_SIZES[p.dtype]))
+            params.append(Variable(p.name, "param", off, size, p.dtype))
+            off += size
+        param_size = off
+        spaces: dict[str, list[Variable]] = {"shared": [], "local": [], "global": []}
+        sizes = {"shared": 0, "local": 0, "global": 0}
+        dynamic = False
+        decls: list[VarDecl] = list(self.module.vars) + list(self.kernel.vars)
+        for v in decls:
+            space = "global" if v.space == "const" else v.space
+            if space not in spaces:
+                raise InputError(f".{v.space} variables are not supported here", v.loc)
+            if v.count == 0 and space == "shared":
+                dynamic = True
+            size = TYPE_SIZES[v.dtype] * max(v.count, 0)
+            o = _align(sizes[space], v.align)
+            var = Variable(v.name, space, o, size, v.dtype, v.init)
+            spaces[space].append(var)
+            sizes[space] = o + size
+        for var in params + spaces["shared"] + spaces["local"] + spaces["global"]:
+            if var.name in self.symbols:
+                raise InputError(f"symbol {var.name!r} declared twice", self.kernel.loc)
+            self.symbols[var.name] = var
+        sizes["shared"] = _align(sizes["shared"], 16)
+        return (params, param_size, spaces["shared"], sizes["shared"], dynamic, _align(sizes["local"], 8),
+                spaces["global"], _align(sizes["global"], 256))
+
+    # ---- operands ----
+    def const(self, bits: int, f32: float, f64: float) -> int:
+        key = (bits, f32, f64)
+        if key not in self.const_index or math.isnan(f32) or math.isnan(f64):
+            self.const_index[key] = len(self.consts)
+            self.consts.append(key)
+        return self.const_index[key]
+
+    def reg(self, op: Operand, want_file: int | None, what: str) -> tuple[int, int]:
+        if op.kind != "reg":
+            raise InputError(f"expected {what}, found {op.kind}", op.loc)
+        if op.name not in self.regs:
+            if E.sreg_code(op.name) is not None:
+                raise InputError(f"special register {op.name} cannot be written", op.loc)
+            raise InputError(f"undeclared register {op.name}", op.loc)
+        f, idx = self.regs[op.name]
+        if want_file is not None and f != want_file:
+            names = {FILE_R32: "a 32-bit (or narrower) register", FILE_R64: "a 64-bit register",
+                     FILE_PRED: "a predicate register"}
+            raise InputError(f"expected {names[want_file]} for {what}, but {op.name} is "
+                             f".{self.kernel.regs[op.name]}", op.loc)
+        return f, idx
+
+    def value(self, op: Operand, dtype: str, what: str) -> tuple[int, int, int]:
+        """Encode a source operand read at type dtype -> (kind, index, imm)."""
+        if op.kind == "reg":
+            code = E.sreg_code(op.name)
+            if code is not None:
+                return E.K_SREG, code, 0
+            f, idx = self.reg(op, _file_of(dtype) if dtype in TYPE_SIZES else None, what)
+            return f, idx, 0
+        if op.kind == "imm":
+            v = int(op.value)
+            if dtype in ("f32", "f64"):
+                fv = float(v)
+                bits, val = _float_bits(Operand("fimm", op.loc, text=repr(fv)), dtype)
+                return E.K_IMM, self.const(bits, float(np.float32(val)), val), 0
+            if dtype == "pred":
+                v = 1 if v else 0
+            bits = v & 0xFFFF_FFFF_FFFF_FFFF
+            return E.K_IMM, self.const(bits, 0.0, 0.0), v
+        if op.kind == "fimm":
+            if dtype not in ("f32", "f64"):
+                if op.text.lstrip("-")[:2].lower() in ("0f", "0d"):   # raw bit pattern in a .b op
+                    bits, _ = _float_bits(op, "f32" if op.text.lstrip("-")[:2].lower() == "0f" else "f64")
+                    return E.K_IMM, self.const(bits, 0.0, 0.0), bits
+                raise InputError(f"a floating-point literal needs a float type, not .{dtype}", op.loc)
+            bits, val = _float_bits(op, dtype)
+            return E.K_IMM, self.const(bits, float(np.float32(val)), val), 0
+        if op.kind == "sym":
+            var = self.symbols.get(op.name)
+            if var is None:
+                raise InputError(f"unknown symbol {op.name!r}", op.loc)
+            addr = var.offset if var.space != "global" else E.GLOBAL_BASE + var.offset
+            return E.K_IMM, self.const(addr, 0.0, 0.0), addr
+        if op.kind == "vec":
+            want = _file_of(dtype) if dtype in TYPE_SIZES else None
+            regs = []
+            for item in op.items:
+                if item.kind == "sym" and item.name == "_":
+                    regs.append(-1)
+                    continue
+                f, idx = self.reg(item, None, "a vector element")
+                if want is not None and f != want and not (len(op.items) > 1):
+                    raise InputError("vector element type mismatch", item.loc)
+                regs.append(idx if f == FILE_R32 else (idx | (1 << 20)) if f == FILE_R64 else -1)
+            self.vecs.append(regs + [-2] * (4 - len(regs)))
+            return E.K_VEC, len(self.vecs) - 1, len(regs)
+        raise InputError(f"expected a value operand, found {op.kind}", op.loc)
+
+    def address(self, op: Operand, space: str) -> tuple[int, int, int]:
+        """[base+offset] -> (K_ADDR, base register or -1 with its file in bits 20+, offset)."""
+        if op.kind != "addr":
+            raise InputError("expected a memory operand [address]", op.loc)
+        offset = int(op.value)
+        base = op.base
+        if base is None:
+            return E.K_ADDR, -1, offset
+        if base.kind == "reg":
+            f, idx = self.reg(base, None, "an address register")
+            if f == FILE_PRED:
+                raise InputError("a predicate cannot be an address", base.loc)
+            return E.K_ADDR, idx | (E.ADDR_R64 << 20 if f == FILE_R64 else E.ADDR_R32 << 20), offset
+        var = self.symbols.get(base.name)
+        if var is None:
+            raise InputError(f"unknown symbol {base.name!r}", base.loc)
+        if space not in ("generic", var.space) and not (space == "const" and var.space == "global"):
+            raise InputError(f"{base.name!r} is a .{var.space} variable, not .{space}", base.loc)
+        addr = var.offset if var.space != "global" else E.GLOBAL_BASE + var.offset
+        if space == "generic" and var.space in ("shared", "local"):
+            addr += E.SHARED_WINDOW if var.space == "shared" else E.LOCAL_WINDOW
+        return E.K_ADDR, -1, addr + offset
+
+    # ---- instructions ----
+    def split_suffixes(self, ins: Instruction, info: OpInfo) -> tuple[list[str], list[str]]:
+        types, mods = [], []
+        for s in ins.suffixes:
+            if s in self.isa.all_types or s in ("f16x2", "bf16", "bf16x2"):
+                types.append(s)
+            elif s in info.modifiers:
+                mods.append(s)
+            else:
+                allowed = ", ".join(sorted("." + m for m in info.modifiers)) or "none"
+                raise InputError(f"unknown modifier .{s} for {ins.opcode} (allowed: {allowed})", ins.loc)
+        if len(types) != info.type_count:
+            if info.type_count == 0:
+                raise InputError(f"{ins.opcode} takes no type suffix", ins.loc)
+            raise InputError(f"{ins.opcode} needs {info.type_count} type suffix"
+                             f"{'es' if info.type_count > 1 else ''} (one of "
+                             f"{', '.join(sorted('.' + t for t in info.types))})", ins.loc)
+        for t in types[:1] if info.name != "cvt" else types:
+            if t not in info.types:
+                raise InputError(f"{ins.opcode} does not take type .{t} (allowed: "
+                                 f"{', '.join(sorted('.' + x for x in info.types))})", ins.loc)
+        return types, mods
+
+    def encode(self, ins: Instruction, labels: dict[str, int]) -> np.ndarray:
+        info = self.isa.by_name.get(ins.opcode)
+        self.current_loc = ins.loc
+        if info is None:
+            raise InputError(f"unknown opcode {ins.opcode!r}", ins.loc)
+        types, mods = self.split_suffixes(ins, info)
+        row = np.zeros(E.ROW_FIELDS, dtype=np.int64)
+        row[E.F_OP] = info.opcode
+        t1 = types[0] if types else None
+        t2 = types[1] if len(types) > 1 else None
+        row[E.F_TYPE] = E.TYPE_CODE.get(t1, E.NO_TYPE) if t1 else E.NO_TYPE
+        row[E.F_TYPE2] = E.TYPE_CODE.get(t2, E.NO_TYPE) if t2 else E.NO_TYPE
+        row[E.F_GUARD] = -1
+        row[E.F_DST2] = -1
+        row[E.F_RECONV] = -1
+        row[E.F_TARGET] = -1
+        row[E.F_TARGET2] = -1
+        row[E.F_VEC] = 1
+        space = "generic"
+        flags = 0
+        for m in mods:
+            if m in E.CMP_CODE and info.name in ("setp", "set"):
+                row[E.F_CMP] = E.CMP_CODE[m]
+            elif m in E.BOOL_CODE and info.name == "setp":
+                row[E.F_BOOL] = E.BOOL_CODE[m]
+            elif m in E.ATOM_CODE and info.name in ("atom", "red"):
+                row[E.F_CMP] = E.ATOM_CODE[m]
+            elif m in E.VOTE_CODE and info.name == "vote":
+                row[E.F_CMP] = E.VOTE_CODE[m]
+            elif m in E.SHFL_CODE and info.name == "shfl":
+                row[E.F_CMP] = E.SHFL_CODE[m]
+            elif m in E.RND_CODE:
+                row[E.F_RND] = E.RND_CODE[m]
+            elif m in E.SPACE_CODE:
+                space = m
+            elif m in ("v2", "v4"):
+                row[E.F_VEC] = int(m[1])
+            else:
+                flags |= {"ftz": E.FL_FTZ, "sat": E.FL_SAT, "approx": E.FL_APPROX, "full": E.FL_FULL,
+                          "hi": E.FL_HI, "wide": E.FL_WIDE, "uni": E.FL_UNI, "to": E.FL_TO,
+                          "l": E.FL_SHF_L, "wrap": E.FL_SHF_WRAP}.get(m, 0)
+        row[E.F_FLAGS] = flags
+        row[E.F_SPACE] = E.SPACE_CODE[space]
+        row[E.F_UNIT] = E.UNIT_CODE[info.unit_for(t1)]
+        if ins.guard is not None:
+            row[E.F_GUARD] = self.reg(Operand("reg", ins.loc, name=ins.guard), FILE_PRED, "a guard")[1]
+            row[E.F_GUARD_NEG] = int(ins.guard_negated)
+        self.encode_operands(ins, info, row, t1, t2, space, labels)
+        return row
+
+    def operand_type(self, info: OpInfo, pos: int, kind: str, t1: str | None, t2: str | None, row) -> str | None:
+        """Type at which operand `pos` is read or written."""
+        name = info.name
+        wide = row[E.F_FLAGS] & E.FL_WIDE
+        if kind in ("p", "pd"):
+            return "pred"
+        if name == "cvt":
+            return t1 if pos == 0 else t2
+        if name in ("mul", "mad") and wide and t1:
+            double = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}.get(t1)
+            if double is None:
+                raise InputError(f"{name}.wide needs a 16- or 32-bit integer type", self.current_loc)
+            return double if (pos == 0 or (name == "mad" and pos == 3)) else t1
+        if name in ("shl", "shr") and pos == 2:
+            return "u32"
+        if name in ("bfe",) and pos >= 2:
+            return "u32"
+        if name in ("bfi",) and pos >= 3:
+            return "u32"
+        if name == "shfl" and pos >= 2:
+            return "b32"
+        if name == "vote":
+            return "b32" if pos == 2 else ("pred" if pos == 1 else t1)
+        if name in ("popc", "clz") and pos == 0:
+            return "u32"
+        if name == "set" and pos > 0:
+            return t2
+        if name == "slct" and pos == 3:
+            return t2
+        if name == "cvta":
+            return t1
+        if name in ("bar", "barrier", "nanosleep", "mask_nz"):
+            return "u32" if name != "mask_nz" else None
+        return t1
+
+    def encode_operands(self, ins: Instruction, info: OpInfo, row, t1, t2, space, labels) -> None:
+        ops = ins.operands
+        specs = info.operands
+        if len(ops) < info.min_operands or len(ops) > len(specs):
+            lo, hi = info.min_operands, len(specs)
+            want = f"{lo}" if lo == hi else f"{lo} to {hi}"
+            raise InputError(f"{ins.opcode} takes {want} operand{'s' if hi != 1 else ''}, found {len(ops)}",
+                             ins.loc)
+        row[E.F_NOPS] = len(ops)
+        for pos, (op, spec) in enumerate(zip(ops, specs)):
+            dtype = self.operand_type(info, pos, spec.kind, t1, t2, row)
+            if op.extra is not None:
+                if not spec.pair:
+                    raise InputError(f"{ins.opcode} has no second destination '|'", op.extra.loc)
+                row[E.F_DST2] = self.reg(op.extra, FILE_PRED, "the '|' predicate destination")[1]
+            if spec.kind == "label":
+                if op.kind != "sym":
+                    raise InputError("expected a label", op.loc)
+                if op.name not in labels:
+                    raise InputError(f"undefined label {op.name!r}", op.loc)
+                earlier_labels = sum(1 for s in specs[:pos] if s.kind == "label")
+                field_ = E.F_TARGET if earlier_labels == 0 else E.F_TARGET2
+                row[field_] = labels[op.name]
+                kind, idx, imm = E.K_NONE, labels[op.name], 0
+            elif spec.kind == "addr":
+                kind, idx, imm = self.address(op, space)
+            elif spec.kind in ("d", "pd"):
+                if op.kind == "vec":
+                    kind, idx, imm = self.value(op, dtype or "b32", "a destination")
+                else:
+                    want = _file_of(dtype) if dtype in TYPE_SIZES else None
+                    kind, idx = self.reg(op, want, "the destination")
+                    imm = 0
+            else:
+                if op.negate and dtype != "pred":
+                    raise InputError("'!' is only allowed on predicate operands", op.loc)
+                kind, idx, imm = self.value(op, dtype or "b32", f"operand {pos + 1}")
+                if op.negate:
+                    imm = 1   # negated predicate source
+            base = E.F_OPS + pos * E.OPERAND_FIELDS
+            row[base], row[base + 1], row[base + 2] = kind, idx, imm
+
+    def assemble(self) -> Program:
+        self.allocate_registers()
+        (params, param_size, shared, shared_size, dynamic, local_size,
+         globals_, global_size) = self.layout_variables()
+        labels: dict[str, int] = {}
+        instrs: list[Instruction] = []
+        for item in self.kernel.body:
+            if isinstance(item, Label):
+                if item.name in labels:
+                    raise InputError(f"label {item.name!r} defined twice", item.loc)
+                labels[item.name] = len(instrs)
+            else:
+                instrs.append(item)
+        if not instrs or instrs[-1].opcode not in ("ret", "exit", "bra", "trap", "pop_mask"):
+            # PTX kernels may fall off the end; an implicit exit keeps the engine simple.
+            end = instrs[-1].loc if instrs else self.kernel.loc
+            instrs.append(Instruction("exit", [], [], end, text="exit;"))
+        for name, pc in labels.items():
+            labels[name] = min(pc, len(instrs) - 1)
+        rows = [self.encode(ins, labels) for ins in instrs]
+        code = np.array(rows, dtype=np.int64).reshape(len(rows), E.ROW_FIELDS)
+        self.add_reconvergence(code)
+        consts = self.consts or [(0, 0.0, 0.0)]
+        vecs = self.vecs or [[-2, -2, -2, -2]]
+        declared = self.counts[FILE_R32] + 2 * self.counts[FILE_R64]
+        return Program(
+            name=self.kernel.name, file=self.module.file, code=code,
+            const_u64=np.array([c[0] for c in consts], dtype=np.uint64),
+            const_f32=np.array([c[1] for c in consts], dtype=np.float32),
+            const_f64=np.array([c[2] for c in consts], dtype=np.float64),
+            vec_regs=np.array(vecs, dtype=np.int64),
+            n_r32=max(self.counts[FILE_R32], 1), n_r64=max(self.counts[FILE_R64], 1),
+            n_pred=max(self.counts[FILE_PRED], 1), reg_names=self.reg_names,
+            params=params, param_size=param_size, shared=shared, shared_size=shared_size,
+            dynamic_shared=dynamic, local_size=local_size, globals=globals_, global_size=global_size,
+            labels=labels, locs=[i.loc for i in instrs],
+            texts=[format_instruction(i) for i in instrs], declared_regs=declared,
+            directives=dict(self.kernel.directives))
+
+    def add_reconvergence(self, code: np.ndarray) -> None:
+        n = len(code)
+
+        def successors(pc: int):
+            row = code[pc]
+            op = row[E.F_OP]
+            guarded = row[E.F_GUARD] >= 0
+            if op == E.OP_BRA:
+                return [int(row[E.F_TARGET])], guarded, False
+            if op in (E.OP_RET, E.OP_EXIT, E.OP_TRAP):
+                return [], guarded, True
+            if op == E.OP_BR_PUSH:
+                return [int(row[E.F_TARGET]), int(row[E.F_TARGET2])], True, False
+            if op == E.OP_POP_MASK:
+                return [], False, True       # target comes from the stack at run time
+            if op == E.OP_MASK_NZ:
+                return [], True, True
+            return [], True, False
+
+        cfg = build_cfg(n, successors)
+        branches = [pc for pc in range(n) if code[pc, E.F_OP] in (E.OP_BRA, E.OP_RET, E.OP_EXIT)
+                    and code[pc, E.F_GUARD] >= 0]
+        for pc, r in reconvergence_pcs(cfg, branches).items():
+            code[pc, E.F_RECONV] = r
+
+
+def format_operand(op: Operand) -> str:
+    if op.kind == "reg":
+        s = ("!" if op.negate else "") + op.name
+        return s + ("|" + op.extra.name if op.extra else "")
+    if op.kind == "imm":
+        return str(op.value)
+    if op.kind == "fimm":
+        return op.text
+    if op.kind == "sym":
+        return op.name
+    if op.kind == "vec":
+        return "{" + ", ".join(format_operand(i) for i in op.items) + "}"
+    if op.kind == "addr":
+        base = format_operand(op.base) if op.base else ""
+        off = int(op.value)
+        if not base:
+            return f"[{off}]"
+        return f"[{base}{'+' if off >= 0 else '-'}{abs(off)}]" if off else f"[{base}]"
+    return "?"
+
+
+def format_instruction(ins: Instruction) -> str:
+    guard = f"@{'!' if ins.guard_negated else ''}{ins.guard} " if ins.guard else ""
+    name = ".".join([ins.opcode] + ins.suffixes)
+    ops = ", ".join(format_operand(o) for o in ins.operands)
+    return f"{guard}{name}{' ' + ops if ops else ''};"
+
+
+def assemble(module: Module, kernel: str | None = None) -> Program:
+    if not module.kernels:
+        raise InputError("no .entry kernel in the program", SourceLoc(module.file, 1, 1))
+    if kernel is None:
+        if len(module.kernels) > 1:
+            raise InputError(f"several kernels ({', '.join(module.kernels)}): choose one with --kernel",
+                             SourceLoc(module.file, 1, 1))
+        kernel = next(iter(module.kernels))
+    if kernel not in module.kernels:
+        raise InputError(f"no kernel named {kernel!r} (have: {', '.join(module.kernels)})",
+                         SourceLoc(module.file, 1, 1))
+    return Assembler(module, module.kernels[kernel]).assemble()
+
+
+def load_program(path: str, kernel: str | None = None) -> Program:
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from None
+    return assemble(parse_ptx(text, path), kernel)
+
+
+def assemble_text(text: str, kernel: str | None = None, file: str = "<string>") -> Program:
+    return assemble(parse_ptx(text, file), kernel)

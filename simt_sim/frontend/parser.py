@@ -1,0 +1,426 @@
+"""PTX text -> syntax tree.
+
+Accepts the subset documented in docs/ptx-subset.md: module directives, `.entry` kernels with
+`.param`s, `.reg` declarations (including `%r<12>` ranges), `.shared`/`.local`/`.global`
+variables, labels, guards, instructions with vector / address / dual-destination operands and
+scoped `{ }` blocks.  Every error names file:line:column and what was expected.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from simt_sim.errors import InputError, SourceLoc
+from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand, Param, VarDecl
+
+_TOKEN_RE = re.compile(r"""
+    (?P<ws>[ \t\r]+)
+  | (?P<nl>\n)
+  | (?P<lcomment>//[^\n]*)
+  | (?P<bcomment>/\*.*?\*/)
+  | (?P<string>"[^"\n]*")
+  | (?P<fhex>0[fF][0-9a-fA-F]{8}(?![\w]))
+  | (?P<dhex>0[dD][0-9a-fA-F]{16}(?![\w]))
+  | (?P<hex>0[xX][0-9a-fA-F]+U?)
+  | (?P<float>\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
+  | (?P<int>\d+U?)
+  | (?P<ident>[%$A-Za-z_.][\w$.]*(?:::[\w$.]+)*)
+  | (?P<punct>[,;:\[\]{}()+\-|!@<>=])
+""", re.VERBOSE | re.DOTALL)
+
+STATE_SPACES = ("global", "shared", "local", "const", "param")
+SCALAR_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64",
+                "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred")
+TYPE_SIZES = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "s16": 2, "b16": 2, "f16": 2, "bf16": 2,
+              "u32": 4, "s32": 4, "b32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4,
+              "u64": 8, "s64": 8, "b64": 8, "f64": 8, "pred": 1}
+# Module-level directives that take the rest of the line and carry no semantics for us.
+_LINE_DIRECTIVES = (".loc", ".file", ".section", ".callprototype")
+
+
+@dataclass
+class Token:
+    kind: str
+    text: str
+    loc: SourceLoc
+
+
+def tokenize(text: str, file: str) -> list[Token]:
+    tokens: list[Token] = []
+    line, line_start, pos = 1, 0, 0
+    while pos < len(text):
+        m = _TOKEN_RE.match(text, pos)
+        if not m:
+            raise InputError(f"unexpected character {text[pos]!r}",
+                             SourceLoc(file, line, pos - line_start + 1))
+        kind = m.lastgroup
+        tok_text = m.group()
+        if kind in ("ws", "lcomment"):
+            pass
+        elif kind in ("nl", "bcomment"):
+            if kind == "nl":
+                tokens.append(Token("nl", "\n", SourceLoc(file, line, pos - line_start + 1)))
+            newlines = tok_text.count("\n")
+            if newlines:
+                line += newlines
+                line_start = m.start() + tok_text.rfind("\n") + 1
+        else:
+            tokens.append(Token(kind, tok_text, SourceLoc(file, line, pos - line_start + 1)))
+        pos = m.end()
+    tokens.append(Token("eof", "", SourceLoc(file, line, pos - line_start + 1)))
+    return tokens
+
+
+class Parser:
+    def __init__(self, text: str, file: str):
+        self.file = file
+        self.tokens = tokenize(text, file)
+        self.i = 0
+
+    # ---- token helpers ----
+    def peek(self, skip_nl: bool = True) -> Token:
+        if skip_nl:
+            while self.tokens[self.i].kind == "nl":
+                self.i += 1
+        return self.tokens[self.i]
+
+    def next(self) -> Token:
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def at(self, text: str) -> bool:
+        return self.peek().text == text
+
+    def accept(self, text: str) -> bool:
+        if self.at(text):
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        tok = self.peek()
+        if tok.text != text:
+            raise self.error(tok, f"expected {what or repr(text)}")
+        self.i += 1
+        return tok
+
+    def error(self, tok: Token, expected: str) -> InputError:
+        found = "end of file" if tok.kind == "eof" else repr(tok.text)
+        return InputError(f"{expected}, found {found}", tok.loc)
+
+    def expect_ident(self, what: str) -> Token:
+        tok = self.peek()
+        if tok.kind != "ident":
+            raise self.error(tok, f"expected {what}")
+        self.i += 1
+        return tok
+
+    def expect_int(self, what: str) -> int:
+        tok = self.peek()
+        neg = False
+        if tok.text == "-":
+            self.i += 1
+            neg = True
+            tok = self.peek()
+        if tok.kind not in ("int", "hex"):
+            raise self.error(tok, f"expected {what}")
+        self.i += 1
+        value = int(tok.text.rstrip("U"), 0)
+        return -value if neg else value
+
+    def skip_line(self) -> None:
+        while self.tokens[self.i].kind not in ("nl", "eof"):
+            self.i += 1
+
+    # ---- module ----
+    def parse_module(self) -> Module:
+        module = Module(file=self.file)
+        while True:
+            tok = self.peek()
+            if tok.kind == "eof":
+                return module
+            if tok.text == ".version":
+                self.next()
+                module.version = self.next().text
+            elif tok.text == ".target":
+                self.next()
+                module.target = self.next().text
+                while self.accept(","):
+                    self.next()
+            elif tok.text == ".address_size":
+                self.next()
+                module.address_size = self.expect_int("an address size")
+            elif tok.text in _LINE_DIRECTIVES or tok.text == ".pragma":
+                self.skip_line()
+            elif tok.text in (".visible", ".weak", ".extern", ".entry", ".func") or (
+                    tok.text in tuple("." + s for s in STATE_SPACES)):
+                self.parse_module_item(module)
+            else:
+                raise self.error(tok, "expected a directive (.version, .target, .address_size, .entry, "
+                                      ".global, .shared, .const)")
+
+    def parse_module_item(self, module: Module) -> None:
+        start = self.peek()
+        extern = False
+        while self.peek().text in (".visible", ".weak", ".extern"):
+            extern |= self.next().text == ".extern"
+        tok = self.peek()
+        if tok.text == ".func":
+            raise InputError("device functions (.func) are not supported: compile with inlining "
+                             "(the default for static __device__ functions)", tok.loc)
+        if tok.text == ".entry":
+            self.next()
+            kernel = self.parse_kernel(start.loc)
+            if kernel.name in module.kernels:
+                raise InputError(f"kernel {kernel.name!r} defined twice", kernel.loc)
+            module.kernels[kernel.name] = kernel
+            return
+        if tok.text.lstrip(".") in STATE_SPACES:
+            var = self.parse_var_decl()
+            var.extern = extern
+            module.vars.append(var)
+            return
+        raise self.error(tok, "expected .entry or a variable declaration")
+
+    # ---- declarations ----
+    def parse_type(self) -> str:
+        tok = self.peek()
+        if tok.text.startswith(".") and tok.text[1:] in SCALAR_TYPES:
+            self.i += 1
+            return tok.text[1:]
+        raise self.error(tok, "expected a type such as .u32, .f32 or .b8")
+
+    def parse_var_decl(self) -> VarDecl:
+        """`.shared .align 4 .b8 name[1024];` and friends (state-space token first)."""
+        space_tok = self.next()
+        space = space_tok.text[1:]
+        align = 0
+        while True:
+            if self.accept(".align"):
+                align = self.expect_int("an alignment")
+            elif self.peek().text in (".ptr", ".volatile"):
+                self.next()
+            else:
+                break
+        if self.peek().text in (".v2", ".v4"):
+            raise InputError("vector-typed variables are not supported; declare a .b8 array", self.peek().loc)
+        dtype = self.parse_type()
+        name_tok = self.expect_ident("a variable name")
+        count = 1
+        if self.accept("["):
+            if self.at("]"):
+                count = 0   # extern dynamic shared array: sized at launch
+            else:
+                count = self.expect_int("an array length")
+            self.expect("]")
+        init = None
+        if self.accept("="):
+            init = self.parse_initializer()
+        self.expect(";")
+        if count < 0:
+            raise InputError("array length must not be negative", name_tok.loc)
+        return VarDecl(space, name_tok.text, dtype, count, align or TYPE_SIZES[dtype], space_tok.loc, init=init)
+
+    def parse_initializer(self) -> list[int | float]:
+        values: list[int | float] = []
+        braced = self.accept("{")
+        while True:
+            op = self.parse_operand()
+            if op.kind not in ("imm", "fimm"):
+                raise InputError("expected a numeric initializer", op.loc)
+            values.append(op.value)
+            if not (braced and self.accept(",")):
+                break
+        if braced:
+            self.expect("}")
+        return values
+
+    def parse_param(self) -> Param:
+        tok = self.expect(".param", "'.param' or ')'")
+        align = 0
+        while True:
+            if self.accept(".align"):
+                align = self.expect_int("an alignment")
+            elif self.peek().text in (".ptr", ".global", ".shared", ".const", ".local"):
+                self.next()
+            else:
+                break
+        dtype = self.parse_type()
+        while True:
+            if self.accept(".align"):
+                align = self.expect_int("an alignment")
+            elif self.peek().text in (".ptr", ".global", ".shared", ".const", ".local"):
+                self.next()
+            else:
+                break
+        name = self.expect_ident("a parameter name").text
+        count = 1
+        if self.accept("["):
+            count = self.expect_int("an array length")
+            self.expect("]")
+        return Param(name, dtype, count, align or TYPE_SIZES[dtype], tok.loc)
+
+    def parse_reg_decl(self, regs: dict[str, str]) -> None:
+        self.expect(".reg")
+        if self.peek().text in (".v2", ".v4"):
+            raise InputError("vector registers are not supported", self.peek().loc)
+        dtype = self.parse_type()
+        while True:
+            name_tok = self.expect_ident("a register name")
+            if not name_tok.text.startswith("%"):
+                raise InputError(f"register names start with '%': {name_tok.text!r}", name_tok.loc)
+            if self.accept("<"):
+                n = self.expect_int("a register count")
+                self.expect(">")
+                for k in range(n):
+                    regs[f"{name_tok.text}{k}"] = dtype
+            else:
+                regs[name_tok.text] = dtype
+            if not self.accept(","):
+                break
+        self.expect(";")
+
+    # ---- kernels ----
+    def parse_kernel(self, loc: SourceLoc) -> Kernel:
+        name = self.expect_ident("a kernel name").text
+        params: list[Param] = []
+        if self.accept("("):
+            if not self.at(")"):
+                params.append(self.parse_param())
+                while self.accept(","):
+                    params.append(self.parse_param())
+            self.expect(")", "',' or ')'")
+        kernel = Kernel(name, params, {}, [], [], loc)
+        # performance directives between the signature and the body
+        while self.peek().text in (".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxclusterrank",
+                                    ".reqnctapercluster", ".explicitcluster", ".noreturn", ".pragma"):
+            directive = self.next().text
+            if directive == ".pragma":
+                self.next()
+                self.expect(";")
+                continue
+            values = []
+            if self.peek(skip_nl=False).kind in ("int", "hex"):
+                values.append(self.expect_int("a number"))
+                while self.accept(","):
+                    values.append(self.expect_int("a number"))
+            kernel.directives[directive[1:]] = values
+        self.expect("{", "'{' to open the kernel body")
+        self.parse_block(kernel)
+        return kernel
+
+    def parse_block(self, kernel: Kernel) -> None:
+        """Statements up to the matching '}' (scoped blocks share the kernel's namespace)."""
+        while True:
+            tok = self.peek()
+            if tok.kind == "eof":
+                raise self.error(tok, "expected '}' to close the kernel body")
+            if tok.text == "}":
+                self.next()
+                return
+            if tok.text == "{":
+                self.next()
+                self.parse_block(kernel)
+            elif tok.text == ".reg":
+                self.parse_reg_decl(kernel.regs)
+            elif tok.text in (".shared", ".local", ".global", ".const"):
+                kernel.vars.append(self.parse_var_decl())
+            elif tok.text == ".pragma":
+                self.next()
+                self.next()
+                self.expect(";")
+            elif tok.text in _LINE_DIRECTIVES:
+                self.skip_line()
+            elif tok.kind == "ident" and self.tokens[self.i + 1].text == ":" and not tok.text.startswith("%"):
+                self.i += 2
+                kernel.body.append(Label(tok.text, tok.loc))
+            else:
+                kernel.body.append(self.parse_instruction())
+
+    def parse_instruction(self) -> Instruction:
+        first = self.peek()
+        guard, negated = None, False
+        if self.accept("@"):
+            negated = self.accept("!")
+            guard = self.expect_ident("a predicate register after '@'").text
+        tok = self.peek()
+        if tok.kind != "ident" or tok.text.startswith((".", "%")):
+            raise self.error(tok, "expected an instruction, a label or a declaration")
+        self.i += 1
+        opcode, *suffixes = tok.text.split(".")
+        operands: list[Operand] = []
+        if not self.at(";"):
+            operands.append(self.parse_operand())
+            while self.accept(","):
+                operands.append(self.parse_operand())
+        self.expect(";", "',' or ';' after an operand")
+        return Instruction(opcode, suffixes, operands, first.loc if guard else tok.loc, guard, negated)
+
+    # ---- operands ----
+    def parse_operand(self) -> Operand:
+        tok = self.peek()
+        if tok.text == "[":
+            return self.parse_address()
+        if tok.text == "{":
+            self.next()
+            items = [self.parse_operand()]
+            while self.accept(","):
+                items.append(self.parse_operand())
+            self.expect("}", "',' or '}' in a vector operand")
+            return Operand("vec", tok.loc, items=items)
+        if tok.text == "!":
+            self.next()
+            inner = self.parse_operand()
+            if inner.kind != "reg":
+                raise InputError("'!' applies only to predicate registers", tok.loc)
+            inner.negate = True
+            return inner
+        if tok.text == "-" or tok.kind in ("int", "hex", "float", "fhex", "dhex"):
+            return self.parse_number()
+        if tok.kind == "ident":
+            self.next()
+            if tok.text.startswith("%"):
+                op = Operand("reg", tok.loc, name=tok.text)
+                if self.at("|"):
+                    self.next()
+                    op.extra = self.parse_operand()
+                return op
+            return Operand("sym", tok.loc, name=tok.text)
+        raise self.error(tok, "expected an operand (register, number, name, [address] or {vector})")
+
+    def parse_number(self) -> Operand:
+        start = self.peek()
+        neg = self.accept("-")
+        tok = self.next()
+        if tok.kind in ("int", "hex"):
+            value = int(tok.text.rstrip("U"), 0)
+            return Operand("imm", start.loc, value=-value if neg else value)
+        if tok.kind in ("float", "fhex", "dhex"):
+            return Operand("fimm", start.loc, text=("-" if neg else "") + tok.text,
+                           value=-float(tok.text) if neg and tok.kind == "float" else
+                           (float(tok.text) if tok.kind == "float" else 0.0))
+        raise self.error(tok, "expected a number")
+
+    def parse_address(self) -> Operand:
+        open_tok = self.expect("[")
+        tok = self.peek()
+        base: Operand | None = None
+        offset = 0
+        if tok.kind == "ident":
+            self.next()
+            base = Operand("reg" if tok.text.startswith("%") else "sym", tok.loc, name=tok.text)
+            if self.at("+") or self.at("-"):
+                sign = -1 if self.next().text == "-" else 1
+                offset = sign * self.expect_int("an address offset")
+        elif tok.kind in ("int", "hex") or tok.text == "-":
+            offset = self.expect_int("an address")
+        else:
+            raise self.error(tok, "expected a register, a variable name or a number inside [ ]")
+        self.expect("]", "']' to close the address")
+        return Operand("addr", open_tok.loc, base=base, value=offset)
+
+
+def parse_ptx(text: str, file: str = "<string>") -> Module:
+    """Parse PTX source text into a Module; raises InputError with file:line:column."""
+    return Parser(text, file).parse_module()

@@ -1,0 +1,127 @@
+"""Load isa/*.yaml: every opcode, its operand signature, types, modifiers, unit class and meaning.
+
+This table is the single source of truth: the assembler validates against it, the disassembler
+prints from it, the timing model maps opcodes to units through it and docs/isa.md is generated
+from it.  Opcode numbers are positions in the table.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from simt_sim.errors import InputError, SourceLoc
+
+ISA_DIR = Path(__file__).resolve().parents[2] / "isa"
+UNITS = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
+INT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64")
+
+
+@dataclass(frozen=True)
+class OperandSpec:
+    kind: str            # d, pd, p, a, b, c, e, addr, label
+    optional: bool = False
+    pair: bool = False   # `d|pd`: an extra predicate destination is allowed
+
+    @classmethod
+    def parse(cls, text: str) -> "OperandSpec":
+        optional = text.endswith("?")
+        text = text.rstrip("?")
+        pair = "|" in text
+        return cls(text.split("|")[0], optional, pair)
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    opcode: int
+    name: str
+    operands: tuple[OperandSpec, ...]
+    types: frozenset[str]
+    type_count: int
+    modifiers: frozenset[str]      # every modifier word this opcode accepts
+    unit: str
+    meaning: str
+
+    def unit_for(self, dtype: str | None) -> str:
+        """Functional-unit class of this opcode at this type."""
+        if self.unit != "by_type":
+            return self.unit
+        if dtype == "f64":
+            return "fp64"
+        if dtype in ("f32", "f16"):
+            return "fp32"
+        return "int"
+
+    @property
+    def min_operands(self) -> int:
+        return sum(1 for o in self.operands if not o.optional)
+
+
+@dataclass
+class ISA:
+    ops: list[OpInfo]
+    by_name: dict[str, OpInfo]
+    modifier_groups: dict[str, list[str]]
+    type_classes: dict[str, list[str]]
+    all_types: frozenset[str] = field(default_factory=frozenset)
+
+    def op(self, name: str) -> OpInfo:
+        return self.by_name[name]
+
+    def opcode(self, name: str) -> int:
+        return self.by_name[name].opcode
+
+
+def _table_error(path: Path, message: str) -> InputError:
+    return InputError(message, SourceLoc(str(path), 1, 1))
+
+
+def load_isa(directory: Path = ISA_DIR) -> ISA:
+    files = sorted(directory.glob("*.yaml"))
+    if not files:
+        raise InputError(f"no ISA table found in {directory} (install with `pip install -e .`)")
+    ops: list[OpInfo] = []
+    groups: dict[str, list[str]] = {}
+    classes: dict[str, list[str]] = {}
+    raw_ops = []
+    for path in files:
+        data = yaml.safe_load(path.read_text())
+        groups.update(data.get("modifier_groups", {}))
+        classes.update(data.get("type_classes", {}))
+        raw_ops += [(path, entry) for entry in data.get("opcodes", [])]
+    all_types = frozenset(classes.get("all", []))
+    for path, entry in raw_ops:
+        name = entry["name"]
+        types: set[str] = set()
+        for t in entry.get("types", []):
+            if t in classes:
+                types.update(classes[t])
+            elif t in all_types:
+                types.add(t)
+            else:
+                raise _table_error(path, f"opcode {name}: unknown type or type class {t!r}")
+        modifiers: set[str] = set()
+        for g in entry.get("modifiers", []):
+            if g not in groups:
+                raise _table_error(path, f"opcode {name}: unknown modifier group {g!r}")
+            modifiers.update(groups[g])
+        unit = entry["unit"]
+        if unit not in UNITS and unit != "by_type":
+            raise _table_error(path, f"opcode {name}: unknown unit {unit!r}")
+        ops.append(OpInfo(
+            opcode=len(ops), name=name,
+            operands=tuple(OperandSpec.parse(o) for o in entry["operands"]),
+            types=frozenset(types), type_count=entry.get("type_count", 1 if types else 0),
+            modifiers=frozenset(modifiers), unit=unit, meaning=entry["meaning"]))
+    by_name = {o.name: o for o in ops}
+    if len(by_name) != len(ops):
+        raise _table_error(files[0], "duplicate opcode names in the ISA table")
+    return ISA(ops, by_name, groups, classes, all_types)
+
+
+@functools.cache
+def isa() -> ISA:
+    """The project's ISA table (loaded once)."""
+    return load_isa()
