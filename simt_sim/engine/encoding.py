@@ -26,16 +26,20 @@ F_UNIT = 14       # functional-unit class (UNIT_*)
 F_DST2 = 15       # extra predicate destination (`%r|%p`, `%p|%q`), -1 when absent
 F_NOPS = 16       # number of operands
 F_OPS = 17        # operands start here: OPERAND_FIELDS ints each
-OPERAND_FIELDS = 3  # kind, index, immediate
+OPERAND_FIELDS = 4  # kind, index, immediate, type the operand is read/written at
 MAX_OPERANDS = 5
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
 
 # ---- operand kinds ----
 K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR = range(8)
-# For K_ADDR the index is the base register (or -1) and the immediate is the byte offset;
-# ADDR_BASE_* in the immediate's companion: the base file is given by the vec-table trick below.
-# Address operands use index = register number and kind-specific base file in the VEC slot:
-ADDR_NONE, ADDR_R32, ADDR_R64 = 0, 1, 2
+# K_ADDR: index = base register | (ADDR_R32 or ADDR_R64) << ADDR_FILE_SHIFT, or -1 for none;
+#         immediate = byte offset (or the whole address).
+# K_VEC:  index = row of the vector table, immediate = element count.  Vector-table entries are
+#         register numbers, | VEC_R64 for 64-bit registers, -1 for `_`, -2 for unused slots.
+# K_PRED: immediate 1 means the source is negated (!%p).
+ADDR_R32, ADDR_R64 = 1, 2
+ADDR_FILE_SHIFT = 20
+VEC_R64 = 1 << 20
 
 # ---- types ----
 TYPE_NAMES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",

@@ -214,7 +214,7 @@ class Assembler:
                 f, idx = self.reg(item, None, "a vector element")
                 if want is not None and f != want and not (len(op.items) > 1):
                     raise InputError("vector element type mismatch", item.loc)
-                regs.append(idx if f == FILE_R32 else (idx | (1 << 20)) if f == FILE_R64 else -1)
+                regs.append(idx if f == FILE_R32 else (idx | E.VEC_R64) if f == FILE_R64 else -1)
             self.vecs.append(regs + [-2] * (4 - len(regs)))
             return E.K_VEC, len(self.vecs) - 1, len(regs)
         raise InputError(f"expected a value operand, found {op.kind}", op.loc)
@@ -231,7 +231,7 @@ class Assembler:
             f, idx = self.reg(base, None, "an address register")
             if f == FILE_PRED:
                 raise InputError("a predicate cannot be an address", base.loc)
-            return E.K_ADDR, idx | (E.ADDR_R64 << 20 if f == FILE_R64 else E.ADDR_R32 << 20), offset
+            return E.K_ADDR, idx | ((E.ADDR_R64 if f == FILE_R64 else E.ADDR_R32) << E.ADDR_FILE_SHIFT), offset
         var = self.symbols.get(base.name)
         if var is None:
             raise InputError(f"unknown symbol {base.name!r}", base.loc)
@@ -391,6 +391,7 @@ class Assembler:
                     imm = 1   # negated predicate source
             base = E.F_OPS + pos * E.OPERAND_FIELDS
             row[base], row[base + 1], row[base + 2] = kind, idx, imm
+            row[base + 3] = E.TYPE_CODE.get(dtype, E.NO_TYPE) if dtype else E.NO_TYPE
 
     def assemble(self) -> Program:
         self.allocate_registers()

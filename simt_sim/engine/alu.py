@@ -1,0 +1,552 @@
+"""Per-lane semantics of arithmetic, logic, comparison and conversion (numba-compiled).
+
+Integers are handled as int64 values already sign- or zero-extended from their type, so every
+operation is exact two's-complement arithmetic; results are truncated when written back.
+float32 add/sub/mul/div/sqrt are computed in float64 and rounded once to float32, which is exact
+because float64 carries more than 2*24+2 bits; fma uses a fused multiply-add.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from simt_sim.engine import encoding as E
+from simt_sim.engine.fparith import fma32, fma64
+
+INT64_MIN = np.int64(-9223372036854775808)
+
+
+@njit(cache=True)
+def type_bits(ty):
+    return E.TYPE_BITS[ty]
+
+
+@njit(cache=True)
+def extend(raw, ty):
+    """Raw register bits (int64) -> value of integer type ty, sign/zero-extended to int64."""
+    bits = E.TYPE_BITS[ty]
+    if bits >= 64:
+        return np.int64(raw)
+    m = (np.int64(1) << bits) - 1
+    v = np.int64(raw) & m
+    if E.TYPE_SIGNED[ty] and (v >> (bits - 1)) & 1:
+        v -= np.int64(1) << bits
+    return v
+
+
+@njit(cache=True)
+def truncate(v, ty):
+    bits = E.TYPE_BITS[ty]
+    if bits >= 64:
+        return np.int64(v)
+    return np.int64(v) & ((np.int64(1) << bits) - 1)
+
+
+@njit(cache=True)
+def ult(a, b):
+    """Unsigned 64-bit a < b on int64 bit patterns."""
+    return (a ^ INT64_MIN) < (b ^ INT64_MIN)
+
+
+@njit(cache=True)
+def umulhi64(a, b):
+    """High 64 bits of the unsigned 128-bit product of two 64-bit patterns."""
+    m32 = np.uint64(0xFFFFFFFF)
+    ua = np.uint64(a)
+    ub = np.uint64(b)
+    a_lo = ua & m32
+    a_hi = ua >> np.uint64(32)
+    b_lo = ub & m32
+    b_hi = ub >> np.uint64(32)
+    p0 = a_lo * b_lo
+    p1 = a_lo * b_hi
+    p2 = a_hi * b_lo
+    p3 = a_hi * b_hi
+    mid = (p0 >> np.uint64(32)) + (p1 & m32) + (p2 & m32)
+    hi = p3 + (p1 >> np.uint64(32)) + (p2 >> np.uint64(32)) + (mid >> np.uint64(32))
+    return np.int64(hi)
+
+
+@njit(cache=True)
+def mulhi64(a, b, signed):
+    hi = umulhi64(a, b)
+    if signed:
+        if a < 0:
+            hi -= b
+        if b < 0:
+            hi -= a
+    return hi
+
+
+@njit(cache=True)
+def saturate_int(v, ty):
+    bits = E.TYPE_BITS[ty]
+    if bits >= 64:
+        return v
+    if E.TYPE_SIGNED[ty]:
+        lo = -(np.int64(1) << (bits - 1))
+        hi = (np.int64(1) << (bits - 1)) - 1
+    else:
+        lo = np.int64(0)
+        hi = (np.int64(1) << bits) - 1
+    return min(max(v, lo), hi)
+
+
+@njit(cache=True)
+def int_divide(a, b, ty, want_rem):
+    signed = E.TYPE_SIGNED[ty] == 1
+    bits = E.TYPE_BITS[ty]
+    if b == 0:
+        if want_rem:
+            return a
+        return np.int64(-1)          # all ones, as the hardware division sequence produces
+    if signed:
+        if bits == 64 and a == INT64_MIN and b == -1:
+            return np.int64(0) if want_rem else a
+        q = abs(a) // abs(b)
+        if (a < 0) != (b < 0):
+            q = -q
+        return a - q * b if want_rem else q
+    if bits == 64:
+        ua = np.uint64(a)
+        ub = np.uint64(b)
+        return np.int64(ua % ub) if want_rem else np.int64(ua // ub)
+    return a % b if want_rem else a // b
+
+
+@njit(cache=True)
+def shift_left(a, s, bits):
+    if s < 0 or s >= bits:
+        return np.int64(0)
+    return np.int64(a) << s
+
+
+@njit(cache=True)
+def shift_right(a, s, ty):
+    """a is already extended to int64 from ty."""
+    bits = E.TYPE_BITS[ty]
+    if s < 0 or s >= bits:
+        s = bits - 1 if E.TYPE_SIGNED[ty] else bits
+    if s >= 64:
+        return np.int64(0)
+    if E.TYPE_SIGNED[ty]:
+        return a >> s
+    if bits == 64:
+        return np.int64(np.uint64(a) >> np.uint64(s))
+    return a >> s
+
+
+@njit(cache=True)
+def popcount(v, bits):
+    v = np.uint64(truncate_bits(v, bits))
+    n = 0
+    while v:
+        v &= v - np.uint64(1)
+        n += 1
+    return np.int64(n)
+
+
+@njit(cache=True)
+def truncate_bits(v, bits):
+    if bits >= 64:
+        return np.int64(v)
+    return np.int64(v) & ((np.int64(1) << bits) - 1)
+
+
+@njit(cache=True)
+def count_leading_zeros(v, bits):
+    v = truncate_bits(v, bits)
+    n = 0
+    for i in range(bits - 1, -1, -1):
+        if (v >> i) & 1:
+            break
+        n += 1
+    return np.int64(n)
+
+
+@njit(cache=True)
+def bit_reverse(v, bits):
+    r = np.int64(0)
+    for i in range(bits):
+        if (v >> i) & 1:
+            r |= np.int64(1) << (bits - 1 - i)
+    return r
+
+
+@njit(cache=True)
+def int_compare(cmp, a, b, ty):
+    """a, b extended to int64 per ty; lo/ls/hi/hs compare unsigned."""
+    if cmp == 0:
+        return a == b
+    if cmp == 1:
+        return a != b
+    unsigned = E.TYPE_SIGNED[ty] == 0 or cmp >= 6
+    if unsigned and E.TYPE_BITS[ty] >= 64:
+        lt = ult(a, b)
+        gt = ult(b, a)
+    elif unsigned:
+        ua = truncate(a, ty) if E.TYPE_SIGNED[ty] else a
+        ub = truncate(b, ty) if E.TYPE_SIGNED[ty] else b
+        lt = ua < ub
+        gt = ua > ub
+    else:
+        lt = a < b
+        gt = a > b
+    c = cmp if cmp < 6 else cmp - 4     # lo->lt, ls->le, hi->gt, hs->ge
+    if c == 2:
+        return lt
+    if c == 3:
+        return not gt
+    if c == 4:
+        return gt
+    if c == 5:
+        return not lt
+    return False
+
+
+@njit(cache=True)
+def float_compare(cmp, a, b):
+    unordered = math.isnan(a) or math.isnan(b)
+    if cmp == 16:      # num
+        return not unordered
+    if cmp == 17:      # nan
+        return unordered
+    if cmp >= 10:      # equ neu ltu leu gtu geu: true when unordered
+        if unordered:
+            return True
+        cmp -= 10
+    elif unordered:
+        return False
+    if cmp == 0:
+        return a == b
+    if cmp == 1:
+        return a != b
+    if cmp == 2:
+        return a < b
+    if cmp == 3:
+        return a <= b
+    if cmp == 4:
+        return a > b
+    return a >= b
+
+
+@njit(cache=True)
+def flush32(x, ftz):
+    if ftz and x != 0.0 and abs(x) < 1.1754943508222875e-38:
+        return np.float32(math.copysign(0.0, x))
+    return np.float32(x)
+
+
+@njit(cache=True)
+def float_min_max(a, b, is_max):
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
+    if a == b:
+        if a == 0.0:
+            neg_a = math.copysign(1.0, a) < 0
+            if is_max:
+                return b if neg_a else a
+            return a if neg_a else b
+        return a
+    if is_max:
+        return a if a > b else b
+    return a if a < b else b
+
+
+@njit(cache=True)
+def round_integral(x, rnd):
+    if rnd == E.RND_RNI or rnd == E.RND_RN:
+        return np.float64(np.rint(x))
+    if rnd == E.RND_RMI or rnd == E.RND_RM:
+        return math.floor(x)
+    if rnd == E.RND_RPI or rnd == E.RND_RP:
+        return math.ceil(x)
+    return math.trunc(x) if math.isfinite(x) else x
+
+
+@njit(cache=True)
+def float_to_int(x, rnd, ty):
+    """cvt float -> integer: round as asked (truncate by default), saturate, NaN -> 0."""
+    if math.isnan(x):
+        return np.int64(0)
+    r = round_integral(x, rnd if rnd != E.RND_NONE else E.RND_RZI)
+    bits = E.TYPE_BITS[ty]
+    if E.TYPE_SIGNED[ty]:
+        lo = -2.0 ** (bits - 1)
+        hi = 2.0 ** (bits - 1) - 1
+        if r <= lo:
+            return -(np.int64(1) << (bits - 1)) if bits < 64 else INT64_MIN
+        if r >= hi:
+            return (np.int64(1) << (bits - 1)) - 1 if bits < 64 else np.int64(9223372036854775807)
+        return np.int64(r)
+    if r <= 0.0:
+        return np.int64(0)
+    if r >= 2.0 ** bits - 1:
+        return np.int64(-1) if bits == 64 else (np.int64(1) << bits) - 1
+    if r >= 9223372036854775808.0:
+        return np.int64(np.uint64(r))
+    return np.int64(r)
+
+
+@njit(cache=True)
+def int_to_float64(v, ty):
+    if E.TYPE_BITS[ty] == 64 and not E.TYPE_SIGNED[ty] and v < 0:
+        return np.float64(np.uint64(v))
+    return np.float64(v)
+
+
+@njit(cache=True)
+def int_to_float32(v, ty, rnd):
+    """Correctly rounded int -> float32 (via float64 only when that is exact)."""
+    if E.TYPE_BITS[ty] == 64 and (v >= (np.int64(1) << 53) or v <= -(np.int64(1) << 53)
+                                  or (not E.TYPE_SIGNED[ty] and v < 0)):
+        # Drop low bits into a sticky bit so the single rounding to float32 stays correct.
+        neg = E.TYPE_SIGNED[ty] == 1 and v < 0
+        u = np.uint64(-v) if neg else np.uint64(v)
+        shift = np.uint64(0)
+        while (u >> shift) >= np.uint64(1 << 53):
+            shift += np.uint64(1)
+        kept = u >> shift
+        if (kept << shift) != u:
+            kept |= np.uint64(1)
+        f = np.float64(kept) * 2.0 ** np.float64(shift)
+        return np.float32(-f if neg else f)
+    return np.float32(np.float64(v))
+
+
+@njit(cache=True)
+def f32_arith(op, a, b, c, flags, rnd):
+    """float32 arithmetic; a, b, c are float32 values."""
+    ftz = (flags & E.FL_FTZ) != 0
+    a = flush32(a, ftz)
+    b = flush32(b, ftz)
+    c = flush32(c, ftz)
+    da = np.float64(a)
+    db = np.float64(b)
+    if op == E.OP_ADD:
+        r = np.float32(da + db)
+    elif op == E.OP_SUB:
+        r = np.float32(da - db)
+    elif op == E.OP_MUL:
+        r = np.float32(da * db)
+    elif op == E.OP_FMA or op == E.OP_MAD:
+        r = fma32(a, b, c)
+    elif op == E.OP_DIV:
+        if flags & E.FL_APPROX:       # reciprocal, then multiply (as div.approx is defined)
+            inv = np.float32(1.0 / db) if db != 0.0 else np.float32(math.copysign(math.inf, db))
+            r = np.float32(da * np.float64(inv))
+        else:
+            if db == 0.0:
+                if da == 0.0 or math.isnan(da):
+                    r = np.float32(math.nan)
+                else:
+                    r = np.float32(math.copysign(math.inf, da) * math.copysign(1.0, db))
+            else:
+                r = np.float32(da / db)
+    elif op == E.OP_ABS:
+        r = np.float32(abs(da))
+    elif op == E.OP_NEG:
+        r = np.float32(-da)
+    elif op == E.OP_MIN:
+        r = np.float32(float_min_max(da, db, False))
+    elif op == E.OP_MAX:
+        r = np.float32(float_min_max(da, db, True))
+    elif op == E.OP_COPYSIGN:
+        r = np.float32(math.copysign(db, da))
+    else:
+        r = np.float32(sfu32(op, da))
+    if flags & E.FL_SAT:
+        r = np.float32(0.0) if math.isnan(r) else np.float32(min(max(np.float64(r), 0.0), 1.0))
+    return flush32(r, ftz)
+
+
+@njit(cache=True)
+def sfu32(op, x):
+    """Transcendental and reciprocal operations (float64 math rounded to float32)."""
+    if op == E.OP_SQRT:
+        return np.float32(math.sqrt(x)) if x >= 0.0 else np.float32(math.nan) if not x == 0.0 else np.float32(x)
+    if op == E.OP_RCP:
+        if x == 0.0:
+            return np.float32(math.copysign(math.inf, x))
+        return np.float32(1.0 / x)
+    if op == E.OP_RSQRT:
+        if x == 0.0:
+            return np.float32(math.copysign(math.inf, x))
+        if x < 0.0:
+            return np.float32(math.nan)
+        return np.float32(1.0 / math.sqrt(x))
+    if op == E.OP_SIN:
+        return np.float32(math.sin(x)) if math.isfinite(x) else np.float32(math.nan)
+    if op == E.OP_COS:
+        return np.float32(math.cos(x)) if math.isfinite(x) else np.float32(math.nan)
+    if op == E.OP_EX2:
+        if x > 128.0:
+            return np.float32(math.inf)
+        return np.float32(2.0 ** x)
+    if op == E.OP_LG2:
+        if x < 0.0 or math.isnan(x):
+            return np.float32(math.nan)
+        if x == 0.0:
+            return np.float32(-math.inf)
+        return np.float32(math.log2(x))
+    if op == E.OP_TANH:
+        return np.float32(math.tanh(x))
+    return np.float32(math.nan)
+
+
+@njit(cache=True)
+def f64_arith(op, a, b, c, flags, rnd):
+    if op == E.OP_ADD:
+        return a + b
+    if op == E.OP_SUB:
+        return a - b
+    if op == E.OP_MUL:
+        return a * b
+    if op == E.OP_FMA or op == E.OP_MAD:
+        return fma64(a, b, c)
+    if op == E.OP_DIV:
+        if b == 0.0:
+            if a == 0.0 or math.isnan(a):
+                return math.nan
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return a / b
+    if op == E.OP_ABS:
+        return abs(a)
+    if op == E.OP_NEG:
+        return -a
+    if op == E.OP_MIN:
+        return float_min_max(a, b, False)
+    if op == E.OP_MAX:
+        return float_min_max(a, b, True)
+    if op == E.OP_COPYSIGN:
+        return math.copysign(b, a)
+    if op == E.OP_SQRT:
+        return math.sqrt(a) if a >= 0.0 else (a if a == 0.0 else math.nan)
+    if op == E.OP_RCP:
+        return 1.0 / a if a != 0.0 else math.copysign(math.inf, a)
+    if op == E.OP_RSQRT:
+        if a == 0.0:
+            return math.copysign(math.inf, a)
+        return 1.0 / math.sqrt(a) if a > 0.0 else math.nan
+    return math.nan
+
+
+@njit(cache=True)
+def int_arith(op, ty, flags, a, b, c):
+    """Integer / bit operations on extended int64 values; result not yet truncated."""
+    bits = E.TYPE_BITS[ty]
+    signed = E.TYPE_SIGNED[ty] == 1
+    if op == E.OP_ADD:
+        r = a + b
+        if flags & E.FL_SAT:
+            r = saturate_int(r, ty)
+        return r
+    if op == E.OP_SUB:
+        r = a - b
+        if flags & E.FL_SAT:
+            r = saturate_int(r, ty)
+        return r
+    if op == E.OP_MUL or op == E.OP_MAD:
+        if flags & E.FL_WIDE:
+            r = a * b                                  # exact: operands are at most 32 bits
+        elif flags & E.FL_HI:
+            if bits == 64:
+                r = mulhi64(a, b, signed)
+            else:
+                r = (a * b) >> bits
+        else:
+            r = a * b
+        if op == E.OP_MAD:
+            r = r + c
+        return r
+    if op == E.OP_DIV:
+        return int_divide(a, b, ty, False)
+    if op == E.OP_REM:
+        return int_divide(a, b, ty, True)
+    if op == E.OP_ABS:
+        return -a if a < 0 else a
+    if op == E.OP_NEG:
+        return -a
+    if op == E.OP_MIN or op == E.OP_MAX:
+        if signed:
+            less = a < b
+        elif bits == 64:
+            less = ult(a, b)
+        else:
+            less = a < b
+        if op == E.OP_MIN:
+            return a if less else b
+        return b if less else a
+    if op == E.OP_SAD:
+        if signed or bits < 64:
+            d = a - b if a > b else b - a
+        else:
+            d = a - b if ult(b, a) else b - a
+        return d + c
+    if op == E.OP_AND:
+        return a & b
+    if op == E.OP_OR:
+        return a | b
+    if op == E.OP_XOR:
+        return a ^ b
+    if op == E.OP_NOT:
+        return ~a
+    if op == E.OP_CNOT:
+        return np.int64(1) if truncate(a, ty) == 0 else np.int64(0)
+    if op == E.OP_SHL:
+        return shift_left(a, b, bits)
+    if op == E.OP_SHR:
+        return shift_right(a, b, ty)
+    if op == E.OP_POPC:
+        return popcount(a, bits)
+    if op == E.OP_CLZ:
+        return count_leading_zeros(a, bits)
+    if op == E.OP_BREV:
+        return bit_reverse(a, bits)
+    if op == E.OP_BFE:
+        pos = b & 0xFF
+        length = c & 0xFF
+        if length == 0:
+            return np.int64(0)
+        if pos >= bits:
+            pos = bits
+        field = np.int64(0)
+        sign_src = min(pos + length - 1, bits - 1)
+        for i in range(length):
+            src = pos + i
+            bit = (a >> min(src, bits - 1)) & 1 if src < bits or signed else 0
+            if src >= bits and signed:
+                bit = (a >> (bits - 1)) & 1
+            field |= bit << i
+        if signed and (a >> sign_src) & 1:
+            if length < 64:
+                field |= ~((np.int64(1) << length) - 1)
+        return field
+    if op == E.OP_PRMT:
+        src = (truncate_bits(b, 32) << 32) | truncate_bits(a, 32)
+        r = np.int64(0)
+        for k in range(4):
+            sel = (c >> (4 * k)) & 0xF
+            byte = (src >> (8 * (sel & 7))) & 0xFF
+            if sel & 8:
+                byte = 0xFF if byte & 0x80 else 0
+            r |= byte << (8 * k)
+        return r
+    return np.int64(0)
+
+
+@njit(cache=True)
+def bfi(a, b, pos, length, bits):
+    pos &= 0xFF
+    length &= 0xFF
+    r = b
+    for i in range(length):
+        if pos + i >= bits:
+            break
+        bit = np.int64(1) << (pos + i)
+        r = (r & ~bit) | (((a >> i) & 1) << (pos + i))
+    return r

@@ -1,0 +1,680 @@
+"""Functional execution of one warp-instruction: operands, lanes, memory, warp-wide operations and
+control flow.  The timing model decides *when* a warp issues; this decides *what* it does."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simt_sim.engine import alu
+from simt_sim.engine import encoding as E
+from simt_sim.engine import memory as M
+from simt_sim.engine import simt_stack as S
+from simt_sim.engine.state import (C_ACTIVE_LANES, C_CLOCK, C_EVENTS, C_HIST, C_THREAD_INSTS,
+                                   C_WARP_INSTS, FAULT_DEADLOCK, FAULT_EMPTY_POP, FAULT_MISALIGNED,
+                                   FAULT_OOB, FAULT_STACK, FAULT_TRAP, FAULT_UNSUPPORTED, G, W_BARRIER,
+                                   W_DONE, W_READY)
+
+# step results
+STEP_OK, STEP_FAULT = 0, 1
+
+G_GX, G_GY, G_GZ, G_BX, G_BY, G_BZ = G["gx"], G["gy"], G["gz"], G["bx"], G["by"], G["bz"]
+G_WS, G_WPB, G_TPB, G_SHARED, G_LOCAL, G_POLICY, G_NSM = (G["warp_size"], G["wpb"], G["tpb"],
+                                                          G["shared_bytes"], G["local_bytes"],
+                                                          G["policy"], G["n_sm"])
+MASK32 = np.int64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def set_fault(fault, code, gid, lane, pc, addr, extra):
+    fault[0] = code
+    fault[1] = gid
+    fault[2] = lane
+    fault[3] = pc
+    fault[4] = addr
+    fault[5] = extra
+
+
+@njit(cache=True)
+def sreg_value(sreg, w, lane, geom, slot_block, counters):
+    base = sreg // 4
+    comp = sreg % 4
+    ws = geom[G_WS]
+    wpb = geom[G_WPB]
+    wib = w % wpb
+    if base == E.S_TID:
+        tib = wib * ws + lane
+        if comp == 0:
+            return tib % geom[G_BX]
+        if comp == 1:
+            return (tib // geom[G_BX]) % geom[G_BY]
+        return tib // (geom[G_BX] * geom[G_BY])
+    if base == E.S_NTID:
+        return geom[G_BX + comp]
+    if base == E.S_CTAID:
+        b = slot_block[w // wpb]
+        if comp == 0:
+            return b % geom[G_GX]
+        if comp == 1:
+            return (b // geom[G_GX]) % geom[G_GY]
+        return b // (geom[G_GX] * geom[G_GY])
+    if base == E.S_NCTAID:
+        return geom[G_GX + comp]
+    if base == E.S_LANEID:
+        return np.int64(lane)
+    if base == E.S_WARPID:
+        return np.int64(wib)
+    if base == E.S_NWARPID:
+        return np.int64(wpb)
+    if base == E.S_SMID:
+        return np.int64(0)
+    if base == E.S_NSMID:
+        return geom[G_NSM]
+    if base == E.S_CLOCK:
+        return counters[C_CLOCK] & MASK32
+    if base == E.S_CLOCK64 or base == E.S_GLOBALTIMER:
+        return counters[C_CLOCK]
+    if base == E.S_LANEMASK_EQ:
+        return np.int64(1) << lane
+    if base == E.S_LANEMASK_LT:
+        return (np.int64(1) << lane) - 1
+    if base == E.S_LANEMASK_LE:
+        return ((np.int64(1) << (lane + 1)) - 1) & MASK32
+    if base == E.S_LANEMASK_GT:
+        return ~((np.int64(1) << (lane + 1)) - 1) & MASK32
+    if base == E.S_LANEMASK_GE:
+        return ~((np.int64(1) << lane) - 1) & MASK32
+    return np.int64(0)
+
+
+@njit(cache=True)
+def read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters):
+    """Raw bits of a source operand as int64."""
+    if kind == E.K_R32:
+        return np.int64(regs.r32[t, idx])
+    if kind == E.K_R64:
+        return np.int64(regs.r64[t, idx])
+    if kind == E.K_PRED:
+        v = np.int64(regs.pred[t, idx])
+        return 1 - v if imm else v
+    if kind == E.K_IMM:
+        return np.int64(code.cu64[idx])
+    if kind == E.K_SREG:
+        return sreg_value(idx, w, lane, geom, slot_block, counters)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def read_f32(code, regs, t, kind, idx):
+    if kind == E.K_R32:
+        return regs.f32[t, idx]
+    return code.cf32[idx]
+
+
+@njit(cache=True)
+def read_f64(code, regs, t, kind, idx):
+    if kind == E.K_R64:
+        return regs.f64[t, idx]
+    return code.cf64[idx]
+
+
+@njit(cache=True)
+def write_raw(regs, kind, idx, t, v):
+    if kind == E.K_R32:
+        regs.r32[t, idx] = np.uint32(v & MASK32)
+    elif kind == E.K_R64:
+        regs.r64[t, idx] = np.uint64(v)
+    elif kind == E.K_PRED:
+        regs.pred[t, idx] = np.uint8(v & 1)
+
+
+@njit(cache=True)
+def write_vec_element(regs, entry, t, v):
+    if entry < 0:
+        return
+    if entry & E.VEC_R64:
+        regs.r64[t, entry & (E.VEC_R64 - 1)] = np.uint64(v)
+    else:
+        regs.r32[t, entry] = np.uint32(v & MASK32)
+
+
+@njit(cache=True)
+def read_vec_element(regs, entry, t):
+    if entry < 0:
+        return np.int64(0)
+    if entry & E.VEC_R64:
+        return np.int64(regs.r64[t, entry & (E.VEC_R64 - 1)])
+    return np.int64(regs.r32[t, entry])
+
+
+@njit(cache=True)
+def opnd(row, k):
+    b = E.F_OPS + k * E.OPERAND_FIELDS
+    return row[b], row[b + 1], row[b + 2], row[b + 3]
+
+
+@njit(cache=True)
+def guard_mask(row, regs, base_t, mask, ws):
+    g = row[E.F_GUARD]
+    if g < 0:
+        return mask
+    neg = row[E.F_GUARD_NEG]
+    out = np.int64(0)
+    for lane in range(ws):
+        if (mask >> lane) & 1:
+            p = regs.pred[base_t + lane, g]
+            if (p != 0) != (neg != 0):
+                out |= np.int64(1) << lane
+    return out
+
+
+@njit(cache=True)
+def read_int(code, regs, row, k, t, w, lane, geom, slot_block, counters):
+    kind, idx, imm, ty = opnd(row, k)
+    raw = read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters)
+    if ty < 0 or ty == E.T_PRED:
+        return raw
+    return alu.extend(raw, ty)
+
+
+@njit(cache=True)
+def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
+    """Arithmetic, logic, compare, move and convert for one thread."""
+    ty = row[E.F_TYPE]
+    flags = row[E.F_FLAGS]
+    dk, di, _, dty = opnd(row, 0)
+    if op == E.OP_MOV:
+        sk, si, simm, sty = opnd(row, 1)
+        if sk == E.K_VEC:               # pack {a, b} into one register
+            n = simm
+            width = E.TYPE_BITS[ty] // n
+            v = np.int64(0)
+            for k in range(n):
+                part = read_vec_element(regs, code.vecs[si, k], t)
+                if width < 64:
+                    part &= (np.int64(1) << width) - 1
+                v |= part << (width * k)
+            write_raw(regs, dk, di, t, v)
+        elif dk == E.K_VEC:             # unpack one register into {a, b}
+            v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
+            n = row[E.F_OPS + 2]
+            width = E.TYPE_BITS[ty] // n
+            for k in range(n):
+                part = v >> (width * k)
+                if width < 64:
+                    part &= (np.int64(1) << width) - 1
+                write_vec_element(regs, code.vecs[di, k], t, part)
+        else:
+            v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
+            write_raw(regs, dk, di, t, alu.truncate(v, ty) if ty != E.T_PRED else v & 1)
+        return
+    if op == E.OP_SETP:
+        cmp = row[E.F_CMP]
+        if ty == E.T_F32:
+            r = alu.float_compare(cmp, np.float64(alu.flush32(read_f32(code, regs, t, row[E.F_OPS + 4 + 0], row[E.F_OPS + 4 + 1]), flags & E.FL_FTZ)),
+                                  np.float64(alu.flush32(read_f32(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9]), flags & E.FL_FTZ)))
+        elif ty == E.T_F64:
+            r = alu.float_compare(cmp, read_f64(code, regs, t, row[E.F_OPS + 4], row[E.F_OPS + 5]),
+                                  read_f64(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9]))
+        else:
+            a = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
+            b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
+            r = alu.int_compare(cmp, a, b, ty)
+        boolop = row[E.F_BOOL]
+        notr = not r
+        if boolop != 0:
+            c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
+            if boolop == 1:
+                r, notr = r and c, (not r) and c
+            elif boolop == 2:
+                r, notr = r or c, (not r) or c
+            else:
+                r, notr = r != c, (not r) != c
+        write_raw(regs, dk, di, t, np.int64(1) if r else np.int64(0))
+        if row[E.F_DST2] >= 0:
+            regs.pred[t, row[E.F_DST2]] = np.uint8(1 if notr else 0)
+        return
+    if op == E.OP_SELP or op == E.OP_SLCT:
+        if op == E.OP_SELP:
+            choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
+        elif row[E.F_TYPE2] == E.T_F32:
+            ck, ci, _, _ = opnd(row, 3)
+            choose_a = np.float64(read_f32(code, regs, t, ck, ci)) >= 0.0
+        else:
+            choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) >= 0
+        k = 1 if choose_a else 2
+        sk, si, simm, _ = opnd(row, k)
+        v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
+        write_raw(regs, dk, di, t, alu.truncate(v, ty))
+        return
+    if op == E.OP_CVT:
+        exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters)
+        return
+    if op == E.OP_CVTA:
+        v = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
+        space = row[E.F_SPACE]
+        window = np.int64(0)
+        if space == E.SP_SHARED:
+            window = np.int64(E.SHARED_WINDOW)
+        elif space == E.SP_LOCAL:
+            window = np.int64(E.LOCAL_WINDOW)
+        v = v - window if flags & E.FL_TO else v + window
+        write_raw(regs, dk, di, t, alu.truncate(v, ty))
+        return
+    if ty == E.T_F32:
+        a = read_f32(code, regs, t, row[E.F_OPS + 4], row[E.F_OPS + 5])
+        b = np.float32(0.0)
+        c = np.float32(0.0)
+        nops = row[E.F_NOPS]
+        if nops > 2:
+            b = read_f32(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9])
+        if nops > 3:
+            c = read_f32(code, regs, t, row[E.F_OPS + 12], row[E.F_OPS + 13])
+        regs.f32[t, di] = alu.f32_arith(op, a, b, c, flags, row[E.F_RND])
+        return
+    if ty == E.T_F64:
+        a = read_f64(code, regs, t, row[E.F_OPS + 4], row[E.F_OPS + 5])
+        b = 0.0
+        c = 0.0
+        nops = row[E.F_NOPS]
+        if nops > 2:
+            b = read_f64(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9])
+        if nops > 3:
+            c = read_f64(code, regs, t, row[E.F_OPS + 12], row[E.F_OPS + 13])
+        regs.f64[t, di] = alu.f64_arith(op, a, b, c, flags, row[E.F_RND])
+        return
+    nops = row[E.F_NOPS]
+    a = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
+    b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters) if nops > 2 else np.int64(0)
+    c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) if nops > 3 else np.int64(0)
+    if ty == E.T_PRED:
+        if op == E.OP_AND:
+            r = a & b
+        elif op == E.OP_OR:
+            r = a | b
+        elif op == E.OP_XOR:
+            r = a ^ b
+        else:
+            r = 1 - (a & 1)
+        write_raw(regs, dk, di, t, r & 1)
+        return
+    if op == E.OP_BFI:
+        e = read_int(code, regs, row, 4, t, w, lane, geom, slot_block, counters)
+        r = alu.bfi(a, b, c, e, E.TYPE_BITS[ty])
+    else:
+        r = alu.int_arith(op, ty, flags, a, b, c)
+    write_raw(regs, dk, di, t, alu.truncate(r, dty) if dty >= 0 else r)
+
+
+@njit(cache=True)
+def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
+    dt = row[E.F_TYPE]
+    st = row[E.F_TYPE2]
+    rnd = row[E.F_RND]
+    flags = row[E.F_FLAGS]
+    dk, di, _, _ = opnd(row, 0)
+    sk, si, simm, _ = opnd(row, 1)
+    ftz = flags & E.FL_FTZ
+    if st == E.T_F32 or st == E.T_F64:
+        x = np.float64(alu.flush32(read_f32(code, regs, t, sk, si), ftz)) if st == E.T_F32 \
+            else read_f64(code, regs, t, sk, si)
+        if dt == E.T_F32:
+            if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
+                x = alu.round_integral(x, rnd)
+            r = alu.flush32(np.float32(x), ftz)
+            if flags & E.FL_SAT:
+                r = np.float32(0.0) if r != r else np.float32(min(max(np.float64(r), 0.0), 1.0))
+            regs.f32[t, di] = r
+        elif dt == E.T_F64:
+            if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
+                x = alu.round_integral(x, rnd)
+            regs.f64[t, di] = x
+        else:
+            write_raw(regs, dk, di, t, alu.truncate(alu.float_to_int(x, rnd, dt), dt))
+        return
+    v = alu.extend(read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters), st)
+    if dt == E.T_F32:
+        regs.f32[t, di] = alu.int_to_float32(v, st, rnd)
+    elif dt == E.T_F64:
+        regs.f64[t, di] = alu.int_to_float64(v, st)
+    else:
+        if flags & E.FL_SAT:
+            if E.TYPE_SIGNED[st] == 0 and E.TYPE_BITS[st] == 64 and v < 0:
+                v = np.int64(9223372036854775807)
+            v = alu.saturate_int(v, dt)
+        write_raw(regs, dk, di, t, alu.truncate(alu.extend(alu.truncate(v, dt), dt), dt))
+
+
+@njit(cache=True)
+def atomic_apply(aop, ty, old, b, c):
+    """New memory value of an atomic; old, b, c are raw bits (int64)."""
+    if ty == E.T_F32:
+        fo = np.array([old & MASK32], dtype=np.uint32).view(np.float32)[0]
+        fb = np.array([b & MASK32], dtype=np.uint32).view(np.float32)[0]
+        if aop == 0:
+            r = np.float32(np.float64(fo) + np.float64(fb))
+        elif aop == 1:
+            r = np.float32(alu.float_min_max(np.float64(fo), np.float64(fb), False))
+        elif aop == 2:
+            r = np.float32(alu.float_min_max(np.float64(fo), np.float64(fb), True))
+        else:
+            r = fb
+        return np.int64(np.array([r], dtype=np.float32).view(np.uint32)[0])
+    if ty == E.T_F64:
+        fo = np.array([old], dtype=np.int64).view(np.float64)[0]
+        fb = np.array([b], dtype=np.int64).view(np.float64)[0]
+        r = fo + fb if aop == 0 else (alu.float_min_max(fo, fb, aop == 2) if aop <= 2 else fb)
+        return np.array([r], dtype=np.float64).view(np.int64)[0]
+    o = alu.extend(old, ty)
+    v = alu.extend(b, ty)
+    bits = E.TYPE_BITS[ty]
+    if aop == 0:
+        return o + v
+    if aop == 1 or aop == 2:
+        if E.TYPE_SIGNED[ty] or bits < 64:
+            less = o < v
+        else:
+            less = alu.ult(o, v)
+        if aop == 1:
+            return o if less else v
+        return v if less else o
+    if aop == 3:
+        return v
+    if aop == 4:
+        return alu.extend(c, ty) if alu.truncate(o, ty) == alu.truncate(v, ty) else o
+    if aop == 5:      # inc: old >= b ? 0 : old + 1 (unsigned)
+        return np.int64(0) if alu.truncate(o, ty) >= alu.truncate(v, ty) else o + 1
+    if aop == 6:      # dec
+        uo = alu.truncate(o, ty)
+        return alu.truncate(v, ty) if uo == 0 or uo > alu.truncate(v, ty) else o - 1
+    if aop == 7:
+        return o & v
+    if aop == 8:
+        return o | v
+    return o ^ v
+
+
+@njit(cache=True)
+def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_block, counters, fault):
+    """ld / st / atom / red for the lanes in mask, in lane order (atomics serialise per lane)."""
+    ty = row[E.F_TYPE]
+    width = E.TYPE_BITS[ty] // 8 if ty != E.T_PRED else 1
+    nvec = row[E.F_VEC]
+    space = row[E.F_SPACE]
+    addr_k = 0 if op == E.OP_ST or op == E.OP_RED else 1
+    _, aidx, aoff, _ = opnd(row, addr_k)
+    shared_bytes = geom[G_SHARED]
+    local_bytes = geom[G_LOCAL]
+    ws = geom[G_WS]
+    for lane in range(ws):
+        if not (mask >> lane) & 1:
+            continue
+        t = base_t + lane
+        addr = aoff
+        if aidx >= 0:
+            file = aidx >> E.ADDR_FILE_SHIFT
+            r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
+            addr += np.int64(regs.r64[t, r]) if file == E.ADDR_R64 else np.int64(regs.r32[t, r])
+        total = width * nvec
+        if addr % width != 0 or (nvec > 1 and addr % total != 0):
+            set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, total)
+            return False
+        region, off = M.resolve(mem, space, addr, total, slot, t, shared_bytes, local_bytes)
+        if region == M.R_NONE:
+            set_fault(fault, FAULT_OOB, w, lane, 0, addr, total)
+            return False
+        if op == E.OP_LD or op == E.OP_LDU:
+            dk, di, dimm, _ = opnd(row, 0)
+            if dk == E.K_VEC:
+                for k in range(dimm):
+                    write_vec_element(regs, code.vecs[di, k], t, M.load(mem, region, off + k * width, width))
+            else:
+                v = M.load(mem, region, off, width)
+                if ty != E.T_F32 and ty != E.T_F64 and ty != E.T_PRED:
+                    v = alu.extend(v, ty)     # sub-word loads sign- or zero-extend
+                write_raw(regs, dk, di, t, v)
+        elif op == E.OP_ST:
+            sk, si, simm, _ = opnd(row, 1)
+            if sk == E.K_VEC:
+                for k in range(simm):
+                    M.store(mem, region, off + k * width, width, read_vec_element(regs, code.vecs[si, k], t))
+            else:
+                M.store(mem, region, off, width,
+                        read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters))
+        else:
+            old = M.load(mem, region, off, width)
+            bk = 2 if op == E.OP_ATOM else 1
+            sk, si, simm, _ = opnd(row, bk)
+            b = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
+            c = np.int64(0)
+            if op == E.OP_ATOM and row[E.F_NOPS] > 3:
+                ck, ci, cimm, _ = opnd(row, 3)
+                c = read_raw(code, regs, t, ck, ci, cimm, w, lane, geom, slot_block, counters)
+            M.store(mem, region, off, width, atomic_apply(row[E.F_CMP], ty, old, b, c))
+            if op == E.OP_ATOM:
+                dk, di, _, _ = opnd(row, 0)
+                write_raw(regs, dk, di, t, old)
+    return True
+
+
+@njit(cache=True)
+def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counters):
+    """activemask, vote and shfl: lanes read each other's values under the real active mask."""
+    ws = geom[G_WS]
+    dk, di, _, _ = opnd(row, 0)
+    if op == E.OP_ACTIVEMASK:
+        for lane in range(ws):
+            if (mask >> lane) & 1:
+                write_raw(regs, dk, di, base_t + lane, mask)
+        return
+    if op == E.OP_VOTE:
+        mode = row[E.F_CMP]
+        ballot = np.int64(0)
+        for lane in range(ws):
+            if (mask >> lane) & 1:
+                if read_int(code, regs, row, 1, base_t + lane, w, lane, geom, slot_block, counters) != 0:
+                    ballot |= np.int64(1) << lane
+        if mode == 0:
+            r = np.int64(1 if ballot != 0 else 0)
+        elif mode == 1:
+            r = np.int64(1 if ballot == mask else 0)
+        elif mode == 2:
+            r = np.int64(1 if ballot == 0 or ballot == mask else 0)
+        else:
+            r = ballot
+        for lane in range(ws):
+            if (mask >> lane) & 1:
+                write_raw(regs, dk, di, base_t + lane, r)
+        return
+    # shfl.sync: gather sources first (all lanes read before any writes)
+    mode = row[E.F_CMP]
+    vals = np.zeros(64, dtype=np.int64)
+    for lane in range(ws):
+        vals[lane] = read_int(code, regs, row, 1, base_t + lane, w, lane, geom, slot_block, counters)
+    res = np.zeros(64, dtype=np.int64)
+    ok = np.zeros(64, dtype=np.int64)
+    for lane in range(ws):
+        if not (mask >> lane) & 1:
+            continue
+        t = base_t + lane
+        b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
+        c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters)
+        clamp = c & 0x1F
+        seg_mask = (c >> 8) & 0x1F
+        max_lane = (lane & seg_mask) | (clamp & ~seg_mask)
+        min_lane = lane & seg_mask
+        if mode == 0:
+            j = min_lane | (b & ~seg_mask)
+            valid = j <= max_lane
+        elif mode == 1:
+            j = lane - b
+            valid = j >= min_lane
+        elif mode == 2:
+            j = lane + b
+            valid = j <= max_lane
+        else:
+            j = lane ^ b
+            valid = j <= max_lane
+        if not valid or j < 0 or j >= ws:
+            j = lane
+        elif not (mask >> j) & 1:
+            valid = False     # reading an inactive lane: undefined in PTX; we return own value
+            j = lane
+        res[lane] = vals[j]
+        ok[lane] = 1 if valid else 0
+    for lane in range(ws):
+        if (mask >> lane) & 1:
+            write_raw(regs, dk, di, base_t + lane, res[lane])
+            if row[E.F_DST2] >= 0:
+                regs.pred[base_t + lane, row[E.F_DST2]] = np.uint8(ok[lane])
+
+
+@njit(cache=True)
+def record(hist, counters, gid, pc, mask, exec_mask):
+    i = counters[C_HIST]
+    if i < hist.shape[0]:
+        hist[i, 0] = gid
+        hist[i, 1] = pc
+        hist[i, 2] = mask
+        hist[i, 3] = exec_mask
+    counters[C_HIST] = i + 1
+
+
+@njit(cache=True)
+def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev, fault):
+    """Execute the next instruction of warp w.  Returns STEP_OK or STEP_FAULT."""
+    pc = ws.pc[w]
+    row = code.rows[pc]
+    op = row[E.F_OP]
+    wsz = geom[G_WS]
+    base_t = w * wsz
+    mask = ws.mask[w]
+    exec_mask = guard_mask(row, regs, base_t, mask, wsz)
+    gid = ws.gid[w]
+    record(hist, counters, gid, pc, mask, exec_mask)
+    counters[C_WARP_INSTS] += 1
+    counters[C_CLOCK] += 1
+    n_exec = S.popcount64(exec_mask)
+    counters[C_THREAD_INSTS] += n_exec
+    counters[C_ACTIVE_LANES] += S.popcount64(mask)
+    first_thread = gid * wsz
+    for lane in range(wsz):
+        if (exec_mask >> lane) & 1:
+            thread_icount[first_thread + lane] += 1
+    slot = w // geom[G_WPB]
+    next_pc = pc + 1
+    if op == E.OP_BRA:
+        target = row[E.F_TARGET]
+        taken = exec_mask
+        fall = mask & ~exec_mask
+        if fall == 0:
+            next_pc = target
+        elif taken != 0:
+            if not S.diverge(ws, w, target, taken, pc + 1, fall, row[E.F_RECONV], geom[G_POLICY], ev,
+                             counters):
+                set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.kind.shape[1])
+                return STEP_FAULT
+            S.settle(ws, w, ev, counters)
+            return STEP_OK
+    elif op == E.OP_RET or op == E.OP_EXIT:
+        if exec_mask != 0:
+            S.remove_lanes(ws, w, exec_mask)
+    elif op == E.OP_BAR or op == E.OP_BARRIER:
+        if row[E.F_NOPS] > 1:
+            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, 0, 0)
+            return STEP_FAULT
+        ws.pc[w] = next_pc
+        ws.status[w] = W_BARRIER
+        ws.bar_mask[w] = exec_mask
+        if not barrier_arrive(ws, w, geom):
+            set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, 0, slot)
+            return STEP_FAULT
+        return STEP_OK
+    elif op == E.OP_TRAP:
+        if exec_mask != 0:
+            set_fault(fault, FAULT_TRAP, gid, -1, pc, 0, 0)
+            return STEP_FAULT
+    elif op == E.OP_PUSH_MASK:
+        if not S.push_explicit(ws, w, mask, row[E.F_TARGET]):
+            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.kind.shape[1])
+            return STEP_FAULT
+    elif op == E.OP_POP_MASK:
+        if not S.pop_explicit(ws, w):
+            set_fault(fault, FAULT_EMPTY_POP, gid, -1, pc, 0, 0)
+            return STEP_FAULT
+        S.settle(ws, w, ev, counters)
+        return STEP_OK
+    elif op == E.OP_MASK_NZ:
+        keep = np.int64(0)
+        for lane in range(wsz):
+            if (exec_mask >> lane) & 1:
+                if read_int(code, regs, row, 0, base_t + lane, w, lane, geom, slot_block, counters) != 0:
+                    keep |= np.int64(1) << lane
+        ws.mask[w] = keep
+        if keep == 0:
+            if not S.pop_explicit(ws, w):
+                set_fault(fault, FAULT_EMPTY_POP, gid, -1, pc, 0, 0)
+                return STEP_FAULT
+            S.settle(ws, w, ev, counters)
+            return STEP_OK
+    elif op == E.OP_BR_PUSH:
+        then_mask = np.int64(0)
+        for lane in range(wsz):
+            if (exec_mask >> lane) & 1:
+                if read_int(code, regs, row, 0, base_t + lane, w, lane, geom, slot_block, counters) != 0:
+                    then_mask |= np.int64(1) << lane
+        else_mask = mask & ~then_mask
+        ok = S.push_explicit(ws, w, mask, row[E.F_TARGET2])
+        if ok and else_mask != 0:
+            ok = S.push_explicit(ws, w, else_mask, row[E.F_TARGET])
+        if not ok:
+            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.kind.shape[1])
+            return STEP_FAULT
+        ws.mask[w] = then_mask
+        if then_mask == 0:
+            S.pop_explicit(ws, w)
+            S.settle(ws, w, ev, counters)
+            return STEP_OK
+    elif op == E.OP_LD or op == E.OP_LDU or op == E.OP_ST or op == E.OP_ATOM or op == E.OP_RED:
+        if not exec_memory(code, regs, mem, row, op, w, exec_mask, base_t, slot, geom, slot_block,
+                           counters, fault):
+            fault[1] = gid
+            fault[3] = pc
+            return STEP_FAULT
+    elif op == E.OP_ACTIVEMASK or op == E.OP_VOTE or op == E.OP_SHFL:
+        exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
+    elif op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP:
+        pass
+    else:
+        for lane in range(wsz):
+            if (exec_mask >> lane) & 1:
+                exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
+    ws.pc[w] = next_pc
+    S.settle(ws, w, ev, counters)
+    if ws.mask[w] == 0 and ws.sp[w] == 0:
+        ws.status[w] = W_DONE
+        barrier_arrive(ws, w, geom)       # a finished warp may be what a barrier waited for
+    return STEP_OK
+
+
+@njit(cache=True)
+def barrier_arrive(ws, w, geom):
+    """Release the block's barrier when every unfinished warp waits there with all its threads.
+    Returns False when it can never complete (deadlock)."""
+    wpb = geom[G_WPB]
+    first = (w // wpb) * wpb
+    waiting = 0
+    for v in range(first, first + wpb):
+        s = ws.status[v]
+        if s == W_READY:
+            return True            # someone can still arrive
+        if s == W_BARRIER:
+            waiting += 1
+    if waiting == 0:
+        return True
+    for v in range(first, first + wpb):
+        if ws.status[v] == W_BARRIER and ws.bar_mask[v] != ws.full[v]:
+            return False           # threads missing from this warp can never arrive
+    for v in range(first, first + wpb):
+        if ws.status[v] == W_BARRIER:
+            ws.status[v] = W_READY
+    return True

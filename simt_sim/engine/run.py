@@ -1,0 +1,114 @@
+"""The run loop: places blocks in resident slots and issues warps until the grid is done.
+
+Functional mode issues one instruction per ready warp per round, in warp order (loose round
+robin), which is deterministic.  The cycle-level timing model replaces only the choice of which
+warp issues when; execution itself is execute.step_warp.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simt_sim.engine.execute import STEP_FAULT, set_fault, step_warp
+from simt_sim.engine.state import (C_BLOCKS_DONE, C_EVENTS, C_HIST, C_NEXT_BLOCK, C_WARP_INSTS,
+                                   FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE, RUN_EVENTS_FULL,
+                                   RUN_FAULT, RUN_HISTORY_FULL, W_BARRIER, W_DONE, W_EMPTY, W_READY)
+
+G_WS, G_WPB, G_TPB, G_SLOTS, G_BLOCKS, G_SHARED, G_LOCAL, G_MAXI = (
+    G["warp_size"], G["wpb"], G["tpb"], G["slots"], G["blocks"], G["shared_bytes"], G["local_bytes"],
+    G["max_warp_insts"])
+
+
+@njit(cache=True)
+def launch_block(slot, block, regs, ws, mem, geom, slot_block):
+    """Reset a slot's warps, registers, shared and local memory for a new block."""
+    wsz = geom[G_WS]
+    wpb = geom[G_WPB]
+    tpb = geom[G_TPB]
+    slot_block[slot] = block
+    for wib in range(wpb):
+        w = slot * wpb + wib
+        first_t = w * wsz
+        n = min(wsz, tpb - wib * wsz)
+        full = np.int64(-1) if n >= 64 else (np.int64(1) << n) - 1
+        for t in range(first_t, first_t + wsz):
+            regs.r32[t, :] = 0
+            regs.r64[t, :] = 0
+            regs.pred[t, :] = 0
+        ws.pc[w] = 0
+        ws.mask[w] = full
+        ws.live[w] = full
+        ws.full[w] = full
+        ws.sp[w] = 0
+        ws.max_sp[w] = 0
+        ws.bar_mask[w] = 0
+        ws.gid[w] = block * wpb + wib
+        ws.status[w] = W_READY if n > 0 else W_DONE
+    sb = geom[G_SHARED]
+    mem.smem[slot * sb:(slot + 1) * sb] = 0
+    lb = geom[G_LOCAL]
+    if lb > 0:
+        mem.lmem[slot * wpb * wsz * lb:(slot + 1) * wpb * wsz * lb] = 0
+
+
+@njit(cache=True)
+def slot_finished(ws, slot, wpb):
+    for w in range(slot * wpb, slot * wpb + wpb):
+        if ws.status[w] != W_DONE:
+            return False
+    return True
+
+
+@njit(cache=True)
+def fill_slots(regs, ws, mem, geom, slot_block, counters):
+    wpb = geom[G_WPB]
+    for s in range(geom[G_SLOTS]):
+        if ws.status[s * wpb] == W_EMPTY or (slot_block[s] >= 0 and slot_finished(ws, s, wpb)):
+            if slot_block[s] >= 0 and ws.status[s * wpb] != W_EMPTY:
+                counters[C_BLOCKS_DONE] += 1
+                slot_block[s] = -1
+                for w in range(s * wpb, s * wpb + wpb):
+                    ws.status[w] = W_EMPTY
+            if counters[C_NEXT_BLOCK] < geom[G_BLOCKS]:
+                launch_block(s, counters[C_NEXT_BLOCK], regs, ws, mem, geom, slot_block)
+                counters[C_NEXT_BLOCK] += 1
+
+
+@njit(cache=True)
+def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icount, hist, ev, fault):
+    n_warps = ws.pc.shape[0]
+    max_insts = geom[G_MAXI]
+    while True:
+        fill_slots(regs, ws, mem, geom, slot_block, counters)
+        progressed = False
+        waiting = -1
+        for w in range(n_warps):
+            status = ws.status[w]
+            if status == W_READY:
+                if counters[C_HIST] >= hist.shape[0]:
+                    return RUN_HISTORY_FULL
+                if counters[C_EVENTS] + 2 >= ev.shape[0]:
+                    return RUN_EVENTS_FULL
+                if counters[C_WARP_INSTS] >= max_insts:
+                    set_fault(fault, FAULT_LIMIT, ws.gid[w], -1, ws.pc[w], 0, max_insts)
+                    return RUN_FAULT
+                if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
+                             hist, ev, fault) == STEP_FAULT:
+                    return RUN_FAULT
+                progressed = True
+            elif status == W_BARRIER and waiting < 0:
+                waiting = w
+        if not progressed:
+            if waiting >= 0:
+                # Every unfinished warp waits at a barrier that cannot complete.
+                set_fault(fault, FAULT_DEADLOCK, ws.gid[waiting], -1, ws.pc[waiting] - 1, 0,
+                          waiting // geom[G_WPB])
+                return RUN_FAULT
+            fill_slots(regs, ws, mem, geom, slot_block, counters)
+            any_ready = False
+            for w in range(n_warps):
+                if ws.status[w] == W_READY:
+                    any_ready = True
+                    break
+            if not any_ready:
+                return RUN_DONE
