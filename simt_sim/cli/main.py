@@ -1,0 +1,216 @@
+"""simt-sim command line.  Exit codes: 0 ok, 1 outputs differ from the manifest's expectations,
+2 bad input (program, manifest, config, arguments), 3 runtime fault."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from simt_sim.errors import InputError, SimError
+
+EXIT_MISMATCH = 1
+
+
+class ArgParser(argparse.ArgumentParser):
+    def error(self, message):           # argparse errors are input errors: exit 2, no traceback
+        self.print_usage(sys.stderr)
+        raise InputError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = ArgParser(prog="simt-sim", description="Cycle-level SIMT GPU simulator")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
+
+    run = sub.add_parser("run", help="run a program directory, a manifest or a PTX file")
+    run.add_argument("target", help="programs/NAME, a manifest.yaml, or a .ptx file")
+    run.add_argument("--kernel", help="entry name (for a PTX file with several)")
+    run.add_argument("--grid", help="blocks: N or X,Y,Z")
+    run.add_argument("--block", help="threads per block: N or X,Y,Z")
+    run.add_argument("--buffer", action="append", default=[], metavar="NAME=SPEC",
+                     help="a global buffer, e.g. out=i32[128] or in=f32[64]:random(seed=1)")
+    run.add_argument("--args", help="kernel arguments in parameter order: buffer names or numbers, "
+                                    "comma separated (default: the buffers in the order given)")
+    run.add_argument("--config", help="GPU config name or YAML path (default h100, or the manifest's)")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override one config value, e.g. simt.divergence_policy=taken-first")
+    run.add_argument("--masks", action="store_true", help="print every warp's execution-mask history")
+    run.add_argument("--warp", type=int, action="append", help="with --masks: only this global warp id")
+    run.add_argument("--json", metavar="FILE", help="write outputs, statistics and the history as JSON")
+    run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+    sub.add_parser("configs", help="list the GPU configs")
+    dis = sub.add_parser("disasm", help="print a kernel with pcs and reconvergence points")
+    dis.add_argument("ptx")
+    dis.add_argument("--kernel")
+    sub.add_parser("isa-doc", help="print docs/isa.md, generated from isa/*.yaml")
+    return p
+
+
+def parse_dims(text: str, what: str):
+    try:
+        parts = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise InputError(f"--{what} expects N or X,Y,Z, found {text!r}") from None
+    if not 1 <= len(parts) <= 3 or any(x < 1 for x in parts):
+        raise InputError(f"--{what} expects 1 to 3 positive numbers, found {text!r}")
+    return parts
+
+
+def parse_arg_value(text: str, buffer_names: set[str]):
+    text = text.strip()
+    if text in buffer_names:
+        return text
+    try:
+        return int(text, 0)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise InputError(f"--args: {text!r} is neither a buffer name nor a number") from None
+
+
+def prepare_run(ns):
+    """-> (program, grid, block, args, buffer specs, config, expect, dynamic_shared)."""
+    from simt_sim.config import load_config
+    from simt_sim.frontend.assembler import load_program
+    from simt_sim.manifest import load_manifest, parse_buffer_spec
+
+    target = Path(ns.target)
+    if target.suffix == ".ptx":
+        if not ns.grid or not ns.block:
+            raise InputError("running a PTX file needs --grid and --block")
+        specs = []
+        for item in ns.buffer:
+            name, eq, spec = item.partition("=")
+            if not eq:
+                raise InputError(f"--buffer expects NAME=SPEC, found {item!r}")
+            try:
+                specs.append(parse_buffer_spec(name.strip(), spec))
+            except ValueError as e:
+                raise InputError(f"--buffer: {e}") from None
+        names = {s.name for s in specs}
+        args = ([parse_arg_value(a, names) for a in ns.args.split(",")] if ns.args
+                else [s.name for s in specs])
+        program = load_program(str(target), ns.kernel)
+        config = load_config(ns.config or "h100", ns.set)
+        return (program, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"), args, specs,
+                config, {}, 0)
+    m = load_manifest(str(target))
+    program = load_program(str(m.kernel_file), ns.kernel or m.kernel)
+    config = load_config(ns.config or m.config, m.overrides + ns.set)
+    grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
+    block = parse_dims(ns.block, "block") if ns.block else m.block
+    return program, grid, block, list(m.args), m.buffers, config, m.expect, m.dynamic_shared
+
+
+def check_expectations(result, expect: dict, program, grid, block, args, inputs, warp_size) -> list[str]:
+    problems = []
+    oracle_out = None
+    for name, want in expect.items():
+        got = result.buffers[name]
+        if want == "oracle":
+            if oracle_out is None:
+                from simt_sim.oracle.interpreter import run_oracle
+                oracle_out = run_oracle(program, grid, block, args, inputs, warp_size=warp_size).buffers
+            ref = oracle_out[name]
+        else:
+            ref = np.array(want, dtype=got.dtype)
+        if ref.shape != got.shape or not np.array_equal(ref.view(np.uint8), got.view(np.uint8)):
+            bad = np.flatnonzero(ref.reshape(-1) != got.reshape(-1)) if ref.shape == got.shape else []
+            first = f" first at [{bad[0]}]: got {got.reshape(-1)[bad[0]]}, expected {ref.reshape(-1)[bad[0]]}" \
+                if len(bad) else ""
+            problems.append(f"output {name} differs from the expected values:{first}")
+    return problems
+
+
+def cmd_run(ns) -> int:
+    from simt_sim.launch import launch
+    from simt_sim.observe.history import buffer_json, format_masks, history_json
+
+    program, grid, block, args, specs, config, expect, dyn = prepare_run(ns)
+    inputs = {s.name: s.make() for s in specs}
+    lc = config.launch_config()
+    result = launch(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, lc,
+                    dynamic_shared=dyn)
+    problems = check_expectations(result, expect, program, grid, block, args, inputs, lc.warp_size)
+    stats = result.stats
+    if ns.masks:
+        print(format_masks(result, ns.warp))
+    if not ns.quiet:
+        print(f"kernel {program.name}: grid {result.grid} block {result.block}, warp size {lc.warp_size}, "
+              f"config {config.name}, policy {lc.policy}")
+        print(f"  warp instructions {stats['warp_instructions']}, thread instructions "
+              f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}")
+        for name, arr in result.buffers.items():
+            shown = np.array2string(arr[:16], separator=" ", max_line_width=200)
+            print(f"  {name} = {shown}{' ...' if arr.size > 16 else ''}")
+        if expect and not problems:
+            print(f"  outputs match the expected values ({', '.join(expect)})")
+    if ns.json:
+        doc = {"kernel": program.name, "config": config.name, "grid": list(vars(result.grid).values()),
+               "block": list(vars(result.block).values()), "warp_size": lc.warp_size,
+               "policy": lc.policy, "stats": stats,
+               "outputs": {k: buffer_json(v) for k, v in result.buffers.items()},
+               "history": history_json(result), "texts": program.texts}
+        Path(ns.json).write_text(json.dumps(doc, indent=1))
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    return EXIT_MISMATCH if problems else 0
+
+
+def cmd_configs(ns) -> int:
+    from simt_sim.config import list_configs, load_config
+    for path in list_configs():
+        c = load_config(str(path))
+        print(f"{c.name:<20} warp {c.get('warp_size'):>2}  {c.get('description', '')}")
+    return 0
+
+
+def cmd_disasm(ns) -> int:
+    from simt_sim.engine import encoding as E
+    from simt_sim.frontend.assembler import load_program
+    program = load_program(ns.ptx, ns.kernel)
+    from simt_sim.isa import isa
+    table = isa()
+    for pc, text in enumerate(program.texts):
+        row = program.code[pc]
+        info = table.ops[int(row[E.F_OP])]
+        note = ""
+        if row[E.F_GUARD] >= 0 and row[E.F_OP] in (E.OP_BRA, E.OP_RET, E.OP_EXIT):
+            r = int(row[E.F_RECONV])
+            note = f"  // reconverges at {r if r >= 0 else 'exit'}"
+        labels = [n for n, p in program.labels.items() if p == pc]
+        for lab in labels:
+            print(f"{lab}:")
+        print(f"{pc:>5}  {text:<48} [{info.unit_for(E.TYPE_NAMES[row[E.F_TYPE]] if row[E.F_TYPE] >= 0 else None)}]{note}")
+    return 0
+
+
+def cmd_isa_doc(ns) -> int:
+    from simt_sim.isa.doc import render_isa_doc
+    sys.stdout.write(render_isa_doc())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(argv)
+        handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc}
+        return handler[ns.command](ns)
+    except SimError as e:
+        print(str(e), file=sys.stderr)
+        return e.exit_code
+    except BrokenPipeError:            # output piped into `head`
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

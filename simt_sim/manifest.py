@@ -1,0 +1,176 @@
+"""Program manifests (programs/NAME/manifest.yaml) and buffer specifications.
+
+A buffer spec is `DTYPE[SIZE]` optionally followed by `:INIT`, the same in a manifest and in
+`--buffer name=SPEC` on the command line.  See docs/manifest.md.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simt_sim.errors import InputError, SourceLoc
+from simt_sim.yamlschema import Field, error_at, load_yaml_nodes, node_at, validate
+
+DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+          "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+          "f32": np.float32, "f64": np.float64}
+_SPEC_RE = re.compile(r"^\s*(?P<dtype>[a-z0-9]+)\s*\[\s*(?P<size>\d+)\s*\]\s*(?::\s*(?P<init>.*))?$")
+_INIT_RE = re.compile(r"^(?P<name>[a-z_]+)\s*(?:\((?P<args>.*)\))?\s*$")
+
+INIT_HELP = ("zeros | fill(V) | range | range(start,step) | values(v0,v1,...) | "
+             "random(seed=S,low=L,high=H) | lane_id(width)")
+
+
+@dataclass
+class BufferSpec:
+    name: str
+    dtype: str
+    size: int
+    init: str = "zeros"
+
+    def make(self) -> np.ndarray:
+        return make_buffer(self)
+
+
+def parse_buffer_spec(name: str, text: str) -> BufferSpec:
+    """`i32[128]:random(seed=1)` -> BufferSpec; raises ValueError with what was expected."""
+    m = _SPEC_RE.match(str(text))
+    if not m:
+        raise ValueError(f"buffer {name!r}: expected DTYPE[SIZE] or DTYPE[SIZE]:INIT, found {text!r}")
+    dtype = m.group("dtype")
+    if dtype not in DTYPES:
+        raise ValueError(f"buffer {name!r}: unknown dtype {dtype!r} (expected one of {', '.join(DTYPES)})")
+    spec = BufferSpec(name, dtype, int(m.group("size")), (m.group("init") or "zeros").strip())
+    make_buffer(spec)   # validates the initialiser
+    return spec
+
+
+def _kwargs(args: str) -> tuple[list[str], dict[str, str]]:
+    pos, kw = [], {}
+    for part in filter(None, (a.strip() for a in args.split(","))):
+        if "=" in part:
+            k, _, v = part.partition("=")
+            kw[k.strip()] = v.strip()
+        else:
+            pos.append(part)
+    return pos, kw
+
+
+def make_buffer(spec: BufferSpec) -> np.ndarray:
+    dt = np.dtype(DTYPES[spec.dtype])
+    m = _INIT_RE.match(spec.init)
+    if not m:
+        raise ValueError(f"buffer {spec.name!r}: bad initialiser {spec.init!r} (expected {INIT_HELP})")
+    kind = m.group("name")
+    pos, kw = _kwargs(m.group("args") or "")
+    n = spec.size
+    num = float if dt.kind == "f" else int
+    try:
+        if kind == "zeros":
+            return np.zeros(n, dt)
+        if kind == "fill":
+            return np.full(n, num(pos[0]), dt)
+        if kind == "range":
+            start = num(pos[0]) if pos else num(kw.get("start", 0))
+            step = num(pos[1]) if len(pos) > 1 else num(kw.get("step", 1))
+            return (start + step * np.arange(n)).astype(dt)
+        if kind == "values":
+            vals = [num(v) for v in pos]
+            if len(vals) != n:
+                raise ValueError(f"values() gives {len(vals)} values for {n} elements")
+            return np.array(vals, dtype=dt)
+        if kind == "random":
+            rng = np.random.default_rng(int(kw.get("seed", pos[0] if pos else 0)))
+            if dt.kind == "f":
+                low, high = float(kw.get("low", 0.0)), float(kw.get("high", 1.0))
+                return rng.uniform(low, high, n).astype(dt)
+            info = np.iinfo(dt)
+            low = int(kw.get("low", 0))
+            high = int(kw.get("high", min(info.max, 100)))
+            return rng.integers(low, high, n, endpoint=True, dtype=np.int64).astype(dt)
+        if kind == "lane_id":
+            width = int(pos[0]) if pos else 32
+            return (np.arange(n) % width).astype(dt)
+    except (ValueError, IndexError, OverflowError) as e:
+        raise ValueError(f"buffer {spec.name!r}: bad initialiser {spec.init!r}: {e}") from None
+    raise ValueError(f"buffer {spec.name!r}: unknown initialiser {kind!r} (expected {INIT_HELP})")
+
+
+def _dims(v) -> bool:
+    if isinstance(v, int):
+        return v > 0
+    return isinstance(v, list) and 1 <= len(v) <= 3 and all(isinstance(x, int) and x > 0 for x in v)
+
+
+SCHEMA = {
+    "description": Field(str, doc="what the program shows"),
+    "kernel_file": Field(str, required=True, doc="PTX file, relative to the manifest"),
+    "kernel": Field(str, doc="entry name (needed when the file has several)"),
+    "config": Field(str, doc="GPU config name or path (default h100)"),
+    "set": Field(list, doc="config overrides, as for --set"),
+    "grid": Field((int, list), lambda v: None if _dims(v) else "must be a positive int or [x, y, z]",
+                  required=True),
+    "block": Field((int, list), lambda v: None if _dims(v) else "must be a positive int or [x, y, z]",
+                   required=True),
+    "dynamic_shared": Field(int, lambda v: None if v >= 0 else "must not be negative"),
+    "buffers": Field(dict, doc="name: DTYPE[SIZE]:INIT"),
+    "args": Field(list, required=True, doc="one per kernel parameter: buffer name or number"),
+    "expect": Field(dict, doc="name: [values] or 'oracle'"),
+}
+
+
+@dataclass
+class Manifest:
+    path: Path
+    kernel_file: Path
+    kernel: str | None
+    config: str
+    overrides: list[str]
+    grid: list[int] | int
+    block: list[int] | int
+    buffers: list[BufferSpec]
+    args: list
+    expect: dict = field(default_factory=dict)
+    description: str = ""
+    dynamic_shared: int = 0
+
+
+def manifest_path(target: str) -> Path:
+    p = Path(target)
+    return p / "manifest.yaml" if p.is_dir() else p
+
+
+def load_manifest(target: str) -> Manifest:
+    path = manifest_path(target)
+    data, root = load_yaml_nodes(str(path))
+    validate(data, SCHEMA, str(path), root)
+    buffers = []
+    for name, spec in (data.get("buffers") or {}).items():
+        try:
+            buffers.append(parse_buffer_spec(str(name), spec))
+        except ValueError as e:
+            raise error_at(str(path), root, ("buffers", name), str(e)) from None
+    names = {b.name for b in buffers}
+    for i, arg in enumerate(data["args"]):
+        if isinstance(arg, str) and arg not in names:
+            raise error_at(str(path), root, ("args", i), f"argument {arg!r} is not a buffer "
+                           f"(buffers: {', '.join(sorted(names)) or 'none'})")
+        if not isinstance(arg, (str, int, float)) or isinstance(arg, bool):
+            raise error_at(str(path), root, ("args", i), "an argument is a buffer name or a number")
+    for name, want in (data.get("expect") or {}).items():
+        if name not in names:
+            raise error_at(str(path), root, ("expect", name), f"expected output {name!r} is not a buffer")
+        if not (want == "oracle" or isinstance(want, list)):
+            raise error_at(str(path), root, ("expect", name), "expected a list of values or 'oracle'")
+    kernel_file = path.parent / data["kernel_file"]
+    if not kernel_file.exists():
+        node = node_at(root, "kernel_file")
+        raise InputError(f"kernel file {data['kernel_file']!r} not found",
+                         SourceLoc(str(path), node.start_mark.line + 1, node.start_mark.column + 1))
+    return Manifest(path, kernel_file, data.get("kernel"), data.get("config", "h100"),
+                    [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
+                    data["args"], data.get("expect") or {}, data.get("description", ""),
+                    data.get("dynamic_shared", 0))
