@@ -233,6 +233,24 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
         if row[E.F_DST2] >= 0:
             regs.pred[t, row[E.F_DST2]] = np.uint8(1 if notr else 0)
         return
+    if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0f) when true
+        sty = row[E.F_TYPE2]
+        cmp = row[E.F_CMP]
+        ak, ai, _, _ = opnd(row, 1)
+        bk, bi, _, _ = opnd(row, 2)
+        if sty == E.T_F32:
+            r = alu.float_compare(cmp, np.float64(read_f32(code, regs, t, ak, ai)),
+                                  np.float64(read_f32(code, regs, t, bk, bi)))
+        elif sty == E.T_F64:
+            r = alu.float_compare(cmp, read_f64(code, regs, t, ak, ai), read_f64(code, regs, t, bk, bi))
+        else:
+            r = alu.int_compare(cmp, read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters),
+                                read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters), sty)
+        if ty == E.T_F32:
+            regs.f32[t, di] = np.float32(1.0 if r else 0.0)
+        else:
+            write_raw(regs, dk, di, t, alu.truncate(np.int64(-1) if r else np.int64(0), ty))
+        return
     if op == E.OP_SELP or op == E.OP_SLCT:
         if op == E.OP_SELP:
             choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
