@@ -200,8 +200,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     with np.errstate(all="ignore"):
         while True:
             status = run_functional(code, regs, warps, mem, geom, slot_block, counters, thread_icount,
-                                    hist, ev, fault)
-            _collect_max_sp(warps, max_sp)
+                                    max_sp, hist, ev, fault)
             if status == ST.RUN_HISTORY_FULL:
                 if config.record_history:
                     hist_parts.append(hist.copy())
@@ -218,6 +217,8 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     n_hist = min(int(counters[ST.C_HIST]), len(hist))
     history = np.concatenate(hist_parts + [hist[:n_hist]]) if hist_parts else hist[:n_hist].copy()
     events = np.concatenate(ev_parts + [ev[:counters[ST.C_EVENTS]]])
+    resident = warps.status != ST.W_EMPTY          # blocks still in their slots at the end
+    max_sp[warps.gid[resident]] = warps.max_sp[resident]
     if status == ST.RUN_FAULT:
         raise RuntimeFault(describe_fault(program, fault, warps, geom, slot_block, grid, block, ws, wpb))
     out = {}
@@ -230,12 +231,6 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     names = ("events", "hist", "warp_insts", "thread_insts", "active_lanes", "next_block", "blocks_done", "clock")
     return RunResult(program, grid, block, config, out, history, events, thread_icount, max_sp,
                      {n: int(counters[i]) for i, n in enumerate(names)})
-
-
-def _collect_max_sp(warps, max_sp) -> None:
-    live = warps.status != ST.W_EMPTY
-    gids = warps.gid[live]
-    np.maximum.at(max_sp, gids, warps.max_sp[live])
 
 
 def _xyz(i: int, dims: Dim3) -> str:

@@ -60,7 +60,8 @@ def slot_finished(ws, slot, wpb):
 
 
 @njit(cache=True)
-def fill_slots(regs, ws, mem, geom, slot_block, counters):
+def fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp):
+    """Retire finished blocks (keeping their per-warp statistics) and launch waiting ones."""
     wpb = geom[G_WPB]
     for s in range(geom[G_SLOTS]):
         if ws.status[s * wpb] == W_EMPTY or (slot_block[s] >= 0 and slot_finished(ws, s, wpb)):
@@ -68,6 +69,7 @@ def fill_slots(regs, ws, mem, geom, slot_block, counters):
                 counters[C_BLOCKS_DONE] += 1
                 slot_block[s] = -1
                 for w in range(s * wpb, s * wpb + wpb):
+                    warp_max_sp[ws.gid[w]] = ws.max_sp[w]
                     ws.status[w] = W_EMPTY
             if counters[C_NEXT_BLOCK] < geom[G_BLOCKS]:
                 launch_block(s, counters[C_NEXT_BLOCK], regs, ws, mem, geom, slot_block)
@@ -75,11 +77,12 @@ def fill_slots(regs, ws, mem, geom, slot_block, counters):
 
 
 @njit(cache=True)
-def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icount, hist, ev, fault):
+def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icount, warp_max_sp, hist, ev,
+                   fault):
     n_warps = ws.pc.shape[0]
     max_insts = geom[G_MAXI]
     while True:
-        fill_slots(regs, ws, mem, geom, slot_block, counters)
+        fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp)
         progressed = False
         waiting = -1
         for w in range(n_warps):
@@ -104,7 +107,7 @@ def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icoun
                 set_fault(fault, FAULT_DEADLOCK, ws.gid[waiting], -1, ws.pc[waiting] - 1, 0,
                           waiting // geom[G_WPB])
                 return RUN_FAULT
-            fill_slots(regs, ws, mem, geom, slot_block, counters)
+            fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp)
             any_ready = False
             for w in range(n_warps):
                 if ws.status[w] == W_READY:

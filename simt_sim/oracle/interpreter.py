@@ -1,0 +1,1118 @@
+"""A deliberately simple per-thread scalar interpreter, used as the test oracle for the engine.
+
+Every thread runs alone over the encoded Program with its own registers (Python lists of raw bit
+patterns as Python ints) and follows branches by its own predicate: there are no warps, masks or
+reconvergence stacks here.  Blocks run one after another; inside a block each thread runs until it
+reaches a barrier or exits, then the next one, in thread order; when every thread of the block is
+waiting at the barrier they all continue (one "phase" after another).
+
+Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
+scalars (correctly rounded IEEE arithmetic), exact rationals for the directed rounding modes and
+simt_sim.engine.fparith.fma32/fma64 (plain Python here) for fused multiply-add.
+
+Conventions shared with the engine (where PTX leaves the result open): integer x/0 gives all ones
+and x%0 gives x; approximate functions (sin, cos, ex2, lg2, rsqrt, tanh) are the float64 libm
+value rounded to float32; rcp.approx / sqrt.approx are correctly rounded; div.approx.f32 is
+a * rcp(b); float min/max return the number when one operand is NaN and order -0 below +0.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from simt_sim.engine import encoding as E
+from simt_sim.engine.fparith import fma32, fma64
+from simt_sim.errors import InputError, RuntimeFault
+from simt_sim.isa import isa
+from simt_sim.launch import Dim3, layout_global, pack_params
+
+__all__ = ["OracleResult", "run_oracle"]
+
+M32 = 0xFFFF_FFFF
+M64 = 0xFFFF_FFFF_FFFF_FFFF
+
+_OPNAME = {op.opcode: op.name for op in isa().ops}
+
+# type helpers (index = encoding type code)
+_BITS = {E.T_U8: 8, E.T_U16: 16, E.T_U32: 32, E.T_U64: 64, E.T_S8: 8, E.T_S16: 16, E.T_S32: 32,
+         E.T_S64: 64, E.T_B8: 8, E.T_B16: 16, E.T_B32: 32, E.T_B64: 64, E.T_F16: 16, E.T_F32: 32,
+         E.T_F64: 64, E.T_PRED: 1}
+_SIGNED = {E.T_S8, E.T_S16, E.T_S32, E.T_S64}
+_FLOAT = {E.T_F16, E.T_F32, E.T_F64}
+_DIRECTED = {E.RND_RZ, E.RND_RM, E.RND_RP}
+_INTEGRAL = {E.RND_RNI: E.RND_RN, E.RND_RZI: E.RND_RZ, E.RND_RMI: E.RND_RM, E.RND_RPI: E.RND_RP}
+
+_UNSUPPORTED = {
+    "activemask": "activemask is a warp-collective operation",
+    "vote": "vote is a warp-collective operation",
+    "shfl": "shfl is a warp-collective operation",
+    "push_mask": "push_mask manipulates the warp's explicit mask stack",
+    "pop_mask": "pop_mask manipulates the warp's explicit mask stack",
+    "mask_nz": "mask_nz manipulates the warp's explicit mask stack",
+    "br_push": "br_push manipulates the warp's explicit mask stack",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# bit-pattern helpers
+# ---------------------------------------------------------------------------------------------
+
+def _mask(bits: int) -> int:
+    return (1 << bits) - 1
+
+
+def _to_int(raw: int, ty: int) -> int:
+    """Raw bits -> integer value of type ty (sign- or zero-extended Python int)."""
+    bits = _BITS[ty]
+    v = raw & _mask(bits)
+    if ty in _SIGNED and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _f32(bits: int) -> np.float32:
+    return np.uint32(bits & M32).view(np.float32)
+
+
+def _f64(bits: int) -> np.float64:
+    return np.uint64(bits & M64).view(np.float64)
+
+
+def _f16(bits: int) -> np.float16:
+    return np.uint16(bits & 0xFFFF).view(np.float16)
+
+
+def _bits32(x) -> int:
+    return int(np.float32(x).view(np.uint32))
+
+
+def _bits64(x) -> int:
+    return int(np.float64(x).view(np.uint64))
+
+
+def _bits16(x) -> int:
+    return int(np.float16(x).view(np.uint16))
+
+
+_F32_MIN_NORMAL = 2.0 ** -126
+
+
+def _ftz32(x: np.float32, on: bool) -> np.float32:
+    if on and x != 0 and abs(float(x)) < _F32_MIN_NORMAL:
+        return np.float32(-0.0) if math.copysign(1.0, float(x)) < 0 else np.float32(0.0)
+    return x
+
+
+def _signbit(x) -> bool:
+    return math.copysign(1.0, float(x)) < 0
+
+
+# ---------------------------------------------------------------------------------------------
+# exact rounding of rationals (directed rounding modes, int -> float conversions)
+# ---------------------------------------------------------------------------------------------
+
+_FORMATS = {32: (24, -126, 127), 64: (53, -1022, 1023)}
+
+
+def round_rational(x: Fraction, width: int, mode: int) -> float:
+    """Round a rational to the binary32/binary64 value chosen by mode (RN ties to even, RZ, RM,
+    RP); returns it as a Python float (exact for both formats)."""
+    if x == 0:
+        return 0.0
+    p, emin, emax = _FORMATS[width]
+    neg = x < 0
+    n, d = abs(x.numerator), x.denominator
+    e = n.bit_length() - d.bit_length()            # 2^e <= |x| < 2^(e+1) after the fix-up
+    if (n < (d << e)) if e >= 0 else ((n << -e) < d):
+        e -= 1
+    q = max(e, emin) - (p - 1)                     # exponent of the last mantissa bit
+    if q >= 0:
+        den = d << q
+        m, r = divmod(n, den)
+    else:
+        den = d
+        m, r = divmod(n << -q, d)
+    if mode in (E.RND_RN, E.RND_NONE, E.RND_RNI):
+        if 2 * r > den or (2 * r == den and m & 1):
+            m += 1
+    elif mode in (E.RND_RM, E.RND_RMI):
+        if r and neg:
+            m += 1
+    elif mode in (E.RND_RP, E.RND_RPI):
+        if r and not neg:
+            m += 1
+    # RZ: truncate
+    if m == 0:
+        return -0.0 if neg else 0.0
+    if m.bit_length() + q > emax + 1:               # overflow
+        to_inf = mode in (E.RND_RN, E.RND_NONE) or (mode == E.RND_RP and not neg) or \
+            (mode == E.RND_RM and neg)
+        if to_inf:
+            return -math.inf if neg else math.inf
+        big = math.ldexp((1 << p) - 1, emax - p + 1)
+        return -big if neg else big
+    v = math.ldexp(m, q)
+    return -v if neg else v
+
+
+def _round_to(x: Fraction, ty: int, mode: int):
+    if ty == E.T_F32:
+        return np.float32(round_rational(x, 32, mode))
+    return np.float64(round_rational(x, 64, mode))
+
+
+def _next_toward(x, direction: float):
+    return np.nextafter(x, type(x)(direction))
+
+
+# ---------------------------------------------------------------------------------------------
+# floating-point arithmetic
+# ---------------------------------------------------------------------------------------------
+
+def _fminmax(a, b, is_max):
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
+    if a == b:
+        if a == 0:
+            # -0 < +0
+            if is_max:
+                return b if _signbit(a) else a
+            return a if _signbit(a) else b
+        return a
+    if is_max:
+        return a if a > b else b
+    return a if a < b else b
+
+
+def _exact_zero_addition(rn_result, x_zero_pos: bool, y_zero_pos: bool, mode: int):
+    """Sign of an exactly-zero sum under a directed mode, given the round-to-nearest result."""
+    if mode in (E.RND_RM,) and not _signbit(rn_result) and not (x_zero_pos and y_zero_pos):
+        return type(rn_result)(-0.0)
+    return rn_result
+
+
+def _is_pos_zero(x) -> bool:
+    return x == 0 and not _signbit(x)
+
+
+def _float_binary(name: str, ty: int, a, b, c, rnd: int):
+    """add sub mul div fma/mad at type f32/f64 with rounding mode rnd (values are numpy scalars
+    of the right width)."""
+    is32 = ty == E.T_F32
+    if name == "add":
+        rn = a + b
+    elif name == "sub":
+        rn = a - b
+    elif name == "mul":
+        rn = a * b
+    elif name == "div":
+        rn = a / b
+    else:  # fma / mad
+        rn = fma32(a, b, c) if is32 else fma64(a, b, c)
+        rn = np.float32(rn) if is32 else np.float64(rn)
+    if rnd not in _DIRECTED:
+        return rn
+    ops = (a, b, c) if name in ("fma", "mad") else (a, b)
+    if not all(math.isfinite(float(v)) for v in ops):
+        return rn                       # infinities and NaNs: the same in every rounding mode
+    fa, fb = Fraction(float(a)), Fraction(float(b))
+    if name == "add":
+        exact = fa + fb
+    elif name == "sub":
+        exact = fa - fb
+    elif name == "mul":
+        exact = fa * fb
+    elif name == "div":
+        if fb == 0:
+            return rn
+        exact = fa / fb
+    else:
+        exact = fa * fb + Fraction(float(c))
+    if exact == 0:
+        if name == "add":
+            return _exact_zero_addition(rn, _is_pos_zero(a), _is_pos_zero(b), rnd)
+        if name == "sub":
+            return _exact_zero_addition(rn, _is_pos_zero(a), b == 0 and _signbit(b), rnd)
+        if name in ("fma", "mad"):
+            prod_pos_zero = (a == 0 or b == 0) and (_signbit(a) == _signbit(b))
+            return _exact_zero_addition(rn, prod_pos_zero, _is_pos_zero(c), rnd)
+        return rn
+    return _round_to(exact, ty, rnd)
+
+
+def _float_sqrt(x, rnd: int):
+    r = np.sqrt(x)
+    if rnd not in _DIRECTED or not math.isfinite(float(r)) or r == 0:
+        return r
+    fx, fr = Fraction(float(x)), Fraction(float(r))
+    if fr * fr == fx:
+        return r
+    if fr * fr > fx and rnd in (E.RND_RZ, E.RND_RM):
+        return _next_toward(r, -math.inf)
+    if fr * fr < fx and rnd == E.RND_RP:
+        return _next_toward(r, math.inf)
+    return r
+
+
+def _float_rcp(x, rnd: int):
+    one = type(x)(1.0)
+    if rnd in _DIRECTED and math.isfinite(float(x)) and x != 0:
+        return _round_to(1 / Fraction(float(x)), E.T_F32 if isinstance(x, np.float32) else E.T_F64, rnd)
+    return one / x
+
+
+def _sfu_approx32(name: str, x: np.float32) -> np.float32:
+    """Approximate f32 functions: the float64 libm value rounded once to float32."""
+    v = float(x)
+    if name == "sin" or name == "cos":
+        if not math.isfinite(v):
+            return np.float32(math.nan)
+        return np.float32(math.sin(v) if name == "sin" else math.cos(v))
+    if name == "ex2":
+        if math.isnan(v):
+            return np.float32(v)
+        if v >= 1024.0:
+            return np.float32(math.inf)
+        if v < -2000.0:
+            return np.float32(0.0)
+        return np.float32(2.0 ** v)
+    if name == "lg2":
+        if math.isnan(v) or v < 0:
+            return np.float32(math.nan)
+        if v == 0:
+            return np.float32(-math.inf)
+        if math.isinf(v):
+            return np.float32(math.inf)
+        return np.float32(math.log2(v))
+    if name == "rsqrt":
+        if v == 0:
+            return np.float32(math.copysign(math.inf, v))
+        if math.isnan(v) or v < 0:
+            return np.float32(math.nan)
+        if math.isinf(v):
+            return np.float32(0.0)
+        return np.float32(1.0 / math.sqrt(v))
+    if name == "tanh":
+        return np.float32(math.tanh(v))
+    raise AssertionError(name)
+
+
+def _float_compare(cmp: int, a, b) -> bool:
+    name = E.CMP_NAMES[cmp]
+    unordered = math.isnan(a) or math.isnan(b)
+    if name == "num":
+        return not unordered
+    if name == "nan":
+        return unordered
+    if name.endswith("u") and name not in ("eq", "ne"):
+        if unordered:
+            return True
+        name = name[:-1]
+    elif unordered:
+        return False
+    return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[name]
+
+
+def _int_compare(cmp: int, a: int, b: int, ty: int) -> bool:
+    name = E.CMP_NAMES[cmp]
+    bits = _BITS[ty]
+    if name in ("lo", "ls", "hi", "hs"):
+        a &= _mask(bits)
+        b &= _mask(bits)
+        name = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[name]
+    table = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}
+    if name not in table:
+        raise NotImplementedError(f"comparison .{name} is only defined for floating-point types")
+    return table[name]
+
+
+def _round_integral(x: float, mode: int) -> float:
+    """Round a float to an integral value (keeps the sign of zero, passes inf/NaN through)."""
+    if not math.isfinite(x):
+        return x
+    if mode in (E.RND_RN, E.RND_RNI, E.RND_NONE):
+        r = round(x)                     # Python rounds halves to even
+    elif mode in (E.RND_RM, E.RND_RMI):
+        r = math.floor(x)
+    elif mode in (E.RND_RP, E.RND_RPI):
+        r = math.ceil(x)
+    else:
+        r = math.trunc(x)
+    return math.copysign(float(r), x)
+
+
+# ---------------------------------------------------------------------------------------------
+# the program, decoded once
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Op:
+    kind: int
+    idx: int
+    imm: int
+    ty: int
+
+
+@dataclass(frozen=True)
+class _Ins:
+    pc: int
+    name: str
+    ty: int
+    ty2: int
+    cmp: int
+    boolop: int
+    flags: int
+    rnd: int
+    space: int
+    vec: int
+    guard: int
+    guard_neg: bool
+    target: int
+    dst2: int
+    ops: tuple
+
+
+def _decode(program) -> list[_Ins]:
+    out = []
+    for pc, row in enumerate(program.code):
+        row = [int(v) for v in row]
+        nops = row[E.F_NOPS]
+        ops = []
+        for k in range(nops):
+            b = E.F_OPS + k * E.OPERAND_FIELDS
+            ops.append(_Op(row[b], row[b + 1], row[b + 2], row[b + 3]))
+        out.append(_Ins(pc, _OPNAME[row[E.F_OP]], row[E.F_TYPE], row[E.F_TYPE2], row[E.F_CMP],
+                        row[E.F_BOOL], row[E.F_FLAGS], row[E.F_RND], row[E.F_SPACE], row[E.F_VEC],
+                        row[E.F_GUARD], bool(row[E.F_GUARD_NEG]), row[E.F_TARGET], row[E.F_DST2],
+                        tuple(ops)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# threads and the interpreter
+# ---------------------------------------------------------------------------------------------
+
+RUNNING, AT_BARRIER, EXITED = 0, 1, 2
+
+
+class _Thread:
+    __slots__ = ("tib", "slot", "r32", "r64", "p", "pc", "state", "steps", "icount", "local")
+
+    def __init__(self, tib: int, slot: int, program, local_bytes: int):
+        self.tib = tib
+        self.slot = slot
+        self.r32 = [0] * max(program.n_r32, 1)
+        self.r64 = [0] * max(program.n_r64, 1)
+        self.p = [0] * max(program.n_pred, 1)
+        self.pc = 0
+        self.state = RUNNING
+        self.steps = 0
+        self.icount = 0
+        self.local = bytearray(local_bytes)
+
+
+@dataclass
+class OracleResult:
+    buffers: dict[str, np.ndarray]
+    thread_icount: np.ndarray      # guard-true instructions per global thread slot
+    instructions: int              # total of thread_icount
+
+
+class _Fault(Exception):
+    pass
+
+
+class _Interpreter:
+    def __init__(self, program, grid: Dim3, block: Dim3, args, buffers, warp_size: int,
+                 max_steps: int, dynamic_shared: int):
+        self.program = program
+        self.grid = grid
+        self.block = block
+        self.ws = warp_size
+        self.wpb = -(-block.count // warp_size)
+        self.max_steps = max_steps
+        self.code = _decode(program)
+        self.cu64 = [int(v) for v in program.const_u64]
+        self.cf32 = [np.float32(v) for v in program.const_f32]
+        self.cf64 = [np.float64(v) for v in program.const_f64]
+        self.vecs = [[int(v) for v in row] for row in program.vec_regs]
+        self.buffers = buffers
+        gmem, bases, ends, offs, self.buffer_addr = layout_global(program, buffers)
+        self.gmem = bytearray(gmem.tobytes())
+        self.regions = [(int(b), int(e), int(o)) for b, e, o in zip(bases, ends, offs)]
+        if not (program.global_size or buffers):
+            self.regions = []               # layout_global's placeholder entry maps nothing
+        self.pmem = bytearray(pack_params(program, list(args), self.buffer_addr).tobytes())
+        self.shared_bytes = program.shared_size + dynamic_shared
+        self.local_bytes = program.local_size
+        self.smem = bytearray(self.shared_bytes)
+        self.block_index = 0
+        self.thread_icount = np.zeros(grid.count * self.wpb * warp_size, dtype=np.int64)
+
+    # ---- faults ----
+    def fault(self, th: _Thread, ins: _Ins | None, message: str) -> RuntimeFault:
+        where = f"kernel {self.program.name}, block {self._xyz(self.block_index, self.grid)}, " \
+                f"thread {self._xyz(th.tib, self.block)}"
+        if ins is not None:
+            where += f", pc {ins.pc} `{self.program.texts[ins.pc]}`"
+        return RuntimeFault(f"oracle: runtime error: {message}; {where}")
+
+    @staticmethod
+    def _xyz(i: int, d: Dim3) -> str:
+        return f"({i % d.x},{(i // d.x) % d.y},{i // (d.x * d.y)})"
+
+    # ---- special registers ----
+    def sreg(self, code: int, th: _Thread) -> int:
+        base, comp = divmod(code, 4)
+        name = E.SREG_NAMES[base]
+        b, g = self.block, self.grid
+        if name == "%tid":
+            t = th.tib
+            return (t % b.x, (t // b.x) % b.y, t // (b.x * b.y))[comp]
+        if name == "%ntid":
+            return (b.x, b.y, b.z)[comp]
+        if name == "%ctaid":
+            k = self.block_index
+            return (k % g.x, (k // g.x) % g.y, k // (g.x * g.y))[comp]
+        if name == "%nctaid":
+            return (g.x, g.y, g.z)[comp]
+        lane = th.tib % self.ws
+        if name == "%laneid":
+            return lane
+        if name == "%warpid":
+            return th.tib // self.ws
+        if name == "%nwarpid":
+            return self.wpb
+        if name in ("%smid", "%gridid"):
+            return 0
+        if name == "%nsmid":
+            return 1
+        if name == "%lanemask_eq":
+            return (1 << lane) & M32
+        if name == "%lanemask_lt":
+            return ((1 << lane) - 1) & M32
+        if name == "%lanemask_le":
+            return ((1 << (lane + 1)) - 1) & M32
+        if name == "%lanemask_gt":
+            return ~((1 << (lane + 1)) - 1) & M32
+        if name == "%lanemask_ge":
+            return ~((1 << lane) - 1) & M32
+        raise NotImplementedError(f"oracle: special register {name} depends on timing and is not "
+                                  "supported by the oracle")
+
+    # ---- registers ----
+    def raw(self, th: _Thread, o: _Op) -> int:
+        k = o.kind
+        if k == E.K_R32:
+            return th.r32[o.idx]
+        if k == E.K_R64:
+            return th.r64[o.idx]
+        if k == E.K_PRED:
+            return th.p[o.idx] ^ (1 if o.imm else 0)
+        if k == E.K_IMM:
+            return self.cu64[o.idx]
+        if k == E.K_SREG:
+            return self.sreg(o.idx, th)
+        raise AssertionError(f"operand kind {k} has no value")
+
+    def ival(self, th: _Thread, o: _Op, ty: int | None = None) -> int:
+        """Integer value of a source operand at its operand type (or ty)."""
+        t = o.ty if ty is None else ty
+        v = self.raw(th, o)
+        if t < 0 or t == E.T_PRED:
+            return v
+        return _to_int(v, t)
+
+    def fval(self, th: _Thread, o: _Op, ty: int):
+        if o.kind == E.K_IMM:
+            return self.cf32[o.idx] if ty == E.T_F32 else self.cf64[o.idx]
+        bits = self.raw(th, o)
+        if ty == E.T_F32:
+            return _f32(bits)
+        if ty == E.T_F64:
+            return _f64(bits)
+        return _f16(bits)
+
+    def write(self, th: _Thread, o: _Op, bits: int) -> None:
+        if o.kind == E.K_R32:
+            th.r32[o.idx] = bits & M32
+        elif o.kind == E.K_R64:
+            th.r64[o.idx] = bits & M64
+        elif o.kind == E.K_PRED:
+            th.p[o.idx] = bits & 1
+        else:
+            raise AssertionError(f"cannot write operand kind {o.kind}")
+
+    def write_typed(self, th: _Thread, o: _Op, value: int, ty: int) -> None:
+        """Write an integer result truncated to the width of ty."""
+        self.write(th, o, value & _mask(_BITS[ty]) if ty >= 0 else value)
+
+    def write_float(self, th: _Thread, o: _Op, x, ty: int) -> None:
+        if ty == E.T_F32:
+            self.write(th, o, _bits32(x))
+        elif ty == E.T_F64:
+            self.write(th, o, _bits64(x))
+        else:
+            self.write(th, o, _bits16(x))
+
+    def vec_entry_read(self, th: _Thread, entry: int) -> int:
+        if entry < 0:
+            return 0
+        if entry & E.VEC_R64:
+            return th.r64[entry & (E.VEC_R64 - 1)]
+        return th.r32[entry]
+
+    def vec_entry_write(self, th: _Thread, entry: int, bits: int) -> None:
+        if entry < 0:
+            return
+        if entry & E.VEC_R64:
+            th.r64[entry & (E.VEC_R64 - 1)] = bits & M64
+        else:
+            th.r32[entry] = bits & M32
+
+    # ---- memory ----
+    def locate(self, th: _Thread, ins: _Ins, space: int, addr: int, width: int):
+        """-> (bytearray, offset) of an access, faulting when out of bounds."""
+        if space == E.SP_GENERIC:
+            if E.SHARED_WINDOW <= addr < E.SHARED_WINDOW + E.WINDOW_SIZE:
+                space, addr = E.SP_SHARED, addr - E.SHARED_WINDOW
+            elif E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE:
+                space, addr = E.SP_LOCAL, addr - E.LOCAL_WINDOW
+            else:
+                space = E.SP_GLOBAL
+        if space in (E.SP_GLOBAL, E.SP_CONST):
+            for base, end, off in self.regions:
+                if base <= addr and addr + width <= end:
+                    return self.gmem, off + addr - base
+        elif space == E.SP_SHARED:
+            if 0 <= addr and addr + width <= self.shared_bytes:
+                return self.smem, addr
+        elif space == E.SP_LOCAL:
+            if 0 <= addr and addr + width <= self.local_bytes:
+                return th.local, addr
+        elif space == E.SP_PARAM:
+            if 0 <= addr and addr + width <= len(self.pmem):
+                return self.pmem, addr
+        raise self.fault(th, ins, f"out-of-bounds access of {width} bytes at address {addr:#x} "
+                                  f"(.{E.SPACE_NAMES[space]})")
+
+    def address(self, th: _Thread, o: _Op) -> int:
+        addr = o.imm
+        if o.idx >= 0:
+            file = o.idx >> E.ADDR_FILE_SHIFT
+            r = o.idx & ((1 << E.ADDR_FILE_SHIFT) - 1)
+            addr += th.r64[r] if file == E.ADDR_R64 else th.r32[r]
+        return addr
+
+    # ---- the interpreter loop ----
+    def run(self) -> OracleResult:
+        b = self.block
+        tpb = b.count
+        for blk in range(self.grid.count):
+            self.block_index = blk
+            self.smem = bytearray(self.shared_bytes)
+            first_slot = blk * self.wpb * self.ws
+            threads = [_Thread(t, first_slot + t, self.program, self.local_bytes) for t in range(tpb)]
+            while True:
+                for th in threads:
+                    if th.state == RUNNING:
+                        self.run_thread(th)
+                waiting = [th for th in threads if th.state == AT_BARRIER]
+                if not waiting:
+                    break
+                exited = [th for th in threads if th.state == EXITED]
+                if exited:
+                    th = waiting[0]
+                    raise self.fault(th, self.code[th.pc - 1],
+                                     f"barrier deadlock: {len(waiting)} thread(s) wait at a barrier "
+                                     f"that {len(exited)} exited thread(s) can never reach")
+                for th in waiting:
+                    th.state = RUNNING
+            for th in threads:
+                self.thread_icount[th.slot] = th.icount
+        out = {}
+        for name, arr in self.buffers.items():
+            a = np.ascontiguousarray(arr)
+            base = self.buffer_addr[name]
+            off = next(o for bb, _, o in self.regions if bb == base)
+            raw = np.frombuffer(bytes(self.gmem[off:off + a.nbytes]), dtype=np.uint8)
+            out[name] = raw.view(a.dtype).reshape(a.shape).copy()
+        return OracleResult(out, self.thread_icount, int(self.thread_icount.sum()))
+
+    def run_thread(self, th: _Thread) -> None:
+        code = self.code
+        n = len(code)
+        while th.state == RUNNING:
+            if not 0 <= th.pc < n:
+                raise self.fault(th, None, f"pc {th.pc} outside the program")
+            ins = code[th.pc]
+            th.steps += 1
+            if th.steps > self.max_steps:
+                raise self.fault(th, ins, f"instruction limit of {self.max_steps} steps per thread "
+                                          "reached")
+            if ins.guard >= 0 and (th.p[ins.guard] != 0) == ins.guard_neg:
+                th.pc += 1
+                continue
+            th.icount += 1
+            handler = getattr(self, "op_" + ins.name, None)
+            if handler is None:
+                if ins.name in _UNSUPPORTED:
+                    raise NotImplementedError(f"oracle: {ins.name} is not supported by the per-thread "
+                                              f"oracle ({_UNSUPPORTED[ins.name]})")
+                raise NotImplementedError(f"oracle: opcode {ins.name} is not supported")
+            th.pc += 1                  # handlers for control flow overwrite it
+            handler(th, ins)
+
+    # ---- control flow ----
+    def op_bra(self, th, ins):
+        th.pc = ins.target
+
+    def op_ret(self, th, ins):
+        th.state = EXITED
+
+    op_exit = op_ret
+
+    def op_trap(self, th, ins):
+        raise self.fault(th, ins, "trap executed")
+
+    def op_bar(self, th, ins):
+        if len(ins.ops) > 1:
+            raise self.fault(th, ins, "bar.sync with a thread count is not supported")
+        th.state = AT_BARRIER
+
+    op_barrier = op_bar
+
+    def op_membar(self, th, ins):
+        pass
+
+    op_fence = op_membar
+    op_nanosleep = op_membar
+
+    # ---- moves ----
+    def op_mov(self, th, ins):
+        d, s = ins.ops
+        bits = _BITS[ins.ty]
+        if s.kind == E.K_VEC:                       # pack {a, b, ..} into d
+            n = s.imm
+            w = bits // n
+            v = 0
+            for k in range(n):
+                v |= (self.vec_entry_read(th, self.vecs[s.idx][k]) & _mask(w)) << (w * k)
+            self.write(th, d, v)
+        elif d.kind == E.K_VEC:                     # unpack s into {a, b, ..}
+            n = d.imm
+            w = bits // n
+            v = self.raw(th, s)
+            for k in range(n):
+                self.vec_entry_write(th, self.vecs[d.idx][k], (v >> (w * k)) & _mask(w))
+        else:
+            self.write(th, d, self.raw(th, s) & _mask(bits))
+
+    def op_cvta(self, th, ins):
+        d, s = ins.ops
+        v = self.ival(th, s, ins.ty)
+        window = {E.SP_SHARED: E.SHARED_WINDOW, E.SP_LOCAL: E.LOCAL_WINDOW}.get(ins.space, 0)
+        v = v - window if ins.flags & E.FL_TO else v + window
+        self.write_typed(th, d, v, ins.ty)
+
+    # ---- selection and comparison ----
+    def op_selp(self, th, ins):
+        d, a, b, c = ins.ops
+        src = a if self.raw(th, c) & 1 else b
+        self.write(th, d, self.raw(th, src) & _mask(_BITS[ins.ty]))
+
+    def op_slct(self, th, ins):
+        d, a, b, c = ins.ops
+        if ins.ty2 == E.T_F32:
+            x = _ftz32(self.fval(th, c, E.T_F32), bool(ins.flags & E.FL_FTZ))
+            take_a = bool(x >= 0)
+        else:
+            take_a = self.ival(th, c, ins.ty2) >= 0
+        self.write(th, d, self.raw(th, a if take_a else b) & _mask(_BITS[ins.ty]))
+
+    def _compare(self, th, ins, ty, a, b) -> bool:
+        if ty in (E.T_F32, E.T_F64):
+            x, y = self.fval(th, a, ty), self.fval(th, b, ty)
+            if ty == E.T_F32:
+                ftz = bool(ins.flags & E.FL_FTZ)
+                x, y = _ftz32(x, ftz), _ftz32(y, ftz)
+            return _float_compare(ins.cmp, x, y)
+        return _int_compare(ins.cmp, self.ival(th, a, ty), self.ival(th, b, ty), ty)
+
+    def op_setp(self, th, ins):
+        d, a, b = ins.ops[:3]
+        r = self._compare(th, ins, ins.ty, a, b)
+        nr = not r
+        if ins.boolop:
+            c = bool(self.raw(th, ins.ops[3]) & 1)
+            f = {1: lambda x: x and c, 2: lambda x: x or c, 3: lambda x: x != c}[ins.boolop]
+            r, nr = f(r), f(nr)
+        self.write(th, d, int(r))
+        if ins.dst2 >= 0:
+            th.p[ins.dst2] = int(nr)
+
+    def op_set(self, th, ins):
+        d, a, b = ins.ops
+        r = self._compare(th, ins, ins.ty2, a, b)
+        if ins.ty == E.T_F32:
+            self.write(th, d, _bits32(np.float32(1.0)) if r else 0)
+        else:
+            self.write(th, d, _mask(_BITS[ins.ty]) if r else 0)
+
+    # ---- conversions ----
+    def op_cvt(self, th, ins):
+        d, s = ins.ops
+        dt, st, rnd = ins.ty, ins.ty2, ins.rnd
+        ftz = bool(ins.flags & E.FL_FTZ)
+        sat = bool(ins.flags & E.FL_SAT)
+        if st in _FLOAT:
+            x = self.fval(th, s, st)
+            if st == E.T_F32:
+                x = _ftz32(x, ftz)
+            xf = float(x)
+            if dt in _FLOAT:
+                if rnd in _INTEGRAL:
+                    xf = _round_integral(xf, rnd)
+                    rnd = E.RND_RN
+                r = self._float_narrow(xf, dt, rnd)
+                if sat:
+                    r = type(r)(0.0) if math.isnan(r) else type(r)(min(max(float(r), 0.0), 1.0))
+                if dt == E.T_F32:
+                    r = _ftz32(r, ftz)
+                self.write_float(th, d, r, dt)
+                return
+            # float -> integer: round to an integral value, saturate, NaN -> 0
+            bits = _BITS[dt]
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt in _SIGNED else (0, _mask(bits))
+            if math.isnan(xf):
+                v = 0
+            elif math.isinf(xf):
+                v = hi if xf > 0 else lo
+            else:
+                mode = rnd if rnd != E.RND_NONE else E.RND_RZI
+                v = int(_round_integral(xf, mode))
+                v = min(max(v, lo), hi)
+            self.write_typed(th, d, v, dt)
+            return
+        v = _to_int(self.raw(th, s), st)
+        if dt in _FLOAT:
+            if v == 0:
+                self.write_float(th, d, 0.0, dt)
+            elif dt == E.T_F16:
+                self.write(th, d, _bits16(self._to_f16(Fraction(v), rnd)))
+            else:
+                mode = rnd if rnd != E.RND_NONE else E.RND_RN
+                self.write_float(th, d, _round_to(Fraction(v), dt, mode), dt)
+            return
+        if sat:
+            bits = _BITS[dt]
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt in _SIGNED else (0, _mask(bits))
+            v = min(max(v, lo), hi)
+        self.write_typed(th, d, v, dt)
+
+    @staticmethod
+    def _to_f16(x: Fraction, rnd: int):
+        if rnd in _DIRECTED:
+            raise NotImplementedError("oracle: directed rounding to f16 is not supported")
+        return np.float16(np.float64(round_rational(x, 64, E.RND_RN)))
+
+    @staticmethod
+    def _float_narrow(x: float, dt: int, rnd: int):
+        """A float64 value (exact for f16/f32/f64 sources) -> type dt with rounding mode rnd."""
+        if dt == E.T_F64:
+            return np.float64(x)
+        if dt == E.T_F16:
+            if rnd in _DIRECTED:
+                raise NotImplementedError("oracle: directed rounding to f16 is not supported")
+            return np.float16(x)
+        if rnd not in _DIRECTED or not math.isfinite(x) or x == 0:
+            return np.float32(x)               # numpy's narrowing rounds to nearest even
+        return np.float32(round_rational(Fraction(x), 32, rnd))
+
+    # ---- floating-point arithmetic ----
+    def _float_op(self, th, ins):
+        ty = ins.ty
+        name = ins.name
+        ftz = bool(ins.flags & E.FL_FTZ) and ty == E.T_F32
+        srcs = [self.fval(th, o, ty) for o in ins.ops[1:]]
+        if ty == E.T_F32:
+            srcs = [_ftz32(x, ftz) for x in srcs]
+        zero = np.float32(0.0) if ty == E.T_F32 else np.float64(0.0)
+        a = srcs[0]
+        b = srcs[1] if len(srcs) > 1 else zero
+        c = srcs[2] if len(srcs) > 2 else zero
+        rnd = ins.rnd
+        if name in ("add", "sub", "mul", "fma", "mad"):
+            r = _float_binary(name, ty, a, b, c, rnd)
+        elif name == "div":
+            if ins.flags & E.FL_APPROX and ty == E.T_F32:
+                r = a * _float_rcp(b, E.RND_RN)
+            else:
+                r = _float_binary("div", ty, a, b, c, rnd)
+        elif name in ("abs", "neg", "copysign"):
+            width = 32 if ty == E.T_F32 else 64
+            sign = 1 << (width - 1)
+            ab = _bits32(a) if width == 32 else _bits64(a)
+            if name == "abs":
+                rb = ab & ~sign
+            elif name == "neg":
+                rb = ab ^ sign
+            else:
+                bb = _bits32(b) if width == 32 else _bits64(b)
+                rb = (bb & ~sign) | (ab & sign)
+            r = _f32(rb) if width == 32 else _f64(rb)
+        elif name in ("min", "max"):
+            r = _fminmax(a, b, name == "max")
+        elif name == "sqrt":
+            r = _float_sqrt(a, rnd)
+        elif name == "rcp":
+            r = _float_rcp(a, rnd)
+        elif name == "rsqrt" and ty == E.T_F64:
+            v = float(a)
+            if v == 0:
+                r = np.float64(math.copysign(math.inf, v))
+            elif math.isnan(v) or v < 0:
+                r = np.float64(math.nan)
+            else:
+                r = np.float64(1.0 / math.sqrt(v)) if math.isfinite(v) else np.float64(0.0)
+        elif ty == E.T_F32 and name in ("sin", "cos", "ex2", "lg2", "rsqrt", "tanh"):
+            r = _sfu_approx32(name, a)
+        else:
+            raise NotImplementedError(f"oracle: {name}.{E.TYPE_NAMES[ty]} is not supported")
+        if ins.flags & E.FL_SAT:
+            r = type(r)(0.0) if math.isnan(r) else type(r)(min(max(float(r), 0.0), 1.0))
+        if ty == E.T_F32:
+            r = _ftz32(np.float32(r), ftz)
+        self.write_float(th, ins.ops[0], r, ty)
+
+    # ---- integer arithmetic ----
+    def _int_op(self, th, ins):
+        name, ty = ins.name, ins.ty
+        d = ins.ops[0]
+        if ty == E.T_PRED:
+            vals = [self.raw(th, o) & 1 for o in ins.ops[1:]]
+            r = {"and": lambda: vals[0] & vals[1], "or": lambda: vals[0] | vals[1],
+                 "xor": lambda: vals[0] ^ vals[1], "not": lambda: 1 - vals[0]}[name]()
+            self.write(th, d, r)
+            return
+        bits = _BITS[ty]
+        signed = ty in _SIGNED
+        v = [self.ival(th, o) for o in ins.ops[1:]]
+        a = v[0]
+        b = v[1] if len(v) > 1 else 0
+        c = v[2] if len(v) > 2 else 0
+        flags = ins.flags
+        if name in ("add", "sub"):
+            r = a + b if name == "add" else a - b
+            if flags & E.FL_SAT:
+                lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, _mask(bits))
+                r = min(max(r, lo), hi)
+        elif name in ("mul", "mad"):
+            p = a * b
+            if flags & E.FL_WIDE:
+                r = p
+            elif flags & E.FL_HI:
+                r = p >> bits
+            else:
+                r = p
+            if name == "mad":
+                r += c
+        elif name in ("div", "rem"):
+            if b == 0:
+                r = -1 if name == "div" else a
+            else:
+                q = abs(a) // abs(b)
+                if (a < 0) != (b < 0):
+                    q = -q
+                r = q if name == "div" else a - q * b
+        elif name == "abs":
+            r = abs(a)
+        elif name == "neg":
+            r = -a
+        elif name == "min":
+            r = min(a, b)
+        elif name == "max":
+            r = max(a, b)
+        elif name == "sad":
+            r = abs(a - b) + c
+        elif name == "and":
+            r = a & b
+        elif name == "or":
+            r = a | b
+        elif name == "xor":
+            r = a ^ b
+        elif name == "not":
+            r = ~a
+        elif name == "cnot":
+            r = 1 if a & _mask(bits) == 0 else 0
+        elif name == "shl":
+            r = 0 if b >= bits else a << b
+        elif name == "shr":
+            r = a >> min(b, bits)            # a is sign- or zero-extended, so this is right
+        elif name == "shf":
+            n = (c & 31) if flags & E.FL_SHF_WRAP else min(c & M32, 32)
+            wide = ((b & M32) << 32) | (a & M32)
+            r = (wide << n) >> 32 if flags & E.FL_SHF_L else wide >> n
+        elif name == "popc":
+            r = bin(a & _mask(bits)).count("1")
+        elif name == "clz":
+            r = bits - (a & _mask(bits)).bit_length()
+        elif name == "brev":
+            r = int(format(a & _mask(bits), f"0{bits}b")[::-1], 2)
+        elif name == "bfe":
+            pos, length = b & 0xFF, c & 0xFF
+            ua = a & _mask(bits)
+            sbit = 0
+            if signed and length:
+                sbit = (ua >> min(pos + length - 1, bits - 1)) & 1
+            r = 0
+            for i in range(bits):
+                bit = (ua >> (pos + i)) & 1 if i < length and pos + i < bits else sbit
+                r |= bit << i
+        elif name == "bfi":
+            e = self.ival(th, ins.ops[4])
+            pos, length = c & 0xFF, e & 0xFF
+            r = b & _mask(bits)
+            for i in range(length):
+                if pos + i >= bits:
+                    break
+                r = (r & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+        elif name == "prmt":
+            src = ((b & M32) << 32) | (a & M32)
+            r = 0
+            for k in range(4):
+                sel = (c >> (4 * k)) & 0xF
+                byte = (src >> (8 * (sel & 7))) & 0xFF
+                if sel & 8:
+                    byte = 0xFF if byte & 0x80 else 0
+                r |= byte << (8 * k)
+        else:
+            raise NotImplementedError(f"oracle: {name}.{E.TYPE_NAMES[ty]} is not supported")
+        self.write_typed(th, d, r, d.ty if d.ty >= 0 else ty)
+
+    def _arith(self, th, ins):
+        if ins.ty in (E.T_F32, E.T_F64):
+            self._float_op(th, ins)
+        elif ins.ty == E.T_F16:
+            raise NotImplementedError(f"oracle: {ins.name}.f16 is not supported")
+        else:
+            self._int_op(th, ins)
+
+    op_add = op_sub = op_mul = op_mad = op_fma = op_div = op_rem = op_abs = op_neg = _arith
+    op_min = op_max = op_copysign = op_sad = op_popc = op_clz = op_brev = op_bfe = _arith
+    op_bfi = op_prmt = op_and = op_or = op_xor = op_not = op_cnot = op_shl = op_shr = _arith
+    op_shf = op_rcp = op_sqrt = op_rsqrt = op_sin = op_cos = op_ex2 = op_lg2 = op_tanh = _arith
+
+    # ---- memory ----
+    def _mem_geometry(self, th, ins, addr_op):
+        width = 1 if ins.ty == E.T_PRED else _BITS[ins.ty] // 8
+        total = width * ins.vec
+        addr = self.address(th, addr_op)
+        if addr % width or addr % total:
+            raise self.fault(th, ins, f"misaligned access of {total} bytes at address {addr:#x}")
+        buf, off = self.locate(th, ins, ins.space, addr, total)
+        return width, buf, off
+
+    def _load_value(self, ty, raw):
+        if ty in _FLOAT or ty == E.T_PRED:
+            return raw
+        return _to_int(raw, ty)
+
+    def op_ld(self, th, ins):
+        d, a = ins.ops
+        width, buf, off = self._mem_geometry(th, ins, a)
+        if d.kind == E.K_VEC:
+            for k in range(d.imm):
+                raw = int.from_bytes(buf[off + k * width:off + (k + 1) * width], "little")
+                self.vec_entry_write(th, self.vecs[d.idx][k], self._load_value(ins.ty, raw))
+        else:
+            raw = int.from_bytes(buf[off:off + width], "little")
+            self.write(th, d, self._load_value(ins.ty, raw))
+
+    op_ldu = op_ld
+
+    def op_st(self, th, ins):
+        a, s = ins.ops
+        width, buf, off = self._mem_geometry(th, ins, a)
+        m = _mask(8 * width)
+        if s.kind == E.K_VEC:
+            for k in range(s.imm):
+                v = self.vec_entry_read(th, self.vecs[s.idx][k]) & m
+                buf[off + k * width:off + (k + 1) * width] = v.to_bytes(width, "little")
+        else:
+            buf[off:off + width] = (self.raw(th, s) & m).to_bytes(width, "little")
+
+    def _atomic(self, th, ins, addr_op, b_op, c_op):
+        width, buf, off = self._mem_geometry(th, ins, addr_op)
+        ty = ins.ty
+        bits = 8 * width
+        m = _mask(bits)
+        old = int.from_bytes(buf[off:off + width], "little")
+        braw = self.raw(th, b_op)
+        aop = E.ATOM_NAMES[ins.cmp]
+        if ty in (E.T_F32, E.T_F64):
+            cvt = _f32 if ty == E.T_F32 else _f64
+            back = _bits32 if ty == E.T_F32 else _bits64
+            fo, fb = cvt(old), cvt(braw)
+            if aop == "add":
+                new = back(fo + fb)
+            elif aop in ("min", "max"):
+                new = back(_fminmax(fo, fb, aop == "max"))
+            elif aop == "exch":
+                new = braw & m
+            else:
+                raise NotImplementedError(f"oracle: atom.{aop}.{E.TYPE_NAMES[ty]} is not supported")
+        else:
+            o, v = _to_int(old, ty), _to_int(braw, ty)
+            uo, uv = old & m, braw & m
+            if aop == "add":
+                new = o + v
+            elif aop == "min":
+                new = min(o, v)
+            elif aop == "max":
+                new = max(o, v)
+            elif aop == "exch":
+                new = v
+            elif aop == "cas":
+                new = (self.raw(th, c_op) if c_op is not None else 0) if uo == uv else o
+            elif aop == "inc":
+                new = 0 if uo >= uv else uo + 1
+            elif aop == "dec":
+                new = uv if (uo == 0 or uo > uv) else uo - 1
+            elif aop == "and":
+                new = o & v
+            elif aop == "or":
+                new = o | v
+            else:
+                new = o ^ v
+        buf[off:off + width] = (new & m).to_bytes(width, "little")
+        return old
+
+    def op_atom(self, th, ins):
+        c = ins.ops[3] if len(ins.ops) > 3 else None
+        old = self._atomic(th, ins, ins.ops[1], ins.ops[2], c)
+        self.write(th, ins.ops[0], old)
+
+    def op_red(self, th, ins):
+        self._atomic(th, ins, ins.ops[0], ins.ops[1], None)
+
+
+def run_oracle(program, grid, block, args, buffers=None, warp_size: int = 32,
+               max_steps_per_thread: int = 1_000_000, dynamic_shared: int = 0) -> OracleResult:
+    """Run `program` thread by thread.  Same arguments as launch.launch (args: a buffer name or a
+    number per kernel parameter); buffers are copied, the inputs are not modified."""
+    grid, block = Dim3.of(grid), Dim3.of(block)
+    if block.count < 1 or grid.count < 1:
+        raise InputError("grid and block must have at least one thread")
+    if not 1 <= warp_size <= 64:
+        raise InputError(f"warp_size must be between 1 and 64, got {warp_size}")
+    buffers = dict(buffers or {})
+    interp = _Interpreter(program, grid, block, args, buffers, warp_size, max_steps_per_thread,
+                          dynamic_shared)
+    with np.errstate(all="ignore"):
+        return interp.run()

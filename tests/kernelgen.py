@@ -1,0 +1,483 @@
+"""Random structured kernels for property tests: a Hypothesis strategy that draws a small
+structured program over per-thread integer state and lowers it to nvcc-style PTX.
+
+Program model (per thread, all values 32-bit):
+  * NV mutable variables v0..v{NV-1}, initialised from the input word, the global thread id and
+    %tid.x; three read-only sources (%tid.x, global thread id, the input word) can be read too;
+  * statements: assignment (add/sub/xor/and/mul.lo with a register or an immediate, shl by a small
+    constant), if / if-else, while loops whose counter is (input >> s) & 7 decremented once per
+    iteration, break / continue (as the last statement of an if-branch inside a loop, or as a
+    predicated `@%p bra`), switch-like else-if chains on (x & 3), early exit (outputs written with
+    predicated stores, then `@%p ret;`) and bar.sync (top level only, and only when no early exit
+    precedes it in the program text);
+  * at the end each thread writes v0..v{NV-1} to out[gtid * NV + j]; an early exit writes the same
+    words before returning.
+
+`kernels()` draws a GeneratedKernel: the AST, the PTX text, the static nesting depth and a
+reference evaluator (`evaluate`) of the AST that the PTX must agree with.
+
+Static nesting depth: if/else and loops count one level each around their bodies; an else-if
+chain with n comparisons counts as the C nesting `if .. else { if .. else { .. } }`, i.e. case i
+sits at level i + 1 and the default at level n.  `construct_depth` is the same with a whole chain
+counted as one level.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import strategies as st
+
+NV = 4                      # mutable variables == output words per thread
+SRC_TID, SRC_GTID, SRC_IN = NV, NV + 1, NV + 2
+N_SRC = NV + 3
+MASK32 = 0xFFFF_FFFF
+
+ASSIGN_OPS = ("add", "sub", "xor", "and", "mul", "shl")
+CMPS = ("eq", "ne", "lt", "le", "gt", "ge")
+NEG_CMP = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
+
+
+# ---------------------------------------------------------------- AST
+# Statements are tuples:
+#   ("assign", dst, op, src, (kind, value))     kind "r": source index, "i": immediate
+#   ("if", cond, then_stmts, else_stmts)
+#   ("while", shift, body)                      counter = (in >> shift) & 7
+#   ("switch", src, n_cmp, [case bodies], default_body)   x = src & 3; case k when x == k
+#   ("break",) / ("continue",)
+#   ("exit", cond)
+#   ("bar",)
+# cond = (src, mask, cmp, imm): (reg[src] & mask if mask else reg[src]) <cmp> imm, signed 32-bit.
+
+
+@dataclass
+class GeneratedKernel:
+    stmts: list
+    ptx: str
+    nesting_depth: int
+    construct_depth: int
+    has_exit: bool
+    has_barrier: bool
+    n_out: int = NV
+    features: set = field(default_factory=set)
+
+    def evaluate(self, inp: np.ndarray, block: int, grid: int) -> np.ndarray:
+        return evaluate(self.stmts, inp, block, grid)
+
+    def __repr__(self) -> str:        # what Hypothesis prints for a falsifying example
+        return f"GeneratedKernel(depth={self.nesting_depth}):\n{self.ptx}"
+
+
+# ---------------------------------------------------------------- strategy
+
+@dataclass
+class _Ctx:
+    budget: int                 # statements left to draw
+    loops: int = 0              # enclosing loops
+    top: bool = True            # directly in the kernel body
+    exit_seen: bool = False     # an exit appears earlier in the program text
+    features: set = field(default_factory=set)
+
+
+def _cond(draw):
+    src = draw(st.integers(0, N_SRC - 1))
+    mask = draw(st.sampled_from([0, 1, 3, 7, 15]))
+    cmp = draw(st.sampled_from(CMPS))
+    imm = draw(st.integers(-2, 8)) if mask == 0 else draw(st.integers(0, mask))
+    return (src, mask, cmp, imm)
+
+
+def _assign(draw):
+    dst = draw(st.integers(0, NV - 1))
+    op = draw(st.sampled_from(ASSIGN_OPS))
+    src = draw(st.integers(0, N_SRC - 1))
+    if op == "shl":
+        b = ("i", draw(st.integers(0, 4)))
+    elif draw(st.booleans()):
+        b = ("r", draw(st.integers(0, N_SRC - 1)))
+    else:
+        b = ("i", draw(st.integers(-16, 16)))
+    return ("assign", dst, op, src, b)
+
+
+def _block(draw, ctx: _Ctx, depth_left: int, max_len: int, loop_body: bool = False) -> list:
+    """A statement list; in an if-branch inside a loop it may end with break / continue."""
+    n = draw(st.integers(0 if not ctx.top else 1, max_len))
+    out = []
+    for _ in range(n):
+        if ctx.budget <= 0:
+            break
+        ctx.budget -= 1
+        kinds = ["assign", "assign"]
+        if depth_left > 0:
+            kinds += ["if", "if", "switch"]
+            if ctx.loops < 2:
+                kinds += ["while"]
+        kinds += ["exit"]
+        if ctx.loops > 0:
+            kinds += ["brk"]
+        if ctx.top and not ctx.exit_seen:
+            kinds += ["bar"]
+        kind = draw(st.sampled_from(kinds))
+        top = ctx.top
+        if kind == "assign":
+            out.append(_assign(draw))
+        elif kind == "if":
+            ctx.top = False
+            cond = _cond(draw)
+            then = _block(draw, ctx, depth_left - 1, 3)
+            els = _block(draw, ctx, depth_left - 1, 3) if draw(st.booleans()) else []
+            if ctx.loops > 0 and draw(st.integers(0, 3)) == 0:
+                then = then + [(draw(st.sampled_from(["break", "continue"])),)]
+                ctx.features.add(then[-1][0])
+            ctx.top = top
+            out.append(("if", cond, then, els))
+            ctx.features.add("if-else" if els else "if")
+        elif kind == "while":
+            ctx.top = False
+            ctx.loops += 1
+            shift = draw(st.integers(0, 6))
+            body = _block(draw, ctx, depth_left - 1, 3, loop_body=True)
+            ctx.loops -= 1
+            ctx.top = top
+            out.append(("while", shift, body))
+            ctx.features.add("while")
+        elif kind == "switch":
+            ctx.top = False
+            src = draw(st.integers(0, N_SRC - 1))
+            n_cmp = draw(st.integers(1, 3))
+            cases = [_block(draw, ctx, depth_left - 1, 2) for _ in range(n_cmp)]
+            default = _block(draw, ctx, depth_left - 1, 2)
+            ctx.top = top
+            out.append(("switch", src, n_cmp, cases, default))
+            ctx.features.add("switch")
+        elif kind == "exit":
+            out.append(("exit", _cond(draw)))
+            ctx.exit_seen = True
+            ctx.features.add("exit" if top else "nested-exit")
+        elif kind == "brk":
+            # conditional break / continue: `if (c) break;` -> predicated branch
+            out.append(("if", _cond(draw), [(draw(st.sampled_from(["break", "continue"])),)], []))
+            ctx.features.add(out[-1][2][0][0])
+        elif kind == "bar":
+            out.append(("bar",))
+            ctx.features.add("bar")
+    return out
+
+
+@st.composite
+def kernels(draw, max_depth: int = 3, max_stmts: int = 14) -> GeneratedKernel:
+    depth = draw(st.integers(0, max_depth))
+    ctx = _Ctx(budget=draw(st.integers(1, max_stmts)))
+    stmts = _block(draw, ctx, depth, 6)
+    ptx = emit_ptx(stmts)
+    return GeneratedKernel(stmts, ptx, nesting_depth(stmts), construct_depth(stmts),
+                           _has(stmts, "exit"), _has(stmts, "bar"), NV, set(ctx.features))
+
+
+def _walk(stmts):
+    for s in stmts:
+        yield s
+        if s[0] == "if":
+            yield from _walk(s[2])
+            yield from _walk(s[3])
+        elif s[0] == "while":
+            yield from _walk(s[2])
+        elif s[0] == "switch":
+            for c in s[3]:
+                yield from _walk(c)
+            yield from _walk(s[4])
+
+
+def _has(stmts, kind) -> bool:
+    return any(s[0] == kind for s in _walk(stmts))
+
+
+def nesting_depth(stmts) -> int:
+    d = 0
+    for s in stmts:
+        if s[0] == "if":
+            d = max(d, 1 + max(nesting_depth(s[2]), nesting_depth(s[3])))
+        elif s[0] == "while":
+            d = max(d, 1 + nesting_depth(s[2]))
+        elif s[0] == "switch":
+            n = s[2]
+            d = max(d, *(k + 1 + nesting_depth(c) for k, c in enumerate(s[3])), n + nesting_depth(s[4]))
+    return d
+
+
+def construct_depth(stmts) -> int:
+    d = 0
+    for s in stmts:
+        if s[0] == "if":
+            d = max(d, 1 + max(construct_depth(s[2]), construct_depth(s[3])))
+        elif s[0] == "while":
+            d = max(d, 1 + construct_depth(s[2]))
+        elif s[0] == "switch":
+            d = max(d, 1 + max(construct_depth(b) for b in s[3] + [s[4]]))
+    return d
+
+
+# ---------------------------------------------------------------- reference semantics
+
+def _s32(x: int) -> int:
+    x &= MASK32
+    return x - (1 << 32) if x & 0x8000_0000 else x
+
+
+def _cond_val(regs, cond) -> bool:
+    src, mask, cmp, imm = cond
+    v = regs[src] & mask if mask else regs[src]
+    a = _s32(v)
+    return {"eq": a == imm, "ne": a != imm, "lt": a < imm, "le": a <= imm,
+            "gt": a > imm, "ge": a >= imm}[cmp]
+
+
+class _Exit(Exception):
+    pass
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+def _run(stmts, regs):
+    for s in stmts:
+        k = s[0]
+        if k == "assign":
+            _, dst, op, src, (bk, bv) = s
+            a = regs[src]
+            b = regs[bv] if bk == "r" else bv & MASK32
+            if op == "add":
+                r = a + b
+            elif op == "sub":
+                r = a - b
+            elif op == "xor":
+                r = a ^ b
+            elif op == "and":
+                r = a & b
+            elif op == "mul":
+                r = a * b
+            else:
+                r = a << bv
+            regs[dst] = r & MASK32
+        elif k == "if":
+            _run(s[2] if _cond_val(regs, s[1]) else s[3], regs)
+        elif k == "while":
+            c = (regs[SRC_IN] >> s[1]) & 7
+            while c != 0:
+                c -= 1
+                try:
+                    _run(s[2], regs)
+                except _Continue:
+                    pass
+                except _Break:
+                    break
+        elif k == "switch":
+            x = regs[s[1]] & 3
+            _run(s[3][x] if x < s[2] else s[4], regs)
+        elif k == "break":
+            raise _Break
+        elif k == "continue":
+            raise _Continue
+        elif k == "exit":
+            if _cond_val(regs, s[1]):
+                raise _Exit
+        # "bar": no effect on values
+
+
+def evaluate(stmts, inp: np.ndarray, block: int, grid: int) -> np.ndarray:
+    """out words (uint32[n_threads * NV]) the kernel must produce for input words `inp`."""
+    n = block * grid
+    out = np.zeros(n * NV, dtype=np.uint32)
+    for g in range(n):
+        tid = g % block
+        x = int(inp[g]) & MASK32
+        regs = [0] * N_SRC
+        regs[SRC_TID], regs[SRC_GTID], regs[SRC_IN] = tid, g, x
+        regs[0], regs[1], regs[2], regs[3] = x, g, tid, (x ^ (g * 2654435761)) & MASK32
+        try:
+            _run(stmts, regs)
+        except _Exit:
+            pass
+        out[g * NV:(g + 1) * NV] = regs[:NV]
+    return out
+
+
+# ---------------------------------------------------------------- PTX lowering
+
+class _Emitter:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.n_r = 5 + NV            # %r1..%r5 fixed, %r6.. variables
+        self.n_p = 0
+        self.n_l = 0
+
+    def reg(self, src: int) -> str:
+        if src < NV:
+            return f"%r{6 + src}"
+        return {SRC_TID: "%r3", SRC_GTID: "%r4", SRC_IN: "%r5"}[src]
+
+    def new_r(self) -> str:
+        self.n_r += 1
+        return f"%r{self.n_r}"
+
+    def new_p(self) -> str:
+        self.n_p += 1
+        return f"%p{self.n_p}"
+
+    def new_label(self) -> str:
+        self.n_l += 1
+        return f"$L__BB0_{self.n_l}"
+
+    def ins(self, text: str) -> None:
+        guard = ""
+        if text.startswith("@"):
+            guard, _, text = text.partition(" ")
+            guard += " "
+        op, _, rest = text.partition(" ")
+        self.lines.append(f"\t{guard}{op} \t{rest.strip()}" if rest else f"\t{guard}{op}")
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+    def pred(self, cond, negate: bool) -> str:
+        """setp for cond (or its negation); returns the predicate register."""
+        src, mask, cmp, imm = cond
+        a = self.reg(src)
+        if mask:
+            t = self.new_r()
+            self.ins(f"and.b32 {t}, {a}, {mask};")
+            a = t
+        p = self.new_p()
+        self.ins(f"setp.{NEG_CMP[cmp] if negate else cmp}.s32 {p}, {a}, {imm};")
+        return p
+
+    def branch_if(self, cond, target: str, when: bool) -> None:
+        """Branch to target when cond == when.  Sometimes through @!%p, as nvcc also writes."""
+        negate_guard = (cond[3] + cond[1]) % 3 == 0      # deterministic variety
+        p = self.pred(cond, negate=(not when) ^ negate_guard)
+        self.ins(f"@{'!' if negate_guard else ''}{p} bra {target};")
+
+    def store_outputs(self, guard: str = "") -> None:
+        for j in range(NV):
+            off = f"+{4 * j}" if j else ""
+            self.ins(f"{guard}st.global.u32 [%rd8{off}], {self.reg(j)};")
+
+    def block(self, stmts, loop) -> bool:
+        """Emit stmts; loop = (continue label, break label) or None.  True when the block ends
+        with an unconditional jump."""
+        for s in stmts:
+            k = s[0]
+            if k == "assign":
+                _, dst, op, src, (bk, bv) = s
+                d, a = self.reg(dst), self.reg(src)
+                b = self.reg(bv) if bk == "r" else str(bv)
+                ptx_op = {"add": "add.s32", "sub": "sub.s32", "xor": "xor.b32", "and": "and.b32",
+                          "mul": "mul.lo.s32", "shl": "shl.b32"}[op]
+                self.ins(f"{ptx_op} {d}, {a}, {b};")
+            elif k == "if":
+                _, cond, then, els = s
+                if not els and len(then) == 1 and then[0][0] in ("break", "continue"):
+                    self.branch_if(cond, loop[1] if then[0][0] == "break" else loop[0], True)
+                    continue
+                l_else, l_end = self.new_label(), self.new_label()
+                self.branch_if(cond, l_else if els else l_end, False)
+                jumped = self.block(then, loop)
+                if els:
+                    if not jumped:
+                        self.ins(f"bra.uni {l_end};")
+                    self.label(l_else)
+                    self.block(els, loop)
+                self.label(l_end)
+            elif k == "while":
+                _, shift, body = s
+                c = self.new_r()
+                if shift:
+                    t = self.new_r()
+                    self.ins(f"shr.u32 {t}, %r5, {shift};")
+                    self.ins(f"and.b32 {c}, {t}, 7;")
+                else:
+                    self.ins(f"and.b32 {c}, %r5, 7;")
+                l_head, l_cont, l_end = self.new_label(), self.new_label(), self.new_label()
+                p = self.new_p()
+                self.ins(f"setp.eq.s32 {p}, {c}, 0;")
+                self.ins(f"@{p} bra {l_end};")
+                self.label(l_head)
+                self.ins(f"add.s32 {c}, {c}, -1;")
+                self.block(body, (l_cont, l_end))
+                self.label(l_cont)
+                p = self.new_p()
+                self.ins(f"setp.ne.s32 {p}, {c}, 0;")
+                self.ins(f"@{p} bra {l_head};")
+                self.label(l_end)
+            elif k == "switch":
+                _, src, n_cmp, cases, default = s
+                x = self.new_r()
+                self.ins(f"and.b32 {x}, {self.reg(src)}, 3;")
+                l_end = self.new_label()
+                for i, case in enumerate(cases):
+                    l_next = self.new_label()
+                    p = self.new_p()
+                    self.ins(f"setp.ne.s32 {p}, {x}, {i};")
+                    self.ins(f"@{p} bra {l_next};")
+                    if not self.block(case, loop):
+                        self.ins(f"bra.uni {l_end};")
+                    self.label(l_next)
+                self.block(default, loop)
+                self.label(l_end)
+            elif k == "break":
+                self.ins(f"bra.uni {loop[1]};")
+                return True
+            elif k == "continue":
+                self.ins(f"bra.uni {loop[0]};")
+                return True
+            elif k == "exit":
+                p = self.pred(s[1], negate=False)
+                self.store_outputs(guard=f"@{p} ")
+                self.ins(f"@{p} ret;")
+            elif k == "bar":
+                self.ins("bar.sync 0;")
+        return False
+
+
+def emit_ptx(stmts) -> str:
+    e = _Emitter()
+    e.ins("ld.param.u64 %rd1, [gen_param_0];")
+    e.ins("ld.param.u64 %rd2, [gen_param_1];")
+    e.ins("cvta.to.global.u64 %rd3, %rd1;")
+    e.ins("cvta.to.global.u64 %rd4, %rd2;")
+    e.ins("mov.u32 %r1, %ctaid.x;")
+    e.ins("mov.u32 %r2, %ntid.x;")
+    e.ins("mov.u32 %r3, %tid.x;")
+    e.ins("mad.lo.s32 %r4, %r1, %r2, %r3;")
+    e.ins("mul.wide.s32 %rd5, %r4, 4;")
+    e.ins("add.s64 %rd6, %rd3, %rd5;")
+    e.ins("ld.global.u32 %r5, [%rd6];")
+    e.ins(f"mul.wide.s32 %rd7, %r4, {4 * NV};")
+    e.ins("add.s64 %rd8, %rd4, %rd7;")
+    e.ins("mov.u32 %r6, %r5;")
+    e.ins("mov.u32 %r7, %r4;")
+    e.ins("mov.u32 %r8, %r3;")
+    e.ins("mul.lo.s32 %r9, %r4, -1640531535;")      # 2654435761 as s32
+    e.ins("xor.b32 %r9, %r9, %r5;")
+    e.lines.append("")
+    e.block(stmts, None)
+    e.lines.append("")
+    e.store_outputs()
+    e.ins("ret;")
+    head = ["//", "// Generated by tests/kernelgen.py (nvcc-style PTX)", "//", "",
+            ".version 8.0", ".target sm_80", ".address_size 64", "",
+            "\t// .globl\tgen", "",
+            ".visible .entry gen(",
+            "\t.param .u64 gen_param_0,",
+            "\t.param .u64 gen_param_1",
+            ")", "{",
+            f"\t.reg .pred \t%p<{e.n_p + 1}>;",
+            f"\t.reg .b32 \t%r<{e.n_r + 1}>;",
+            "\t.reg .b64 \t%rd<9>;", ""]
+    return "\n".join(head + e.lines + ["", "}", ""])
