@@ -65,7 +65,11 @@ class GeneratedKernel:
         return evaluate(self.stmts, inp, block, grid)
 
     def __repr__(self) -> str:        # what Hypothesis prints for a falsifying example
-        return f"GeneratedKernel(depth={self.nesting_depth}):\n{self.ptx}"
+        return (f"GeneratedKernel(nesting_depth={self.nesting_depth}, stmts={self.stmts!r}) "
+                f"with PTX:\n{self.ptx}")
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(repr(self))
 
 
 # ---------------------------------------------------------------- strategy
@@ -76,6 +80,8 @@ class _Ctx:
     loops: int = 0              # enclosing loops
     top: bool = True            # directly in the kernel body
     exit_seen: bool = False     # an exit appears earlier in the program text
+    allow_loops: bool = True
+    allow_nested_exit: bool = True
     features: set = field(default_factory=set)
 
 
@@ -85,6 +91,13 @@ def _cond(draw):
     cmp = draw(st.sampled_from(CMPS))
     imm = draw(st.integers(-2, 8)) if mask == 0 else draw(st.integers(0, mask))
     return (src, mask, cmp, imm)
+
+
+def _exit_cond(draw):
+    """Exit conditions hold for 1/4 .. 1/16 of the values, so that most threads go on."""
+    src = draw(st.integers(0, N_SRC - 1))
+    mask = draw(st.sampled_from([3, 7, 15]))
+    return (src, mask, "eq", draw(st.integers(0, mask)))
 
 
 def _assign(draw):
@@ -100,63 +113,41 @@ def _assign(draw):
     return ("assign", dst, op, src, b)
 
 
-def _block(draw, ctx: _Ctx, depth_left: int, max_len: int, loop_body: bool = False) -> list:
-    """A statement list; in an if-branch inside a loop it may end with break / continue."""
+def _block(draw, ctx: _Ctx, depth_left: int, max_len: int, spine: bool = False) -> list:
+    """A statement list.  spine=True: it holds (at a drawn position) a construct whose own
+    sub-blocks continue the spine, so the program reaches the drawn nesting depth."""
     n = draw(st.integers(0 if not ctx.top else 1, max_len))
+    spine_at = draw(st.integers(0, n)) if spine and depth_left > 0 else -1
     out = []
-    for _ in range(n):
-        if ctx.budget <= 0:
+    for i in range(n + 1):
+        if i == spine_at:
+            kinds = ["while", "if", "switch"] if ctx.loops < 2 and ctx.allow_loops else ["if", "switch"]
+            out.append(_construct(draw, ctx, draw(st.sampled_from(kinds)), depth_left, spine=True))
+        if i == n or ctx.budget <= 0:
             break
         ctx.budget -= 1
-        kinds = ["assign", "assign"]
+        kinds = ["assign"] * 3
         if depth_left > 0:
-            kinds += ["if", "if", "switch"]
-            if ctx.loops < 2:
-                kinds += ["while"]
-        kinds += ["exit"]
+            kinds += ["if"] * 3 + ["switch"]
+            if ctx.loops < 2 and ctx.allow_loops:
+                kinds += ["while"] * 2
+        if ctx.top or ctx.allow_nested_exit:
+            kinds += ["exit"]
         if ctx.loops > 0:
             kinds += ["brk"]
         if ctx.top and not ctx.exit_seen:
-            kinds += ["bar"]
+            kinds += ["bar"] * 2
         kind = draw(st.sampled_from(kinds))
-        top = ctx.top
         if kind == "assign":
             out.append(_assign(draw))
-        elif kind == "if":
-            ctx.top = False
-            cond = _cond(draw)
-            then = _block(draw, ctx, depth_left - 1, 3)
-            els = _block(draw, ctx, depth_left - 1, 3) if draw(st.booleans()) else []
-            if ctx.loops > 0 and draw(st.integers(0, 3)) == 0:
-                then = then + [(draw(st.sampled_from(["break", "continue"])),)]
-                ctx.features.add(then[-1][0])
-            ctx.top = top
-            out.append(("if", cond, then, els))
-            ctx.features.add("if-else" if els else "if")
-        elif kind == "while":
-            ctx.top = False
-            ctx.loops += 1
-            shift = draw(st.integers(0, 6))
-            body = _block(draw, ctx, depth_left - 1, 3, loop_body=True)
-            ctx.loops -= 1
-            ctx.top = top
-            out.append(("while", shift, body))
-            ctx.features.add("while")
-        elif kind == "switch":
-            ctx.top = False
-            src = draw(st.integers(0, N_SRC - 1))
-            n_cmp = draw(st.integers(1, 3))
-            cases = [_block(draw, ctx, depth_left - 1, 2) for _ in range(n_cmp)]
-            default = _block(draw, ctx, depth_left - 1, 2)
-            ctx.top = top
-            out.append(("switch", src, n_cmp, cases, default))
-            ctx.features.add("switch")
+        elif kind in ("if", "while", "switch"):
+            out.append(_construct(draw, ctx, kind, depth_left))
         elif kind == "exit":
-            out.append(("exit", _cond(draw)))
+            out.append(("exit", _exit_cond(draw)))
             ctx.exit_seen = True
-            ctx.features.add("exit" if top else "nested-exit")
+            ctx.features.add("exit" if ctx.top else "nested-exit")
         elif kind == "brk":
-            # conditional break / continue: `if (c) break;` -> predicated branch
+            # conditional break / continue: `if (c) break;` -> a predicated branch
             out.append(("if", _cond(draw), [(draw(st.sampled_from(["break", "continue"])),)], []))
             ctx.features.add(out[-1][2][0][0])
         elif kind == "bar":
@@ -165,14 +156,56 @@ def _block(draw, ctx: _Ctx, depth_left: int, max_len: int, loop_body: bool = Fal
     return out
 
 
+def _construct(draw, ctx: _Ctx, kind: str, depth_left: int, spine: bool = False):
+    """An if / while / switch whose bodies nest at most depth_left - 1 further levels."""
+    top = ctx.top
+    ctx.top = False
+    sub = depth_left - 1
+    if kind == "if":
+        cond = _cond(draw)
+        spine_side = draw(st.integers(0, 1)) if spine else -1
+        then = _block(draw, ctx, sub, 3, spine=spine_side == 0)
+        els = _block(draw, ctx, sub, 3, spine=spine_side == 1) \
+            if spine_side == 1 or draw(st.booleans()) else []
+        if ctx.loops > 0 and draw(st.integers(0, 3)) == 0:
+            then = then + [(draw(st.sampled_from(["break", "continue"])),)]
+            ctx.features.add(then[-1][0])
+        stmt = ("if", cond, then, els)
+        ctx.features.add("if-else" if els else "if")
+    elif kind == "while":
+        ctx.loops += 1
+        shift = draw(st.integers(0, 6))
+        body = _block(draw, ctx, sub, 3, spine=spine)
+        ctx.loops -= 1
+        stmt = ("while", shift, body)
+        ctx.features.add("while")
+    else:
+        src = draw(st.integers(0, N_SRC - 1))
+        n_cmp = draw(st.integers(1, 3))
+        spine_case = draw(st.integers(0, n_cmp)) if spine else -1
+        cases = [_block(draw, ctx, sub, 2, spine=spine_case == i) for i in range(n_cmp)]
+        default = _block(draw, ctx, sub, 2, spine=spine_case == n_cmp)
+        stmt = ("switch", src, n_cmp, cases, default)
+        ctx.features.add("switch")
+    ctx.top = top
+    return stmt
+
+
 @st.composite
-def kernels(draw, max_depth: int = 3, max_stmts: int = 14) -> GeneratedKernel:
-    depth = draw(st.integers(0, max_depth))
-    ctx = _Ctx(budget=draw(st.integers(1, max_stmts)))
-    stmts = _block(draw, ctx, depth, 6)
-    ptx = emit_ptx(stmts)
-    return GeneratedKernel(stmts, ptx, nesting_depth(stmts), construct_depth(stmts),
-                           _has(stmts, "exit"), _has(stmts, "bar"), NV, set(ctx.features))
+def kernels(draw, max_depth: int = 3, max_stmts: int = 14, loops: bool = True,
+            nested_exits: bool = True) -> GeneratedKernel:
+    """loops=False: no while loops (hence no break / continue); nested_exits=False: early exits
+    only at the top level of the kernel."""
+    depth = draw(st.integers(1, max_depth))
+    ctx = _Ctx(budget=draw(st.integers(3, max_stmts)), allow_loops=loops, allow_nested_exit=nested_exits)
+    stmts = _block(draw, ctx, depth, 5, spine=True)
+    return kernel_from_stmts(stmts, ctx.features)
+
+
+def kernel_from_stmts(stmts, features=()) -> GeneratedKernel:
+    """A GeneratedKernel for a hand-written AST (explicit examples, bug repros)."""
+    return GeneratedKernel(stmts, emit_ptx(stmts), nesting_depth(stmts), construct_depth(stmts),
+                           _has(stmts, "exit"), _has(stmts, "bar"), NV, set(features))
 
 
 def _walk(stmts):

@@ -172,8 +172,10 @@ def test_stack_depth_follows_nesting_and_overflow_names_warp_and_pc():
 
 def test_early_return_lanes_leave_all_masks():
     res = run_program("early-return")
-    last = res.warp_history(1)[-1]                  # warp 1 holds threads 32..63; n = 50
-    assert mask_bits(int(last[2]), 32) == "1" * 18 + "0" * 14
+    prog = res.program
+    store = next(pc for pc, t in enumerate(prog.texts) if t.startswith("st.global"))
+    masks = [m for pc, m in trace(res, 1) if pc == store]   # warp 1: threads 32..63, n = 50
+    assert masks == ["1" * 18 + "0" * 14]
 
 
 def test_runs_are_deterministic():

@@ -84,6 +84,8 @@ def mulhi64(a, b, signed):
 def saturate_int(v, ty):
     bits = E.TYPE_BITS[ty]
     if bits >= 64:
+        if not E.TYPE_SIGNED[ty] and v < 0:
+            return np.int64(0)      # cvt.sat.u64.s64 of a negative value (callers map huge u64 to >= 0)
         return v
     if E.TYPE_SIGNED[ty]:
         lo = -(np.int64(1) << (bits - 1))
@@ -105,7 +107,10 @@ def int_divide(a, b, ty, want_rem):
     if signed:
         if bits == 64 and a == INT64_MIN and b == -1:
             return np.int64(0) if want_rem else a
-        q = abs(a) // abs(b)
+        # Magnitudes as uint64: abs(INT64_MIN) overflows int64 (and // would then floor a negative).
+        ua = np.uint64(a) if a >= 0 else np.uint64(0) - np.uint64(a)
+        ub = np.uint64(b) if b >= 0 else np.uint64(0) - np.uint64(b)
+        q = np.int64(ua // ub)
         if (a < 0) != (b < 0):
             q = -q
         return a - q * b if want_rem else q
@@ -259,13 +264,15 @@ def float_min_max(a, b, is_max):
 
 @njit(cache=True)
 def round_integral(x, rnd):
+    # numpy's floor/ceil/trunc stay float64: math.floor & co. return int64 under numba, which
+    # overflows beyond 2^63 and loses the sign of -0.0.
     if rnd == E.RND_RNI or rnd == E.RND_RN:
         return np.float64(np.rint(x))
     if rnd == E.RND_RMI or rnd == E.RND_RM:
-        return math.floor(x)
+        return np.float64(np.floor(x))
     if rnd == E.RND_RPI or rnd == E.RND_RP:
-        return math.ceil(x)
-    return math.trunc(x) if math.isfinite(x) else x
+        return np.float64(np.ceil(x))
+    return np.float64(np.trunc(x))
 
 
 @njit(cache=True)
@@ -300,6 +307,66 @@ def int_to_float64(v, ty):
 
 
 @njit(cache=True)
+def round_f64_to_f32(d, rnd, tail):
+    """float64 -> float32 under rounding mode rnd (.rz/.rm/.rp; anything else rounds to nearest).
+    The exact value is d + tail with |tail| below half an ulp of d (tail = 0: d is exact, or carries
+    a sticky bit below float32 precision); only the sign of tail matters."""
+    f = np.float32(d)
+    if rnd != E.RND_RZ and rnd != E.RND_RM and rnd != E.RND_RP:
+        return f
+    fd = np.float64(f)
+    diff = d - fd if fd != d else tail       # sign of (exact - f); d - fd is exact here
+    if diff != diff or diff == 0.0:
+        return f
+    if rnd == E.RND_RZ:
+        if (fd > 0.0 and diff < 0.0) or (fd < 0.0 and diff > 0.0):
+            f = np.nextafter(f, np.float32(0.0))
+    elif rnd == E.RND_RM:
+        if diff < 0.0:
+            f = np.nextafter(f, np.float32(-np.inf))
+    elif diff > 0.0:
+        f = np.nextafter(f, np.float32(np.inf))
+    return f
+
+
+@njit(cache=True)
+def f32_directed(op, a, b, c, rnd):
+    """float32 add/sub/mul/fma/div/sqrt/rcp under .rz/.rm/.rp, finite operands only: the float64
+    result plus the sign of its exact error (error-free transformations) round once, correctly.
+    (Rounding the float64 result alone is only correct for round-to-nearest.)"""
+    da = np.float64(a)
+    db = np.float64(b)
+    tail = 0.0
+    if op == E.OP_MUL:
+        d = da * db                                   # exact: 24 x 24 bits
+    elif op == E.OP_DIV:
+        d = da / db
+        r = fma64(-d, db, da)                         # exact remainder da - d*db
+        tail = r if db > 0.0 else -r
+    elif op == E.OP_SQRT:
+        d = math.sqrt(da)
+        tail = fma64(-d, d, da)                       # sign of da - d*d = sign of sqrt(da) - d
+    elif op == E.OP_RCP:
+        d = 1.0 / da
+        r = fma64(-d, da, 1.0)
+        tail = r if da > 0.0 else -r
+    else:                                             # add, sub, fma / mad
+        x = da
+        y = db if op == E.OP_ADD else -db
+        if op != E.OP_ADD and op != E.OP_SUB:
+            x = da * db                               # exact product
+            y = np.float64(c)
+        d = x + y
+        bb = d - x
+        tail = (x - (d - bb)) + (y - bb)              # TwoSum: d + tail == x + y exactly
+        if d == 0.0 and tail == 0.0 and rnd == E.RND_RM:
+            same_zero = x == 0.0 and y == 0.0 and math.copysign(1.0, x) == math.copysign(1.0, y)
+            if not same_zero:
+                d = -0.0                              # an exact zero sum is -0 when rounding down
+    return round_f64_to_f32(d, rnd, tail)
+
+
+@njit(cache=True)
 def int_to_float32(v, ty, rnd):
     """Correctly rounded int -> float32 (via float64 only when that is exact)."""
     if E.TYPE_BITS[ty] == 64 and (v >= (np.int64(1) << 53) or v <= -(np.int64(1) << 53)
@@ -314,8 +381,8 @@ def int_to_float32(v, ty, rnd):
         if (kept << shift) != u:
             kept |= np.uint64(1)
         f = np.float64(kept) * 2.0 ** np.float64(shift)
-        return np.float32(-f if neg else f)
-    return np.float32(np.float64(v))
+        return round_f64_to_f32(-f if neg else f, rnd, 0.0)
+    return round_f64_to_f32(np.float64(v), rnd, 0.0)     # exact in float64; honour .rz/.rm/.rp
 
 
 @njit(cache=True)
@@ -327,7 +394,13 @@ def f32_arith(op, a, b, c, flags, rnd):
     c = flush32(c, ftz)
     da = np.float64(a)
     db = np.float64(b)
-    if op == E.OP_ADD:
+    directed = (rnd == E.RND_RZ or rnd == E.RND_RM or rnd == E.RND_RP) and math.isfinite(da) \
+        and math.isfinite(db) and math.isfinite(c)
+    if directed and (op == E.OP_ADD or op == E.OP_SUB or op == E.OP_MUL or op == E.OP_FMA or op == E.OP_MAD
+                     or (op == E.OP_DIV and db != 0.0 and not flags & E.FL_APPROX)
+                     or (op == E.OP_SQRT and da > 0.0) or (op == E.OP_RCP and da != 0.0)):
+        r = f32_directed(op, a, b, c, rnd)            # .rz/.rm/.rp (specials are exact anyway)
+    elif op == E.OP_ADD:
         r = np.float32(da + db)
     elif op == E.OP_SUB:
         r = np.float32(da - db)
@@ -501,6 +574,14 @@ def int_arith(op, ty, flags, a, b, c):
         return shift_left(a, b, bits)
     if op == E.OP_SHR:
         return shift_right(a, b, ty)
+    if op == E.OP_SHF:
+        # Funnel shift of {b, a} (was missing: shf fell through to 0).  .l keeps the upper 32 bits
+        # of {b, a} << n, .r the lower 32 bits of {b, a} >> n; .wrap: n = c & 31, .clamp: min(c, 32).
+        n = (c & 31) if flags & E.FL_SHF_WRAP else min(c & 0xFFFFFFFF, 32)
+        wide = (truncate_bits(b, 32) << 32) | truncate_bits(a, 32)
+        if flags & E.FL_SHF_L:
+            return (wide << n) >> 32
+        return wide >> n
     if op == E.OP_POPC:
         return popcount(a, bits)
     if op == E.OP_CLZ:
@@ -516,7 +597,7 @@ def int_arith(op, ty, flags, a, b, c):
             pos = bits
         field = np.int64(0)
         sign_src = min(pos + length - 1, bits - 1)
-        for i in range(length):
+        for i in range(min(length, bits)):      # bits past the width: shifting by >= 64 is undefined
             src = pos + i
             bit = (a >> min(src, bits - 1)) & 1 if src < bits or signed else 0
             if src >= bits and signed:

@@ -88,7 +88,7 @@ def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icoun
         for w in range(n_warps):
             status = ws.status[w]
             if status == W_READY:
-                if counters[C_HIST] >= hist.shape[0]:
+                if hist.shape[0] > 0 and counters[C_HIST] >= hist.shape[0]:
                     return RUN_HISTORY_FULL
                 if counters[C_EVENTS] + 2 >= ev.shape[0]:
                     return RUN_EVENTS_FULL

@@ -60,18 +60,36 @@ def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
         first_pc, first, second_pc, second = fall_pc, fall, taken_pc, taken
     sp = ws.sp[w]
     top = sp - 1
-    reuse = (sp > 0 and ws.kind[w, top] == KIND_FRAME and ws.rpc[w, top] == rpc
-             and ws.pmask[w, top] == 0)
-    if not reuse:
-        if sp >= ws.kind.shape[1]:
-            return False
-        top = sp
-        ws.kind[w, top] = KIND_FRAME
-        ws.rpc[w, top] = rpc
-        ws.join[w, top] = ws.mask[w]
-        ws.sp[w] = sp + 1
-        if sp + 1 > ws.max_sp[w]:
-            ws.max_sp[w] = sp + 1
+    if sp > 0 and ws.kind[w, top] == KIND_FRAME and ws.rpc[w, top] == rpc:
+        if ws.pmask[w, top] == 0:
+            # a loop's next split: the frame already holds the join mask
+            log_event(ev, evc, ws.gid[w], EV_DIVERGE, ws.pc[w], ws.mask[w], sp)
+            ws.ppc[w, top] = second_pc
+            ws.pmask[w, top] = second
+            ws.pc[w] = first_pc
+            ws.mask[w] = first
+            return True
+        if ws.ppc[w, top] == rpc and (first_pc == rpc or second_pc == rpc):
+            # lanes already parked at the join: new lanes heading there wait with them
+            log_event(ev, evc, ws.gid[w], EV_DIVERGE, ws.pc[w], ws.mask[w], sp)
+            if first_pc == rpc:
+                ws.pmask[w, top] |= first
+                ws.pc[w] = second_pc
+                ws.mask[w] = second
+            else:
+                ws.pmask[w, top] |= second
+                ws.pc[w] = first_pc
+                ws.mask[w] = first
+            return True
+    if sp >= ws.kind.shape[1]:
+        return False
+    top = sp
+    ws.kind[w, top] = KIND_FRAME
+    ws.rpc[w, top] = rpc
+    ws.join[w, top] = ws.mask[w]
+    ws.sp[w] = sp + 1
+    if sp + 1 > ws.max_sp[w]:
+        ws.max_sp[w] = sp + 1
     log_event(ev, evc, ws.gid[w], EV_DIVERGE, ws.pc[w], ws.mask[w], ws.sp[w])
     ws.ppc[w, top] = second_pc
     ws.pmask[w, top] = second

@@ -442,7 +442,9 @@ class Assembler:
             if op == E.OP_BRA:
                 return [int(row[E.F_TARGET])], guarded, False
             if op in (E.OP_RET, E.OP_EXIT, E.OP_TRAP):
-                return [], guarded, True
+                # A guarded exit only removes lanes; the rest fall through, so for post-dominance
+                # it is an ordinary instruction (branches around it still reconverge below it).
+                return [], guarded, not guarded
             if op == E.OP_BR_PUSH:
                 return [int(row[E.F_TARGET]), int(row[E.F_TARGET2])], True, False
             if op == E.OP_POP_MASK:

@@ -423,10 +423,6 @@ class OracleResult:
     instructions: int              # total of thread_icount
 
 
-class _Fault(Exception):
-    pass
-
-
 class _Interpreter:
     def __init__(self, program, grid: Dim3, block: Dim3, args, buffers, warp_size: int,
                  max_steps: int, dynamic_shared: int):
@@ -1105,7 +1101,11 @@ class _Interpreter:
 def run_oracle(program, grid, block, args, buffers=None, warp_size: int = 32,
                max_steps_per_thread: int = 1_000_000, dynamic_shared: int = 0) -> OracleResult:
     """Run `program` thread by thread.  Same arguments as launch.launch (args: a buffer name or a
-    number per kernel parameter); buffers are copied, the inputs are not modified."""
+    number per kernel parameter); buffers are copied, the inputs are not modified.
+
+    warp_size only shapes %laneid / %warpid / %lanemask_* and the thread_icount layout.  A barrier
+    that some threads wait at while others of the block have exited raises RuntimeFault
+    ("barrier deadlock"), even when whole warps exited (the engine lets that case pass)."""
     grid, block = Dim3.of(grid), Dim3.of(block)
     if block.count < 1 or grid.count < 1:
         raise InputError("grid and block must have at least one thread")
