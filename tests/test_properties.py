@@ -261,12 +261,6 @@ def test_stack_depth_bounded_by_nesting_without_loops_or_nested_exits(case):
         f"{where}: stack depth {depth} > static nesting depth {case.kernel.nesting_depth}"
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "engine: SIMT stack exceeds the static nesting depth (1) in loops whose early leavers are "
-    "parked as the pending side of the loop frame, so later iterations push new frames instead "
-    "of re-splitting it (repro /tmp/property_bugs/loop_frame_growth.ptx); (2) after an if / loop "
-    "containing an early exit, whose reconvergence pc becomes the virtual exit (-1) so its frame "
-    "never pops and everything after nests on it (repro /tmp/property_bugs/nested_exit_frame.ptx)"))
 @given(cases())
 @example(Case(kernel_from_stmts([("while", 0, [("assign", 0, "add", 0, ("i", 1))])]), grid=1, block=5,
               inp=np.array([1, 1, 1, 2, 3], dtype=np.uint32)))       # loop_frame_growth

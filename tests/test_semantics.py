@@ -1652,8 +1652,6 @@ def test_vector_ld_st(cases):
     check("ld.v4.u16", [tuple(int(x) for x in r) for r in y[3]], [(h[3], h[0]) for h in h4], cases)
 
 
-@pytest.mark.xfail(strict=True, reason="execute.exec_memory does not sign-extend vector loads of signed "
-                                       "sub-word types into wider registers (see /tmp/semantics_bugs.md)")
 def test_vector_ld_signed_subword_extends():
     body = """
 ld.global.v2.s16 {%r4, %r5}, [%ai0];
@@ -2065,9 +2063,6 @@ st.global.u32 [%ao0+16], %r8;
         assert [int(v) for v in y[t][:5]] == exp, (t, y[t].tolist(), exp)
 
 
-@pytest.mark.xfail(strict=True, reason="execute.exec_warp_op uses b unmasked: PTX takes bval = b[4:0], so "
-                                       "__shfl_sync(v, lane+32) reads lane (srcLane mod width) "
-                                       "(see /tmp/semantics_bugs.md)")
 def test_shfl_idx_source_lane_modulo_32():
     vals = [7 * i + 1 for i in range(32)]
     bs = [(i + 1) % 32 + 32 for i in range(32)]

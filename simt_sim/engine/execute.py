@@ -444,7 +444,10 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
             dk, di, dimm, _ = opnd(row, 0)
             if dk == E.K_VEC:
                 for k in range(dimm):
-                    write_vec_element(regs, code.vecs[di, k], t, M.load(mem, region, off + k * width, width))
+                    v = M.load(mem, region, off + k * width, width)
+                    if ty != E.T_F32 and ty != E.T_F64:
+                        v = alu.extend(v, ty)     # sub-word elements sign- or zero-extend
+                    write_vec_element(regs, code.vecs[di, k], t, v)
             else:
                 v = M.load(mem, region, off, width)
                 if ty != E.T_F32 and ty != E.T_F64 and ty != E.T_PRED:
@@ -514,7 +517,7 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
         if not (mask >> lane) & 1:
             continue
         t = base_t + lane
-        b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
+        b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters) & 0x1F  # PTX: b[4:0]
         c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters)
         clamp = c & 0x1F
         seg_mask = (c >> 8) & 0x1F
