@@ -5,7 +5,6 @@ work is in simt_sim/engine (numba).
 """
 from __future__ import annotations
 
-import os
 import struct
 from dataclasses import dataclass, field
 
@@ -282,6 +281,3 @@ def mask_bits(mask: int, width: int) -> str:
     """Lane 0 first, as in the branching article's mask pictures."""
     return "".join("1" if (mask >> i) & 1 else "0" for i in range(width))
 
-
-def jit_disabled() -> bool:
-    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")

@@ -19,11 +19,6 @@ INT64_MIN = np.int64(-9223372036854775808)
 
 
 @njit(cache=True)
-def type_bits(ty):
-    return E.TYPE_BITS[ty]
-
-
-@njit(cache=True)
 def extend(raw, ty):
     """Raw register bits (int64) -> value of integer type ty, sign/zero-extended to int64."""
     bits = E.TYPE_BITS[ty]

@@ -9,7 +9,7 @@ from simt_sim.engine import alu
 from simt_sim.engine import encoding as E
 from simt_sim.engine import memory as M
 from simt_sim.engine import simt_stack as S
-from simt_sim.engine.state import (C_ACTIVE_LANES, C_CLOCK, C_EVENTS, C_HIST, C_THREAD_INSTS,
+from simt_sim.engine.state import (C_ACTIVE_LANES, C_CLOCK, C_HIST, C_THREAD_INSTS,
                                    C_WARP_INSTS, FAULT_DEADLOCK, FAULT_EMPTY_POP, FAULT_MISALIGNED,
                                    FAULT_OOB, FAULT_STACK, FAULT_TRAP, FAULT_UNSUPPORTED, G, W_BARRIER,
                                    W_DONE, W_READY)
@@ -177,6 +177,43 @@ def read_int(code, regs, row, k, t, w, lane, geom, slot_block, counters):
 
 
 @njit(cache=True)
+def operand_f32(code, regs, row, k, t):
+    kind, idx, _, _ = opnd(row, k)
+    return read_f32(code, regs, t, kind, idx)
+
+
+@njit(cache=True)
+def operand_f64(code, regs, row, k, t):
+    kind, idx, _, _ = opnd(row, k)
+    return read_f64(code, regs, t, kind, idx)
+
+
+@njit(cache=True)
+def compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters):
+    """Operand 1 CMP operand 2 at type sty, for setp and set (.ftz flushes float32 inputs)."""
+    cmp = row[E.F_CMP]
+    if sty == E.T_F32:
+        ftz = row[E.F_FLAGS] & E.FL_FTZ
+        return alu.float_compare(cmp, np.float64(alu.flush32(operand_f32(code, regs, row, 1, t), ftz)),
+                                 np.float64(alu.flush32(operand_f32(code, regs, row, 2, t), ftz)))
+    if sty == E.T_F64:
+        return alu.float_compare(cmp, operand_f64(code, regs, row, 1, t), operand_f64(code, regs, row, 2, t))
+    return alu.int_compare(cmp, read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters),
+                           read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters), sty)
+
+
+@njit(cache=True)
+def nonzero_lanes(code, regs, row, k, mask, base_t, w, geom, slot_block, counters):
+    """The lanes of mask whose operand k is non-zero (vote ballots, mask_nz, br_push)."""
+    out = np.int64(0)
+    for lane in range(geom[G_WS]):
+        if (mask >> lane) & 1:
+            if read_int(code, regs, row, k, base_t + lane, w, lane, geom, slot_block, counters) != 0:
+                out |= np.int64(1) << lane
+    return out
+
+
+@njit(cache=True)
 def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     """Arithmetic, logic, compare, move and convert for one thread."""
     ty = row[E.F_TYPE]
@@ -196,7 +233,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
             write_raw(regs, dk, di, t, v)
         elif dk == E.K_VEC:             # unpack one register into {a, b}
             v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
-            n = row[E.F_OPS + 2]
+            n = opnd(row, 0)[2]
             width = E.TYPE_BITS[ty] // n
             for k in range(n):
                 part = v >> (width * k)
@@ -208,17 +245,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
             write_raw(regs, dk, di, t, alu.truncate(v, ty) if ty != E.T_PRED else v & 1)
         return
     if op == E.OP_SETP:
-        cmp = row[E.F_CMP]
-        if ty == E.T_F32:
-            r = alu.float_compare(cmp, np.float64(alu.flush32(read_f32(code, regs, t, row[E.F_OPS + 4 + 0], row[E.F_OPS + 4 + 1]), flags & E.FL_FTZ)),
-                                  np.float64(alu.flush32(read_f32(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9]), flags & E.FL_FTZ)))
-        elif ty == E.T_F64:
-            r = alu.float_compare(cmp, read_f64(code, regs, t, row[E.F_OPS + 4], row[E.F_OPS + 5]),
-                                  read_f64(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9]))
-        else:
-            a = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
-            b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
-            r = alu.int_compare(cmp, a, b, ty)
+        r = compare_sources(code, regs, row, ty, t, w, lane, geom, slot_block, counters)
         boolop = row[E.F_BOOL]
         notr = not r
         if boolop != 0:
@@ -234,18 +261,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
             regs.pred[t, row[E.F_DST2]] = np.uint8(1 if notr else 0)
         return
     if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0f) when true
-        sty = row[E.F_TYPE2]
-        cmp = row[E.F_CMP]
-        ak, ai, _, _ = opnd(row, 1)
-        bk, bi, _, _ = opnd(row, 2)
-        if sty == E.T_F32:
-            r = alu.float_compare(cmp, np.float64(read_f32(code, regs, t, ak, ai)),
-                                  np.float64(read_f32(code, regs, t, bk, bi)))
-        elif sty == E.T_F64:
-            r = alu.float_compare(cmp, read_f64(code, regs, t, ak, ai), read_f64(code, regs, t, bk, bi))
-        else:
-            r = alu.int_compare(cmp, read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters),
-                                read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters), sty)
+        r = compare_sources(code, regs, row, row[E.F_TYPE2], t, w, lane, geom, slot_block, counters)
         if ty == E.T_F32:
             regs.f32[t, di] = np.float32(1.0 if r else 0.0)
         else:
@@ -255,8 +271,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
         if op == E.OP_SELP:
             choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
         elif row[E.F_TYPE2] == E.T_F32:
-            ck, ci, _, _ = opnd(row, 3)
-            choose_a = np.float64(read_f32(code, regs, t, ck, ci)) >= 0.0
+            choose_a = np.float64(operand_f32(code, regs, row, 3, t)) >= 0.0
         else:
             choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) >= 0
         k = 1 if choose_a else 2
@@ -279,25 +294,25 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
         write_raw(regs, dk, di, t, alu.truncate(v, ty))
         return
     if ty == E.T_F32:
-        a = read_f32(code, regs, t, row[E.F_OPS + 4], row[E.F_OPS + 5])
+        a = operand_f32(code, regs, row, 1, t)
         b = np.float32(0.0)
         c = np.float32(0.0)
         nops = row[E.F_NOPS]
         if nops > 2:
-            b = read_f32(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9])
+            b = operand_f32(code, regs, row, 2, t)
         if nops > 3:
-            c = read_f32(code, regs, t, row[E.F_OPS + 12], row[E.F_OPS + 13])
+            c = operand_f32(code, regs, row, 3, t)
         regs.f32[t, di] = alu.f32_arith(op, a, b, c, flags, row[E.F_RND])
         return
     if ty == E.T_F64:
-        a = read_f64(code, regs, t, row[E.F_OPS + 4], row[E.F_OPS + 5])
+        a = operand_f64(code, regs, row, 1, t)
         b = 0.0
         c = 0.0
         nops = row[E.F_NOPS]
         if nops > 2:
-            b = read_f64(code, regs, t, row[E.F_OPS + 8], row[E.F_OPS + 9])
+            b = operand_f64(code, regs, row, 2, t)
         if nops > 3:
-            c = read_f64(code, regs, t, row[E.F_OPS + 12], row[E.F_OPS + 13])
+            c = operand_f64(code, regs, row, 3, t)
         regs.f64[t, di] = alu.f64_arith(op, a, b, c, flags, row[E.F_RND])
         return
     nops = row[E.F_NOPS]
@@ -489,11 +504,7 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
         return
     if op == E.OP_VOTE:
         mode = row[E.F_CMP]
-        ballot = np.int64(0)
-        for lane in range(ws):
-            if (mask >> lane) & 1:
-                if read_int(code, regs, row, 1, base_t + lane, w, lane, geom, slot_block, counters) != 0:
-                    ballot |= np.int64(1) << lane
+        ballot = nonzero_lanes(code, regs, row, 1, mask, base_t, w, geom, slot_block, counters)
         if mode == 0:
             r = np.int64(1 if ballot != 0 else 0)
         elif mode == 1:
@@ -625,11 +636,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         S.settle(ws, w, ev, counters)
         return STEP_OK
     elif op == E.OP_MASK_NZ:
-        keep = np.int64(0)
-        for lane in range(wsz):
-            if (exec_mask >> lane) & 1:
-                if read_int(code, regs, row, 0, base_t + lane, w, lane, geom, slot_block, counters) != 0:
-                    keep |= np.int64(1) << lane
+        keep = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
         ws.mask[w] = keep
         if keep == 0:
             if not S.pop_explicit(ws, w):
@@ -638,11 +645,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             S.settle(ws, w, ev, counters)
             return STEP_OK
     elif op == E.OP_BR_PUSH:
-        then_mask = np.int64(0)
-        for lane in range(wsz):
-            if (exec_mask >> lane) & 1:
-                if read_int(code, regs, row, 0, base_t + lane, w, lane, geom, slot_block, counters) != 0:
-                    then_mask |= np.int64(1) << lane
+        then_mask = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
         else_mask = mask & ~then_mask
         ok = S.push_explicit(ws, w, mask, row[E.F_TARGET2])
         if ok and else_mask != 0:

@@ -11,7 +11,6 @@ A divergent branch whose reconvergence pc equals that of the frame on top, with 
 from __future__ import annotations
 
 from numba import njit
-import numpy as np
 
 KIND_FRAME = 0
 KIND_EXPLICIT = 1
