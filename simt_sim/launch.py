@@ -177,7 +177,8 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
                         ("bz", block.z), ("warp_size", ws), ("wpb", wpb), ("tpb", block.count),
                         ("slots", slots), ("blocks", n_blocks), ("shared_bytes", shared_bytes),
                         ("local_bytes", program.local_size), ("policy", POLICY_NAMES.index(config.policy)),
-                        ("max_warp_insts", config.max_warp_insts), ("n_sm", config.num_sms)):
+                        ("max_warp_insts", config.max_warp_insts), ("n_sm", config.num_sms),
+                        ("slots_per_sm", slots)):
         geom[ST.G[name]] = value
     gmem, bases, ends, offs, buffer_addr = layout_global(program, buffers)
     pmem = pack_params(program, args, buffer_addr)

@@ -21,6 +21,7 @@ G_GX, G_GY, G_GZ, G_BX, G_BY, G_BZ = G["gx"], G["gy"], G["gz"], G["bx"], G["by"]
 G_WS, G_WPB, G_TPB, G_SHARED, G_LOCAL, G_POLICY, G_NSM = (G["warp_size"], G["wpb"], G["tpb"],
                                                           G["shared_bytes"], G["local_bytes"],
                                                           G["policy"], G["n_sm"])
+G_SLOTS_PER_SM = G["slots_per_sm"]
 MASK32 = np.int64(0xFFFFFFFF)
 
 
@@ -66,7 +67,7 @@ def sreg_value(sreg, w, lane, geom, slot_block, counters):
     if base == E.S_NWARPID:
         return np.int64(wpb)
     if base == E.S_SMID:
-        return np.int64(0)
+        return (w // wpb) // geom[G_SLOTS_PER_SM]
     if base == E.S_NSMID:
         return geom[G_NSM]
     if base == E.S_CLOCK:
@@ -427,6 +428,19 @@ def atomic_apply(aop, ty, old, b, c):
 
 
 @njit(cache=True)
+def lane_address(regs, aidx, aoff, t):
+    """Address of a [reg+offset] operand for thread t (aidx < 0: the offset alone)."""
+    addr = aoff
+    if aidx >= 0:
+        r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
+        if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64:
+            addr += np.int64(regs.r64[t, r])
+        else:
+            addr += np.int64(regs.r32[t, r])
+    return addr
+
+
+@njit(cache=True)
 def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_block, counters, fault):
     """ld / st / atom / red for the lanes in mask, in lane order (atomics serialise per lane)."""
     ty = row[E.F_TYPE]
@@ -442,11 +456,7 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
         if not (mask >> lane) & 1:
             continue
         t = base_t + lane
-        addr = aoff
-        if aidx >= 0:
-            file = aidx >> E.ADDR_FILE_SHIFT
-            r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-            addr += np.int64(regs.r64[t, r]) if file == E.ADDR_R64 else np.int64(regs.r32[t, r])
+        addr = lane_address(regs, aidx, aoff, t)
         total = width * nvec
         if addr % width != 0 or (nvec > 1 and addr % total != 0):
             set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, total)
@@ -584,7 +594,6 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     gid = ws.gid[w]
     record(hist, counters, gid, pc, mask, exec_mask)
     counters[C_WARP_INSTS] += 1
-    counters[C_CLOCK] += 1
     n_exec = S.popcount64(exec_mask)
     counters[C_THREAD_INSTS] += n_exec
     counters[C_ACTIVE_LANES] += S.popcount64(mask)

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from simt_sim.engine.execute import STEP_FAULT, set_fault, step_warp
-from simt_sim.engine.state import (C_BLOCKS_DONE, C_EVENTS, C_HIST, C_NEXT_BLOCK, C_WARP_INSTS,
+from simt_sim.engine.state import (C_BLOCKS_DONE, C_CLOCK, C_EVENTS, C_HIST, C_NEXT_BLOCK, C_WARP_INSTS,
                                    FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE, RUN_EVENTS_FULL,
                                    RUN_FAULT, RUN_HISTORY_FULL, W_BARRIER, W_DONE, W_EMPTY, W_READY)
 
@@ -98,6 +98,7 @@ def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icoun
                 if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
                              hist, ev, fault) == STEP_FAULT:
                     return RUN_FAULT
+                counters[C_CLOCK] += 1      # functional mode: %clock counts warp-instructions
                 progressed = True
             elif status == W_BARRIER and waiting < 0:
                 waiting = w

@@ -15,9 +15,10 @@ Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
 Warps = namedtuple("Warps", "pc mask live full status gid sp kind rpc join ppc pmask max_sp bar_mask")
 Memory = namedtuple("Memory", "gmem alloc_base alloc_end alloc_off smem lmem pmem")
 # geometry: grid x,y,z, block x,y,z, warp size, warps/block, threads/block, slots, blocks,
-#           shared bytes per block, local bytes per thread, policy, max instructions, n_sm
+#           shared bytes per block, local bytes per thread, policy, max instructions, n_sm,
+#           resident-block slots per SM (slot // slots_per_sm is the SM)
 GEOM_FIELDS = ("gx", "gy", "gz", "bx", "by", "bz", "warp_size", "wpb", "tpb", "slots", "blocks",
-               "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm")
+               "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm", "slots_per_sm")
 G = {name: i for i, name in enumerate(GEOM_FIELDS)}
 
 # warp status
