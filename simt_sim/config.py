@@ -14,17 +14,92 @@ import yaml
 from simt_sim.engine.simt_stack import POLICY_NAMES
 from simt_sim.errors import InputError
 from simt_sim.launch import LaunchConfig
-from simt_sim.yamlschema import Field, between, load_yaml_nodes, one_of, positive, validate
+from simt_sim.yamlschema import Field, between, load_yaml_nodes, non_negative, one_of, positive, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+
+UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
+SCHEDULERS = ("lrr", "gto", "two-level", "oldest")
+
+
+def _unit_schema(what: str) -> dict:
+    return {
+        "pipes": Field(int, positive, doc=f"{what} pipelines per sub-partition that accept a warp-instruction each"),
+        "lanes": Field(float, positive, doc="lanes per pipe: a warp-instruction occupies it ceil(warp_size / lanes) cycles"),
+        "latency": Field(int, positive, doc="cycles from issue until the result can be read"),
+        "shared_with": Field(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
+    }
+
+
+def _latency_overrides(v) -> str | None:
+    from simt_sim.isa import isa
+    names = {op.name for op in isa().ops}
+    for key, value in v.items():
+        if str(key).split(".")[0] not in names:
+            return f"has key {key!r}, which is not an opcode (opcode or opcode.type expected)"
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            return f"{key}: latency must be a positive integer"
+    return None
+
+
+def _memory_level(what: str, extra: dict | None = None) -> dict:
+    d = {"latency": Field(int, positive, doc=f"cycles for a {what} hit, issue to data")}
+    d.update(extra or {})
+    return d
+
 
 SCHEMA = {
     "name": Field(str, required=True, doc="short name, as used by --config"),
     "description": Field(str, doc="one line: what machine this models"),
+    "sources": Field(str, doc="where the numbers come from"),
     "warp_size": Field(int, between(1, 64), required=True, doc="threads per warp"),
     "num_sms": Field(int, positive, doc="streaming multiprocessors"),
+    "clock_mhz": Field(float, positive, doc="SM clock, to turn cycles into time"),
     "sm": {
+        "sub_partitions": Field(int, between(1, 16), doc="warp schedulers per SM; warp w belongs to w mod N"),
         "max_resident_blocks": Field(int, positive, doc="blocks resident at once per SM"),
+        "max_warps": Field(int, positive, doc="resident warps per SM"),
+        "max_threads": Field(int, positive, doc="resident threads per SM"),
+        "registers": Field(int, positive, doc="32-bit registers per SM"),
+        "register_granularity": Field(int, positive, doc="registers are allocated per warp in multiples of this"),
+        "shared_memory": Field(int, non_negative, doc="shared memory bytes per SM"),
+        "shared_granularity": Field(int, positive, doc="shared memory is allocated per block in multiples of this"),
+        "block_launch_latency": Field(int, non_negative, doc="cycles from a free slot to the new block's first issue"),
+    },
+    "scheduler": {
+        "policy": Field(str, one_of(*SCHEDULERS), doc="warp scheduling policy"),
+        "issue_width": Field(int, between(1, 16), doc="warp-instructions a scheduler issues per cycle"),
+        "max_issue_per_warp": Field(int, between(1, 16), doc="of those, how many may come from one warp"),
+        "active_pool": Field(int, positive, doc="two-level: warps in the active pool per scheduler"),
+        "branch_latency": Field(int, non_negative, doc="cycles after a branch before its warp issues again"),
+        "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
+    },
+    "units": {name: _unit_schema(name) for name in UNIT_NAMES},
+    "latency_overrides": Field(dict, _latency_overrides,
+                               doc="per-opcode latency, key `opcode` or `opcode.type` (e.g. div.f32: 40)"),
+    "memory": {
+        "sector_bytes": Field(int, positive, doc="coalescing granule: one request per distinct sector"),
+        "line_bytes": Field(int, positive, doc="cache line (tag) size; a multiple of sector_bytes"),
+        "param_latency": Field(int, positive, doc="ld.param / ld.const (constant cache hit)"),
+        "shared": _memory_level("shared-memory", {
+            "banks": Field(int, positive, doc="banks; lanes hitting different words of one bank serialise"),
+            "bank_bytes": Field(int, positive, doc="bytes per bank word"),
+            "atomic_cycles": Field(int, positive, doc="extra cycles per same-address shared atomic"),
+        }),
+        "l1": _memory_level("L1", {
+            "size_kb": Field(float, positive, doc="L1 data cache per SM"),
+            "ways": Field(int, positive, doc="associativity (LRU)"),
+            "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
+        }),
+        "l2": _memory_level("L2", {
+            "size_kb": Field(float, positive, doc="L2 for the whole GPU"),
+            "ways": Field(int, positive, doc="associativity (LRU)"),
+            "sectors_per_cycle": Field(float, positive, doc="bandwidth, whole GPU"),
+            "atomic_cycles": Field(int, positive, doc="extra cycles per same-address global atomic"),
+        }),
+        "dram": _memory_level("DRAM (L2 miss)", {
+            "bytes_per_cycle": Field(float, positive, doc="bandwidth, whole GPU, per SM clock"),
+        }),
     },
     "simt": {
         "stack_depth": Field(int, positive, doc="SIMT stack entries per warp; deeper nesting faults"),
@@ -33,8 +108,51 @@ SCHEMA = {
     },
     "limits": {
         "max_warp_instructions": Field(int, positive, doc="stop with an error after this many"),
+        "max_cycles": Field(int, positive, doc="stop with an error after this many cycles"),
     },
 }
+
+
+# Values a config may leave out: a plain single-issue machine with H100-like units and memory.
+# Every shipped config states the values that define it; `simt-sim configs --show NAME` prints all.
+DEFAULTS = {
+    "num_sms": 1,
+    "clock_mhz": 1000.0,
+    "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
+           "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
+           "shared_granularity": 128, "block_launch_latency": 0},
+    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8,
+                  "branch_latency": 1, "barrier_latency": 1},
+    "units": {
+        "fp32": {"pipes": 1, "lanes": 32, "latency": 4},
+        "int": {"pipes": 1, "lanes": 16, "latency": 4},
+        "fp64": {"pipes": 1, "lanes": 16, "latency": 8},
+        "sfu": {"pipes": 1, "lanes": 4, "latency": 16},
+        "tensor": {"pipes": 1, "lanes": 32, "latency": 24},
+        "ldst": {"pipes": 1, "lanes": 8, "latency": 4},
+        "control": {"pipes": 1, "lanes": 32, "latency": 1},
+    },
+    "latency_overrides": {},
+    "memory": {
+        "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
+        "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2},
+        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
+        "l2": {"latency": 200, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
+        "dram": {"latency": 400, "bytes_per_cycle": 512},
+    },
+    "simt": {"stack_depth": 32, "divergence_policy": "fewer-first"},
+    "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
+}
+
+
+def merged(defaults: dict, data: dict) -> dict:
+    out = copy.deepcopy(defaults)
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "latency_overrides":
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 @dataclass
@@ -59,6 +177,16 @@ class GPUConfig:
             max_warp_insts=self.get("limits.max_warp_instructions", 50_000_000),
             max_resident_blocks=self.get("sm.max_resident_blocks", 32),
             num_sms=self.get("num_sms", 1))
+
+    def with_overrides(self, items: list[str]) -> "GPUConfig":
+        """A copy with `key=value` overrides applied and validated (as `--set`)."""
+        data = copy.deepcopy(self.data)
+        for item in items:
+            apply_override(data, item)
+        text = yaml.safe_dump(data, sort_keys=False)
+        odata, oroot = load_yaml_nodes(f"{self.path} (with --set)", text)
+        validate(odata, SCHEMA, f"{self.path} (with --set {' '.join(items)})", oroot)
+        return GPUConfig(self.name, self.path, odata)
 
 
 def config_path(name_or_path: str) -> Path:
@@ -86,6 +214,7 @@ def load_config(name_or_path: str = "h100", overrides: list[str] | None = None) 
         text = yaml.safe_dump(data, sort_keys=False)
         odata, oroot = load_yaml_nodes(f"{path} (with --set)", text)
         validate(odata, SCHEMA, f"{path} (with --set {' '.join(overrides)})", oroot)
+    data = merged(DEFAULTS, data)
     return GPUConfig(data.get("name", path.stem), str(path), data)
 
 

@@ -13,15 +13,15 @@ from pathlib import Path
 def _guard_cache() -> None:
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(here.glob("*.py")) + sorted((here.parents[1] / "isa").glob("*.yaml")):
-        digest.update(path.name.encode())
+    for path in sorted(here.rglob("*.py")) + sorted((here.parents[1] / "isa").glob("*.yaml")):
+        digest.update(str(path.relative_to(here.parents[1])).encode())
         digest.update(path.read_bytes())
     stamp = here / "__pycache__" / "engine-digest.txt"
     value = digest.hexdigest()
     try:
         if stamp.exists() and stamp.read_text() == value:
             return
-        for cached in list(here.glob("__pycache__/*.nbi")) + list(here.glob("__pycache__/*.nbc")):
+        for cached in list(here.rglob("__pycache__/*.nbi")) + list(here.rglob("__pycache__/*.nbc")):
             cached.unlink(missing_ok=True)
         stamp.parent.mkdir(exist_ok=True)
         stamp.write_text(value)

@@ -62,6 +62,7 @@ FL_TO = 1 << 6
 FL_SHF_L = 1 << 7
 FL_SHF_WRAP = 1 << 8
 FL_FULL = 1 << 9
+FL_L1_BYPASS = 1 << 10   # ld.cg / .cv / .volatile: not cached in L1 (timing only)
 
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
 RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,

@@ -60,17 +60,23 @@ def slot_finished(ws, slot, wpb):
 
 
 @njit(cache=True)
+def retire_slot(ws, s, wpb, slot_block, warp_max_sp, counters):
+    """Free a finished block's slot, keeping its per-warp statistics."""
+    counters[C_BLOCKS_DONE] += 1
+    slot_block[s] = -1
+    for w in range(s * wpb, s * wpb + wpb):
+        warp_max_sp[ws.gid[w]] = ws.max_sp[w]
+        ws.status[w] = W_EMPTY
+
+
+@njit(cache=True)
 def fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp):
-    """Retire finished blocks (keeping their per-warp statistics) and launch waiting ones."""
+    """Retire finished blocks and launch waiting ones."""
     wpb = geom[G_WPB]
     for s in range(geom[G_SLOTS]):
         if ws.status[s * wpb] == W_EMPTY or (slot_block[s] >= 0 and slot_finished(ws, s, wpb)):
             if slot_block[s] >= 0 and ws.status[s * wpb] != W_EMPTY:
-                counters[C_BLOCKS_DONE] += 1
-                slot_block[s] = -1
-                for w in range(s * wpb, s * wpb + wpb):
-                    warp_max_sp[ws.gid[w]] = ws.max_sp[w]
-                    ws.status[w] = W_EMPTY
+                retire_slot(ws, s, wpb, slot_block, warp_max_sp, counters)
             if counters[C_NEXT_BLOCK] < geom[G_BLOCKS]:
                 launch_block(s, counters[C_NEXT_BLOCK], regs, ws, mem, geom, slot_block)
                 counters[C_NEXT_BLOCK] += 1

@@ -305,7 +305,8 @@ class Assembler:
             else:
                 flags |= {"ftz": E.FL_FTZ, "sat": E.FL_SAT, "approx": E.FL_APPROX, "full": E.FL_FULL,
                           "hi": E.FL_HI, "wide": E.FL_WIDE, "uni": E.FL_UNI, "to": E.FL_TO,
-                          "l": E.FL_SHF_L, "wrap": E.FL_SHF_WRAP}.get(m, 0)
+                          "l": E.FL_SHF_L, "wrap": E.FL_SHF_WRAP, "cg": E.FL_L1_BYPASS,
+                          "cv": E.FL_L1_BYPASS, "volatile": E.FL_L1_BYPASS}.get(m, 0)
         row[E.F_FLAGS] = flags
         row[E.F_SPACE] = E.SPACE_CODE[space]
         row[E.F_UNIT] = E.UNIT_CODE[info.unit_for(t1)]

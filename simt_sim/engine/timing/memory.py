@@ -1,0 +1,203 @@
+"""Memory timing: coalescing into sectors, the L1 / L2 / DRAM hit model with bandwidth queues,
+shared-memory bank conflicts and atomic serialisation.
+
+The hit model (documented in docs/timing.md): L1 (per SM) and L2 (whole GPU) are set-associative
+LRU caches of `line_bytes` lines with a valid bit per sector.  A load sector that hits L1 costs
+the L1 latency; one that misses L1 and hits L2 the L2 latency; one that misses both the DRAM
+latency; missing sectors are filled into both levels.  `.cg`/`.cv`/`.volatile` loads skip L1.
+Stores write through to L2 (allocating there) and update L1 only where the line is present.
+Each level is also a queue with a bandwidth (sectors or bytes per cycle): a request waits until
+the port is free, and n sectors take n / bandwidth cycles to pass.  The data is ready when the
+slowest sector arrives.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from simt_sim.engine.timing.layout import TC, TF
+
+MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l2_tag l2_valid l2_stamp ports clock")
+# ports (float64): [sm] L1 / LSU data port, [n_sm + sm] shared-memory port, [2 n_sm] L2, [2 n_sm + 1] DRAM
+
+T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
+T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
+T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
+T_DRAM_LAT = TC["dram_latency"]
+T_SMEM_LAT, T_BANKS, T_BANK_BYTES, T_SMEM_ATOM = (TC["smem_latency"], TC["smem_banks"],
+                                                  TC["smem_bank_bytes"], TC["smem_atomic"])
+F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
+
+LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
+
+
+def make_mem_timing(tc, n_sm: int) -> MemTiming:
+    l1_shape = (n_sm, tc[T_L1_SETS], tc[T_L1_WAYS])
+    l2_shape = (tc[T_L2_SETS], tc[T_L2_WAYS])
+    return MemTiming(np.full(l1_shape, -1, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
+                     np.full(l2_shape, -1, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
+                     np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
+
+
+@njit(cache=True)
+def unique_sorted(values, n):
+    """Sort values[:n] in place and compact the distinct ones to the front; returns their count."""
+    for i in range(1, n):
+        v = values[i]
+        j = i - 1
+        while j >= 0 and values[j] > v:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = v
+    m = 0
+    for i in range(n):
+        if m == 0 or values[i] != values[m - 1]:
+            values[m] = values[i]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def sectors_of(addrs, n, nbytes, sector_bytes, out):
+    """Distinct sectors touched by n lanes each accessing nbytes at addrs[i]; returns the count."""
+    k = 0
+    for i in range(n):
+        first = addrs[i] // sector_bytes
+        last = (addrs[i] + nbytes - 1) // sector_bytes
+        for s in range(first, last + 1):
+            out[k] = s
+            k += 1
+    return unique_sorted(out, k)
+
+
+@njit(cache=True)
+def max_same_address(addrs, n, scratch):
+    """Largest number of lanes that address the same word (atomics to one address serialise)."""
+    for i in range(n):
+        scratch[i] = addrs[i]
+    m = unique_sorted(scratch, n)
+    best = 0
+    for j in range(m):
+        c = 0
+        for i in range(n):
+            if addrs[i] == scratch[j]:
+                c += 1
+        if c > best:
+            best = c
+    return best
+
+
+@njit(cache=True)
+def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate):
+    """Look up one sector in a set-associative LRU cache (tag/valid/stamp are [sets, ways] views).
+    Returns True on a hit; on a miss with allocate, fills the sector (evicting the LRU line)."""
+    s = line % sets
+    victim = 0
+    oldest = np.int64(1) << 62
+    for wy in range(ways):
+        if tag[s, wy] == line:
+            stamp[s, wy] = now
+            if valid[s, wy] & sector_bit:
+                return True
+            if allocate:
+                valid[s, wy] |= sector_bit
+            return False
+        if stamp[s, wy] < oldest:
+            oldest = stamp[s, wy]
+            victim = wy
+    if allocate:
+        tag[s, victim] = line
+        valid[s, victim] = sector_bit
+        stamp[s, victim] = now
+    return False
+
+
+@njit(cache=True)
+def queue(ports, port, start, amount, rate):
+    """Pass `amount` through a port of `rate` per cycle no earlier than `start`; returns the wait
+    (cycles from start until the last unit has passed, minus one unit's time)."""
+    t = max(start, ports[port])
+    ports[port] = t + amount / rate
+    return t - start + (amount - 1) / rate
+
+
+@njit(cache=True)
+def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial):
+    """Timing of one warp-instruction's global (or local) access of n_sect distinct sectors.
+    Returns the cycle its data is ready (loads, atomics) or written (stores)."""
+    sector_bytes = tc[T_SECTOR]
+    per_line = tc[T_LINE] // sector_bytes
+    n_sm = tc[T_NSM]
+    mt.clock[0] += 1
+    now = mt.clock[0]
+    l1_hits = 0
+    l2_hits = 0
+    dram = 0
+    for i in range(n_sect):
+        sec = sectors[i]
+        line = sec // per_line
+        bit = np.int64(1) << (sec % per_line)
+        hit1 = False
+        if not skip_l1 and atomic_serial == 0:
+            hit1 = cache_access(mt.l1_tag[sm], mt.l1_valid[sm], mt.l1_stamp[sm], tc[T_L1_SETS], tc[T_L1_WAYS],
+                                line, bit, now, not is_store)
+        if hit1 and not is_store:
+            l1_hits += 1
+            continue
+        if cache_access(mt.l2_tag, mt.l2_valid, mt.l2_stamp, tc[T_L2_SETS], tc[T_L2_WAYS], line, bit, now, True) \
+                or is_store:
+            l2_hits += 1
+        else:
+            dram += 1
+    wait1 = queue(mt.ports, sm, np.float64(cycle), n_sect, tf[F_L1_BW])
+    ready = np.float64(cycle)
+    if l1_hits > 0:
+        ready = max(ready, cycle + wait1 + tc[T_L1_LAT])
+    below = l2_hits + dram
+    if below > 0:
+        start2 = cycle + wait1
+        wait2 = wait1 + queue(mt.ports, 2 * n_sm, start2, below, tf[F_L2_BW])
+        if l2_hits > 0:
+            ready = max(ready, cycle + wait2 + tc[T_L2_LAT])
+        if dram > 0:
+            wait3 = wait2 + queue(mt.ports, 2 * n_sm + 1, cycle + wait2, dram * sector_bytes, tf[F_DRAM_BW])
+            ready = max(ready, cycle + wait3 + tc[T_DRAM_LAT])
+    if atomic_serial > 0:
+        ready += (atomic_serial - 1) * tc[T_L2_ATOM]
+    return np.int64(np.ceil(ready))
+
+
+@njit(cache=True)
+def bank_ways(addrs, n, nbytes, tc, scratch):
+    """Shared-memory passes: the most distinct words any one bank must deliver (same word: broadcast)."""
+    bank_bytes = tc[T_BANK_BYTES]
+    banks = tc[T_BANKS]
+    k = 0
+    for i in range(n):
+        w0 = addrs[i] // bank_bytes
+        w1 = (addrs[i] + nbytes - 1) // bank_bytes
+        for wd in range(w0, w1 + 1):
+            scratch[k] = wd
+            k += 1
+    m = unique_sorted(scratch, k)
+    best = 0
+    for b in range(banks):
+        c = 0
+        for j in range(m):
+            if scratch[j] % banks == b:
+                c += 1
+        if c > best:
+            best = c
+    return max(best, 1)
+
+
+@njit(cache=True)
+def shared_access(mt, tc, sm, cycle, ways, atomic_serial):
+    """Shared-memory timing: `ways` passes through the SM's shared port, then the latency."""
+    wait = queue(mt.ports, tc[T_NSM] + sm, np.float64(cycle), ways, 1.0)
+    ready = cycle + wait + tc[T_SMEM_LAT]
+    if atomic_serial > 0:
+        ready += (atomic_serial - 1) * tc[T_SMEM_ATOM]
+    return np.int64(np.ceil(ready))

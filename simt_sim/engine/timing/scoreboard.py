@@ -1,0 +1,44 @@
+"""The scoreboard: when each warp's registers are written, and what the next instruction waits on.
+
+Registers of all files share one numbering per warp (see simt_sim/timing/tables.py): a pending
+result has a ready cycle and a stall class (wait: fixed-latency ALU, short_scoreboard: shared
+memory or SFU, long_scoreboard: global/local memory).  An instruction may issue once all its
+sources and destinations (no write-after-write overtaking) are ready.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from simt_sim.engine.timing.layout import R_WAIT
+
+
+@njit(cache=True)
+def operands_ready(tab, reg_ready, reg_kind, w, pc):
+    """(cycle from which pc's operands are all ready for warp w, stall reason until then)."""
+    best = 0
+    kind = R_WAIT
+    for j in range(tab.srcs.shape[1]):
+        r = tab.srcs[pc, j]
+        if r < 0:
+            break
+        if reg_ready[w, r] > best:
+            best = reg_ready[w, r]
+            kind = reg_kind[w, r]
+    for j in range(tab.dsts.shape[1]):
+        r = tab.dsts[pc, j]
+        if r < 0:
+            break
+        if reg_ready[w, r] > best:
+            best = reg_ready[w, r]
+            kind = reg_kind[w, r]
+    return best, kind
+
+
+@njit(cache=True)
+def write_results(tab, reg_ready, reg_kind, w, pc, ready, kind):
+    for j in range(tab.dsts.shape[1]):
+        r = tab.dsts[pc, j]
+        if r < 0:
+            break
+        reg_ready[w, r] = ready
+        reg_kind[w, r] = kind

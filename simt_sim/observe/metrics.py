@@ -1,0 +1,116 @@
+"""Per-kernel metrics of a timing run, and their table / JSON forms.
+
+CFE (control-flow efficiency, as in the tensor-core divergence paper) = thread instructions
+executed with the guard true / (warp instructions x warp size).  SIMD efficiency counts active
+lanes instead (predicated-off lanes included).  Stall reasons are warp-cycles, attributed per
+warp between two of its issues (see engine/timing/cycle.py `account`); `per_issue` divides them by
+the warp-instructions issued, like Nsight Compute's smsp__average_warps_issue_stalled_*_per_issue_active.
+W histogram: W1..W64 = issued warp-instructions by number of active lanes; W0 = scheduler cycles
+with nothing issued (whole run, all kernels together).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from simt_sim.config import UNIT_NAMES
+from simt_sim.engine.timing import layout as L
+
+
+def kernel_metrics(cfg, launch, k: int, kinfo, ts, tab, occ, n_sm: int, interrupted: bool) -> dict:
+    ws = cfg.get("warp_size")
+    first = int(kinfo[k, L.KF["first_cycle"]])
+    end = int(kinfo[k, L.KF["end_cycle"]])
+    if end <= 0:                       # interrupted before it finished
+        end = int(ts.now[0])
+    cycles = max(end - first, 1)
+    st = ts.stats[k]
+    warp_insts = int(st[L.ST["warp_insts"]])
+    thread_insts = int(st[L.ST["thread_insts"]])
+    active = int(st[L.ST["active_lanes"]])
+    n_sp = cfg.get("sm.sub_partitions")
+    width = cfg.get("scheduler.issue_width")
+    busy = {}
+    for u, name in enumerate(UNIT_NAMES):
+        pipes = int(tab.unit_pipes[u])
+        busy[name] = float(ts.unit_busy[k, u]) / (cycles * n_sm * n_sp * pipes)
+    stall_cycles = {name: int(ts.stall[k, i]) for i, name in enumerate(L.STALL_NAMES)}
+    hist = {f"W{i}": int(ts.whist[k, i]) for i in range(1, ws + 1)}
+    return {
+        "kernel": launch.program.name,
+        "launch": k,
+        "stream": launch.stream,
+        "grid": str(launch.grid), "block": str(launch.block),
+        "first_cycle": first, "end_cycle": end, "cycles": cycles,
+        "warp_instructions": warp_insts,
+        "thread_instructions": thread_insts,
+        "ipc": warp_insts / cycles,
+        "ipc_per_sm": warp_insts / cycles / n_sm,
+        "cfe": thread_insts / (warp_insts * ws) if warp_insts else 0.0,
+        "simd_efficiency": active / (warp_insts * ws) if warp_insts else 0.0,
+        "issue_slot_use": warp_insts / (cycles * n_sm * n_sp * width),
+        "unit_busy": busy,
+        "stall_cycles": stall_cycles,
+        "stall_per_issue": {n: c / warp_insts if warp_insts else 0.0 for n, c in stall_cycles.items()},
+        "warp_histogram": hist,
+        "occupancy": occ.as_dict(),
+        "simulated_sms": n_sm,
+        "finished": not interrupted and int(kinfo[k, L.KF["state"]]) == L.KSTATE_DONE,
+    }
+
+
+def format_metrics(result) -> str:
+    """The per-kernel metrics as a text table (one column per launch)."""
+    ks = result.kernels
+    rows: list[tuple[str, list[str]]] = []
+
+    def add(label, fn):
+        rows.append((label, [fn(m) for m in ks]))
+
+    add("kernel", lambda m: f"{m['kernel']}" + ("" if m["finished"] else " (stopped)"))
+    if len(ks) > 1:
+        add("stream / start", lambda m: f"{m['stream']} / {m['first_cycle']}")
+    add("grid x block", lambda m: f"{m['grid']} x {m['block']}")
+    add("cycles", lambda m: f"{m['cycles']}")
+    add("warp instructions", lambda m: f"{m['warp_instructions']}")
+    add("thread instructions", lambda m: f"{m['thread_instructions']}")
+    add("IPC (per SM)", lambda m: f"{m['ipc']:.3f} ({m['ipc_per_sm']:.3f})")
+    add("CFE", lambda m: f"{m['cfe']:.4f}")
+    add("SIMD efficiency", lambda m: f"{m['simd_efficiency']:.4f}")
+    add("issue-slot use", lambda m: f"{m['issue_slot_use']:.3f}")
+    add("blocks/SM (limit)", lambda m: f"{m['occupancy']['blocks_per_sm']} ({m['occupancy']['limiter']})")
+    for u in UNIT_NAMES:
+        if any(m["unit_busy"][u] > 0 for m in ks):
+            add(f"busy {u}", lambda m, u=u: f"{m['unit_busy'][u]:.3f}")
+    for r in L.STALL_NAMES:
+        if any(m["stall_cycles"][r] for m in ks):
+            add(f"stall {r}", lambda m, r=r: f"{m['stall_per_issue'][r]:.2f}/issue")
+    ws = result.config.get("warp_size")
+    occupied = [f"W{i}" for i in range(1, ws + 1) if any(m["warp_histogram"][f"W{i}"] for m in ks)]
+    for name in occupied:
+        add(f"warps with {name[1:]} active", lambda m, n=name: f"{m['warp_histogram'][n]}")
+    width = max(len(label) for label, _ in rows)
+    colw = [max(len(r[1][i]) for r in rows) for i in range(len(ks))]
+    lines = [f"{label:<{width}}  " + "  ".join(f"{v:>{colw[i]}}" for i, v in enumerate(vals)) for label, vals in rows]
+    lines.append(f"{'total cycles':<{width}}  {result.cycles}"
+                 + ("  (interrupted)" if result.interrupted else ""))
+    return "\n".join(lines)
+
+
+def metrics_json(result) -> dict:
+    return {"config": result.config.name, "cycles": result.cycles, "interrupted": result.interrupted,
+            "summary": result.summary, "kernels": result.kernels}
+
+
+def dump_json(obj, path: str) -> None:
+    def default(o):
+        if isinstance(o, np.integer):
+            return int(o)
+        if isinstance(o, np.floating):
+            return float(o)
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+        raise TypeError(type(o))
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1, default=default)

@@ -1,0 +1,197 @@
+"""From a GPU config and the linked kernels to the timing model's integer tables.
+
+Everything timing-related that the numba loop reads is derived here from the config (units,
+latencies, memory levels, occupancy limits) and from the ISA table (each opcode's unit class).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simt_sim.config import UNIT_NAMES, GPUConfig
+from simt_sim.engine import encoding as E
+from simt_sim.engine.timing.cycle import Tables
+from simt_sim.engine.timing.layout import (CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_OTHER, CL_SFU,
+                                           SCHED_NAMES, TC_FIELDS, TF_FIELDS)
+from simt_sim.errors import InputError
+from simt_sim.isa import isa
+
+MEMORY_OPS = (E.OP_LD, E.OP_LDU, E.OP_ST, E.OP_ATOM, E.OP_RED)
+BRANCH_OPS = (E.OP_BRA, E.OP_BR_PUSH, E.OP_MASK_NZ, E.OP_POP_MASK)
+BARRIER_OPS = (E.OP_BAR, E.OP_BARRIER)
+EXIT_OPS = (E.OP_RET, E.OP_EXIT)
+
+
+def unit_home(cfg: GPUConfig) -> list[int]:
+    """Unit index whose pipes each unit class uses (`shared_with` redirects)."""
+    home = []
+    for name in UNIT_NAMES:
+        target = cfg.get(f"units.{name}.shared_with", name)
+        if cfg.get(f"units.{target}.shared_with"):
+            raise InputError(f"{cfg.path}: units.{name}.shared_with names {target}, which is itself shared")
+        home.append(UNIT_NAMES.index(target))
+    return home
+
+
+def unit_params(cfg: GPUConfig, name: str) -> tuple[int, int, int]:
+    """(pipes, initiation interval, latency) of a unit class."""
+    ws = cfg.get("warp_size")
+    pipes = cfg.get(f"units.{name}.pipes")
+    lanes = cfg.get(f"units.{name}.lanes")
+    latency = cfg.get(f"units.{name}.latency")
+    return pipes, max(1, math.ceil(ws / lanes)), latency
+
+
+def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: int, record_trace: bool,
+                    slice_insts: int) -> tuple[np.ndarray, np.ndarray]:
+    g = cfg.get
+    line, sector = g("memory.line_bytes"), g("memory.sector_bytes")
+    if line % sector:
+        raise InputError(f"{cfg.path}: memory.line_bytes ({line}) must be a multiple of sector_bytes ({sector})")
+    l1_sets = cache_sets(cfg, "l1", line)
+    l2_sets = cache_sets(cfg, "l2", line)
+    values = {
+        "n_sm": n_sm, "n_sp": g("sm.sub_partitions"), "slots_per_sm": slots_per_sm, "warps_per_sm": warps_per_sm,
+        "policy": SCHED_NAMES.index(g("scheduler.policy")), "issue_width": g("scheduler.issue_width"),
+        "max_per_warp": g("scheduler.max_issue_per_warp"), "pool": g("scheduler.active_pool"),
+        "branch_latency": g("scheduler.branch_latency"), "barrier_latency": g("scheduler.barrier_latency"),
+        "block_launch": g("sm.block_launch_latency"), "sector_bytes": sector, "line_bytes": line,
+        "param_latency": g("memory.param_latency"), "smem_latency": g("memory.shared.latency"),
+        "smem_banks": g("memory.shared.banks"), "smem_bank_bytes": g("memory.shared.bank_bytes"),
+        "smem_atomic": g("memory.shared.atomic_cycles"), "l1_latency": g("memory.l1.latency"),
+        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l2_latency": g("memory.l2.latency"),
+        "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
+        "dram_latency": g("memory.dram.latency"), "max_cycles": g("limits.max_cycles"),
+        "max_sm_threads": g("sm.max_threads"), "max_sm_warps": g("sm.max_warps"),
+        "max_sm_blocks": g("sm.max_resident_blocks"), "sm_registers": g("sm.registers"),
+        "sm_shared": g("sm.shared_memory"), "n_units": len(UNIT_NAMES), "record_trace": int(record_trace),
+        "slice_insts": slice_insts,
+    }
+    tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
+    tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
+                   g("memory.dram.bytes_per_cycle")], dtype=np.float64)
+    assert len(tf) == len(TF_FIELDS)
+    return tc, tf
+
+
+def cache_sets(cfg: GPUConfig, level: str, line: int) -> int:
+    size = int(cfg.get(f"memory.{level}.size_kb") * 1024)
+    ways = cfg.get(f"memory.{level}.ways")
+    sets = size // (line * ways)
+    if sets < 1:
+        raise InputError(f"{cfg.path}: memory.{level} is smaller than one set ({ways} ways of {line}-byte lines)")
+    return sets
+
+
+class RegisterNumbering:
+    """One numbering of all register files per warp: r32, then r64, then predicates."""
+
+    def __init__(self, n_r32: int, n_r64: int, n_pred: int):
+        self.n_r32, self.n_r64, self.n_pred = n_r32, n_r64, n_pred
+
+    @property
+    def count(self) -> int:
+        return self.n_r32 + self.n_r64 + self.n_pred
+
+    def of_operand(self, kind: int, index: int) -> int | None:
+        if kind == E.K_R32:
+            return index
+        if kind == E.K_R64:
+            return self.n_r32 + index
+        if kind == E.K_PRED:
+            return self.n_r32 + self.n_r64 + index
+        return None
+
+    def of_vec_entry(self, entry: int) -> int | None:
+        if entry < 0:
+            return None
+        if entry & E.VEC_R64:
+            return self.n_r32 + (entry & (E.VEC_R64 - 1))
+        return entry
+
+    def of_address(self, aidx: int) -> int | None:
+        if aidx < 0:
+            return None
+        reg = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
+        return self.n_r32 + reg if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64 else reg
+
+
+def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int], list[int]]:
+    """(sources, destinations) of one instruction in the unified register numbering."""
+    info = isa().ops[int(row[E.F_OP])]
+    srcs: list[int] = []
+    dsts: list[int] = []
+    for k in range(int(row[E.F_NOPS])):
+        b = E.F_OPS + k * E.OPERAND_FIELDS
+        kind, idx, imm = int(row[b]), int(row[b + 1]), int(row[b + 2])
+        spec = info.operands[min(k, len(info.operands) - 1)]
+        target = dsts if spec.kind in ("d", "pd") else srcs
+        if kind == E.K_VEC:
+            regs = [numbering.of_vec_entry(int(vecs[idx, j])) for j in range(imm)]
+        elif kind == E.K_ADDR:
+            regs = [numbering.of_address(idx)]
+            target = srcs
+        else:
+            regs = [numbering.of_operand(kind, idx)]
+        target.extend(r for r in regs if r is not None)
+    if row[E.F_DST2] >= 0:
+        dsts.append(numbering.of_operand(E.K_PRED, int(row[E.F_DST2])))
+    if row[E.F_GUARD] >= 0:
+        srcs.append(numbering.of_operand(E.K_PRED, int(row[E.F_GUARD])))
+    return sorted(set(srcs)), sorted(set(dsts))
+
+
+def op_class(op: int, unit: str) -> int:
+    if op in MEMORY_OPS:
+        return CL_MEM
+    if op in BRANCH_OPS:
+        return CL_BRANCH
+    if op in BARRIER_OPS:
+        return CL_BARRIER
+    if op in EXIT_OPS:
+        return CL_EXIT
+    if unit == "sfu":
+        return CL_SFU
+    if unit == "control":
+        return CL_OTHER
+    return CL_ALU
+
+
+def latency_override(cfg: GPUConfig, op_name: str, row) -> int | None:
+    table = cfg.get("latency_overrides") or {}
+    t = int(row[E.F_TYPE])
+    if t >= 0 and f"{op_name}.{E.TYPE_NAMES[t]}" in table:
+        return table[f"{op_name}.{E.TYPE_NAMES[t]}"]
+    return table.get(op_name)
+
+
+def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: RegisterNumbering) -> Tables:
+    home = unit_home(cfg)
+    params = [unit_params(cfg, name) for name in UNIT_NAMES]
+    n = len(code)
+    unit = np.zeros(n, np.int64)
+    cls = np.zeros(n, np.int64)
+    lat = np.zeros(n, np.int64)
+    ii = np.zeros(n, np.int64)
+    regs = []
+    for pc in range(n):
+        row = code[pc]
+        u = int(row[E.F_UNIT])
+        name = isa().ops[int(row[E.F_OP])].name
+        unit[pc] = home[u]
+        cls[pc] = op_class(int(row[E.F_OP]), UNIT_NAMES[u])
+        _, ii[pc], lat[pc] = params[home[u]][0], params[home[u]][1], params[u][2]
+        override = latency_override(cfg, name, row)
+        if override is not None:
+            lat[pc] = override
+        regs.append(operand_registers(row, vecs, numbering))
+    width_s = max([len(s) for s, _ in regs] + [1])
+    width_d = max([len(d) for _, d in regs] + [1])
+    srcs = np.full((n, width_s + 1), -1, np.int64)
+    dsts = np.full((n, width_d + 1), -1, np.int64)
+    for pc, (s, d) in enumerate(regs):
+        srcs[pc, :len(s)] = s
+        dsts[pc, :len(d)] = d
+    pipes = np.array([p for p, _, _ in params], np.int64)
+    return Tables(unit, cls, lat, ii, srcs, dsts, pipes)
