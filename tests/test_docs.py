@@ -33,4 +33,4 @@ def test_same_results_without_jit(tmp_path):
         outs.append(json.loads(out.read_text()))
     assert outs[0]["outputs"] == outs[1]["outputs"]
     assert outs[0]["history"] == outs[1]["history"]
-    assert outs[0]["stats"] == outs[1]["stats"]
+    assert outs[0]["metrics"] == outs[1]["metrics"]

@@ -39,9 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--masks", action="store_true", help="print every warp's execution-mask history")
     run.add_argument("--warp", type=int, action="append", help="with --masks: only this global warp id")
     run.add_argument("--json", metavar="FILE", help="write outputs, statistics and the history as JSON")
-    run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    run.add_argument("--quiet", action="store_true", help="print nothing but errors (and no progress line)")
+    run.add_argument("--functional", action="store_true",
+                     help="functional simulation only (no timing model): faster, %%clock counts instructions")
+    run.add_argument("--scheduler", choices=["lrr", "gto", "two-level", "oldest"],
+                     help="warp scheduling policy (overrides the config's scheduler.policy)")
+    run.add_argument("--picture", metavar="FILE", action="append", default=[],
+                     help="draw the execution history (x = cycle, y = lane of each warp): .svg, .html or .png")
+    run.add_argument("--trace", metavar="FILE", help="write a Perfetto / Chrome trace (JSON) of warps and units")
 
-    sub.add_parser("configs", help="list the GPU configs")
+    cfgs = sub.add_parser("configs", help="list the GPU configs")
+    cfgs.add_argument("--show", metavar="NAME", help="print one config with every value (defaults filled in)")
     dis = sub.add_parser("disasm", help="print a kernel with pcs and reconvergence points")
     dis.add_argument("ptx")
     dis.add_argument("--kernel")
@@ -127,11 +135,20 @@ def check_expectations(result, expect: dict, program, grid, block, args, inputs,
 
 
 def cmd_run(ns) -> int:
+    program, grid, block, args, specs, config, expect, dyn = prepare_run(ns)
+    if ns.scheduler:
+        config = config.with_overrides([f"scheduler.policy={ns.scheduler}"])
+    inputs = {s.name: s.make() for s in specs}
+    if ns.functional:
+        if ns.picture or ns.trace:
+            raise InputError("--picture and --trace need the timing model (drop --functional)")
+        return run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn)
+    return run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn)
+
+
+def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
     from simt_sim.launch import launch
     from simt_sim.observe.history import buffer_json, format_masks, history_json
-
-    program, grid, block, args, specs, config, expect, dyn = prepare_run(ns)
-    inputs = {s.name: s.make() for s in specs}
     lc = config.launch_config()
     result = launch(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, lc,
                     dynamic_shared=dyn)
@@ -141,14 +158,10 @@ def cmd_run(ns) -> int:
         print(format_masks(result, ns.warp))
     if not ns.quiet:
         print(f"kernel {program.name}: grid {result.grid} block {result.block}, warp size {lc.warp_size}, "
-              f"config {config.name}, policy {lc.policy}")
+              f"config {config.name}, policy {lc.policy} (functional)")
         print(f"  warp instructions {stats['warp_instructions']}, thread instructions "
               f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}")
-        for name, arr in result.buffers.items():
-            shown = np.array2string(arr[:16], separator=" ", max_line_width=200)
-            print(f"  {name} = {shown}{' ...' if arr.size > 16 else ''}")
-        if expect and not problems:
-            print(f"  outputs match the expected values ({', '.join(expect)})")
+        print_outputs(result.buffers, expect, problems)
     if ns.json:
         doc = {"kernel": program.name, "config": config.name, "grid": list(vars(result.grid).values()),
                "block": list(vars(result.block).values()), "warp_size": lc.warp_size,
@@ -156,13 +169,89 @@ def cmd_run(ns) -> int:
                "outputs": {k: buffer_json(v) for k, v in result.buffers.items()},
                "history": history_json(result), "texts": program.texts}
         Path(ns.json).write_text(json.dumps(doc, indent=1))
+    return report_problems(problems)
+
+
+def print_outputs(buffers, expect, problems) -> None:
+    for name, arr in buffers.items():
+        shown = np.array2string(arr[:16], separator=" ", max_line_width=200)
+        print(f"  {name} = {shown}{' ...' if arr.size > 16 else ''}")
+    if expect and not problems:
+        print(f"  outputs match the expected values ({', '.join(expect)})")
+
+
+def report_problems(problems) -> int:
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
     return EXIT_MISMATCH if problems else 0
 
 
+class Progress:
+    """A progress line on stderr (only on a terminal): simulated cycles and rates."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.shown = False
+
+    def __call__(self, cycle: int, warp_insts: int, seconds: float) -> None:
+        if not self.enabled or seconds <= 0:
+            return
+        sys.stderr.write(f"\r  cycle {cycle:,}  warp-instructions {warp_insts:,}  "
+                         f"({warp_insts / seconds:,.0f}/s, {cycle / seconds:,.0f} cycles/s)   ")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
+    from simt_sim.observe.history import buffer_json, format_masks, history_json
+    from simt_sim.observe.metrics import format_metrics, metrics_json
+    from simt_sim.timing.simulate import KernelLaunch, simulate
+    progress = Progress(sys.stderr.isatty() and not ns.quiet)
+    launch = KernelLaunch(program, grid, block, args, dynamic_shared=dyn)
+    record_trace = bool(ns.picture or ns.trace)
+    result = simulate([launch], {k: v.copy() for k, v in inputs.items()}, config,
+                      record_history=bool(ns.masks or ns.json), record_trace=record_trace, progress=progress)
+    progress.close()
+    view = result.view(0)
+    problems = [] if result.interrupted else check_expectations(
+        view, expect, program, grid, block, args, inputs, config.get("warp_size"))
+    if ns.masks:
+        print(format_masks(view, ns.warp))
+    if not ns.quiet or result.interrupted:
+        print(f"kernel {program.name}: grid {view.grid} block {view.block}, config {config.name}, "
+              f"scheduler {config.get('scheduler.policy')}, divergence {config.get('simt.divergence_policy')}")
+        print(format_metrics(result))
+        if not result.interrupted:
+            print_outputs(result.buffers, expect, problems)
+    if ns.json:
+        doc = {"kernel": program.name, "config": config.name, "grid": list(vars(view.grid).values()),
+               "block": list(vars(view.block).values()), "warp_size": config.get("warp_size"),
+               "metrics": metrics_json(result), "texts": program.texts,
+               "outputs": {} if result.interrupted else {k: buffer_json(v) for k, v in result.buffers.items()},
+               "history": history_json(view)}
+        Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
+    for path in ns.picture:
+        from simt_sim.observe.pictures import write_picture
+        write_picture(result, path)
+    if ns.trace:
+        from simt_sim.observe.trace import write_perfetto
+        write_perfetto(result, ns.trace)
+    if result.interrupted:
+        print("interrupted: statistics so far are shown; outputs were not written", file=sys.stderr)
+        return 130
+    return report_problems(problems)
+
+
 def cmd_configs(ns) -> int:
     from simt_sim.config import list_configs, load_config
+    if ns.show:
+        import yaml
+        print(yaml.safe_dump(load_config(ns.show).data, sort_keys=False), end="")
+        return 0
     for path in list_configs():
         c = load_config(str(path))
         print(f"{c.name:<20} warp {c.get('warp_size'):>2}  {c.get('description', '')}")

@@ -7,9 +7,10 @@ from numba import njit
 
 from simt_sim.engine import alu
 from simt_sim.engine import encoding as E
+from simt_sim.engine import fastpath as F
 from simt_sim.engine import memory as M
 from simt_sim.engine import simt_stack as S
-from simt_sim.engine.regfile import (MASK32, compare_sources, opnd, operand_f32, operand_f64, read_f32, read_f64,
+from simt_sim.engine.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
                                      read_int, read_raw, write_raw)
 from simt_sim.engine.state import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS,
                                    C_WARP_INSTS, FAULT_DEADLOCK, FAULT_EMPTY_POP, FAULT_MISALIGNED,
@@ -80,7 +81,8 @@ def nonzero_lanes(code, regs, row, k, mask, base_t, w, geom, slot_block, counter
 
 @njit(cache=True)
 def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
-    """Arithmetic, logic, compare, move and convert for one thread."""
+    """For one thread: the ALU instructions fastpath.alu_warp leaves out (vector moves, set, slct,
+    cvt, cvta, predicate logic, bfi)."""
     ty = row[E.F_TYPE]
     flags = row[E.F_FLAGS]
     dk, di, _, dty = opnd(row, 0)
@@ -96,7 +98,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
                     part &= (np.int64(1) << width) - 1
                 v |= part << (width * k)
             write_raw(regs, dk, di, t, v)
-        elif dk == E.K_VEC:             # unpack one register into {a, b}
+        else:                           # unpack one register into {a, b}
             v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
             n = opnd(row, 0)[2]
             width = E.TYPE_BITS[ty] // n
@@ -105,25 +107,6 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
                 if width < 64:
                     part &= (np.int64(1) << width) - 1
                 write_vec_element(regs, code.vecs[di, k], t, part)
-        else:
-            v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
-            write_raw(regs, dk, di, t, alu.truncate(v, ty) if ty != E.T_PRED else v & 1)
-        return
-    if op == E.OP_SETP:
-        r = compare_sources(code, regs, row, ty, t, w, lane, geom, slot_block, counters)
-        boolop = row[E.F_BOOL]
-        notr = not r
-        if boolop != 0:
-            c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
-            if boolop == 1:
-                r, notr = r and c, (not r) and c
-            elif boolop == 2:
-                r, notr = r or c, (not r) or c
-            else:
-                r, notr = r != c, (not r) != c
-        write_raw(regs, dk, di, t, np.int64(1) if r else np.int64(0))
-        if row[E.F_DST2] >= 0:
-            regs.pred[t, row[E.F_DST2]] = np.uint8(1 if notr else 0)
         return
     if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0f) when true
         r = compare_sources(code, regs, row, row[E.F_TYPE2], t, w, lane, geom, slot_block, counters)
@@ -132,10 +115,8 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
         else:
             write_raw(regs, dk, di, t, alu.truncate(np.int64(-1) if r else np.int64(0), ty))
         return
-    if op == E.OP_SELP or op == E.OP_SLCT:
-        if op == E.OP_SELP:
-            choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
-        elif row[E.F_TYPE2] == E.T_F32:
+    if op == E.OP_SLCT:
+        if row[E.F_TYPE2] == E.T_F32:
             choose_a = np.float64(operand_f32(code, regs, row, 3, t)) >= 0.0
         else:
             choose_a = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) >= 0
@@ -158,32 +139,9 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
         v = v - window if flags & E.FL_TO else v + window
         write_raw(regs, dk, di, t, alu.truncate(v, ty))
         return
-    if ty == E.T_F32:
-        a = operand_f32(code, regs, row, 1, t)
-        b = np.float32(0.0)
-        c = np.float32(0.0)
-        nops = row[E.F_NOPS]
-        if nops > 2:
-            b = operand_f32(code, regs, row, 2, t)
-        if nops > 3:
-            c = operand_f32(code, regs, row, 3, t)
-        regs.f32[t, di] = alu.f32_arith(op, a, b, c, flags, row[E.F_RND])
-        return
-    if ty == E.T_F64:
-        a = operand_f64(code, regs, row, 1, t)
-        b = 0.0
-        c = 0.0
-        nops = row[E.F_NOPS]
-        if nops > 2:
-            b = operand_f64(code, regs, row, 2, t)
-        if nops > 3:
-            c = operand_f64(code, regs, row, 3, t)
-        regs.f64[t, di] = alu.f64_arith(op, a, b, c, flags, row[E.F_RND])
-        return
     nops = row[E.F_NOPS]
     a = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
     b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters) if nops > 2 else np.int64(0)
-    c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) if nops > 3 else np.int64(0)
     if ty == E.T_PRED:
         if op == E.OP_AND:
             r = a & b
@@ -195,11 +153,9 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
             r = 1 - (a & 1)
         write_raw(regs, dk, di, t, r & 1)
         return
-    if op == E.OP_BFI:
-        e = read_int(code, regs, row, 4, t, w, lane, geom, slot_block, counters)
-        r = alu.bfi(a, b, c, e, E.TYPE_BITS[ty])
-    else:
-        r = alu.int_arith(op, ty, flags, a, b, c)
+    c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters)      # bfi
+    e = read_int(code, regs, row, 4, t, w, lane, geom, slot_block, counters)
+    r = alu.bfi(a, b, c, e, E.TYPE_BITS[ty])
     write_raw(regs, dk, di, t, alu.truncate(r, dty) if dty >= 0 else r)
 
 
@@ -541,7 +497,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
     elif op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP:
         pass
-    else:
+    elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
         for lane in range(wsz):
             if (exec_mask >> lane) & 1:
                 exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)

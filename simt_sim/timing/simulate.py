@@ -58,6 +58,31 @@ class SimResult:
     wall_seconds: float = 0.0
     summary: dict = field(default_factory=dict)
 
+    def view(self, k: int = 0) -> "LaunchView":
+        """Launch k seen like a functional RunResult (its own warp ids), for histories and checks."""
+        return LaunchView(self, k)
+
+
+class LaunchView:
+    def __init__(self, result: SimResult, k: int):
+        kl = result.launches[k]
+        self.program, self.grid, self.block = kl.program, kl.grid, kl.block
+        self.config = result.config.launch_config()
+        self.buffers = result.buffers
+        self.warps_per_block = -(-kl.block.count // self.config.warp_size)
+        base = sum(result.launches[j].grid.count for j in range(k)) * result.summary["slot_warps"]
+        n = kl.grid.count * result.summary["slot_warps"]
+        h = result.history
+        sel = (h[:, 0] >= base) & (h[:, 0] < base + n)
+        self.history = h[sel].copy()
+        self.history[:, 0] -= base
+        if self.warps_per_block != result.summary["slot_warps"]:      # renumber to this launch's blocks
+            blk, wib = np.divmod(self.history[:, 0], result.summary["slot_warps"])
+            self.history[:, 0] = blk * self.warps_per_block + wib
+
+    def warp_history(self, gid: int) -> np.ndarray:
+        return self.history[self.history[:, 0] == gid]
+
 
 def _relocate(program: Program, pc_base: int, const_base: int, vec_base: int, param_base: int) -> np.ndarray:
     code = program.code.copy()
@@ -225,8 +250,8 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     from simt_sim.observe.metrics import kernel_metrics
     metrics = [kernel_metrics(cfg, launches[k], k, kinfo, ts, tab, occ[k], n_sm, interrupted)
                for k in range(len(launches))]
-    summary = {"cycles": cycles, "scheduler_cycles_with_issue": int(ts.now[N_ISSUE_CYCLES]),
-               "simulated_sms": n_sm, "wall_seconds": wall,
+    summary = {"cycles": cycles, "slot_warps": wpb, "scheduler_cycles_with_issue": int(ts.now[N_ISSUE_CYCLES]),
+               "simulated_sms": n_sm,
                "warp_instructions": int(counters[ST.C_WARP_INSTS])}
     spans = warp_spans(trace, gid_base)
     return SimResult(cfg, launches, out, metrics, cycles, hist_all, trace, tlog, spans, interrupted, wall, summary)
