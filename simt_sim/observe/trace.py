@@ -45,13 +45,32 @@ def instruction_texts(result) -> tuple[list[int], list[list[str]]]:
     return bases, [kl.program.texts for kl in result.launches]
 
 
+def pipe_assignment(result) -> np.ndarray:
+    """int64[n]: the pipe of its unit that each trace row's instruction occupied, reconstructed as
+    the engine chooses it (the lowest-numbered pipe free at issue), and int64[n] its busy cycles."""
+    tr = result.trace
+    ii = [unit_params(result.config, name)[1] for name in UNIT_NAMES]
+    pipes_of = [int(result.config.get(f"units.{name}.pipes")) for name in UNIT_NAMES]
+    pipe = np.zeros(len(tr), np.int64)
+    busy = np.zeros(len(tr), np.int64)
+    free_at: dict[tuple[int, int, int], list[int]] = {}
+    for i in range(len(tr)):
+        cycle, unit, sm, sp = (int(tr[i, f]) for f in (L.TR_CYCLE, L.TR_UNIT, L.TR_SM, L.TR_SP))
+        free = free_at.setdefault((sm, sp, unit), [0] * max(pipes_of[unit], 1))
+        p = next((j for j, f in enumerate(free) if f <= cycle), None)
+        if p is None:                      # should not happen: the engine issues into a free pipe
+            p = int(np.argmin(free))
+        free[p] = cycle + ii[unit]
+        pipe[i] = p
+        busy[i] = ii[unit]
+    return pipe, busy
+
+
 def perfetto_events(result) -> list[dict]:
     ws = int(result.config.get("warp_size"))
     tr = result.trace
     sl = result.stall_log
     bases, texts = instruction_texts(result)
-    ii = [unit_params(result.config, name)[1] for name in UNIT_NAMES]
-    pipes_of = [int(result.config.get(f"units.{name}.pipes")) for name in UNIT_NAMES]
     events: list[dict] = []
     meta: list[dict] = []
 
@@ -71,9 +90,9 @@ def perfetto_events(result) -> list[dict]:
                      "args": {"sort_index": gid + 1}})
 
     # issued instructions on the warp tracks, and on the unit pipes
-    pipe_free: dict[tuple[int, int, int], list[int]] = {}
+    pipes, busy = pipe_assignment(result)
     used_pipes: set[tuple[int, int, int, int]] = set()
-    for row in tr:
+    for i, row in enumerate(tr):
         cycle, gid, pc, mask, exe, unit, sm, sp, k, ready = (int(v) for v in row[:10])
         local_pc = pc - bases[k]
         text = texts[k][local_pc] if 0 <= local_pc < len(texts[k]) else f"pc {pc}"
@@ -83,13 +102,9 @@ def perfetto_events(result) -> list[dict]:
                                 "executing_lanes": bin(exe & ((1 << 64) - 1)).count("1"),
                                 "mask": lane_string(mask, ws), "exec_mask": lane_string(exe, ws),
                                 "unit": UNIT_NAMES[unit], "ready": ready, "launch": k}})
-        free = pipe_free.setdefault((sm, sp, unit), [0] * max(pipes_of[unit], 1))
-        p = next((i for i, f in enumerate(free) if f <= cycle), None)
-        if p is None:                      # should not happen: the engine issued into a free pipe
-            p = int(np.argmin(free))
-        free[p] = cycle + ii[unit]
+        p = int(pipes[i])
         used_pipes.add((sm, sp, unit, p))
-        events.append({"name": text, "cat": "unit", "ph": "X", "ts": cycle, "dur": ii[unit], "pid": sm + 1,
+        events.append({"name": text, "cat": "unit", "ph": "X", "ts": cycle, "dur": int(busy[i]), "pid": sm + 1,
                        "tid": unit_tid(sp, unit, p), "args": {"warp": gid, "pc": local_pc}})
     for sm, sp, unit, p in sorted(used_pipes):
         tid = unit_tid(sp, unit, p)
