@@ -14,7 +14,8 @@ They measure the simulator the way one measures a GPU:
   distinct sets of both caches).
 * throughput (`micro-tput-*`): 4 warps per sub-partition, each thread 8 independent chains of 32
   operations, fully unrolled; after a barrier every warp reads %clock64 before and after its
-  stream; throughput = unit warp-instructions / (last end - first start) per SM.
+  stream; throughput = unit warp-instructions / (last end - first start) per SM, run with
+  round-robin issue (see `measure_throughput`).
 
 Tensor-core (mma) latency and throughput are not covered: the ISA has no mma yet.
 """
@@ -38,7 +39,7 @@ N1, N2 = 16, 48            # chain links between the first/second and second/thi
 CHASE_N1, CHASE_N2 = 8, 24  # pointer-chase links (memory latencies are long)
 LINE = 128                 # pointer-chase stride: one node per cache line
 CHASE_NODES = 64           # lines in the chase buffer (a pass visits 1 + N1 + N2 of them)
-TPUT_CHAINS, TPUT_DEPTH, TPUT_WARPS_PER_SP = 8, 32, 4
+TPUT_CHAINS, TPUT_DEPTH, TPUT_WARPS_PER_SP = 8, 64, 4
 
 # ALU classes: (op line with {d} {a} placeholders, register type, initial value, unit, opcode, type)
 ALU = {
@@ -241,6 +242,17 @@ def _program(name: str):
     return assemble_text(program_text(name), file=str(path))
 
 
+def _ii(cfg: GPUConfig, unit: str) -> int:
+    home = UNIT_NAMES[unit_home(cfg)[UNIT_NAMES.index(unit)]]
+    return unit_params(cfg, home)[1]
+
+
+def memory_latency(cfg: GPUConfig, level: str) -> int:
+    """Dependent-load latency the config implies: the level's latency, but no less than the LD/ST
+    pipe's initiation interval (the next load of the chain waits for the pipe as well)."""
+    return max(cfg.get(MEM_KEY[level]), _ii(cfg, "ldst"))
+
+
 def _alu_latency(cfg: GPUConfig, kind: str) -> int:
     """Dependent-issue latency the config implies for the chain's opcode: max(latency, ii)."""
     _, _, _, unit, opname, ty = ALU[kind]
@@ -297,8 +309,13 @@ def measure_chase(cfg: GPUConfig, level: str) -> float:
 
 
 def measure_throughput(cfg: GPUConfig, kind: str) -> tuple[float, int]:
-    """(warp-instructions of the unit per cycle per SM, cycles of the timed span)."""
+    """(warp-instructions of the unit per cycle per SM, cycles of the timed span).
+
+    Runs with loose round-robin issue (`scheduler.policy=lrr`): under GTO the greedy warps can
+    starve one warp until they finish, and that warp then runs alone, bound by its chains' latency
+    (8 chains cover latency / ii <= 8, as in every shipped config, but not e.g. a 1-cycle SFU)."""
     from simt_sim.timing.simulate import KernelLaunch, simulate
+    cfg = cfg.with_overrides(["scheduler.policy=lrr"])
     ws, n_sp = cfg.get("warp_size"), cfg.get("sm.sub_partitions")
     warps = TPUT_WARPS_PER_SP * n_sp
     out = np.zeros(2 * warps, np.uint64)
@@ -327,7 +344,7 @@ def run_suite(config: str | GPUConfig, overrides: list[str] | None = None,
             rep.rows.append(Row(LAT_LABEL[kind], "latency", measure_latency(cfg, kind), _alu_latency(cfg, kind)))
     if memory:
         for level in CHASES:
-            rep.rows.append(Row(MEM_LABEL[level], "latency", measure_chase(cfg, level), cfg.get(MEM_KEY[level])))
+            rep.rows.append(Row(MEM_LABEL[level], "latency", measure_chase(cfg, level), memory_latency(cfg, level)))
     if throughput:
         for kind in ALU:
             unit = ALU[kind][3]
@@ -348,7 +365,7 @@ def format_report(rep: Report) -> str:
         t = tput.get(r.name)
         mark = "" if r.exact else "  *"
         meas = f"{r.measured:8.2f}" if r.measured != int(r.measured) else f"{int(r.measured):8d}"
-        tp = f"{t.measured:9.3f}  {t.configured:8.3f}" if t else f"{'':9}  {'':8}"
+        tp = f"{t.measured:9.4g}  {t.configured:8.4g}" if t else f"{'':9}  {'':8}"
         lines.append(f"{r.name:<{width}}  {meas}  {int(r.configured):7d}  {tp}{mark}")
     lines.append("```")
     return "\n".join(lines)
