@@ -360,7 +360,7 @@ def format_report(rep: Report) -> str:
     names = [r.name for r in lat]
     width = max(len(n) for n in names + ["benchmark"])
     head = (f"{'benchmark':<{width}}  {'lat meas':>8}  {'lat cfg':>7}  {'tput meas':>9}  {'tput exp':>8}")
-    lines = [f"## {rep.config}", "", "```", head, "-" * len(head)]
+    lines = [f"### {rep.config}", "", "```", head, "-" * len(head)]
     for r in lat:
         t = tput.get(r.name)
         mark = "" if r.exact else "  *"
