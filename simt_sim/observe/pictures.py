@@ -317,7 +317,7 @@ def render_svg(states: np.ndarray, sel: Selection, labels: list[str], ws: int, t
     step = nice_step(sel.c1 - sel.c0)
     first = -(-sel.c0 // step) * step
     axis_y = lay.top - 6
-    p.append(f'<g fill="#333" stroke="#888" stroke-width="0.5">')
+    p.append('<g fill="#333" stroke="#888" stroke-width="0.5">')
     for c in range(first, sel.c1, step):
         x = lay.left + (c - sel.c0) * lay.cw
         p.append(f'<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lay.top - 1}"/>'
@@ -344,7 +344,6 @@ def render_svg(states: np.ndarray, sel: Selection, labels: list[str], ws: int, t
 
 
 def render_html(svg: str, result, title: str, states: np.ndarray) -> str:
-    m = result.kernels[0] if result.kernels else {}
     rows = []
     for k, km in enumerate(result.kernels):
         busy = ", ".join(f"{u} {km['unit_busy'][u]:.3f}" for u in UNIT_NAMES if km["unit_busy"][u] > 0)
@@ -359,7 +358,6 @@ def render_html(svg: str, result, title: str, states: np.ndarray) -> str:
                   for n, c in counts.items())
     cfg = result.config
     desc = html.escape(str(cfg.get("description", "")))
-    del m
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(title)}</title>\n<style>\nbody{{font-family:Helvetica,Arial,sans-serif;"
             "margin:1.5em}} table{{border-collapse:collapse;margin:0.6em 0}} td,th{{border:1px solid #ccc;"
