@@ -254,6 +254,8 @@ def describe_fault(program: Program, fault, warps, geom, slot_block, grid: Dim3,
         return f"runtime error: SIMT stack overflow (depth limit {extra}); {where}"
     if code == ST.FAULT_LIMIT:
         return f"runtime error: instruction limit of {extra} warp-instructions reached; {where}"
+    if code == ST.FAULT_CYCLE_LIMIT:
+        return f"runtime error: cycle limit of {extra} cycles reached; {where}"
     if code == ST.FAULT_TRAP:
         return f"runtime error: trap executed; {where}"
     if code == ST.FAULT_EMPTY_POP:

@@ -5,7 +5,6 @@ unit widths are as meaningful to the timing model as a real GPU's (a 1-cycle ALU
 none is skipped.  Each config runs on one SM with one block (about 1 s per config once numba's
 cache is warm).
 """
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -18,10 +17,6 @@ from simt_sim.timing import microbench as MB
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = [p.stem for p in list_configs()]
 THROUGHPUT_TOLERANCE = 0.02      # relative: the clock reads and the ramp share the timed span
-
-DRAM_BUG = ("engine: a single-sector DRAM access costs dram.latency + ceil(31 / dram.bytes_per_cycle): "
-            "memory.global_access queues DRAM in bytes and queue() adds (amount - 1) / rate, i.e. 31 bytes' "
-            "time, where the L1/L2 queues (in sectors) add 0 for one sector")
 
 _reports: dict[str, MB.Report] = {}
 
@@ -41,20 +36,10 @@ def test_alu_and_on_chip_latencies_are_exact(config):
     assert not wrong, f"{config}: measured != configured: {wrong}"
 
 
-@pytest.mark.xfail(strict=True, reason=DRAM_BUG)
 @pytest.mark.parametrize("config", CONFIGS)
 def test_dram_latency_is_exact(config):
     r = report(config).row("DRAM cold ld.global.cg", "latency")
     assert r.measured == r.configured
-
-
-@pytest.mark.parametrize("config", CONFIGS)
-def test_dram_latency_is_off_by_the_known_rounding(config):
-    """Pins the engine's current DRAM behaviour (see DRAM_BUG) so that any other change shows up."""
-    cfg = load_config(config)
-    r = report(config).row("DRAM cold ld.global.cg", "latency")
-    extra = math.ceil((cfg.get("memory.sector_bytes") - 1) / cfg.get("memory.dram.bytes_per_cycle"))
-    assert r.measured == max(cfg.get("memory.dram.latency") + extra, MB._ii(cfg, "ldst"))
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -3,13 +3,13 @@ control flow.  The timing model decides *when* a warp issues; this decides *what
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from simt_sim.engine import alu
 from simt_sim.engine import encoding as E
 from simt_sim.engine import fastpath as F
 from simt_sim.engine import memory as M
 from simt_sim.engine import simt_stack as S
+from simt_sim.engine.jit import allocating, compiled
 from simt_sim.engine.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
                                      read_int, read_raw, write_raw)
 from simt_sim.engine.state import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS,
@@ -24,7 +24,7 @@ G_WS, G_WPB, G_SHARED, G_LOCAL, G_POLICY = (G["warp_size"], G["wpb"], G["shared_
                                             G["local_bytes"], G["policy"])
 
 
-@njit(cache=True)
+@compiled
 def set_fault(fault, code, gid, lane, pc, addr, extra):
     fault[0] = code
     fault[1] = gid
@@ -34,7 +34,7 @@ def set_fault(fault, code, gid, lane, pc, addr, extra):
     fault[5] = extra
 
 
-@njit(cache=True)
+@compiled
 def write_vec_element(regs, entry, t, v):
     if entry < 0:
         return
@@ -44,7 +44,7 @@ def write_vec_element(regs, entry, t, v):
         regs.r32[t, entry] = np.uint32(v & MASK32)
 
 
-@njit(cache=True)
+@compiled
 def read_vec_element(regs, entry, t):
     if entry < 0:
         return np.int64(0)
@@ -53,7 +53,7 @@ def read_vec_element(regs, entry, t):
     return np.int64(regs.r32[t, entry])
 
 
-@njit(cache=True)
+@compiled
 def guard_mask(row, regs, base_t, mask, ws):
     g = row[E.F_GUARD]
     if g < 0:
@@ -68,7 +68,7 @@ def guard_mask(row, regs, base_t, mask, ws):
     return out
 
 
-@njit(cache=True)
+@compiled
 def nonzero_lanes(code, regs, row, k, mask, base_t, w, geom, slot_block, counters):
     """The lanes of mask whose operand k is non-zero (vote ballots, mask_nz, br_push)."""
     out = np.int64(0)
@@ -79,7 +79,7 @@ def nonzero_lanes(code, regs, row, k, mask, base_t, w, geom, slot_block, counter
     return out
 
 
-@njit(cache=True)
+@compiled
 def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     """For one thread: the ALU instructions fastpath.alu_warp leaves out (vector moves, set, slct,
     cvt, cvta, predicate logic, bfi)."""
@@ -159,7 +159,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     write_raw(regs, dk, di, t, alu.truncate(r, dty) if dty >= 0 else r)
 
 
-@njit(cache=True)
+@compiled
 def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
     dt = row[E.F_TYPE]
     st = row[E.F_TYPE2]
@@ -198,7 +198,7 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         write_raw(regs, dk, di, t, alu.truncate(alu.extend(alu.truncate(v, dt), dt), dt))
 
 
-@njit(cache=True)
+@allocating
 def atomic_apply(aop, ty, old, b, c):
     """New memory value of an atomic; old, b, c are raw bits (int64)."""
     if ty == E.T_F32:
@@ -247,7 +247,7 @@ def atomic_apply(aop, ty, old, b, c):
     return o ^ v
 
 
-@njit(cache=True)
+@compiled
 def lane_address(regs, aidx, aoff, t):
     """Address of a [reg+offset] operand for thread t (aidx < 0: the offset alone)."""
     addr = aoff
@@ -260,7 +260,7 @@ def lane_address(regs, aidx, aoff, t):
     return addr
 
 
-@njit(cache=True)
+@compiled
 def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_block, counters, fault):
     """ld / st / atom / red for the lanes in mask, in lane order (atomics serialise per lane)."""
     ty = row[E.F_TYPE]
@@ -322,7 +322,7 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
     return True
 
 
-@njit(cache=True)
+@allocating
 def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counters):
     """activemask, vote and shfl: lanes read each other's values under the real active mask."""
     ws = geom[G_WS]
@@ -390,7 +390,7 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
                 regs.pred[base_t + lane, row[E.F_DST2]] = np.uint8(ok[lane])
 
 
-@njit(cache=True)
+@compiled
 def record(hist, counters, gid, pc, mask, exec_mask):
     i = counters[C_HIST]
     if i < hist.shape[0]:
@@ -401,7 +401,7 @@ def record(hist, counters, gid, pc, mask, exec_mask):
     counters[C_HIST] = i + 1
 
 
-@njit(cache=True)
+@compiled
 def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev, fault):
     """Execute the next instruction of warp w.  Returns STEP_OK or STEP_FAULT."""
     pc = ws.pc[w]
@@ -509,7 +509,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     return STEP_OK
 
 
-@njit(cache=True)
+@compiled
 def barrier_arrive(ws, w, geom):
     """Release the block's barrier when every unfinished warp waits there with all its threads.
     Returns False when it can never complete (deadlock)."""

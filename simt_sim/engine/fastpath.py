@@ -10,16 +10,16 @@ round-to-nearest cases skip only modifier handling that would be a no-op.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from simt_sim.engine import alu
 from simt_sim.engine import encoding as E
+from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.engine.fparith import fma32
 from simt_sim.engine.regfile import (compare_sources, opnd, read_f32, read_f64, read_int, read_raw,
                                      write_raw)
 
 
-@njit(cache=True)
+@compiled
 def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counters):
     """Execute an ALU instruction for the lanes in mask.  False when it is none of the families
     here (set, slct, cvt, cvta, bfi, predicate logic, vector moves): the caller runs it per lane."""
@@ -44,7 +44,7 @@ def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counte
     return True
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def f32_op(op, a, b, c, flags, rnd):
     """alu.f32_arith, with plain round-to-nearest add / sub / mul / fma done here."""
     if flags == 0 and (rnd == E.RND_NONE or rnd == E.RND_RN):
@@ -59,7 +59,7 @@ def f32_op(op, a, b, c, flags, rnd):
     return alu.f32_arith(op, a, b, c, flags, rnd)
 
 
-@njit(cache=True)
+@compiled
 def f32_warp(code, regs, row, op, mask, base_t, wsz):
     nops = row[E.F_NOPS]
     flags = row[E.F_FLAGS]
@@ -78,7 +78,7 @@ def f32_warp(code, regs, row, op, mask, base_t, wsz):
             regs.f32[t, di] = f32_op(op, a, b, c, flags, rnd)
 
 
-@njit(cache=True)
+@compiled
 def f64_warp(code, regs, row, op, mask, base_t, wsz):
     nops = row[E.F_NOPS]
     flags = row[E.F_FLAGS]
@@ -96,7 +96,7 @@ def f64_warp(code, regs, row, op, mask, base_t, wsz):
             regs.f64[t, di] = alu.f64_arith(op, a, b, c, flags, rnd)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def int_op(op, ty, flags, a, b, c):
     """alu.int_arith, with unmodified add / sub / mul.lo / mad.lo and bitwise logic done here."""
     if flags == 0:
@@ -117,7 +117,7 @@ def int_op(op, ty, flags, a, b, c):
     return alu.int_arith(op, ty, flags, a, b, c)
 
 
-@njit(cache=True)
+@compiled
 def int_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counters):
     """Integer arithmetic, logic and shifts (not bfi): extended operands, truncated result."""
     nops = row[E.F_NOPS]
@@ -135,7 +135,7 @@ def int_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counte
             write_raw(regs, dk, di, t, alu.truncate(r, dty) if dty >= 0 else r)
 
 
-@njit(cache=True)
+@compiled
 def setp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters):
     """setp.CMP[.BOOL]: p = a CMP b [BOOL c], and q = !(a CMP b) [BOOL c] for `p|q`."""
     ty = row[E.F_TYPE]
@@ -160,7 +160,7 @@ def setp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
                 regs.pred[t, dst2] = np.uint8(1 if notr else 0)
 
 
-@njit(cache=True)
+@compiled
 def selp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters):
     """selp: operand 1 where the predicate operand 3 is set, else operand 2."""
     ty = row[E.F_TYPE]
@@ -174,7 +174,7 @@ def selp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
             write_raw(regs, dk, di, t, alu.truncate(v, ty))
 
 
-@njit(cache=True)
+@compiled
 def mov_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters):
     """mov of a register, immediate or special register (not vector packing)."""
     ty = row[E.F_TYPE]

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from simt_sim.engine import encoding as E
+from simt_sim.engine.jit import compiled
 
 R_NONE, R_GLOBAL, R_SHARED, R_LOCAL, R_PARAM = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@compiled
 def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes):
     """(region, byte offset) of an access, or (R_NONE, 0) when out of bounds."""
     if space == E.SP_GENERIC:
@@ -40,7 +40,7 @@ def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes):
     return R_NONE, np.int64(0)
 
 
-@njit(cache=True)
+@compiled
 def _read_bytes(buf, off, width):
     v = np.int64(0)
     for k in range(width):
@@ -48,13 +48,13 @@ def _read_bytes(buf, off, width):
     return v
 
 
-@njit(cache=True)
+@compiled
 def _write_bytes(buf, off, width, value):
     for k in range(width):
         buf[off + k] = np.uint8((value >> (8 * k)) & 0xFF)
 
 
-@njit(cache=True)
+@compiled
 def load(mem, region, off, width):
     if region == R_GLOBAL:
         return _read_bytes(mem.gmem, off, width)
@@ -65,7 +65,7 @@ def load(mem, region, off, width):
     return _read_bytes(mem.pmem, off, width)
 
 
-@njit(cache=True)
+@compiled
 def store(mem, region, off, width, value):
     if region == R_GLOBAL:
         _write_bytes(mem.gmem, off, width, value)

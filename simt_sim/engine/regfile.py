@@ -8,10 +8,10 @@ when paid per lane and per operand.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from simt_sim.engine import alu
 from simt_sim.engine import encoding as E
+from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.engine.state import C_CLOCK, G
 
 MASK32 = np.int64(0xFFFFFFFF)
@@ -19,14 +19,14 @@ G_GX, G_GY, G_BX, G_BY, G_WS, G_WPB, G_NSM, G_SLOTS_PER_SM = (
     G["gx"], G["gy"], G["bx"], G["by"], G["warp_size"], G["wpb"], G["n_sm"], G["slots_per_sm"])
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def opnd(row, k):
     """(kind, index, immediate, type) of operand k of an instruction row."""
     b = E.F_OPS + k * E.OPERAND_FIELDS
     return row[b], row[b + 1], row[b + 2], row[b + 3]
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def source_bits(code, regs, t, kind, idx, imm):
     """Raw bits (int64) of a register, predicate (imm 1: negated) or immediate operand of thread t;
     special registers are read by the caller, other kinds read 0."""
@@ -42,7 +42,7 @@ def source_bits(code, regs, t, kind, idx, imm):
     return np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def as_int(raw, ty):
     """Raw operand bits -> integer value at the operand's type (untyped and predicate: as is)."""
     if ty < 0 or ty == E.T_PRED:
@@ -50,21 +50,21 @@ def as_int(raw, ty):
     return alu.extend(raw, ty)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def read_f32(code, regs, t, kind, idx):
     if kind == E.K_R32:
         return regs.f32[t, idx]
     return code.cf32[idx]
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def read_f64(code, regs, t, kind, idx):
     if kind == E.K_R64:
         return regs.f64[t, idx]
     return code.cf64[idx]
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def write_raw(regs, kind, idx, t, v):
     if kind == E.K_R32:
         regs.r32[t, idx] = np.uint32(v & MASK32)
@@ -74,7 +74,7 @@ def write_raw(regs, kind, idx, t, v):
         regs.pred[t, idx] = np.uint8(v & 1)
 
 
-@njit(cache=True)
+@compiled
 def sreg_value(sreg, w, lane, geom, slot_block, counters):
     base = sreg // 4
     comp = sreg % 4
@@ -126,7 +126,7 @@ def sreg_value(sreg, w, lane, geom, slot_block, counters):
     return np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters):
     """Raw bits of a source operand as int64."""
     if kind == E.K_SREG:
@@ -134,25 +134,25 @@ def read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters)
     return source_bits(code, regs, t, kind, idx, imm)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def read_int(code, regs, row, k, t, w, lane, geom, slot_block, counters):
     kind, idx, imm, ty = opnd(row, k)
     return as_int(read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters), ty)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def operand_f32(code, regs, row, k, t):
     kind, idx, _, _ = opnd(row, k)
     return read_f32(code, regs, t, kind, idx)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def operand_f64(code, regs, row, k, t):
     kind, idx, _, _ = opnd(row, k)
     return read_f64(code, regs, t, kind, idx)
 
 
-@njit(cache=True, inline="always")
+@compiled_inline
 def compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters):
     """Operand 1 CMP operand 2 at type sty, for setp and set (.ftz flushes float32 inputs)."""
     cmp = row[E.F_CMP]

@@ -10,7 +10,8 @@ A divergent branch whose reconvergence pc equals that of the frame on top, with 
 """
 from __future__ import annotations
 
-from numba import njit
+from simt_sim.engine.jit import compiled
+
 
 KIND_FRAME = 0
 KIND_EXPLICIT = 1
@@ -24,7 +25,7 @@ EV_DIVERGE = 1
 EV_RECONVERGE = 2
 
 
-@njit(cache=True)
+@compiled
 def popcount64(m):
     n = 0
     while m != 0:
@@ -33,7 +34,7 @@ def popcount64(m):
     return n
 
 
-@njit(cache=True)
+@compiled
 def log_event(ev, counters, gid, kind, pc, mask, depth):
     """Divergence / reconvergence log for tests and traces; counters[0] is its fill level."""
     i = counters[0]
@@ -46,7 +47,7 @@ def log_event(ev, counters, gid, kind, pc, mask, depth):
     counters[0] = i + 1
 
 
-@njit(cache=True)
+@compiled
 def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
     """Split warp w at a branch; returns False on stack overflow."""
     if policy == POLICY_FEWER_FIRST:
@@ -97,7 +98,7 @@ def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
     return True
 
 
-@njit(cache=True)
+@compiled
 def settle(ws, w, ev, evc):
     """After pc or mask changed: switch to the pending side or reconverge while due.
     Marks the warp finished (mask 0, sp 0) when no thread is left."""
@@ -122,7 +123,7 @@ def settle(ws, w, ev, evc):
             pop_explicit(ws, w)
 
 
-@njit(cache=True)
+@compiled
 def remove_lanes(ws, w, lanes):
     """Threads that exited leave every mask of the warp, so joins never wait for them."""
     keep = ~lanes
@@ -133,7 +134,7 @@ def remove_lanes(ws, w, lanes):
         ws.pmask[w, i] &= keep
 
 
-@njit(cache=True)
+@compiled
 def push_explicit(ws, w, mask, pc):
     sp = ws.sp[w]
     if sp >= ws.kind.shape[1]:
@@ -148,7 +149,7 @@ def push_explicit(ws, w, mask, pc):
     return True
 
 
-@njit(cache=True)
+@compiled
 def pop_explicit(ws, w):
     """Restore the mask and pc of the top explicit entry; False when there is none."""
     sp = ws.sp[w]

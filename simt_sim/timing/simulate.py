@@ -300,6 +300,7 @@ def make_tstate(n_warps: int, n_regs: int, n_sm: int, tc, kinfo, tab, record_tra
     now[N_SLICE] = SLICE_INSTS
     return TState(
         reg_ready=i64(n_warps, max(n_regs, 1)), reg_kind=np.zeros((n_warps, max(n_regs, 1)), np.int64),
+        w_drain=i64(n_warps),
         w_resume=i64(n_warps), w_rkind=i64(n_warps), w_age=i64(n_warps), w_acct=i64(n_warps),
         w_notsel=i64(n_warps), w_next=i64(n_warps), w_next_kind=i64(n_warps), w_last_cycle=i64(n_warps, fill=-1),
         w_last_count=i64(n_warps), w_end=i64(n_warps, fill=-1), w_pool=i64(n_warps), w_pool_stamp=i64(n_warps),

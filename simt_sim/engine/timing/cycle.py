@@ -23,9 +23,9 @@ from simt_sim.engine.state import (C_CLOCK, C_EVENTS, C_HIST, C_WARP_INSTS,
                                    W_BARRIER, W_DONE, W_READY)
 from simt_sim.engine.timing import memory as MT
 from simt_sim.engine.timing.layout import (KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE, KF_FIRST_CYCLE, KF_GID_BASE, KF_LAST_COMPLETE, KF_NEXT_BLOCK, KF_PC_BASE, KF_READY_AT, KF_REGS_PER_WARP, KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK, KF_WARPS_PER_BLOCK, STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TR_CYCLE, TR_EXEC, TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT,
-                                           CL_BARRIER, CL_BRANCH, CL_MEM, CL_SFU, INF,
+                                           CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, INF,
                                            KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, R_BARRIER, R_BRANCH,
-                                           R_LG, R_LONG, R_MIO, R_NO_INST, R_NOT_SELECTED, R_PIPE,
+                                           R_DRAIN, R_LG, R_LONG, R_MIO, R_NO_INST, R_NOT_SELECTED, R_PIPE,
                                            R_SELECTED, R_SHORT, R_WAIT, TC)
 from simt_sim.engine.timing.scheduler import candidates, rebuild_order
 from simt_sim.engine.timing.scoreboard import operands_ready, write_results
@@ -35,7 +35,7 @@ Tables = namedtuple("Tables", "unit cls lat ii srcs dsts unit_pipes")
 # Timing state.  Per warp: w_*; per scheduler: sched_*; per SM: sm_use (threads, warps, blocks,
 # registers, shared bytes in use).  `now`: [cycle, instructions left in this slice, age counter,
 # scheduler-cycles that issued, trace fill, stall-log fill, blocks to place flag].
-TState = namedtuple("TState", "reg_ready reg_kind w_resume w_rkind w_age w_acct w_notsel w_next w_next_kind "
+TState = namedtuple("TState", "reg_ready reg_kind w_drain w_resume w_rkind w_age w_acct w_notsel w_next w_next_kind "
                               "w_last_cycle w_last_count w_end w_pool w_pool_stamp occupied unit_free "
                               "sched_last sched_wake order n_order slot_kernel sm_use kinfo stats stall whist "
                               "unit_busy trace tlog now scratch addrs")
@@ -166,6 +166,7 @@ def start_block(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, k, slot, sm
         ws.gid[w] += ki[k, KF_GID_BASE]
         ws.pc[w] = ki[k, KF_PC_BASE]
         ts.reg_ready[w, :] = 0
+        ts.w_drain[w] = 0
         ts.w_resume[w] = start
         ts.w_rkind[w] = R_NO_INST
         ts.w_age[w] = ts.now[N_AGE]
@@ -298,8 +299,8 @@ def memory_ready(code, regs, ws, ts, mt, tc, tf, kgeom_k, w, pc, exec_mask, sm, 
         return MT.shared_access(mt, tc, sm, cycle, ways, serial), R_SHORT
     n_sect = MT.sectors_of(ts.addrs, n, nbytes, tc[T_SECTOR], ts.scratch)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
-    return MT.global_access(mt, tc, tf, sm, cycle, ts.scratch, n_sect, op == E.OP_ST,
-                            skip_l1, serial), R_LONG
+    return MT.global_access(mt, tc, tf, sm, cycle, ts.scratch, n_sect, op == E.OP_ST, skip_l1, serial,
+                            ts.scratch[256:], ts.scratch[384:]), R_LONG
 
 
 @njit(cache=True)
@@ -308,8 +309,9 @@ def result_timing(code, regs, ws, ts, mt, tab, tc, tf, kgeom_k, w, pc, exec_mask
     cls = tab.cls[pc]
     if cls == CL_MEM:
         return memory_ready(code, regs, ws, ts, mt, tc, tf, kgeom_k, w, pc, exec_mask, sm, cycle)
-    ready = cycle + max(tab.lat[pc], tab.ii[pc])
-    return ready, (R_SHORT if cls == CL_SFU else R_WAIT)
+    if cls == CL_ALU or cls == CL_SFU:
+        return cycle + max(tab.lat[pc], tab.ii[pc]), (R_SHORT if cls == CL_SFU else R_WAIT)
+    return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
 
 
 @njit(cache=True)
@@ -367,6 +369,8 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
     ts.unit_free[sm, sp, u, p] = cycle + tab.ii[pc]
     ts.unit_busy[k, u] += tab.ii[pc]
     write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
+    if tab.cls[pc] == CL_MEM:       # exit waits for outstanding memory operations
+        ts.w_drain[w] = max(ts.w_drain[w], ready)
     st = ts.stats[k]
     st[STAT_WARP_INSTS] += 1
     n_exec = popcount64(exec_mask)
@@ -386,7 +390,7 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
     ts.now[N_SLICE] -= 1
     cls = tab.cls[pc]
     ts.w_acct[w] = cycle + 1
-    ts.w_resume[w] = cycle + 1
+    ts.w_resume[w] = cycle          # may issue again this cycle if max_issue_per_warp allows
     ts.w_rkind[w] = R_WAIT
     if cls == CL_BRANCH:
         ts.w_resume[w] = cycle + max(tc[T_BRANCH], 1)
@@ -403,6 +407,9 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:
         nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, ws.pc[w])
+        if tab.cls[ws.pc[w]] == CL_EXIT and ts.w_drain[w] > nxt:
+            nxt = ts.w_drain[w]       # a warp exits only when its outstanding results are written
+            nkind = R_DRAIN
         ts.w_next[w] = nxt
         ts.w_next_kind[w] = nkind
     return True
@@ -422,7 +429,7 @@ def scan_scheduler(code, regs, ws, mem, kgeom, slot_block, counters, thread_icou
     """One scheduler's cycle: issue up to issue_width eligible warp-instructions in policy order.
     Returns the number issued, or -1 on a fault."""
     n = candidates(tc[T_POLICY], ts.order, ts.n_order, ts.sched_last[sm, sp], ts.w_pool, tc[T_POOL],
-                   ts.w_next, ts.w_next_kind, ts.w_pool_stamp, cycle, sm, sp, tc[T_NSP], tc[T_WPSM], cand)
+                   ts.w_next, ts.w_next_kind, ts.w_pool_stamp, cycle, sm, sp, tc[T_NSP], tc[T_WPSM], ws.status, cand)
     issued = 0
     width = tc[T_WIDTH]
     for j in range(n):

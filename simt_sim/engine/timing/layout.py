@@ -35,9 +35,9 @@ STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES, STAT_ISSUE_CYCLES = range
 # ---- stall reasons, named after Nsight Compute's where they map ----
 STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard",
                "math_pipe_throttle", "lg_throttle", "mio_throttle", "branch_resolving", "barrier",
-               "no_instruction")
+               "no_instruction", "drain")
 (R_SELECTED, R_NOT_SELECTED, R_WAIT, R_SHORT, R_LONG, R_PIPE, R_LG, R_MIO, R_BRANCH, R_BARRIER,
- R_NO_INST) = range(len(STALL_NAMES))
+ R_NO_INST, R_DRAIN) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
 
 # ---- operation classes (what a warp-instruction waits on and how its result is timed) ----

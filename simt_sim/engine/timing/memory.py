@@ -19,7 +19,9 @@ from numba import njit
 
 from simt_sim.engine.timing.layout import TC, TF
 
-MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l2_tag l2_valid l2_stamp ports clock")
+MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock")
+# *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
+# being filled waits for it, like a hit on an outstanding miss)
 # ports (float64): [sm] L1 / LSU data port, [n_sm + sm] shared-memory port, [2 n_sm] L2, [2 n_sm + 1] DRAM
 
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
@@ -37,8 +39,9 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
     l1_shape = (n_sm, tc[T_L1_SETS], tc[T_L1_WAYS])
     l2_shape = (tc[T_L2_SETS], tc[T_L2_WAYS])
     return MemTiming(np.full(l1_shape, -1, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
+                     np.zeros(l1_shape, np.int64),
                      np.full(l2_shape, -1, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
-                     np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
+                     np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
 
 
 @njit(cache=True)
@@ -92,7 +95,8 @@ def max_same_address(addrs, n, scratch):
 @njit(cache=True)
 def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate):
     """Look up one sector in a set-associative LRU cache (tag/valid/stamp are [sets, ways] views).
-    Returns True on a hit; on a miss with allocate, fills the sector (evicting the LRU line)."""
+    Returns (hit, way) — way is where the line now lives, -1 when it is not cached; on a miss with
+    allocate the sector is filled (evicting the least recently used line)."""
     s = line % sets
     victim = 0
     oldest = np.int64(1) << 62
@@ -100,10 +104,11 @@ def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate)
         if tag[s, wy] == line:
             stamp[s, wy] = now
             if valid[s, wy] & sector_bit:
-                return True
+                return True, wy
             if allocate:
                 valid[s, wy] |= sector_bit
-            return False
+                return False, wy
+            return False, -1
         if stamp[s, wy] < oldest:
             oldest = stamp[s, wy]
             victim = wy
@@ -111,7 +116,8 @@ def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate)
         tag[s, victim] = line
         valid[s, victim] = sector_bit
         stamp[s, victim] = now
-    return False
+        return False, victim
+    return False, -1
 
 
 @njit(cache=True)
@@ -124,31 +130,41 @@ def queue(ports, port, start, amount, rate):
 
 
 @njit(cache=True)
-def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial):
+def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial, ways_l1, ways_l2):
     """Timing of one warp-instruction's global (or local) access of n_sect distinct sectors.
-    Returns the cycle its data is ready (loads, atomics) or written (stores)."""
+    Returns the cycle its data is ready (loads, atomics) or written (stores).
+    ways_l1 / ways_l2: scratch for where each sector's line sits (-1: not cached)."""
     sector_bytes = tc[T_SECTOR]
     per_line = tc[T_LINE] // sector_bytes
     n_sm = tc[T_NSM]
+    sets1, sets2 = tc[T_L1_SETS], tc[T_L2_SETS]
     mt.clock[0] += 1
     now = mt.clock[0]
     l1_hits = 0
     l2_hits = 0
     dram = 0
+    pending = np.int64(0)           # hits on lines whose fill is still on its way
     for i in range(n_sect):
         sec = sectors[i]
         line = sec // per_line
         bit = np.int64(1) << (sec % per_line)
-        hit1 = False
+        ways_l1[i] = -1
+        ways_l2[i] = -1
         if not skip_l1 and atomic_serial == 0:
-            hit1 = cache_access(mt.l1_tag[sm], mt.l1_valid[sm], mt.l1_stamp[sm], tc[T_L1_SETS], tc[T_L1_WAYS],
-                                line, bit, now, not is_store)
-        if hit1 and not is_store:
-            l1_hits += 1
-            continue
-        if cache_access(mt.l2_tag, mt.l2_valid, mt.l2_stamp, tc[T_L2_SETS], tc[T_L2_WAYS], line, bit, now, True) \
-                or is_store:
+            hit1, ways_l1[i] = cache_access(mt.l1_tag[sm], mt.l1_valid[sm], mt.l1_stamp[sm], sets1,
+                                            tc[T_L1_WAYS], line, bit, now, not is_store)
+            if hit1 and not is_store:
+                l1_hits += 1
+                pending = max(pending, mt.l1_fill[sm, line % sets1, ways_l1[i]])
+                ways_l1[i] = -1          # nothing to fill
+                continue
+        hit2, ways_l2[i] = cache_access(mt.l2_tag, mt.l2_valid, mt.l2_stamp, sets2, tc[T_L2_WAYS], line, bit,
+                                        now, True)
+        if hit2 or is_store:
             l2_hits += 1
+            if hit2:
+                pending = max(pending, mt.l2_fill[line % sets2, ways_l2[i]])
+                ways_l2[i] = -1
         else:
             dram += 1
     wait1 = queue(mt.ports, sm, np.float64(cycle), n_sect, tf[F_L1_BW])
@@ -157,16 +173,22 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
         ready = max(ready, cycle + wait1 + tc[T_L1_LAT])
     below = l2_hits + dram
     if below > 0:
-        start2 = cycle + wait1
-        wait2 = wait1 + queue(mt.ports, 2 * n_sm, start2, below, tf[F_L2_BW])
+        wait2 = wait1 + queue(mt.ports, 2 * n_sm, cycle + wait1, below, tf[F_L2_BW])
         if l2_hits > 0:
             ready = max(ready, cycle + wait2 + tc[T_L2_LAT])
         if dram > 0:
-            wait3 = wait2 + queue(mt.ports, 2 * n_sm + 1, cycle + wait2, dram * sector_bytes, tf[F_DRAM_BW])
+            wait3 = wait2 + queue(mt.ports, 2 * n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
             ready = max(ready, cycle + wait3 + tc[T_DRAM_LAT])
     if atomic_serial > 0:
         ready += (atomic_serial - 1) * tc[T_L2_ATOM]
-    return np.int64(np.ceil(ready))
+    done = max(np.int64(np.ceil(ready)), pending)
+    for i in range(n_sect):             # lines filled by this access become usable at `done`
+        line = sectors[i] // per_line
+        if ways_l1[i] >= 0:
+            mt.l1_fill[sm, line % sets1, ways_l1[i]] = done
+        if ways_l2[i] >= 0:
+            mt.l2_fill[line % sets2, ways_l2[i]] = done
+    return done
 
 
 @njit(cache=True)

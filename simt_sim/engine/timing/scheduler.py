@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from simt_sim.engine.state import W_READY
 from simt_sim.engine.timing.layout import R_LONG, SCHED_GTO, SCHED_LRR, SCHED_OLDEST
 
 
@@ -37,7 +38,7 @@ def rebuild_order(order, n_order, w_age, occupied, sm, sp, n_sp, warps_per_sm):
 
 @njit(cache=True)
 def candidates(policy, order, n_order, last, pool, pool_size, next_ready, next_kind, pool_stamp, cycle,
-               sm, sp, n_sp, warps_per_sm, out):
+               sm, sp, n_sp, warps_per_sm, status, out):
     n = n_order[sm, sp]
     if policy == SCHED_OLDEST:
         for k in range(n):
@@ -57,7 +58,7 @@ def candidates(policy, order, n_order, last, pool, pool_size, next_ready, next_k
     if policy == SCHED_LRR:
         return round_robin(sm, sp, n_sp, warps_per_sm, last, out)
     return two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_ready, next_kind,
-                     pool_stamp, cycle, out)
+                     pool_stamp, cycle, status, out)
 
 
 @njit(cache=True)
@@ -75,13 +76,13 @@ def round_robin(sm, sp, n_sp, warps_per_sm, last, out):
 
 @njit(cache=True)
 def two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_ready, next_kind, pool_stamp,
-              cycle, out):
-    # demote active warps that wait on long-latency results
+              cycle, status, out):
+    # demote active warps that wait on long-latency results, a barrier, or have finished
     in_pool = 0
     for k in range(n):
         w = order[sm, sp, k]
         if pool[w]:
-            if next_ready[w] > cycle and next_kind[w] == R_LONG:
+            if status[w] != W_READY or (next_ready[w] > cycle and next_kind[w] == R_LONG):
                 pool[w] = 0
                 pool_stamp[w] = cycle
             else:
@@ -91,7 +92,7 @@ def two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_
         best = -1
         for k in range(n):
             w = order[sm, sp, k]
-            if not pool[w] and (best < 0 or pool_stamp[w] < pool_stamp[best]):
+            if not pool[w] and status[w] == W_READY and (best < 0 or pool_stamp[w] < pool_stamp[best]):
                 best = w
         if best < 0:
             break
