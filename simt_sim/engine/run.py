@@ -7,7 +7,7 @@ warp issues when; execution itself is execute.step_warp.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from simt_sim.engine.jit import compiled
 
 from simt_sim.engine.execute import STEP_FAULT, set_fault, step_warp
 from simt_sim.engine.state import (C_BLOCKS_DONE, C_CLOCK, C_EVENTS, C_HIST, C_NEXT_BLOCK, C_WARP_INSTS,
@@ -19,7 +19,7 @@ G_WS, G_WPB, G_TPB, G_SLOTS, G_BLOCKS, G_SHARED, G_LOCAL, G_MAXI = (
     G["max_warp_insts"])
 
 
-@njit(cache=True)
+@compiled
 def launch_block(slot, block, regs, ws, mem, geom, slot_block):
     """Reset a slot's warps, registers, shared and local memory for a new block."""
     wsz = geom[G_WS]
@@ -51,7 +51,7 @@ def launch_block(slot, block, regs, ws, mem, geom, slot_block):
         mem.lmem[slot * wpb * wsz * lb:(slot + 1) * wpb * wsz * lb] = 0
 
 
-@njit(cache=True)
+@compiled
 def slot_finished(ws, slot, wpb):
     for w in range(slot * wpb, slot * wpb + wpb):
         if ws.status[w] != W_DONE:
@@ -59,7 +59,7 @@ def slot_finished(ws, slot, wpb):
     return True
 
 
-@njit(cache=True)
+@compiled
 def retire_slot(ws, s, wpb, slot_block, warp_max_sp, counters):
     """Free a finished block's slot, keeping its per-warp statistics."""
     counters[C_BLOCKS_DONE] += 1
@@ -69,7 +69,7 @@ def retire_slot(ws, s, wpb, slot_block, warp_max_sp, counters):
         ws.status[w] = W_EMPTY
 
 
-@njit(cache=True)
+@compiled
 def fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp):
     """Retire finished blocks and launch waiting ones."""
     wpb = geom[G_WPB]
@@ -82,7 +82,7 @@ def fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp):
                 counters[C_NEXT_BLOCK] += 1
 
 
-@njit(cache=True)
+@compiled
 def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icount, warp_max_sp, hist, ev,
                    fault):
     n_warps = ws.pc.shape[0]

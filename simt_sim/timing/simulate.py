@@ -310,4 +310,5 @@ def make_tstate(n_warps: int, n_regs: int, n_sm: int, tc, kinfo, tab, record_tra
         sm_use=i64(n_sm, 5), kinfo=kinfo, stats=i64(n_kernels, len(L.STAT_FIELDS)),
         stall=i64(n_kernels, L.N_REASONS), whist=i64(n_kernels, 65), unit_busy=i64(n_kernels, len(UNIT_NAMES)),
         trace=i64(1 << 16 if record_trace else 1, len(L.TRACE_FIELDS)),
-        tlog=i64(1 << 17 if record_trace else 1, L.N_STALL_LOG), now=now, scratch=i64(512), addrs=i64(128))
+        tlog=i64(1 << 17 if record_trace else 1, L.N_STALL_LOG), now=now, scratch=i64(512), addrs=i64(128),
+        candidates=i64(2 * max(wpsm, 1) + 2))

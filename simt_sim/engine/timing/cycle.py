@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from simt_sim.engine.jit import compiled
 
 from simt_sim.engine import encoding as E
 from simt_sim.engine.execute import STEP_FAULT, guard_mask, lane_address, set_fault, step_warp
@@ -38,7 +38,7 @@ Tables = namedtuple("Tables", "unit cls lat ii srcs dsts unit_pipes")
 TState = namedtuple("TState", "reg_ready reg_kind w_drain w_resume w_rkind w_age w_acct w_notsel w_next w_next_kind "
                               "w_last_cycle w_last_count w_end w_pool w_pool_stamp occupied unit_free "
                               "sched_last sched_wake order n_order slot_kernel sm_use kinfo stats stall whist "
-                              "unit_busy trace tlog now scratch addrs")
+                              "unit_busy trace tlog now scratch addrs candidates")
 N_NOW, N_SLICE, N_AGE, N_ISSUE_CYCLES, N_TRACE, N_TLOG, N_PLACE = range(7)
 U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM = range(5)
 
@@ -53,7 +53,7 @@ LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache m
 
 
 # ------------------------------------------------------------------ stall accounting
-@njit(cache=True)
+@compiled
 def log_stall(ts, tc, gid, start, end, reason):
     if tc[T_TRACE] and end > start:
         i = ts.now[N_TLOG]
@@ -65,7 +65,7 @@ def log_stall(ts, tc, gid, start, end, reason):
         ts.now[N_TLOG] = i + 1
 
 
-@njit(cache=True)
+@compiled
 def account(ts, tc, k, w, gid, cycle, throttle):
     """Attribute warp w's cycles since it could last issue, up to `cycle`, to stall reasons:
     resume delay (branch, barrier, launch), then operands, then unit or selection."""
@@ -88,7 +88,7 @@ def account(ts, tc, k, w, gid, cycle, throttle):
 
 
 # ------------------------------------------------------------------ block scheduler
-@njit(cache=True)
+@compiled
 def block_fits(ts, tc, k, sm):
     ki = ts.kinfo
     use = ts.sm_use[sm]
@@ -99,7 +99,7 @@ def block_fits(ts, tc, k, sm):
             and use[U_SMEM] + ki[k, KF_SHARED_PER_BLOCK] <= tc[T_SMEM])
 
 
-@njit(cache=True)
+@compiled
 def free_slot(slot_block, tc, sm):
     for s in range(sm * tc[T_SPM], (sm + 1) * tc[T_SPM]):
         if slot_block[s] < 0:
@@ -107,7 +107,7 @@ def free_slot(slot_block, tc, sm):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def stream_blocked(ki, k):
     for j in range(k):
         if ki[j, KF_STREAM] == ki[k, KF_STREAM] and ki[j, KF_STATE] != KSTATE_DONE:
@@ -115,7 +115,7 @@ def stream_blocked(ki, k):
     return False
 
 
-@njit(cache=True)
+@compiled
 def place_blocks(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, cycle):
     """Start kernels whose stream predecessor is done and place their waiting blocks, breadth-first
     over the SMs.  Returns the next cycle at which a waiting kernel becomes ready (or INF)."""
@@ -146,7 +146,7 @@ def place_blocks(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, cycle):
     return wake
 
 
-@njit(cache=True)
+@compiled
 def start_block(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, k, slot, sm, cycle):
     ki = ts.kinfo
     block = ki[k, KF_NEXT_BLOCK]
@@ -185,7 +185,7 @@ def start_block(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, k, slot, sm
         ts.sched_wake[sm, sp] = min(ts.sched_wake[sm, sp], start)
 
 
-@njit(cache=True)
+@compiled
 def finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle):
     k = ts.slot_kernel[slot]
     ki = ts.kinfo
@@ -215,7 +215,7 @@ def finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm,
 
 
 # ------------------------------------------------------------------ issue
-@njit(cache=True)
+@compiled
 def pipe_free(ts, tab, sm, sp, pc, cycle):
     """Index of a pipe of pc's unit that accepts an instruction at cycle, or -1."""
     u = tab.unit[pc]
@@ -225,7 +225,7 @@ def pipe_free(ts, tab, sm, sp, pc, cycle):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def earliest_pipe(ts, tab, sm, sp, pc):
     u = tab.unit[pc]
     best = INF
@@ -234,7 +234,7 @@ def earliest_pipe(ts, tab, sm, sp, pc):
     return best
 
 
-@njit(cache=True)
+@compiled
 def can_issue(ws, ts, tab, tc, w, sm, sp, cycle):
     if ws.status[w] != W_READY or cycle < ts.w_resume[w] or cycle < ts.w_next[w]:
         return False
@@ -243,14 +243,14 @@ def can_issue(ws, ts, tab, tc, w, sm, sp, cycle):
     return pipe_free(ts, tab, sm, sp, ws.pc[w], cycle) >= 0
 
 
-@njit(cache=True)
+@compiled
 def throttle_reason(code, tab, pc):
     if tab.cls[pc] == CL_MEM:
         return R_MIO if code.rows[pc, E.F_SPACE] == E.SP_SHARED else R_LG
     return R_PIPE
 
 
-@njit(cache=True)
+@compiled
 def memory_ready(code, regs, ws, ts, mt, tc, tf, kgeom_k, w, pc, exec_mask, sm, cycle):
     """Gather the lanes' addresses (before the instruction runs: it may overwrite its address
     register) and return (ready cycle, stall class) from the memory model."""
@@ -303,7 +303,7 @@ def memory_ready(code, regs, ws, ts, mt, tc, tf, kgeom_k, w, pc, exec_mask, sm, 
                             ts.scratch[256:], ts.scratch[384:]), R_LONG
 
 
-@njit(cache=True)
+@compiled
 def result_timing(code, regs, ws, ts, mt, tab, tc, tf, kgeom_k, w, pc, exec_mask, sm, cycle):
     """(ready cycle, stall class) of pc's results, decided before it executes."""
     cls = tab.cls[pc]
@@ -314,7 +314,7 @@ def result_timing(code, regs, ws, ts, mt, tab, tc, tf, kgeom_k, w, pc, exec_mask
     return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
 
 
-@njit(cache=True)
+@compiled
 def record_issue(ts, tc, cycle, gid, pc, mask, exec_mask, unit, sm, sp, k, ready):
     i = ts.now[N_TRACE]
     if i < ts.trace.shape[0]:
@@ -332,7 +332,7 @@ def record_issue(ts, tc, cycle, gid, pc, mask, exec_mask, unit, sm, sp, k, ready
     ts.now[N_TRACE] = i + 1
 
 
-@njit(cache=True)
+@compiled
 def release_barrier(ws, ts, tc, w, wpb, sm, cycle):
     """Warps that were waiting at their block's barrier and are now released resume after the
     barrier latency."""
@@ -345,7 +345,7 @@ def release_barrier(ws, ts, tc, w, wpb, sm, cycle):
             ts.sched_wake[sm, sp] = min(ts.sched_wake[sm, sp], resume)
 
 
-@njit(cache=True)
+@compiled
 def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_max_sp, hist, ev, fault,
           tc, tf, tab, ts, mt, w, sm, sp, cycle):
     """Issue warp w's next instruction at cycle.  Returns False on a fault."""
@@ -415,7 +415,7 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
     return True
 
 
-@njit(cache=True)
+@compiled
 def slot_finished_timed(ws, slot, wpb):
     for v in range(slot * wpb, slot * wpb + wpb):
         if ws.status[v] != W_DONE:
@@ -423,7 +423,7 @@ def slot_finished_timed(ws, slot, wpb):
     return True
 
 
-@njit(cache=True)
+@compiled
 def scan_scheduler(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_max_sp, hist, ev,
                    fault, tc, tf, tab, ts, mt, sm, sp, cycle, cand):
     """One scheduler's cycle: issue up to issue_width eligible warp-instructions in policy order.
@@ -454,7 +454,7 @@ def scan_scheduler(code, regs, ws, mem, kgeom, slot_block, counters, thread_icou
     return issued
 
 
-@njit(cache=True)
+@compiled
 def next_wake(ws, ts, tab, tc, sm, sp, cycle):
     """Earliest cycle at which one of the scheduler's warps may become eligible."""
     wake = INF
@@ -467,7 +467,7 @@ def next_wake(ws, ts, tab, tc, sm, sp, cycle):
     return wake
 
 
-@njit(cache=True)
+@compiled
 def all_done(ki):
     for k in range(ki.shape[0]):
         if ki[k, KF_STATE] != KSTATE_DONE:
@@ -475,7 +475,7 @@ def all_done(ki):
     return True
 
 
-@njit(cache=True)
+@compiled
 def stuck_warp(ws):
     for w in range(ws.status.shape[0]):
         if ws.status[w] == W_BARRIER or ws.status[w] == W_READY:
@@ -483,7 +483,7 @@ def stuck_warp(ws):
     return 0
 
 
-@njit(cache=True)
+@compiled
 def run_timed(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_max_sp, hist, ev, fault,
               tc, tf, tab, ts, mt):
     """Run until every kernel is done (RUN_DONE), a fault, a full buffer or the end of a slice
@@ -491,7 +491,7 @@ def run_timed(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, w
     n_sm = tc[T_NSM]
     n_sp = tc[T_NSP]
     per_cycle = n_sm * n_sp * tc[T_WIDTH]
-    cand = np.empty(2 * tc[T_WPSM] + 2, np.int64)
+    cand = ts.candidates
     kernel_wake = place_blocks(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, ts.now[N_NOW])
     while True:
         cycle = ts.now[N_NOW]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from simt_sim.engine.jit import compiled
 
 from simt_sim.engine.timing.layout import TC, TF
 
@@ -44,7 +44,7 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
                      np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
 
 
-@njit(cache=True)
+@compiled
 def unique_sorted(values, n):
     """Sort values[:n] in place and compact the distinct ones to the front; returns their count."""
     for i in range(1, n):
@@ -62,7 +62,7 @@ def unique_sorted(values, n):
     return m
 
 
-@njit(cache=True)
+@compiled
 def sectors_of(addrs, n, nbytes, sector_bytes, out):
     """Distinct sectors touched by n lanes each accessing nbytes at addrs[i]; returns the count."""
     k = 0
@@ -75,7 +75,7 @@ def sectors_of(addrs, n, nbytes, sector_bytes, out):
     return unique_sorted(out, k)
 
 
-@njit(cache=True)
+@compiled
 def max_same_address(addrs, n, scratch):
     """Largest number of lanes that address the same word (atomics to one address serialise)."""
     for i in range(n):
@@ -92,7 +92,7 @@ def max_same_address(addrs, n, scratch):
     return best
 
 
-@njit(cache=True)
+@compiled
 def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate):
     """Look up one sector in a set-associative LRU cache (tag/valid/stamp are [sets, ways] views).
     Returns (hit, way) — way is where the line now lives, -1 when it is not cached; on a miss with
@@ -120,7 +120,7 @@ def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate)
     return False, -1
 
 
-@njit(cache=True)
+@compiled
 def queue(ports, port, start, amount, rate):
     """Pass `amount` through a port of `rate` per cycle no earlier than `start`; returns the wait
     (cycles from start until the last unit has passed, minus one unit's time)."""
@@ -129,7 +129,7 @@ def queue(ports, port, start, amount, rate):
     return t - start + (amount - 1) / rate
 
 
-@njit(cache=True)
+@compiled
 def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial, ways_l1, ways_l2):
     """Timing of one warp-instruction's global (or local) access of n_sect distinct sectors.
     Returns the cycle its data is ready (loads, atomics) or written (stores).
@@ -191,7 +191,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     return done
 
 
-@njit(cache=True)
+@compiled
 def bank_ways(addrs, n, nbytes, tc, scratch):
     """Shared-memory passes: the most distinct words any one bank must deliver (same word: broadcast)."""
     bank_bytes = tc[T_BANK_BYTES]
@@ -215,7 +215,7 @@ def bank_ways(addrs, n, nbytes, tc, scratch):
     return max(best, 1)
 
 
-@njit(cache=True)
+@compiled
 def shared_access(mt, tc, sm, cycle, ways, atomic_serial):
     """Shared-memory timing: `ways` passes through the SM's shared port, then the latency."""
     wait = queue(mt.ports, tc[T_NSM] + sm, np.float64(cycle), ways, 1.0)

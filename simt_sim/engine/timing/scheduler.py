@@ -12,13 +12,13 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 """
 from __future__ import annotations
 
-from numba import njit
+from simt_sim.engine.jit import compiled
 
 from simt_sim.engine.state import W_READY
 from simt_sim.engine.timing.layout import R_LONG, SCHED_GTO, SCHED_LRR, SCHED_OLDEST
 
 
-@njit(cache=True)
+@compiled
 def rebuild_order(order, n_order, w_age, occupied, sm, sp, n_sp, warps_per_sm):
     """Age-sorted list of the occupied warps of scheduler (sm, sp)."""
     n = 0
@@ -36,7 +36,7 @@ def rebuild_order(order, n_order, w_age, occupied, sm, sp, n_sp, warps_per_sm):
     n_order[sm, sp] = n
 
 
-@njit(cache=True)
+@compiled
 def candidates(policy, order, n_order, last, pool, pool_size, next_ready, next_kind, pool_stamp, cycle,
                sm, sp, n_sp, warps_per_sm, status, out):
     n = n_order[sm, sp]
@@ -61,7 +61,7 @@ def candidates(policy, order, n_order, last, pool, pool_size, next_ready, next_k
                      pool_stamp, cycle, status, out)
 
 
-@njit(cache=True)
+@compiled
 def round_robin(sm, sp, n_sp, warps_per_sm, last, out):
     """The scheduler's warp slots by id, starting after `last` and wrapping around."""
     first = sm * warps_per_sm
@@ -74,7 +74,7 @@ def round_robin(sm, sp, n_sp, warps_per_sm, last, out):
     return n
 
 
-@njit(cache=True)
+@compiled
 def two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_ready, next_kind, pool_stamp,
               cycle, status, out):
     # demote active warps that wait on long-latency results, a barrier, or have finished

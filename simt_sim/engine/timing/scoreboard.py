@@ -7,12 +7,12 @@ sources and destinations (no write-after-write overtaking) are ready.
 """
 from __future__ import annotations
 
-from numba import njit
+from simt_sim.engine.jit import compiled
 
 from simt_sim.engine.timing.layout import R_WAIT
 
 
-@njit(cache=True)
+@compiled
 def operands_ready(tab, reg_ready, reg_kind, w, pc):
     """(cycle from which pc's operands are all ready for warp w, stall reason until then)."""
     best = 0
@@ -34,7 +34,7 @@ def operands_ready(tab, reg_ready, reg_kind, w, pc):
     return best, kind
 
 
-@njit(cache=True)
+@compiled
 def write_results(tab, reg_ready, reg_kind, w, pc, ready, kind):
     for j in range(tab.dsts.shape[1]):
         r = tab.dsts[pc, j]
