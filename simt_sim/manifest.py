@@ -116,6 +116,8 @@ SCHEMA = {
     "block": Field((int, list), lambda v: None if _dims(v) else "must be a positive int or [x, y, z]",
                    required=True),
     "dynamic_shared": Field(int, lambda v: None if v >= 0 else "must not be negative"),
+    "registers": Field(int, lambda v: None if 1 <= v <= 255 else "must be between 1 and 255",
+                       doc="32-bit registers per thread for occupancy (default: the PTX .reg declarations)"),
     "buffers": Field(dict, doc="name: DTYPE[SIZE]:INIT"),
     "args": Field(list, required=True, doc="one per kernel parameter: buffer name or number"),
     "expect": Field(dict, doc="name: [values] or 'oracle'"),
@@ -136,6 +138,7 @@ class Manifest:
     expect: dict = field(default_factory=dict)
     description: str = ""
     dynamic_shared: int = 0
+    registers: int | None = None
 
 
 def manifest_path(target: str) -> Path:
@@ -173,4 +176,4 @@ def load_manifest(target: str) -> Manifest:
     return Manifest(path, kernel_file, data.get("kernel"), data.get("config", "h100"),
                     [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
                     data["args"], data.get("expect") or {}, data.get("description", ""),
-                    data.get("dynamic_shared", 0))
+                    data.get("dynamic_shared", 0), data.get("registers"))

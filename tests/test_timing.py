@@ -431,3 +431,42 @@ def test_config_errors_name_file_line(tmp_path):
         load_config(str(p))
     assert str(e.value).startswith(f"{p}:4:")
     assert "units.fp32.latency must be positive" in str(e.value)
+
+
+def test_cli_prints_metrics_and_writes_json(tmp_path, capsys):
+    from simt_sim.cli.main import Progress, main
+    import json
+    out = tmp_path / "m.json"
+    assert main(["run", "programs/data-loop", "--scheduler", "lrr", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    for label in ("cycles", "IPC (per SM)", "CFE", "issue-slot use", "stall selected", "scheduler lrr"):
+        assert label in text
+    doc = json.loads(out.read_text())
+    m = doc["metrics"]["kernels"][0]
+    assert m["cycles"] == doc["metrics"]["cycles"] > 0
+    assert sum(m["warp_histogram"].values()) == m["warp_instructions"]
+    assert doc["metrics"]["summary"]["W0"] >= 0
+    # the progress line shows cycles and rates
+    import io
+    import sys
+    err = io.StringIO()
+    old, sys.stderr = sys.stderr, err
+    try:
+        p = Progress(True)
+        p(1000, 5000, 0.5)
+        p.close()
+    finally:
+        sys.stderr = old
+    assert "cycle 1,000" in err.getvalue() and "10,000/s" in err.getvalue()
+    assert main(["configs", "--show", "teaching-w8"]) == 0
+    assert "sub_partitions: 1" in capsys.readouterr().out
+
+
+def test_register_override_from_the_command_line_changes_occupancy(tmp_path, capsys):
+    from simt_sim.cli.main import main
+    import json
+    out = tmp_path / "m.json"
+    assert main(["run", "programs/data-loop", "--quiet", "--registers", "255", "--json", str(out)]) == 0
+    occ = json.loads(out.read_text())["metrics"]["kernels"][0]["occupancy"]
+    assert occ["registers_per_thread"] == 255
+    assert main(["run", "programs/data-loop", "--quiet", "--registers", "0"]) == 2

@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one config value, e.g. simt.divergence_policy=taken-first")
     run.add_argument("--masks", action="store_true", help="print every warp's execution-mask history")
-    run.add_argument("--warp", type=int, action="append", help="with --masks: only this global warp id")
+    run.add_argument("--warp", type=int, action="append",
+                     help="with --masks or --picture: only this global warp id (repeatable)")
     run.add_argument("--json", metavar="FILE", help="write outputs, statistics and the history as JSON")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors (and no progress line)")
     run.add_argument("--functional", action="store_true",
@@ -46,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="warp scheduling policy (overrides the config's scheduler.policy)")
     run.add_argument("--picture", metavar="FILE", action="append", default=[],
                      help="draw the execution history (x = cycle, y = lane of each warp): .svg, .html or .png")
+    run.add_argument("--registers", type=int, metavar="N",
+                     help="registers per thread for occupancy (default: the manifest's, else the PTX .reg declarations)")
+    run.add_argument("--cycles", metavar="FIRST:END", help="with --picture: draw only these cycles (END exclusive)")
     run.add_argument("--trace", metavar="FILE", help="write a Perfetto / Chrome trace (JSON) of warps and units")
 
     cfgs = sub.add_parser("configs", help="list the GPU configs")
@@ -65,6 +69,16 @@ def parse_dims(text: str, what: str):
     if not 1 <= len(parts) <= 3 or any(x < 1 for x in parts):
         raise InputError(f"--{what} expects 1 to 3 positive numbers, found {text!r}")
     return parts
+
+
+def parse_cycles(text: str | None):
+    if not text:
+        return None
+    first, sep, end = text.partition(":")
+    try:
+        return int(first or 0), (int(end) if end else None)
+    except ValueError:
+        raise InputError(f"--cycles expects FIRST:END, found {text!r}") from None
 
 
 def parse_arg_value(text: str, buffer_names: set[str]):
@@ -107,6 +121,8 @@ def prepare_run(ns):
         return (program, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"), args, specs,
                 config, {}, 0)
     m = load_manifest(str(target))
+    if ns.registers is None:
+        ns.registers = m.registers
     program = load_program(str(m.kernel_file), ns.kernel or m.kernel)
     config = load_config(ns.config or m.config, m.overrides + ns.set)
     grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
@@ -211,7 +227,9 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     from simt_sim.observe.metrics import format_metrics, metrics_json
     from simt_sim.timing.simulate import KernelLaunch, simulate
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
-    launch = KernelLaunch(program, grid, block, args, dynamic_shared=dyn)
+    if ns.registers is not None and not 1 <= ns.registers <= 255:
+        raise InputError("--registers must be between 1 and 255")
+    launch = KernelLaunch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers)
     record_trace = bool(ns.picture or ns.trace)
     result = simulate([launch], {k: v.copy() for k, v in inputs.items()}, config,
                       record_history=bool(ns.masks or ns.json), record_trace=record_trace, progress=progress)
@@ -236,7 +254,7 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
         Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
     for path in ns.picture:
         from simt_sim.observe.pictures import write_picture
-        write_picture(result, path)
+        write_picture(result, path, cycles=parse_cycles(ns.cycles), warps=ns.warp)
     if ns.trace:
         from simt_sim.observe.trace import write_perfetto
         write_perfetto(result, ns.trace)
@@ -254,7 +272,9 @@ def cmd_configs(ns) -> int:
         return 0
     for path in list_configs():
         c = load_config(str(path))
-        print(f"{c.name:<20} warp {c.get('warp_size'):>2}  {c.get('description', '')}")
+        print(f"{c.name:<18} warp {c.get('warp_size'):>2}  {c.get('num_sms'):>3} SMs x {c.get('sm.sub_partitions')} "
+              f"schedulers ({c.get('scheduler.policy')}, issue {c.get('scheduler.issue_width')})  "
+              f"{c.get('description', '')}")
     return 0
 
 

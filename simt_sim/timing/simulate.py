@@ -250,7 +250,9 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     from simt_sim.observe.metrics import kernel_metrics
     metrics = [kernel_metrics(cfg, launches[k], k, kinfo, ts, tab, occ[k], n_sm, interrupted)
                for k in range(len(launches))]
-    summary = {"cycles": cycles, "slot_warps": wpb, "scheduler_cycles_with_issue": int(ts.now[N_ISSUE_CYCLES]),
+    issued_cycles = int(ts.now[N_ISSUE_CYCLES])
+    summary = {"cycles": cycles, "slot_warps": wpb, "scheduler_cycles_with_issue": issued_cycles,
+               "W0": cycles * n_sm * cfg.get("sm.sub_partitions") - issued_cycles,
                "simulated_sms": n_sm,
                "warp_instructions": int(counters[ST.C_WARP_INSTS])}
     spans = warp_spans(trace, gid_base)

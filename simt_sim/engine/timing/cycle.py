@@ -82,7 +82,10 @@ def account(ts, tc, k, w, gid, cycle, throttle):
     notsel = min(ts.w_notsel[w], rest)
     ts.stall[k, R_NOT_SELECTED] += notsel
     ts.stall[k, throttle] += rest - notsel
-    log_stall(ts, tc, gid, o_end, cycle, R_PIPE)
+    # which of the ready cycles were unit waits and which lost selection is counted, not ordered:
+    # the log shows the unit waits first
+    log_stall(ts, tc, gid, o_end, cycle - notsel, throttle)
+    log_stall(ts, tc, gid, cycle - notsel, cycle, R_NOT_SELECTED)
     ts.w_notsel[w] = 0
     ts.w_acct[w] = cycle
 
@@ -369,7 +372,9 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
     ts.unit_free[sm, sp, u, p] = cycle + tab.ii[pc]
     ts.unit_busy[k, u] += tab.ii[pc]
     write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
-    if tab.cls[pc] == CL_MEM:       # exit waits for outstanding memory operations
+    if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
+        # exit waits for outstanding loads (their registers are still to be written); stores
+        # need no registers once issued and only delay the kernel's end
         ts.w_drain[w] = max(ts.w_drain[w], ready)
     st = ts.stats[k]
     st[STAT_WARP_INSTS] += 1
