@@ -10,17 +10,21 @@ R_NONE, R_GLOBAL, R_SHARED, R_LOCAL, R_PARAM = 0, 1, 2, 3, 4
 
 
 @compiled
-def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes):
-    """(region, byte offset) of an access, or (R_NONE, 0) when out of bounds."""
+def generic_to_space(space, addr):
+    """(state space, address within it) of an address; generic addresses by their window."""
     if space == E.SP_GENERIC:
         if E.SHARED_WINDOW <= addr < E.SHARED_WINDOW + E.WINDOW_SIZE:
-            space = E.SP_SHARED
-            addr -= E.SHARED_WINDOW
-        elif E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE:
-            space = E.SP_LOCAL
-            addr -= E.LOCAL_WINDOW
-        else:
-            space = E.SP_GLOBAL
+            return E.SP_SHARED, addr - E.SHARED_WINDOW
+        if E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE:
+            return E.SP_LOCAL, addr - E.LOCAL_WINDOW
+        return E.SP_GLOBAL, addr
+    return space, addr
+
+
+@compiled
+def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes):
+    """(region, byte offset) of an access, or (R_NONE, 0) when out of bounds."""
+    space, addr = generic_to_space(space, addr)
     if space == E.SP_GLOBAL or space == E.SP_CONST:
         for i in range(mem.alloc_base.shape[0]):
             if mem.alloc_base[i] <= addr and addr + width <= mem.alloc_end[i]:

@@ -21,7 +21,6 @@ Tensor-core (mma) latency and throughput are not covered: the ISA has no mma yet
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -11,22 +11,25 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from simt_sim.engine.jit import compiled
 
 from simt_sim.engine import encoding as E
 from simt_sim.engine.execute import STEP_FAULT, guard_mask, lane_address, set_fault, step_warp
-from simt_sim.engine.run import launch_block, retire_slot
+from simt_sim.engine.jit import compiled
+from simt_sim.engine.memory import generic_to_space
+from simt_sim.engine.run import launch_block, retire_slot, slot_finished
 from simt_sim.engine.simt_stack import popcount64
 from simt_sim.engine.state import (C_CLOCK, C_EVENTS, C_HIST, C_WARP_INSTS,
                                    FAULT_CYCLE_LIMIT, FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE,
                                    RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, RUN_SLICE, RUN_TRACE_FULL,
                                    W_BARRIER, W_DONE, W_READY)
 from simt_sim.engine.timing import memory as MT
-from simt_sim.engine.timing.layout import (KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE, KF_FIRST_CYCLE, KF_GID_BASE, KF_LAST_COMPLETE, KF_NEXT_BLOCK, KF_PC_BASE, KF_READY_AT, KF_REGS_PER_WARP, KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK, KF_WARPS_PER_BLOCK, STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TR_CYCLE, TR_EXEC, TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT,
-                                           CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, INF,
-                                           KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, R_BARRIER, R_BRANCH,
-                                           R_DRAIN, R_LG, R_LONG, R_MIO, R_NO_INST, R_NOT_SELECTED, R_PIPE,
-                                           R_SELECTED, R_SHORT, R_WAIT, TC)
+from simt_sim.engine.timing.layout import (
+    CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, INF, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE,
+    KF_FIRST_CYCLE, KF_GID_BASE, KF_LAST_COMPLETE, KF_NEXT_BLOCK, KF_PC_BASE, KF_READY_AT, KF_REGS_PER_WARP,
+    KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK, KF_WARPS_PER_BLOCK, KSTATE_DONE,
+    KSTATE_RUNNING, KSTATE_WAITING, R_BARRIER, R_BRANCH, R_DRAIN, R_LG, R_LONG, R_MIO, R_NOT_SELECTED,
+    R_NO_INST, R_PIPE, R_SELECTED, R_SHORT, R_WAIT, STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC,
+    TR_CYCLE, TR_EXEC, TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT)
 from simt_sim.engine.timing.scheduler import candidates, rebuild_order
 from simt_sim.engine.timing.scoreboard import operands_ready, write_results
 
@@ -274,17 +277,7 @@ def memory_ready(code, regs, ws, ts, mt, tc, tf, kgeom_k, w, pc, exec_mask, sm, 
     kind_space = space
     for lane in range(wsz):
         if (exec_mask >> lane) & 1:
-            addr = lane_address(regs, aidx, aoff, base_t + lane)
-            sp = space
-            if sp == E.SP_GENERIC:
-                if E.SHARED_WINDOW <= addr < E.SHARED_WINDOW + E.WINDOW_SIZE:
-                    sp = E.SP_SHARED
-                    addr -= E.SHARED_WINDOW
-                elif E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE:
-                    sp = E.SP_LOCAL
-                    addr -= E.LOCAL_WINDOW
-                else:
-                    sp = E.SP_GLOBAL
+            sp, addr = generic_to_space(space, lane_address(regs, aidx, aoff, base_t + lane))
             if sp == E.SP_LOCAL:     # interleaved per warp, as hardware lays out local memory
                 addr = LOCAL_TIMING_BASE + ((ws.gid[w] * local_bytes + addr) // 4) * wsz * 4 + lane * 4 + addr % 4
                 sp = E.SP_GLOBAL
@@ -408,7 +401,7 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
         release_barrier(ws, ts, tc, w, geom[G_WPB], sm, cycle)
     if status == W_DONE:
         ts.w_end[w] = cycle + 1
-        if slot_finished_timed(ws, slot, geom[G_WPB]):
+        if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:
         nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, ws.pc[w])
@@ -417,14 +410,6 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
             nkind = R_DRAIN
         ts.w_next[w] = nxt
         ts.w_next_kind[w] = nkind
-    return True
-
-
-@compiled
-def slot_finished_timed(ws, slot, wpb):
-    for v in range(slot * wpb, slot * wpb + wpb):
-        if ws.status[v] != W_DONE:
-            return False
     return True
 
 
