@@ -72,6 +72,8 @@ def test_two_warps_gto_stays_greedy_lrr_alternates():
         "oldest": {0: [0, 1, 4, 5, 6], 1: [2, 3, 7, 8, 9]},
         # LRR: one instruction per warp in turn.
         "lrr": {0: [0, 2, 4, 6, 8], 1: [1, 3, 5, 7, 9]},
+        # two-level with both warps in the active pool (no memory waits): round robin in the pool
+        "two-level": {0: [0, 2, 4, 6, 8], 1: [1, 3, 5, 7, 9]},
     }
     for policy, want in per_warp.items():
         res = run(TWO_CHAINS, block=64, sets=[f"scheduler.policy={policy}"])
