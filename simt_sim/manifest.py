@@ -121,6 +121,21 @@ SCHEMA = {
     "buffers": Field(dict, doc="name: DTYPE[SIZE]:INIT"),
     "args": Field(list, required=True, doc="one per kernel parameter: buffer name or number"),
     "expect": Field(dict, doc="name: [values] or 'oracle'"),
+    "stream": Field(int, lambda v: None if v >= 0 else "must not be negative",
+                    doc="stream of the main launch (default 0)"),
+    "more_launches": Field(list, doc="further kernel launches after / beside the main one (timing runs)"),
+}
+
+# one entry of more_launches: same stream = after the previous launch, another stream = concurrently
+LAUNCH_SCHEMA = {
+    "kernel": Field(str, doc="entry name in kernel_file (or in this entry's kernel_file)"),
+    "kernel_file": Field(str, doc="PTX file, relative to the manifest (default: the main one)"),
+    "grid": SCHEMA["grid"],
+    "block": SCHEMA["block"],
+    "args": SCHEMA["args"],
+    "stream": SCHEMA["stream"],
+    "registers": SCHEMA["registers"],
+    "dynamic_shared": SCHEMA["dynamic_shared"],
 }
 
 
@@ -139,6 +154,8 @@ class Manifest:
     description: str = ""
     dynamic_shared: int = 0
     registers: int | None = None
+    stream: int = 0
+    more_launches: list[dict] = field(default_factory=list)   # kernel_file resolved to a Path
 
 
 def manifest_path(target: str) -> Path:
@@ -157,12 +174,18 @@ def load_manifest(target: str) -> Manifest:
         except ValueError as e:
             raise error_at(str(path), root, ("buffers", name), str(e)) from None
     names = {b.name for b in buffers}
-    for i, arg in enumerate(data["args"]):
-        if isinstance(arg, str) and arg not in names:
-            raise error_at(str(path), root, ("args", i), f"argument {arg!r} is not a buffer "
-                           f"(buffers: {', '.join(sorted(names)) or 'none'})")
-        if not isinstance(arg, (str, int, float)) or isinstance(arg, bool):
-            raise error_at(str(path), root, ("args", i), "an argument is a buffer name or a number")
+    check_args(data["args"], names, str(path), root, ())
+    more = []
+    for i, entry in enumerate(data.get("more_launches") or []):
+        validate(entry, LAUNCH_SCHEMA, str(path), root, ("more_launches", i))
+        check_args(entry["args"], names, str(path), root, ("more_launches", i))
+        kfile = path.parent / entry.get("kernel_file", data["kernel_file"])
+        if not kfile.exists():
+            raise error_at(str(path), root, ("more_launches", i), f"kernel file {str(kfile)!r} not found")
+        more.append(dict(entry, kernel_file=kfile))
+    if more and any(v == "oracle" for v in (data.get("expect") or {}).values()):
+        raise error_at(str(path), root, ("expect",), "'oracle' checks one launch; with more_launches "
+                       "give the expected values")
     for name, want in (data.get("expect") or {}).items():
         if name not in names:
             raise error_at(str(path), root, ("expect", name), f"expected output {name!r} is not a buffer")
@@ -176,4 +199,13 @@ def load_manifest(target: str) -> Manifest:
     return Manifest(path, kernel_file, data.get("kernel"), data.get("config", "h100"),
                     [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
                     data["args"], data.get("expect") or {}, data.get("description", ""),
-                    data.get("dynamic_shared", 0), data.get("registers"))
+                    data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more)
+
+
+def check_args(args: list, names: set[str], path: str, root, prefix: tuple) -> None:
+    for i, arg in enumerate(args):
+        if isinstance(arg, str) and arg not in names:
+            raise error_at(path, root, prefix + ("args", i), f"argument {arg!r} is not a buffer "
+                           f"(buffers: {', '.join(sorted(names)) or 'none'})")
+        if not isinstance(arg, (str, int, float)) or isinstance(arg, bool):
+            raise error_at(path, root, prefix + ("args", i), "an argument is a buffer name or a number")

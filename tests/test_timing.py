@@ -16,6 +16,9 @@ from simt_sim.frontend.assembler import assemble_text, load_program
 from simt_sim.launch import launch
 from simt_sim.timing.simulate import KernelLaunch, simulate
 
+from pathlib import Path
+
+ROOT_DIR = Path(__file__).resolve().parents[1]
 HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n"
 ONE_SCHEDULER = ["num_sms=1", "sm.sub_partitions=1"]
 
@@ -472,3 +475,38 @@ def test_register_override_from_the_command_line_changes_occupancy(tmp_path, cap
     occ = json.loads(out.read_text())["metrics"]["kernels"][0]["occupancy"]
     assert occ["registers_per_thread"] == 255
     assert main(["run", "programs/data-loop", "--quiet", "--registers", "0"]) == 2
+
+
+def test_manifest_more_launches_run_concurrently(tmp_path):
+    from simt_sim.cli.main import main
+    import json
+    out = tmp_path / "m.json"
+    assert main(["run", "programs/two-streams", "--quiet", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    k0, k1 = doc["metrics"]["kernels"]
+    assert (k0["kernel"], k1["kernel"]) == ("saxpy", "ffma_loop")
+    assert k0["first_cycle"] == k1["first_cycle"] == 0                 # different streams
+    assert doc["metrics"]["cycles"] == max(k0["end_cycle"], k1["end_cycle"])
+    y = np.array(doc["outputs"]["y"][:4])
+    assert list(y) == [1.0, 3.0, 5.0, 7.0]
+    # the same launches in one stream run one after the other
+    text = (ROOT_DIR / "programs/two-streams/manifest.yaml").read_text().replace("    stream: 1", "    stream: 0")
+    (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/two-streams/kernel.ptx").read_text())
+    (tmp_path / "manifest.yaml").write_text(text)
+    assert main(["run", str(tmp_path), "--quiet", "--json", str(out)]) == 0
+    k0, k1 = json.loads(out.read_text())["metrics"]["kernels"]
+    assert k1["first_cycle"] == k0["end_cycle"]
+
+
+def test_manifest_more_launches_errors(tmp_path):
+    from simt_sim.manifest import load_manifest
+    (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/two-streams/kernel.ptx").read_text())
+    base = (ROOT_DIR / "programs/two-streams/manifest.yaml").read_text()
+    (tmp_path / "manifest.yaml").write_text(base.replace("    grid: 16\n    block: 256\n    args: [o, 20]",
+                                                         "    block: 256\n    args: [o, 20]"))
+    with pytest.raises(InputError, match="missing required key 'more_launches.0.grid'") as e:
+        load_manifest(str(tmp_path))
+    assert ":16:5:" in str(e.value)
+    (tmp_path / "manifest.yaml").write_text(base.replace("args: [o, 20]", "args: [q, 20]"))
+    with pytest.raises(InputError, match="argument 'q' is not a buffer"):
+        load_manifest(str(tmp_path))

@@ -123,6 +123,8 @@ def prepare_run(ns):
     m = load_manifest(str(target))
     if ns.registers is None:
         ns.registers = m.registers
+    ns.stream = m.stream
+    ns.more_launches = [(load_program(str(e["kernel_file"]), e.get("kernel")), e) for e in m.more_launches]
     program = load_program(str(m.kernel_file), ns.kernel or m.kernel)
     config = load_config(ns.config or m.config, m.overrides + ns.set)
     grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
@@ -156,8 +158,8 @@ def cmd_run(ns) -> int:
         config = config.with_overrides([f"scheduler.policy={ns.scheduler}"])
     inputs = {s.name: s.make() for s in specs}
     if ns.functional:
-        if ns.picture or ns.trace:
-            raise InputError("--picture and --trace need the timing model (drop --functional)")
+        if ns.picture or ns.trace or getattr(ns, "more_launches", None):
+            raise InputError("--picture, --trace and more_launches need the timing model (drop --functional)")
         return run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn)
     return run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn)
 
@@ -229,9 +231,13 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
     if ns.registers is not None and not 1 <= ns.registers <= 255:
         raise InputError("--registers must be between 1 and 255")
-    launch = KernelLaunch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers)
+    launches = [KernelLaunch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers,
+                             stream=getattr(ns, "stream", 0))]
+    for prog, e in getattr(ns, "more_launches", []):
+        launches.append(KernelLaunch(prog, e["grid"], e["block"], list(e["args"]), stream=e.get("stream", 0),
+                                     registers=e.get("registers"), dynamic_shared=e.get("dynamic_shared", 0)))
     record_trace = bool(ns.picture or ns.trace)
-    result = simulate([launch], {k: v.copy() for k, v in inputs.items()}, config,
+    result = simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
                       record_history=bool(ns.masks or ns.json), record_trace=record_trace, progress=progress)
     progress.close()
     view = result.view(0)
