@@ -75,6 +75,7 @@ class RunResult:
     thread_icount: np.ndarray      # instructions executed (guard true) per thread, by global thread
     max_stack_depth: np.ndarray    # per global warp
     counters: dict[str, int] = field(default_factory=dict)
+    module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
 
     @property
     def warps_per_block(self) -> int:
@@ -134,6 +135,14 @@ def layout_global(program: Program, buffers: dict[str, np.ndarray]):
     gmem = np.frombuffer(b"".join(chunks) or b"\0", dtype=np.uint8).copy()
     return gmem, np.array(bases or [0], np.int64), np.array(ends or [0], np.int64), \
         np.array(offs or [0], np.int64), buffer_addr
+
+
+def read_module_globals(program: Program, gmem: np.ndarray, offs) -> dict[str, np.ndarray]:
+    """The bytes of each module-global variable after a run (they live first in global memory)."""
+    if not program.global_size:
+        return {}
+    base = int(offs[0])
+    return {v.name: gmem[base + v.offset:base + v.offset + v.size].copy() for v in program.globals}
 
 
 def pack_params(program: Program, args: list, buffer_addr: dict[str, int]) -> np.ndarray:
@@ -230,7 +239,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
         out[name] = raw.view(a.dtype).reshape(a.shape).copy()
     names = ("events", "hist", "warp_insts", "thread_insts", "active_lanes", "next_block", "blocks_done", "clock")
     return RunResult(program, grid, block, config, out, history, events, thread_icount, max_sp,
-                     {n: int(counters[i]) for i, n in enumerate(names)})
+                     {n: int(counters[i]) for i, n in enumerate(names)}, read_module_globals(program, gmem, offs))
 
 
 def _xyz(i: int, dims: Dim3) -> str:

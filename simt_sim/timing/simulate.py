@@ -22,7 +22,7 @@ from simt_sim.engine.timing.cycle import N_ISSUE_CYCLES, N_NOW, N_SLICE, N_TLOG,
 from simt_sim.engine.timing.memory import make_mem_timing
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
-from simt_sim.launch import Dim3, describe_fault, layout_global, pack_params
+from simt_sim.launch import Dim3, describe_fault, layout_global, pack_params, read_module_globals
 from simt_sim.timing.occupancy import occupancy
 from simt_sim.timing.tables import RegisterNumbering, machine_scalars, pc_tables
 
@@ -57,6 +57,7 @@ class SimResult:
     interrupted: bool = False
     wall_seconds: float = 0.0
     summary: dict = field(default_factory=dict)
+    module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
 
     def view(self, k: int = 0) -> "LaunchView":
         """Launch k seen like a functional RunResult (its own warp ids), for histories and checks."""
@@ -256,7 +257,8 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                "simulated_sms": n_sm,
                "warp_instructions": int(counters[ST.C_WARP_INSTS])}
     spans = warp_spans(trace, gid_base)
-    return SimResult(cfg, launches, out, metrics, cycles, hist_all, trace, tlog, spans, interrupted, wall, summary)
+    return SimResult(cfg, launches, out, metrics, cycles, hist_all, trace, tlog, spans, interrupted, wall, summary,
+                     read_module_globals(owner, gmem, offs))
 
 
 class _RegShape:

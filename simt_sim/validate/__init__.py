@@ -1,0 +1,1 @@
+"""Hardware validation: mask traces, hardware records and their comparison with the simulator."""
