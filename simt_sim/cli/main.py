@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     dis.add_argument("ptx")
     dis.add_argument("--kernel")
     sub.add_parser("isa-doc", help="print docs/isa.md, generated from isa/*.yaml")
+    hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
+    hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
+    rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
+    rec.add_argument("programs", nargs="*", help="program names or directories (default: all with kernel.cu)")
+    rec.add_argument("--repeats", type=int, default=3, help="profiled launches per program (the spread)")
+    rec.add_argument("--bundle", metavar="FILE", help="also write all references into one JSON file")
+    rec.add_argument("--no-ncu", action="store_true", help="skip Nsight Compute counters")
     return p
 
 
@@ -304,6 +311,16 @@ def cmd_disasm(ns) -> int:
     return 0
 
 
+def cmd_hw(ns) -> int:
+    from simt_sim.hw.record import main as record_main
+    argv = [*ns.programs, "--repeats", str(ns.repeats)]
+    if ns.bundle:
+        argv += ["--bundle", ns.bundle]
+    if ns.no_ncu:
+        argv.append("--no-ncu")
+    return record_main(argv)
+
+
 def cmd_isa_doc(ns) -> int:
     from simt_sim.isa.doc import render_isa_doc
     sys.stdout.write(render_isa_doc())
@@ -314,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         ns = parser.parse_args(argv)
-        handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc}
+        handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)

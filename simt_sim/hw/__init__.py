@@ -1,0 +1,1 @@
+"""Hardware runs (needs a CUDA GPU): recording references for validation."""
