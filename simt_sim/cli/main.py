@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     dis.add_argument("ptx")
     dis.add_argument("--kernel")
     sub.add_parser("isa-doc", help="print docs/isa.md, generated from isa/*.yaml")
+    val = sub.add_parser("validate", help="compare the simulator with recorded hardware references")
+    val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
+    val.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
+    val.add_argument("--html", metavar="FILE", help="write an HTML report")
+    val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
+                     help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
     hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
     hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
     rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
@@ -311,6 +317,26 @@ def cmd_disasm(ns) -> int:
     return 0
 
 
+def cmd_validate(ns) -> int:
+    from simt_sim.validate.compare import format_table, html_report, run_validation
+    root = Path(__file__).resolve().parents[2]
+    rows, summary = run_validation(root, ns.programs or None)
+    print(format_table(rows, summary))
+    if ns.json:
+        Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows}, indent=1, default=float))
+    if ns.html:
+        Path(ns.html).write_text(html_report(rows, summary))
+    failed = [r["program"] for r in rows if not r["outputs_match"] or r["mask_trace_match"] is False]
+    if failed:
+        print(f"error: outputs or mask traces differ from the hardware: {', '.join(failed)}", file=sys.stderr)
+        return EXIT_MISMATCH
+    if ns.max_cycle_mae is not None and summary["cycle_mae_pct"] is not None \
+            and summary["cycle_mae_pct"] > ns.max_cycle_mae:
+        print(f"error: cycle MAE {summary['cycle_mae_pct']:.1f}% exceeds {ns.max_cycle_mae}%", file=sys.stderr)
+        return EXIT_MISMATCH
+    return 0
+
+
 def cmd_hw(ns) -> int:
     from simt_sim.hw.record import main as record_main
     argv = [*ns.programs, "--repeats", str(ns.repeats)]
@@ -331,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         ns = parser.parse_args(argv)
-        handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw}
+        handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw,
+                   "validate": cmd_validate}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)

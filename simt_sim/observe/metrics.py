@@ -51,6 +51,7 @@ def kernel_metrics(cfg, launch, k: int, kinfo, ts, tab, occ, n_sm: int, interrup
         "simd_efficiency": active / (warp_insts * ws) if warp_insts else 0.0,
         "issue_slot_use": warp_insts / (cycles * n_sm * n_sp * width),
         "unit_busy": busy,
+        "unit_instructions": {name: int(ts.unit_insts[k, u]) for u, name in enumerate(UNIT_NAMES)},
         "stall_cycles": stall_cycles,
         "stall_per_issue": {n: c / warp_insts if warp_insts else 0.0 for n, c in stall_cycles.items()},
         "warp_histogram": hist,

@@ -313,6 +313,7 @@ def make_tstate(n_warps: int, n_regs: int, n_sm: int, tc, kinfo, tab, record_tra
         order=i64(n_sm, n_sp, max(wpsm, 1)), n_order=i64(n_sm, n_sp), slot_kernel=i64(n_sm * int(tc[L.TC["slots_per_sm"]])),
         sm_use=i64(n_sm, 5), kinfo=kinfo, stats=i64(n_kernels, len(L.STAT_FIELDS)),
         stall=i64(n_kernels, L.N_REASONS), whist=i64(n_kernels, 65), unit_busy=i64(n_kernels, len(UNIT_NAMES)),
+        unit_insts=i64(n_kernels, len(UNIT_NAMES)),
         trace=i64(1 << 16 if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(1 << 17 if record_trace else 1, L.N_STALL_LOG), now=now, scratch=i64(512), addrs=i64(128),
         candidates=i64(2 * max(wpsm, 1) + 2))

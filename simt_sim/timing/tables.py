@@ -171,6 +171,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     params = [unit_params(cfg, name) for name in UNIT_NAMES]
     n = len(code)
     unit = np.zeros(n, np.int64)
+    own = np.zeros(n, np.int64)
     cls = np.zeros(n, np.int64)
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
@@ -180,6 +181,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         u = int(row[E.F_UNIT])
         name = isa().ops[int(row[E.F_OP])].name
         unit[pc] = home[u]
+        own[pc] = u
         cls[pc] = op_class(int(row[E.F_OP]), UNIT_NAMES[u])
         _, ii[pc], lat[pc] = params[home[u]][0], params[home[u]][1], params[u][2]
         override = latency_override(cfg, name, row)
@@ -194,4 +196,4 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         srcs[pc, :len(s)] = s
         dsts[pc, :len(d)] = d
     pipes = np.array([p for p, _, _ in params], np.int64)
-    return Tables(unit, cls, lat, ii, srcs, dsts, pipes)
+    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes)

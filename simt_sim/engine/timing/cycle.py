@@ -34,14 +34,15 @@ from simt_sim.engine.timing.scheduler import candidates, rebuild_order
 from simt_sim.engine.timing.scoreboard import operands_ready, write_results
 
 # Per-pc tables (simt_sim/timing/tables.py builds them from the config and the ISA table).
-Tables = namedtuple("Tables", "unit cls lat ii srcs dsts unit_pipes")
+Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes")
+# unit: the unit whose pipes the instruction uses (after shared_with); own_unit: its own class
 # Timing state.  Per warp: w_*; per scheduler: sched_*; per SM: sm_use (threads, warps, blocks,
 # registers, shared bytes in use).  `now`: [cycle, instructions left in this slice, age counter,
 # scheduler-cycles that issued, trace fill, stall-log fill, blocks to place flag].
 TState = namedtuple("TState", "reg_ready reg_kind w_drain w_resume w_rkind w_age w_acct w_notsel w_next w_next_kind "
                               "w_last_cycle w_last_count w_end w_pool w_pool_stamp occupied unit_free "
                               "sched_last sched_wake order n_order slot_kernel sm_use kinfo stats stall whist "
-                              "unit_busy trace tlog now scratch addrs candidates")
+                              "unit_busy unit_insts trace tlog now scratch addrs candidates")
 N_NOW, N_SLICE, N_AGE, N_ISSUE_CYCLES, N_TRACE, N_TLOG, N_PLACE = range(7)
 U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM = range(5)
 
@@ -364,6 +365,7 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
     p = pipe_free(ts, tab, sm, sp, pc, cycle)
     ts.unit_free[sm, sp, u, p] = cycle + tab.ii[pc]
     ts.unit_busy[k, u] += tab.ii[pc]
+    ts.unit_insts[k, tab.own_unit[pc]] += 1
     write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
         # exit waits for outstanding loads (their registers are still to be written); stores

@@ -1,0 +1,216 @@
+"""Compare the simulator with recorded hardware references (programs/NAME/reference/h100.json).
+
+Per program: outputs (bit-exact, or within a stated ulp bound where the PTX uses approximate
+transcendentals), the per-warp (site, mask) trace, CFE, cycles and per-pipe instruction counts.
+For the suite: mean absolute % error and Pearson correlation of cycles, exact mask-trace matches.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from simt_sim.config import load_config
+from simt_sim.errors import InputError
+from simt_sim.frontend.assembler import load_program
+from simt_sim.manifest import load_manifest
+from simt_sim.timing.simulate import KernelLaunch, simulate
+from simt_sim.validate.masktrace import decode, site_masks
+
+APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
+# simulator unit class -> Nsight Compute pipe (side by side only: SASS splits work differently)
+PIPE_OF_UNIT = {"fp32": "fma", "int": "alu", "fp64": "fp64", "sfu": "xu", "tensor": "tensor",
+                "control": "cbu", "ldst": "lsu"}
+
+
+def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h100") -> list[Path]:
+    if names:
+        dirs = [Path(n) if Path(n).is_dir() else root / "programs" / n for n in names]
+        for d in dirs:
+            if not (d / "reference" / f"{gpu}.json").exists():
+                raise InputError(f"{d}: no recorded reference reference/{gpu}.json (run `simt-sim hw record` "
+                                 "on a GPU machine)")
+        return dirs
+    return sorted(p.parent.parent for p in (root / "programs").glob(f"*/reference/{gpu}.json"))
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
+    """Largest distance in units in the last place between two float arrays (same dtype)."""
+    ints = {4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia = a.view(ints).astype(np.int64)
+    ib = b.view(ints).astype(np.int64)
+    sign = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    ia = np.where(ia < 0, -(ia & (sign - 1)), ia)      # sign-magnitude -> ordered integers
+    ib = np.where(ib < 0, -(ib & (sign - 1)), ib)
+    return int(np.abs(ia - ib).max()) if ia.size else 0
+
+
+def uses_approx(program) -> bool:
+    return any(".approx" in t for t in program.texts)
+
+
+def compare_outputs(sim: dict[str, np.ndarray], ref: dict, approx: bool) -> tuple[bool, list[str]]:
+    notes = []
+    ok = True
+    for name, rec in ref.items():
+        want = np.frombuffer(bytes.fromhex(rec["hex"]), dtype=np.dtype(rec["dtype"]))
+        got = np.ascontiguousarray(sim[name]).reshape(-1)
+        if got.tobytes() == want.tobytes():
+            continue
+        if approx and got.dtype.kind == "f" and got.shape == want.shape:
+            d = ulp_distance(got, want)
+            if d <= APPROX_ULP:
+                notes.append(f"{name}: within {d} ulp (approximate instructions)")
+                continue
+        ok = False
+        if got.shape != want.shape:
+            notes.append(f"{name}: sim has {got.size} elements, hw {want.size}")
+            continue
+        bad = np.flatnonzero(got.view(f"u{got.dtype.itemsize}") != want.view(f"u{want.dtype.itemsize}"))
+        first = int(bad[0])
+        notes.append(f"{name}: differs ({len(bad)} elements, first [{first}]: sim {got[first]!r}, hw {want[first]!r})")
+    return ok, notes
+
+
+def median(values):
+    v = sorted(x for x in values if x is not None)
+    return v[len(v) // 2] if v else None
+
+
+def validate_program(pdir: Path, gpu: str = "h100") -> dict:
+    ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
+    m = load_manifest(str(pdir))
+    cfg = load_config(m.config, m.overrides)
+    prog = load_program(str(pdir / "kernel.ptx"), m.kernel)
+    inputs = {s.name: s.make() for s in m.buffers}
+    launch = KernelLaunch(prog, m.grid, m.block, list(m.args), dynamic_shared=m.dynamic_shared,
+                          registers=m.registers)
+    res = simulate([launch], {k: v.copy() for k, v in inputs.items()}, cfg)
+    outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog))
+    k = res.kernels[0]
+    row = {"program": pdir.name, "kernel": prog.name, "outputs_match": outputs_ok, "notes": notes,
+           "sim_cycles": k["cycles"], "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
+           "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()}}
+    if (pdir / "kernel.trace.ptx").exists() and "mask_trace" in ref:
+        tprog = load_program(str(pdir / "kernel.trace.ptx"), m.kernel)
+        tres = simulate([KernelLaunch(tprog, m.grid, m.block, list(m.args), dynamic_shared=m.dynamic_shared,
+                                      registers=m.registers)], {k: v.copy() for k, v in inputs.items()}, cfg)
+        sim_trace = site_masks(decode(tres.module_globals["simt_trace"], tres.module_globals["simt_trace_count"]))
+        hw_trace = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}
+        row["mask_trace_match"] = sim_trace == hw_trace
+        if not row["mask_trace_match"]:
+            row["notes"].append(first_trace_difference(sim_trace, hw_trace))
+    else:
+        row["mask_trace_match"] = None
+    ncu = ref.get("ncu") or []
+    if ncu:
+        cyc = [r["sm__cycles_elapsed.max"] for r in ncu]
+        row["hw_cycles"] = median(cyc)
+        row["hw_cycles_spread"] = [min(c for c in cyc if c is not None), max(c for c in cyc if c is not None)]
+        inst = median([r["smsp__inst_executed.sum"] for r in ncu])
+        pred_on = median([r["smsp__thread_inst_executed_pred_on.sum"] for r in ncu])
+        row["hw_warp_instructions"] = inst
+        row["hw_cfe"] = pred_on / (inst * 32) if inst else None
+        row["hw_pipes"] = {p: median([r.get(f"sm__inst_executed_pipe_{p}.sum") for r in ncu])
+                           for p in PIPE_OF_UNIT.values()}
+        row["hw_stalls"] = {key.split("stalled_")[1].split("_per_issue")[0]: median([r.get(key) for r in ncu])
+                            for key in ncu[0] if key.startswith("smsp__average_warps_issue_stalled_")}
+        if row["hw_cycles"]:
+            row["cycle_error_pct"] = 100.0 * (row["sim_cycles"] - row["hw_cycles"]) / row["hw_cycles"]
+    row["provenance"] = ref.get("provenance", {})
+    return row
+
+
+def first_trace_difference(sim: dict, hw: dict) -> str:
+    for w in sorted(set(sim) | set(hw)):
+        a, b = sim.get(w, []), hw.get(w, [])
+        if a != b:
+            for i, (x, y) in enumerate(zip(a, b)):
+                if x != y:
+                    return (f"mask trace: warp {w} entry {i}: sim site {x[0]} mask {x[1]:#010x}, "
+                            f"hw site {y[0]} mask {y[1]:#010x}")
+            return f"mask trace: warp {w}: sim has {len(a)} entries, hw {len(b)}"
+    return "mask trace differs"
+
+
+def pearson(xs: list[float], ys: list[float]) -> float | None:
+    if len(xs) < 2:
+        return None
+    x, y = np.array(xs, float), np.array(ys, float)
+    if x.std() == 0 or y.std() == 0:
+        return None
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def summarize(rows: list[dict]) -> dict:
+    timed = [r for r in rows if r.get("cycle_error_pct") is not None]
+    traced = [r for r in rows if r["mask_trace_match"] is not None]
+    return {
+        "programs": len(rows),
+        "outputs_match": sum(r["outputs_match"] for r in rows),
+        "mask_traces": len(traced),
+        "mask_traces_match": sum(bool(r["mask_trace_match"]) for r in traced),
+        "cycle_mae_pct": float(np.mean([abs(r["cycle_error_pct"]) for r in timed])) if timed else None,
+        "cycle_pearson": pearson([r["sim_cycles"] for r in timed], [r["hw_cycles"] for r in timed]),
+        "cycle_pearson_log": pearson([math.log(r["sim_cycles"]) for r in timed],
+                                     [math.log(r["hw_cycles"]) for r in timed]),
+    }
+
+
+def format_table(rows: list[dict], summary: dict) -> str:
+    head = (f"{'program':<24} {'out':>4} {'masks':>5} {'CFE sim':>8} {'CFE hw':>7} {'cycles sim':>10} "
+            f"{'cycles hw':>10} {'err %':>7}  pipes sim/hw (fma alu fp64 xu tensor cbu)")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        masks = "-" if r["mask_trace_match"] is None else ("ok" if r["mask_trace_match"] else "DIFF")
+        hw_cfe = f"{r['hw_cfe']:.4f}" if r.get("hw_cfe") is not None else "-"
+        hw_c = f"{r['hw_cycles']:.0f}" if r.get("hw_cycles") else "-"
+        err = f"{r['cycle_error_pct']:+.1f}" if r.get("cycle_error_pct") is not None else "-"
+        pipes = " ".join(f"{r['sim_pipes'].get(p, 0)}/{_n(r.get('hw_pipes', {}).get(p))}"
+                         for p in ("fma", "alu", "fp64", "xu", "tensor", "cbu"))
+        lines.append(f"{r['program']:<24} {'ok' if r['outputs_match'] else 'DIFF':>4} {masks:>5} "
+                     f"{r['sim_cfe']:>8.4f} {hw_cfe:>7} {r['sim_cycles']:>10} {hw_c:>10} {err:>7}  {pipes}")
+        for n in r["notes"]:
+            lines.append(f"{'':<24}   note: {n}")
+    s = summary
+    lines.append("")
+    lines.append(f"outputs identical: {s['outputs_match']}/{s['programs']}; mask traces identical: "
+                 f"{s['mask_traces_match']}/{s['mask_traces']}; cycle MAE: "
+                 + (f"{s['cycle_mae_pct']:.1f}%" if s["cycle_mae_pct"] is not None else "-")
+                 + "; Pearson r (cycles): " + (f"{s['cycle_pearson']:.3f}" if s["cycle_pearson"] is not None else "-")
+                 + " (log cycles: " + (f"{s['cycle_pearson_log']:.3f}" if s["cycle_pearson_log"] is not None else "-")
+                 + ")")
+    return "\n".join(lines)
+
+
+def _n(v) -> str:
+    return "-" if v is None else f"{v:.0f}"
+
+
+def html_report(rows: list[dict], summary: dict) -> str:
+    cells = []
+    for r in rows:
+        cls = "bad" if not r["outputs_match"] or r["mask_trace_match"] is False else ""
+        cells.append(
+            f"<tr class='{cls}'><td>{html.escape(r['program'])}</td><td>{'ok' if r['outputs_match'] else 'DIFF'}</td>"
+            f"<td>{'-' if r['mask_trace_match'] is None else ('ok' if r['mask_trace_match'] else 'DIFF')}</td>"
+            f"<td>{r['sim_cfe']:.4f}</td><td>{'-' if r.get('hw_cfe') is None else format(r['hw_cfe'], '.4f')}</td>"
+            f"<td>{r['sim_cycles']}</td><td>{_n(r.get('hw_cycles'))}</td>"
+            f"<td>{'-' if r.get('cycle_error_pct') is None else format(r['cycle_error_pct'], '+.1f')}</td>"
+            f"<td>{html.escape('; '.join(r['notes']))}</td></tr>")
+    return ("<!doctype html><meta charset='utf-8'><title>simt-sim validation</title>"
+            "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}"
+            ".bad{background:#fdd}</style><h1>simt-sim vs hardware</h1>"
+            f"<p>{html.escape(json.dumps(summary))}</p><table><tr><th>program</th><th>outputs</th><th>masks</th>"
+            "<th>CFE sim</th><th>CFE hw</th><th>cycles sim</th><th>cycles hw</th><th>error %</th><th>notes</th></tr>"
+            + "".join(cells) + "</table>")
+
+
+def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100") -> tuple[list[dict], dict]:
+    rows = [validate_program(d, gpu) for d in reference_programs(root, names, gpu)]
+    if not rows:
+        raise InputError("no recorded references found under programs/*/reference/ (run `simt-sim hw record`)")
+    return rows, summarize(rows)
