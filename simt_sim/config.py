@@ -65,6 +65,9 @@ SCHEMA = {
         "shared_memory": Field(int, non_negative, doc="shared memory bytes per SM"),
         "shared_granularity": Field(int, positive, doc="shared memory is allocated per block in multiples of this"),
         "block_launch_latency": Field(int, non_negative, doc="cycles from a free slot to the new block's first issue"),
+        "kernel_launch_latency": Field(int, non_negative,
+                                       doc="cycles a kernel spends before its first block starts (launch overhead, "
+                                           "counted in its cycles)"),
     },
     "scheduler": {
         "policy": Field(str, one_of(*SCHEDULERS), doc="warp scheduling policy"),
@@ -120,7 +123,7 @@ DEFAULTS = {
     "clock_mhz": 1000.0,
     "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
            "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
-           "shared_granularity": 128, "block_launch_latency": 0},
+           "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0},
     "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8,
                   "branch_latency": 1, "barrier_latency": 1},
     "units": {

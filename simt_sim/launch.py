@@ -270,6 +270,9 @@ def describe_fault(program: Program, fault, warps, geom, slot_block, grid: Dim3,
     if code == ST.FAULT_EMPTY_POP:
         return f"runtime error: pop_mask / mask_nz with no pushed mask on the stack; {where}"
     if code == ST.FAULT_UNSUPPORTED:
+        if extra == 1:
+            return (f"runtime error: mma.sync.aligned.m8n8k4 needs all 32 lanes of the warp active "
+                    f"(active mask {addr:#010x}); {where}")
         return f"runtime error: bar.sync with a thread count is not supported; {where}"
     if code == ST.FAULT_DEADLOCK:
         slot = extra

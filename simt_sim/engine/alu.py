@@ -612,7 +612,93 @@ def int_arith(op, ty, flags, a, b, c):
                 byte = 0xFF if byte & 0x80 else 0
             r |= byte << (8 * k)
         return r
+    if op == E.OP_BFIND:
+        return find_msb(a, bits, signed, flags & E.FL_SHIFTAMT)
+    if op == E.OP_FNS:
+        return find_nth_set(a, b, c)
+    if op == E.OP_DP4A or op == E.OP_DP2A:
+        return dot_bytes(op, a, b, c, signed, flags)
+    if op == E.OP_MUL24 or op == E.OP_MAD24:
+        p = extend24(a, signed) * extend24(b, signed)       # 48-bit product, exact in int64
+        r = (p >> 16) if flags & E.FL_HI else p
+        if op == E.OP_MAD24:
+            r = r + c
+        return r
     return np.int64(0)
+
+
+@njit(cache=True)
+def extend24(v, signed):
+    v = np.int64(v) & 0xFFFFFF
+    if signed and (v >> 23) & 1:
+        v -= np.int64(1) << 24
+    return v
+
+
+@njit(cache=True)
+def find_msb(a, bits, signed, shiftamt):
+    """bfind: position of the most significant 1 bit (signed types: of the most significant bit that
+    differs from the sign bit); 0xffffffff when there is none.  .shiftamt gives bits-1-position."""
+    v = truncate_bits(a, bits)
+    if signed and (v >> (bits - 1)) & 1:
+        v = truncate_bits(~v, bits)
+    pos = np.int64(-1)
+    for i in range(bits - 1, -1, -1):
+        if (v >> i) & 1:
+            pos = np.int64(i)
+            break
+    if pos < 0:
+        return np.int64(0xFFFFFFFF)
+    return (bits - 1 - pos) if shiftamt else pos
+
+
+@njit(cache=True)
+def find_nth_set(mask, base, offset):
+    """fns.b32: the offset-th set bit of mask counted from bit base (PTX pseudocode)."""
+    mask = truncate_bits(mask, 32)
+    base = truncate_bits(base, 32)
+    if offset == 0:
+        if base < 32 and (mask >> base) & 1:
+            return base
+        return np.int64(0xFFFFFFFF)
+    count = (offset if offset > 0 else -offset) - 1
+    inc = 1 if offset > 0 else -1
+    pos = base
+    while 0 <= pos < 32:
+        if (mask >> pos) & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += inc
+    return np.int64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def dot_bytes(op, a, b, c, a_signed, flags):
+    """dp4a: c + sum of a.byte[i] * b.byte[i]; dp2a: c + a.half[i] * b.byte[s + i], s = 0 (.lo) or 2
+    (.hi).  Parts are sign- or zero-extended by .atype / .btype; the caller wraps to 32 bits."""
+    b_signed = (flags & E.FL_B_SIGNED) != 0
+    r = np.int64(c)
+    if op == E.OP_DP4A:
+        for i in range(4):
+            x = (a >> (8 * i)) & 0xFF
+            y = (b >> (8 * i)) & 0xFF
+            if a_signed and x >= 128:
+                x -= 256
+            if b_signed and y >= 128:
+                y -= 256
+            r += x * y
+        return r
+    sel = 2 if flags & E.FL_HI else 0
+    for i in range(2):
+        x = (a >> (16 * i)) & 0xFFFF
+        y = (b >> (8 * (sel + i))) & 0xFF
+        if a_signed and x >= 32768:
+            x -= 65536
+        if b_signed and y >= 128:
+            y -= 256
+        r += x * y
+    return r
 
 
 @njit(cache=True)

@@ -63,6 +63,8 @@ FL_SHF_L = 1 << 7
 FL_SHF_WRAP = 1 << 8
 FL_FULL = 1 << 9
 FL_L1_BYPASS = 1 << 10   # ld.cg / .cv / .volatile: not cached in L1 (timing only)
+FL_SHIFTAMT = 1 << 11    # bfind.shiftamt
+FL_B_SIGNED = 1 << 12    # dp4a / dp2a: .btype is .s32 (the row's type is .atype)
 
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
 RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,
@@ -78,6 +80,10 @@ VOTE_NAMES = ("any", "all", "uni", "ballot")
 VOTE_CODE = {n: i for i, n in enumerate(VOTE_NAMES)}
 SHFL_NAMES = ("idx", "up", "down", "bfly")
 SHFL_CODE = {n: i for i, n in enumerate(SHFL_NAMES)}
+REDUX_NAMES = ("add", "min", "max", "and", "or", "xor")       # redux.sync operation (F_CMP)
+REDUX_CODE = {n: i for i, n in enumerate(REDUX_NAMES)}
+MATCH_CODE = {"any": 0, "all": 1}                               # match.sync mode (F_CMP)
+BARRED_CODE = {"popc": 1, "and": 2, "or": 3}                   # bar.red operation (F_CMP of a bar row; 0: plain bar)
 
 SPACE_NAMES = ("generic", "global", "shared", "local", "param", "const")
 SPACE_CODE = {n: i for i, n in enumerate(SPACE_NAMES)}
@@ -134,4 +140,6 @@ OP_RCP, OP_SQRT, OP_RSQRT, OP_SIN, OP_COS, OP_EX2, OP_LG2, OP_TANH = (OPCODE[n] 
 OP_LD, OP_LDU, OP_ST, OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE = (OPCODE[n] for n in ("ld", "ldu", "st", "atom", "red", "membar", "fence"))
 OP_BAR, OP_BARRIER, OP_ACTIVEMASK, OP_VOTE, OP_SHFL = (OPCODE[n] for n in ("bar", "barrier", "activemask", "vote", "shfl"))
 OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NANOSLEEP = (OPCODE[n] for n in ("bra", "ret", "exit", "trap", "nanosleep"))
+OP_BFIND, OP_FNS, OP_DP4A, OP_DP2A, OP_MUL24, OP_MAD24 = (OPCODE[n] for n in ("bfind", "fns", "dp4a", "dp2a", "mul24", "mad24"))
+OP_MATCH, OP_REDUX, OP_MMA, OP_CP_ASYNC, OP_CP_ASYNC_GROUP = (OPCODE[n] for n in ("match", "redux", "mma", "cp.async", "cp.async.group"))
 OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_mask", "pop_mask", "mask_nz", "br_push"))

@@ -6,6 +6,7 @@ import numpy as np
 
 from simt_sim.engine import alu
 from simt_sim.engine import encoding as E
+from simt_sim.engine.fparith import fma64
 from simt_sim.engine import fastpath as F
 from simt_sim.engine import memory as M
 from simt_sim.engine import simt_stack as S
@@ -324,7 +325,8 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
 
 @allocating
 def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counters):
-    """activemask, vote and shfl: lanes read each other's values under the real active mask."""
+    """activemask, vote, shfl, match and redux: lanes read each other's values under the real active
+    mask."""
     ws = geom[G_WS]
     dk, di, _, _ = opnd(row, 0)
     if op == E.OP_ACTIVEMASK:
@@ -346,6 +348,9 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
         for lane in range(ws):
             if (mask >> lane) & 1:
                 write_raw(regs, dk, di, base_t + lane, r)
+        return
+    if op == E.OP_MATCH or op == E.OP_REDUX:
+        exec_match_redux(code, regs, row, op, w, mask, base_t, geom, slot_block, counters)
         return
     # shfl.sync: gather sources first (all lanes read before any writes)
     mode = row[E.F_CMP]
@@ -388,6 +393,140 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
             write_raw(regs, dk, di, base_t + lane, res[lane])
             if row[E.F_DST2] >= 0:
                 regs.pred[base_t + lane, row[E.F_DST2]] = np.uint8(ok[lane])
+
+
+@allocating
+def exec_match_redux(code, regs, row, op, w, mask, base_t, geom, slot_block, counters):
+    """match.sync / redux.sync over the active lanes of each lane's membermask (operand 2)."""
+    ws = geom[G_WS]
+    dk, di, _, _ = opnd(row, 0)
+    mode = row[E.F_CMP]
+    ty = row[E.F_TYPE]
+    vals = np.zeros(64, dtype=np.int64)
+    members = np.zeros(64, dtype=np.int64)
+    for lane in range(ws):
+        if (mask >> lane) & 1:
+            vals[lane] = read_int(code, regs, row, 1, base_t + lane, w, lane, geom, slot_block, counters)
+            members[lane] = read_int(code, regs, row, 2, base_t + lane, w, lane, geom, slot_block,
+                                     counters) & mask
+    for lane in range(ws):
+        if not (mask >> lane) & 1:
+            continue
+        part = members[lane]
+        if op == E.OP_MATCH:
+            same = np.int64(0)
+            for j in range(ws):
+                if (part >> j) & 1 and vals[j] == vals[lane]:
+                    same |= np.int64(1) << j
+            if mode == 0:                    # .any: the lanes holding this lane's value
+                r = same
+                agree = True
+            else:                            # .all: the membermask when every member agrees
+                agree = same == part
+                r = part if agree else np.int64(0)
+            write_raw(regs, dk, di, base_t + lane, r)
+            if row[E.F_DST2] >= 0:
+                regs.pred[base_t + lane, row[E.F_DST2]] = np.uint8(1 if agree else 0)
+            continue
+        r = np.int64(0)
+        first = True
+        for j in range(ws):
+            if not (part >> j) & 1:
+                continue
+            v = vals[j]
+            if first:
+                r = v
+                first = False
+            elif mode == 0:
+                r = r + v
+            elif mode == 1:
+                r = min(r, v)                # u32 operands are zero-extended, s32 sign-extended
+            elif mode == 2:
+                r = max(r, v)
+            elif mode == 3:
+                r = r & v
+            elif mode == 4:
+                r = r | v
+            else:
+                r = r ^ v
+        write_raw(regs, dk, di, base_t + lane, alu.truncate(r, ty))
+
+
+@compiled
+def mma_f64_operand(code, regs, row, k, j, t):
+    """Element j of the f64 fragment operand k of thread t."""
+    kind, idx, _, _ = opnd(row, k)
+    if kind == E.K_VEC:
+        return regs.f64[t, code.vecs[idx, j] & (E.VEC_R64 - 1)]
+    return regs.f64[t, idx]
+
+
+@allocating
+def exec_mma(code, regs, row, base_t):
+    """mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 for all 32 lanes of a warp: D = A * B + C.
+
+    Fragments (PTX ISA, "Matrix fragments for mma.m8n8k4 with .f64"): lane l holds A[l>>2][l%4],
+    B[l%4][l>>2] and C/D[l>>2][2*(l%4)+i], i = 0, 1.  Each element is computed as a chain of
+    correctly rounded fused multiply-adds in k order,
+    d = fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c)))), one rounding per step."""
+    a = np.zeros(32, dtype=np.float64)
+    b = np.zeros(32, dtype=np.float64)
+    c = np.zeros(64, dtype=np.float64)
+    for lane in range(32):
+        t = base_t + lane
+        a[lane] = mma_f64_operand(code, regs, row, 1, 0, t)
+        b[lane] = mma_f64_operand(code, regs, row, 2, 0, t)
+        c[2 * lane] = mma_f64_operand(code, regs, row, 3, 0, t)
+        c[2 * lane + 1] = mma_f64_operand(code, regs, row, 3, 1, t)
+    dk, di, _, _ = opnd(row, 0)
+    for lane in range(32):
+        i = lane >> 2
+        for q in range(2):
+            j = 2 * (lane & 3) + q
+            acc = c[2 * lane + q]
+            for k in range(4):
+                acc = fma64(a[4 * i + k], b[4 * j + k], acc)    # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
+            t = base_t + lane
+            if dk == E.K_VEC:
+                regs.f64[t, code.vecs[di, q] & (E.VEC_R64 - 1)] = acc
+            elif q == 0:
+                regs.f64[t, di] = acc
+
+
+@compiled
+def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block, counters, fault):
+    """cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}: copied at issue, bytes past
+    src_size are zero."""
+    _, didx, doff, _ = opnd(row, 0)
+    _, sidx, soff, _ = opnd(row, 1)
+    for lane in range(geom[G_WS]):
+        if not (mask >> lane) & 1:
+            continue
+        t = base_t + lane
+        size = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
+        src_size = size
+        if row[E.F_NOPS] > 3:
+            src_size = min(read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters), size)
+        dst = lane_address(regs, didx, doff, t)
+        src = lane_address(regs, sidx, soff, t)
+        if size <= 0 or dst % size != 0 or src % size != 0:
+            set_fault(fault, FAULT_MISALIGNED, w, lane, 0, dst if dst % size != 0 else src, size)
+            return False
+        dreg, doffs = M.resolve(mem, E.SP_SHARED, dst, size, slot, t, geom[G_SHARED], geom[G_LOCAL])
+        if dreg == M.R_NONE:
+            set_fault(fault, FAULT_OOB, w, lane, 0, dst, size)
+            return False
+        sreg = M.R_NONE
+        soffs = np.int64(0)
+        if src_size > 0:
+            sreg, soffs = M.resolve(mem, E.SP_GLOBAL, src, src_size, slot, t, geom[G_SHARED], geom[G_LOCAL])
+            if sreg == M.R_NONE:
+                set_fault(fault, FAULT_OOB, w, lane, 0, src, src_size)
+                return False
+        for i in range(size):
+            v = M.load(mem, sreg, soffs + i, 1) if i < src_size else np.int64(0)
+            M.store(mem, dreg, doffs + i, 1, v)
+    return True
 
 
 @compiled
@@ -440,13 +579,13 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if exec_mask != 0:
             S.remove_lanes(ws, w, exec_mask)
     elif op == E.OP_BAR or op == E.OP_BARRIER:
-        if row[E.F_NOPS] > 1:
+        if row[E.F_NOPS] > (3 if row[E.F_CMP] > 0 else 1):      # a thread count (bar.red: d, a, b, c)
             set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, 0, 0)
             return STEP_FAULT
         ws.pc[w] = next_pc
         ws.status[w] = W_BARRIER
         ws.bar_mask[w] = exec_mask
-        if not barrier_arrive(ws, w, geom):
+        if not barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
             set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, 0, slot)
             return STEP_FAULT
         return STEP_OK
@@ -493,9 +632,22 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             fault[1] = gid
             fault[3] = pc
             return STEP_FAULT
-    elif op == E.OP_ACTIVEMASK or op == E.OP_VOTE or op == E.OP_SHFL:
+    elif (op == E.OP_ACTIVEMASK or op == E.OP_VOTE or op == E.OP_SHFL or op == E.OP_MATCH
+          or op == E.OP_REDUX):
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
-    elif op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP:
+    elif op == E.OP_MMA:
+        if wsz != 32 or exec_mask != 0xFFFFFFFF:
+            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: mma lanes
+            return STEP_FAULT
+        exec_mma(code, regs, row, base_t)
+    elif op == E.OP_CP_ASYNC:
+        if not exec_cp_async(code, regs, mem, row, w, exec_mask, base_t, slot, geom, slot_block,
+                             counters, fault):
+            fault[1] = gid
+            fault[3] = pc
+            return STEP_FAULT
+    elif (op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP
+          or op == E.OP_CP_ASYNC_GROUP):
         pass
     elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
         for lane in range(wsz):
@@ -505,12 +657,55 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     S.settle(ws, w, ev, counters)
     if ws.mask[w] == 0 and ws.sp[w] == 0:
         ws.status[w] = W_DONE
-        barrier_arrive(ws, w, geom)       # a finished warp may be what a barrier waited for
+        barrier_arrive(code, regs, ws, w, geom, slot_block, counters)   # a finished warp may be what a barrier waited for
     return STEP_OK
 
 
 @compiled
-def barrier_arrive(ws, w, geom):
+def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
+    """bar.red at release: combine the predicate (last operand) of every thread that arrived at a
+    bar.red row and write the result to each of them (.popc: count, .and: all, .or: any)."""
+    wsz = geom[G_WS]
+    count = 0
+    total = 0
+    mode = 0
+    for v in range(first, first + wpb):
+        if ws.status[v] != W_BARRIER:
+            continue
+        row = code.rows[ws.pc[v] - 1]
+        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == 0:
+            continue
+        mode = row[E.F_CMP]
+        k = row[E.F_NOPS] - 1
+        m = ws.bar_mask[v]
+        for lane in range(wsz):
+            if (m >> lane) & 1:
+                total += 1
+                if read_int(code, regs, row, k, v * wsz + lane, v, lane, geom, slot_block, counters) != 0:
+                    count += 1
+    if mode == 0:
+        return
+    if mode == 1:
+        r = np.int64(count)
+    elif mode == 2:
+        r = np.int64(1 if count == total else 0)
+    else:
+        r = np.int64(1 if count > 0 else 0)
+    for v in range(first, first + wpb):
+        if ws.status[v] != W_BARRIER:
+            continue
+        row = code.rows[ws.pc[v] - 1]
+        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == 0:
+            continue
+        dk, di, _, _ = opnd(row, 0)
+        m = ws.bar_mask[v]
+        for lane in range(wsz):
+            if (m >> lane) & 1:
+                write_raw(regs, dk, di, v * wsz + lane, r)
+
+
+@compiled
+def barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
     """Release the block's barrier when every unfinished warp waits there with all its threads.
     Returns False when it can never complete (deadlock)."""
     wpb = geom[G_WPB]
@@ -527,6 +722,7 @@ def barrier_arrive(ws, w, geom):
     for v in range(first, first + wpb):
         if ws.status[v] == W_BARRIER and ws.bar_mask[v] != ws.full[v]:
             return False           # threads missing from this warp can never arrive
+    barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters)
     for v in range(first, first + wpb):
         if ws.status[v] == W_BARRIER:
             ws.status[v] = W_READY

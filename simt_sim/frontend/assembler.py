@@ -243,9 +243,23 @@ class Assembler:
         return E.K_ADDR, -1, addr + offset
 
     # ---- instructions ----
-    def split_suffixes(self, ins: Instruction, info: OpInfo) -> tuple[list[str], list[str]]:
+    def resolve_opcode(self, ins: Instruction) -> tuple[OpInfo | None, list[str]]:
+        """The table entry of an instruction and its remaining suffixes: `bar.red` / `barrier.red`
+        and `cp.async[.commit_group|...]` have table entries of their own."""
+        suffixes = list(ins.suffixes)
+        name = ins.opcode
+        if name in ("bar", "barrier") and "red" in suffixes:
+            suffixes.remove("red")
+            name = "bar.red"
+        elif name == "cp" and suffixes[:1] == ["async"]:
+            suffixes = suffixes[1:]
+            grouped = any(s in ("commit_group", "wait_group", "wait_all") for s in suffixes)
+            name = "cp.async.group" if grouped else "cp.async"
+        return self.isa.by_name.get(name), suffixes
+
+    def split_suffixes(self, ins: Instruction, info: OpInfo, suffixes: list[str]) -> tuple[list[str], list[str]]:
         types, mods = [], []
-        for s in ins.suffixes:
+        for s in suffixes:
             if s in self.isa.all_types or s in ("f16x2", "bf16", "bf16x2"):
                 types.append(s)
             elif s in info.modifiers:
@@ -266,13 +280,18 @@ class Assembler:
         return types, mods
 
     def encode(self, ins: Instruction, labels: dict[str, int]) -> np.ndarray:
-        info = self.isa.by_name.get(ins.opcode)
+        info, suffixes = self.resolve_opcode(ins)
         self.current_loc = ins.loc
         if info is None:
             raise InputError(f"unknown opcode {ins.opcode!r}", ins.loc)
-        types, mods = self.split_suffixes(ins, info)
+        types, mods = self.split_suffixes(ins, info, suffixes)
+        if info.name == "mma" and (mods != ["sync", "aligned", "m8n8k4", "row", "col"] or set(types) != {"f64"}):
+            raise InputError("only mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 (DMMA) is supported", ins.loc)
+        if info.name == "bar.red" and (len(types) != 1 or not any(m in E.BARRED_CODE for m in mods)
+                                       or (types[0] == "u32") != ("popc" in mods)):
+            raise InputError("bar.red needs .popc.u32, .and.pred or .or.pred", ins.loc)
         row = np.zeros(E.ROW_FIELDS, dtype=np.int64)
-        row[E.F_OP] = info.opcode
+        row[E.F_OP] = E.OP_BAR if info.name == "bar.red" else info.opcode   # bar.red: a bar row, F_CMP says which reduction
         t1 = types[0] if types else None
         t2 = types[1] if len(types) > 1 else None
         row[E.F_TYPE] = E.TYPE_CODE.get(t1, E.NO_TYPE) if t1 else E.NO_TYPE
@@ -296,6 +315,12 @@ class Assembler:
                 row[E.F_CMP] = E.VOTE_CODE[m]
             elif m in E.SHFL_CODE and info.name == "shfl":
                 row[E.F_CMP] = E.SHFL_CODE[m]
+            elif m in E.REDUX_CODE and info.name == "redux":
+                row[E.F_CMP] = E.REDUX_CODE[m]
+            elif m in E.MATCH_CODE and info.name == "match":
+                row[E.F_CMP] = E.MATCH_CODE[m]
+            elif m in E.BARRED_CODE and info.name == "bar.red":
+                row[E.F_CMP] = E.BARRED_CODE[m]
             elif m in E.RND_CODE:
                 row[E.F_RND] = E.RND_CODE[m]
             elif m in E.SPACE_CODE:
@@ -306,7 +331,12 @@ class Assembler:
                 flags |= {"ftz": E.FL_FTZ, "sat": E.FL_SAT, "approx": E.FL_APPROX, "full": E.FL_FULL,
                           "hi": E.FL_HI, "wide": E.FL_WIDE, "uni": E.FL_UNI, "to": E.FL_TO,
                           "l": E.FL_SHF_L, "wrap": E.FL_SHF_WRAP, "cg": E.FL_L1_BYPASS,
-                          "cv": E.FL_L1_BYPASS, "volatile": E.FL_L1_BYPASS}.get(m, 0)
+                          "cv": E.FL_L1_BYPASS, "volatile": E.FL_L1_BYPASS,
+                          "shiftamt": E.FL_SHIFTAMT}.get(m, 0)
+        if info.name in ("dp4a", "dp2a") and t2 == "s32":
+            flags |= E.FL_B_SIGNED
+        if info.name == "redux" and ((row[E.F_CMP] >= 3) != (t1 == "b32")):
+            raise InputError("redux.sync takes .add/.min/.max with .u32/.s32 and .and/.or/.xor with .b32", ins.loc)
         row[E.F_FLAGS] = flags
         row[E.F_SPACE] = E.SPACE_CODE[space]
         row[E.F_UNIT] = E.UNIT_CODE[info.unit_for(t1)]
@@ -314,7 +344,20 @@ class Assembler:
             row[E.F_GUARD] = self.reg(Operand("reg", ins.loc, name=ins.guard), FILE_PRED, "a guard")[1]
             row[E.F_GUARD_NEG] = int(ins.guard_negated)
         self.encode_operands(ins, info, row, t1, t2, space, labels)
+        if info.name == "mma":
+            self.check_mma_fragments(ins, row)
         return row
+
+    def check_mma_fragments(self, ins: Instruction, row) -> None:
+        """DMMA fragments: {d0, d1}, {a0}, {b0}, {c0, c1}, all .f64 registers."""
+        for pos, (n, what) in enumerate(((2, "D"), (1, "A"), (1, "B"), (2, "C"))):
+            base = E.F_OPS + pos * E.OPERAND_FIELDS
+            kind, idx, imm = row[base], row[base + 1], row[base + 2]
+            entries = self.vecs[idx][:imm] if kind == E.K_VEC else []
+            if kind != E.K_VEC or imm != n or not all(e >= 0 and e & E.VEC_R64 for e in entries):
+                regs = ", ".join(f"%fd{k}" for k in range(n))
+                raise InputError(f"mma.m8n8k4 .f64: the {what} fragment must be {{{regs}}}-style: "
+                                 f"{n} .f64 register{'s' if n > 1 else ''} in braces", ins.operands[pos].loc)
 
     def operand_type(self, info: OpInfo, pos: int, kind: str, t1: str | None, t2: str | None, row) -> str | None:
         """Type at which operand `pos` is read or written."""
@@ -339,8 +382,24 @@ class Assembler:
             return "b32"
         if name == "vote":
             return "b32" if pos == 2 else ("pred" if pos == 1 else t1)
-        if name in ("popc", "clz") and pos == 0:
+        if name in ("popc", "clz", "bfind") and pos == 0:
             return "u32"
+        if name == "fns":
+            return "s32" if pos == 3 else "b32"
+        if name in ("dp4a", "dp2a"):
+            if pos in (1, 2):
+                return "b32"          # packed bytes / halves, extended by the helper
+            return "s32" if "s32" in (t1, t2) else "u32"
+        if name == "match":
+            return t1 if pos == 1 else "b32"
+        if name == "redux" and pos == 2:
+            return "b32"
+        if name == "bar.red":
+            if pos == 0:
+                return t1
+            return "pred" if pos == row[E.F_NOPS] - 1 else "u32"
+        if name in ("cp.async", "cp.async.group"):
+            return None if kind == "addr" else "u32"
         if name == "set" and pos > 0:
             return t2
         if name == "slct" and pos == 3:
@@ -376,7 +435,8 @@ class Assembler:
                 row[field_] = labels[op.name]
                 kind, idx, imm = E.K_NONE, labels[op.name], 0
             elif spec.kind == "addr":
-                kind, idx, imm = self.address(op, space)
+                # cp.async: [shared destination], [global source]
+                kind, idx, imm = self.address(op, "shared" if info.name == "cp.async" and pos == 0 else space)
             elif spec.kind in ("d", "pd"):
                 if op.kind == "vec":
                     kind, idx, imm = self.value(op, dtype or "b32", "a destination")

@@ -4,7 +4,9 @@ Every thread runs alone over the encoded Program with its own registers (Python 
 patterns as Python ints) and follows branches by its own predicate: there are no warps, masks or
 reconvergence stacks here.  Blocks run one after another; inside a block each thread runs until it
 reaches a barrier or exits, then the next one, in thread order; when every thread of the block is
-waiting at the barrier they all continue (one "phase" after another).
+waiting at the barrier they all continue (one "phase" after another).  The warp-collective mma,
+match.sync and redux.sync stop a thread the same way until every lane they need (the whole warp for
+mma, the membermask otherwise) waits at that instruction; then the group executes together.
 
 Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
 scalars (correctly rounded IEEE arithmetic), exact rationals for the directed rounding modes and
@@ -397,7 +399,8 @@ def _decode(program) -> list[_Ins]:
 # threads and the interpreter
 # ---------------------------------------------------------------------------------------------
 
-RUNNING, AT_BARRIER, EXITED = 0, 1, 2
+RUNNING, AT_BARRIER, EXITED, AT_COLLECTIVE = 0, 1, 2, 3
+_COLLECTIVE = ("mma", "match", "redux")     # warp-collective ops the oracle runs (see _resolve_collectives)
 
 
 class _Thread:
@@ -618,6 +621,8 @@ class _Interpreter:
                 for th in threads:
                     if th.state == RUNNING:
                         self.run_thread(th)
+                if self._resolve_collectives(threads):
+                    continue
                 waiting = [th for th in threads if th.state == AT_BARRIER]
                 if not waiting:
                     break
@@ -627,6 +632,7 @@ class _Interpreter:
                     raise self.fault(th, self.code[th.pc - 1],
                                      f"barrier deadlock: {len(waiting)} thread(s) wait at a barrier "
                                      f"that {len(exited)} exited thread(s) can never reach")
+                self._barrier_reduce(waiting)
                 for th in waiting:
                     th.state = RUNNING
             for th in threads:
@@ -655,7 +661,7 @@ class _Interpreter:
                 th.pc += 1
                 continue
             th.icount += 1
-            handler = getattr(self, "op_" + ins.name, None)
+            handler = getattr(self, "op_" + ins.name.replace(".", "_"), None)
             if handler is None:
                 if ins.name in _UNSUPPORTED:
                     raise NotImplementedError(f"oracle: {ins.name} is not supported by the per-thread "
@@ -677,11 +683,151 @@ class _Interpreter:
         raise self.fault(th, ins, "trap executed")
 
     def op_bar(self, th, ins):
-        if len(ins.ops) > 1:
+        if len(ins.ops) > (3 if ins.cmp else 1):
             raise self.fault(th, ins, "bar.sync with a thread count is not supported")
         th.state = AT_BARRIER
 
     op_barrier = op_bar
+
+    def _barrier_reduce(self, waiting) -> None:
+        """bar.red (a bar row with cmp = popc 1 / and 2 / or 3): every thread that waits at one gets
+        the count / all / any of their predicates (the last operand)."""
+        red = [(th, self.code[th.pc - 1]) for th in waiting if self.code[th.pc - 1].cmp]
+        if not red:
+            return
+        votes = [self.raw(th, ins.ops[-1]) & 1 for th, ins in red]
+        mode = red[0][1].cmp
+        r = sum(votes) if mode == 1 else int(all(votes)) if mode == 2 else int(any(votes))
+        for th, ins in red:
+            self.write(th, ins.ops[0], r)
+
+    # ---- warp-collective operations ----
+    def _wait_collective(self, th, ins):
+        th.state = AT_COLLECTIVE
+
+    op_mma = op_match = op_redux = _wait_collective
+
+    def _resolve_collectives(self, threads) -> bool:
+        """Threads stopped at mma / match / redux wait for the other lanes of their warp: mma for all
+        32, match and redux for the lanes of each one's membermask.  When every lane a group needs
+        waits at the same pc, the group executes together.  Returns whether any group ran; raises
+        when threads wait but no group can complete."""
+        waiting = [th for th in threads if th.state == AT_COLLECTIVE]
+        if not waiting:
+            return False
+        by_lane = {(th.tib // self.ws, th.tib % self.ws): th for th in waiting}
+        done: set[int] = set()
+        ran = False
+        for th in waiting:
+            if th.tib in done:
+                continue
+            warp = th.tib // self.ws
+            ins = self.code[th.pc - 1]
+            group = [g for (w, _), g in by_lane.items() if w == warp and g.pc == th.pc]
+            lanes = {g.tib % self.ws for g in group}
+            if ins.name == "mma":
+                need = set(range(32)) if self.ws == 32 else None
+            else:
+                need = set()
+                for g in group:
+                    mm = self.raw(g, ins.ops[2]) & M32
+                    need |= {j for j in range(min(self.ws, 32)) if mm >> j & 1}
+            if need is None or not need <= lanes:
+                continue
+            members = [g for g in group if g.tib % self.ws in need]
+            getattr(self, "_collective_" + ins.name)(members, ins)
+            for g in members:
+                g.state = RUNNING
+                done.add(g.tib)
+            ran = True
+        if not ran:
+            th = waiting[0]
+            ins = self.code[th.pc - 1]
+            what = "all 32 lanes of the warp" if ins.name == "mma" else "every lane of its membermask"
+            raise self.fault(th, ins, f"{ins.name} needs {what} to execute it together; "
+                                      f"{len(waiting)} thread(s) wait and the group can never complete")
+        return True
+
+    def _collective_mma(self, members, ins):
+        """DMMA m8n8k4 .f64: lane l holds A[l>>2][l%4], B[l%4][l>>2], C/D[l>>2][2*(l%4)+{0,1}];
+        each element is fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c))))."""
+        by_lane = {th.tib % self.ws: th for th in members}
+
+        def frag(th, k, j):
+            return float(_f64(self.vec_entry_read(th, self.vecs[ins.ops[k].idx][j])))
+
+        a = [frag(by_lane[lane], 1, 0) for lane in range(32)]
+        b = [frag(by_lane[lane], 2, 0) for lane in range(32)]
+        out = {}
+        for lane in range(32):
+            i = lane >> 2
+            vals = []
+            for q in range(2):
+                j = 2 * (lane & 3) + q
+                acc = frag(by_lane[lane], 3, q)
+                for k in range(4):
+                    acc = float(fma64(a[4 * i + k], b[4 * j + k], acc))
+                vals.append(acc)
+            out[lane] = vals
+        for lane, vals in out.items():
+            for q in range(2):
+                self.vec_entry_write(by_lane[lane], self.vecs[ins.ops[0].idx][q], _bits64(vals[q]))
+
+    def _collective_match(self, members, ins):
+        vals = {th.tib % self.ws: self.raw(th, ins.ops[1]) & _mask(_BITS[ins.ty]) for th in members}
+        results = []
+        for th in members:
+            mm = self.raw(th, ins.ops[2]) & M32
+            part = [j for j in vals if mm >> j & 1]
+            same = sum(1 << j for j in part if vals[j] == vals[th.tib % self.ws])
+            full = sum(1 << j for j in part)
+            if ins.cmp == 0:
+                results.append((th, same, True))
+            else:
+                agree = same == full
+                results.append((th, full if agree else 0, agree))
+        for th, r, agree in results:
+            self.write(th, ins.ops[0], r)
+            if ins.dst2 >= 0:
+                th.p[ins.dst2] = int(agree)
+
+    def _collective_redux(self, members, ins):
+        vals = {th.tib % self.ws: self.ival(th, ins.ops[1]) for th in members}
+        op = E.REDUX_NAMES[ins.cmp]
+        results = []
+        for th in members:
+            mm = self.raw(th, ins.ops[2]) & M32
+            part = [vals[j] for j in sorted(vals) if mm >> j & 1]
+            if op == "add":
+                r = sum(part)
+            elif op == "min":
+                r = min(part)
+            elif op == "max":
+                r = max(part)
+            else:
+                r = part[0]
+                for v in part[1:]:
+                    r = r & v if op == "and" else r | v if op == "or" else r ^ v
+            results.append((th, r))
+        for th, r in results:
+            self.write_typed(th, ins.ops[0], r, ins.ty)
+
+    # ---- cp.async (copied at issue) ----
+    def op_cp_async(self, th, ins):
+        size = self.ival(th, ins.ops[2])
+        src_size = min(self.ival(th, ins.ops[3]), size) if len(ins.ops) > 3 else size
+        dst, src = self.address(th, ins.ops[0]), self.address(th, ins.ops[1])
+        if size <= 0 or dst % size or src % size:
+            raise self.fault(th, ins, f"misaligned cp.async of {size} bytes ({dst:#x} <- {src:#x})")
+        dbuf, doff = self.locate(th, ins, E.SP_SHARED, dst, size)
+        data = bytes(size)
+        if src_size > 0:
+            sbuf, soff = self.locate(th, ins, E.SP_GLOBAL, src, src_size)
+            data = bytes(sbuf[soff:soff + src_size]) + bytes(size - src_size)
+        dbuf[doff:doff + size] = data
+
+    def op_cp_async_group(self, th, ins):
+        pass
 
     def op_membar(self, th, ins):
         pass
@@ -978,6 +1124,48 @@ class _Interpreter:
                 if pos + i >= bits:
                     break
                 r = (r & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+        elif name == "bfind":
+            ua = a & _mask(bits)
+            if signed and a < 0:
+                ua = ~a & _mask(bits)
+            pos = ua.bit_length() - 1
+            r = M32 if pos < 0 else (bits - 1 - pos if flags & E.FL_SHIFTAMT else pos)
+        elif name == "fns":
+            mask, base, offset = a & M32, b & M32, c
+            r = M32
+            if offset == 0:
+                if base < 32 and mask >> base & 1:
+                    r = base
+            else:
+                count, inc, pos = abs(offset) - 1, 1 if offset > 0 else -1, base
+                while 0 <= pos < 32:
+                    if mask >> pos & 1:
+                        if count == 0:
+                            r = pos
+                            break
+                        count -= 1
+                    pos += inc
+        elif name in ("dp4a", "dp2a"):
+            b_signed = ins.ty2 in _SIGNED
+            if name == "dp4a":
+                xs = [a >> (8 * i) & 0xFF for i in range(4)]
+                ys = [b >> (8 * i) & 0xFF for i in range(4)]
+                xs = [x - 256 if signed and x >= 128 else x for x in xs]
+            else:
+                sel = 2 if flags & E.FL_HI else 0
+                xs = [a >> (16 * i) & 0xFFFF for i in range(2)]
+                ys = [b >> (8 * (sel + i)) & 0xFF for i in range(2)]
+                xs = [x - 65536 if signed and x >= 32768 else x for x in xs]
+            ys = [y - 256 if b_signed and y >= 128 else y for y in ys]
+            r = c + sum(x * y for x, y in zip(xs, ys))
+        elif name in ("mul24", "mad24"):
+            def low24(x):
+                x &= 0xFFFFFF
+                return x - (1 << 24) if signed and x >> 23 else x
+            p = low24(a) * low24(b)
+            r = p >> 16 if flags & E.FL_HI else p
+            if name == "mad24":
+                r += c
         elif name == "prmt":
             src = ((b & M32) << 32) | (a & M32)
             r = 0
@@ -1003,6 +1191,7 @@ class _Interpreter:
     op_min = op_max = op_copysign = op_sad = op_popc = op_clz = op_brev = op_bfe = _arith
     op_bfi = op_prmt = op_and = op_or = op_xor = op_not = op_cnot = op_shl = op_shr = _arith
     op_shf = op_rcp = op_sqrt = op_rsqrt = op_sin = op_cos = op_ex2 = op_lg2 = op_tanh = _arith
+    op_bfind = op_fns = op_dp4a = op_dp2a = op_mul24 = op_mad24 = _arith
 
     # ---- memory ----
     def _mem_geometry(self, th, ins, addr_op):

@@ -169,7 +169,8 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
         kw = -(-kl.block.count // ws)
         info = {"pc_base": pc_bases[k], "gid_base": gid_base, "stream": kl.stream, "blocks": kl.grid.count,
                 "regs_per_warp": occ[k].registers_per_warp, "shared_per_block": occ[k].shared_per_block,
-                "threads_per_block": kw * ws, "warps_per_block": kw, "state": L.KSTATE_WAITING}
+                "threads_per_block": kw * ws, "warps_per_block": kw, "state": L.KSTATE_WAITING,
+                "ready_at": cfg.get("sm.kernel_launch_latency")}
         for name, value in info.items():
             kinfo[k, L.KF[name]] = value
         gid_base += kl.grid.count * wpb

@@ -53,6 +53,7 @@ T_BRANCH, T_BARRIER, T_LAUNCH = TC["branch_latency"], TC["barrier_latency"], TC[
 T_PARAM, T_SECTOR, T_MAXC, T_TRACE = TC["param_latency"], TC["sector_bytes"], TC["max_cycles"], TC["record_trace"]
 T_MAX_THREADS, T_MAX_WARPS, T_MAX_BLOCKS = TC["max_sm_threads"], TC["max_sm_warps"], TC["max_sm_blocks"]
 T_REGS, T_SMEM, T_SLICE = TC["sm_registers"], TC["sm_shared"], TC["slice_insts"]
+T_KLAUNCH = TC["kernel_launch"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
 
 
@@ -138,7 +139,7 @@ def place_blocks(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, cycle):
                 wake = min(wake, ki[k, KF_READY_AT])
                 continue
             ki[k, KF_STATE] = KSTATE_RUNNING
-            ki[k, KF_FIRST_CYCLE] = cycle
+            ki[k, KF_FIRST_CYCLE] = max(ki[k, KF_READY_AT] - tc[T_KLAUNCH], 0)   # launch overhead counts
         n_sm = tc[T_NSM]
         tried = 0
         sm = ki[k, KF_NEXT_BLOCK] % n_sm        # round robin continues where it stopped
@@ -217,7 +218,7 @@ def finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm,
         ki[k, KF_STATE] = KSTATE_DONE
         for j in range(k + 1, ki.shape[0]):       # the next kernel of this stream may start
             if ki[j, KF_STREAM] == ki[k, KF_STREAM] and ki[j, KF_STATE] == KSTATE_WAITING:
-                ki[j, KF_READY_AT] = max(ki[j, KF_READY_AT], end)
+                ki[j, KF_READY_AT] = max(ki[j, KF_READY_AT], end + tc[T_KLAUNCH])
                 break
 
 

@@ -8,7 +8,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic",
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
-             "sm_registers", "sm_shared", "n_units", "record_trace", "slice_insts")
+             "sm_registers", "sm_shared", "n_units", "record_trace", "slice_insts", "kernel_launch")
 TC = {name: i for i, name in enumerate(TC_FIELDS)}
 # tf: bandwidths (float64 vector)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
