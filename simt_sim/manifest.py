@@ -121,6 +121,8 @@ SCHEMA = {
     "buffers": Field(dict, doc="name: DTYPE[SIZE]:INIT"),
     "args": Field(list, required=True, doc="one per kernel parameter: buffer name or number"),
     "expect": Field(dict, doc="name: [values] or 'oracle'"),
+    "clock_outputs": Field(list, doc="buffers holding (start, end) clock pairs: compared with hardware as spans, "
+                                     "not values"),
     "stream": Field(int, lambda v: None if v >= 0 else "must not be negative",
                     doc="stream of the main launch (default 0)"),
     "more_launches": Field(list, doc="further kernel launches after / beside the main one (timing runs)"),
@@ -156,6 +158,7 @@ class Manifest:
     registers: int | None = None
     stream: int = 0
     more_launches: list[dict] = field(default_factory=list)   # kernel_file resolved to a Path
+    clock_outputs: list[str] = field(default_factory=list)
 
 
 def manifest_path(target: str) -> Path:
@@ -183,6 +186,9 @@ def load_manifest(target: str) -> Manifest:
         if not kfile.exists():
             raise error_at(str(path), root, ("more_launches", i), f"kernel file {str(kfile)!r} not found")
         more.append(dict(entry, kernel_file=kfile))
+    for i, name in enumerate(data.get("clock_outputs") or []):
+        if name not in names:
+            raise error_at(str(path), root, ("clock_outputs", i), f"clock output {name!r} is not a buffer")
     if more and any(v == "oracle" for v in (data.get("expect") or {}).values()):
         raise error_at(str(path), root, ("expect",), "'oracle' checks one launch; with more_launches "
                        "give the expected values")
@@ -199,7 +205,8 @@ def load_manifest(target: str) -> Manifest:
     return Manifest(path, kernel_file, data.get("kernel"), data.get("config", "h100"),
                     [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
                     data["args"], data.get("expect") or {}, data.get("description", ""),
-                    data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more)
+                    data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more,
+                    [str(c) for c in data.get("clock_outputs") or []])
 
 
 def check_args(args: list, names: set[str], path: str, root, prefix: tuple) -> None:
