@@ -73,3 +73,12 @@ def test_hw_record_says_clearly_when_there_is_no_gpu(capsys):
         pass
     assert main(["hw", "record", "v-vote"]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+def test_h100_config_is_what_calibration_gives():
+    """configs/h100.yaml holds the calibration script's output for the recorded references."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "tools/calibrate_h100.py", "--check"], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
