@@ -189,7 +189,7 @@ class GPUConfig:
         text = yaml.safe_dump(data, sort_keys=False)
         odata, oroot = load_yaml_nodes(f"{self.path} (with --set)", text)
         validate(odata, SCHEMA, f"{self.path} (with --set {' '.join(items)})", oroot)
-        return GPUConfig(self.name, self.path, odata)
+        return GPUConfig(odata.get("name", self.name), self.path, odata)
 
 
 def config_path(name_or_path: str) -> Path:
@@ -210,15 +210,8 @@ def load_config(name_or_path: str = "h100", overrides: list[str] | None = None) 
         raise InputError(f"no config {name_or_path!r} (available: {names})")
     data, root = load_yaml_nodes(str(path))
     validate(data, SCHEMA, str(path), root)
-    data = copy.deepcopy(data)
-    for item in overrides or []:
-        apply_override(data, item)
-    if overrides:
-        text = yaml.safe_dump(data, sort_keys=False)
-        odata, oroot = load_yaml_nodes(f"{path} (with --set)", text)
-        validate(odata, SCHEMA, f"{path} (with --set {' '.join(overrides)})", oroot)
-    data = merged(DEFAULTS, data)
-    return GPUConfig(data.get("name", path.stem), str(path), data)
+    cfg = GPUConfig(data.get("name", path.stem), str(path), merged(DEFAULTS, data))
+    return cfg.with_overrides(overrides) if overrides else cfg
 
 
 def apply_override(data: dict, item: str) -> None:

@@ -137,6 +137,17 @@ def layout_global(program: Program, buffers: dict[str, np.ndarray]):
         np.array(offs or [0], np.int64), buffer_addr
 
 
+def read_buffers(buffers: dict[str, np.ndarray], buffer_addr: dict[str, int], bases, offs,
+                 gmem: np.ndarray) -> dict[str, np.ndarray]:
+    """Copies of the buffers' contents after a run, with their input shapes and dtypes."""
+    out = {}
+    for name, arr in buffers.items():
+        a = np.ascontiguousarray(arr)
+        i = list(bases).index(buffer_addr[name])
+        out[name] = gmem[offs[i]:offs[i] + a.nbytes].view(a.dtype).reshape(a.shape).copy()
+    return out
+
+
 def read_module_globals(program: Program, gmem: np.ndarray, offs) -> dict[str, np.ndarray]:
     """The bytes of each module-global variable after a run (they live first in global memory)."""
     if not program.global_size:
@@ -230,13 +241,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     max_sp[warps.gid[resident]] = warps.max_sp[resident]
     if status == ST.RUN_FAULT:
         raise RuntimeFault(describe_fault(program, fault, warps, geom, slot_block, grid, block, ws, wpb))
-    out = {}
-    for name, arr in buffers.items():
-        a = np.ascontiguousarray(arr)
-        base = buffer_addr[name]
-        i = list(bases).index(base)
-        raw = gmem[offs[i]:offs[i] + a.nbytes]
-        out[name] = raw.view(a.dtype).reshape(a.shape).copy()
+    out = read_buffers(buffers, buffer_addr, bases, offs, gmem)
     names = ("events", "hist", "warp_insts", "thread_insts", "active_lanes", "next_block", "blocks_done", "clock")
     return RunResult(program, grid, block, config, out, history, events, thread_icount, max_sp,
                      {n: int(counters[i]) for i, n in enumerate(names)}, read_module_globals(program, gmem, offs))

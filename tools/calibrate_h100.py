@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from simt_sim.config import load_config  # noqa: E402
 from simt_sim.frontend.assembler import load_program  # noqa: E402
 from simt_sim.manifest import load_manifest  # noqa: E402
-from simt_sim.timing.simulate import KernelLaunch, simulate  # noqa: E402
+from simt_sim.timing.simulate import manifest_launch, simulate  # noqa: E402
 from simt_sim.validate.compare import clock_spans  # noqa: E402
 
 CONFIG = ROOT / "configs" / "h100.yaml"
@@ -52,8 +52,7 @@ def simulate_program(name, cfg):
     m = load_manifest(str(d))
     prog = load_program(str(d / "kernel.ptx"), m.kernel)
     cfg = cfg.with_overrides(m.overrides) if m.overrides else cfg
-    return simulate([KernelLaunch(prog, m.grid, m.block, list(m.args), registers=m.registers,
-                                  dynamic_shared=m.dynamic_shared)], {s.name: s.make() for s in m.buffers}, cfg)
+    return simulate([manifest_launch(m, prog)], {s.name: s.make() for s in m.buffers}, cfg)
 
 
 def hw_span(name):

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError
+from simt_sim.launch import Dim3
 
 NCU_METRICS = [
     "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
@@ -70,8 +71,7 @@ def entry_signature(text: str, kernel: str | None):
     entries = re.findall(r"\.entry\s+(\w+)\s*\((.*?)\)", text, re.S)
     name, params = next(((n, p) for n, p in entries if kernel in (None, n)), entries[0])
     types = re.findall(r"\.param\s+\.(\w+)", params)
-    return SimpleNamespace(name=name, params=[SimpleNamespace(dtype=t) for t in types],
-                           global_size=1 if ".global" in text else 0)
+    return SimpleNamespace(name=name, params=[SimpleNamespace(dtype=t) for t in types])
 
 
 class Prepared:
@@ -82,6 +82,7 @@ class Prepared:
         from simt_sim.manifest import load_manifest
         self.cupy = cupy
         self.dir = pdir
+        self.variant = variant
         self.manifest = load_manifest(str(pdir))
         ptx = pdir / ("kernel.trace.ptx" if variant == "trace" else "kernel.ptx")
         try:
@@ -95,10 +96,6 @@ class Prepared:
         self.kernel = self.module.get_function(self.program.name)
         self.inputs = {s.name: s.make() for s in self.manifest.buffers}
 
-    def dims(self, v):
-        v = [v] if isinstance(v, int) else list(v)
-        return tuple(v + [1] * (3 - len(v)))
-
     def launch(self):
         """Fresh device buffers, one launch; returns (device buffers by name)."""
         cp = self.cupy
@@ -106,14 +103,10 @@ class Prepared:
         args = []
         for p, a in zip(self.program.params, self.manifest.args):
             args.append(dev[a] if isinstance(a, str) else PARAM_DTYPES[p.dtype](a))
-        if self.program.global_size:
-            for name in ("simt_trace_count",):
-                try:
-                    ptr = self.module.get_global(name)
-                    cp.cuda.runtime.memset(ptr.ptr, 0, 4)
-                except Exception:
-                    pass
-        self.kernel(self.dims(self.manifest.grid), self.dims(self.manifest.block), tuple(args),
+        if self.variant == "trace":            # the trace fills from entry 0 on every launch
+            cp.cuda.runtime.memset(self.module.get_global("simt_trace_count").ptr, 0, 4)
+        grid, block = Dim3.of(self.manifest.grid), Dim3.of(self.manifest.block)
+        self.kernel((grid.x, grid.y, grid.z), (block.x, block.y, block.z), tuple(args),
                     shared_mem=self.manifest.dynamic_shared)
         cp.cuda.runtime.deviceSynchronize()
         return dev
@@ -222,7 +215,7 @@ def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True
                 ref["mask_trace"] = {str(w): [[s, m] for s, m, _ in e] for w, e in trace.items()}
                 ref["trace_clocks"] = {str(w): [c for _, _, c in e] for w, e in trace.items()}
                 ref["trace_count"] = int(count.view(np.uint32)[0])
-                wpb = -(-int(np.prod(tr.dims(tr.manifest.block))) // 32)
+                wpb = -(-Dim3.of(tr.manifest.block).count // 32)
                 ref["block_clock_spans"] = block_spans(trace, wpb)
             refs[d.name] = ref
     return refs

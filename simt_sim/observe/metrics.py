@@ -16,6 +16,7 @@ import numpy as np
 
 from simt_sim.config import UNIT_NAMES
 from simt_sim.engine.timing import layout as L
+from simt_sim.engine.timing.cycle import N_NOW
 
 
 def kernel_metrics(cfg, launch, k: int, kinfo, ts, tab, occ, n_sm: int, interrupted: bool) -> dict:
@@ -23,7 +24,7 @@ def kernel_metrics(cfg, launch, k: int, kinfo, ts, tab, occ, n_sm: int, interrup
     first = int(kinfo[k, L.KF["first_cycle"]])
     end = int(kinfo[k, L.KF["end_cycle"]])
     if end <= 0:                       # interrupted before it finished
-        end = int(ts.now[0])
+        end = int(ts.now[N_NOW])
     cycles = max(end - first, 1)
     st = ts.stats[k]
     warp_insts = int(st[L.ST["warp_insts"]])

@@ -22,7 +22,7 @@ from simt_sim.engine.timing.cycle import N_ISSUE_CYCLES, N_NOW, N_SLICE, N_TLOG,
 from simt_sim.engine.timing.memory import make_mem_timing
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
-from simt_sim.launch import Dim3, describe_fault, layout_global, pack_params, read_module_globals
+from simt_sim.launch import Dim3, describe_fault, layout_global, pack_params, read_buffers, read_module_globals
 from simt_sim.timing.occupancy import occupancy
 from simt_sim.timing.tables import RegisterNumbering, machine_scalars, pc_tables
 
@@ -41,6 +41,13 @@ class KernelLaunch:
 
     def __post_init__(self):
         self.grid, self.block = Dim3.of(self.grid), Dim3.of(self.block)
+
+
+def manifest_launch(manifest, program: Program) -> KernelLaunch:
+    """A manifest's main launch of `program` (its kernel.ptx, or the mask-trace variant)."""
+    m = manifest
+    return KernelLaunch(program, m.grid, m.block, list(m.args), stream=m.stream, registers=m.registers,
+                        dynamic_shared=m.dynamic_shared)
 
 
 @dataclass
@@ -186,7 +193,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     mem = ST.Memory(gmem, bases, ends, offs, np.zeros(max(n_slots * shared_stride, 1), np.uint8),
                     np.zeros(max(n_warps * ws * local_stride, 1), np.uint8),
                     np.frombuffer(bytes(pmem) or b"\0" * 8, np.uint8).copy())
-    regs = ST.make_regs(n_warps * ws, _RegShape(numbering))
+    regs = ST.make_regs(n_warps * ws, numbering)
     warps = ST.make_warps(n_warps, cfg.get("simt.stack_depth"))
     warps.status[:] = ST.W_EMPTY
     slot_block = np.full(n_slots, -1, np.int64)
@@ -197,7 +204,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     ev = np.zeros((max(8192, 16 * n_sm * cfg.get("sm.sub_partitions") * cfg.get("scheduler.issue_width")), 5),
                   np.int64)
     fault = np.zeros(8, np.int64)
-    tc, tf = machine_scalars(cfg, n_sm, slots_per_sm, warps_per_sm, record_trace, SLICE_INSTS)
+    tc, tf = machine_scalars(cfg, n_sm, slots_per_sm, warps_per_sm, record_trace)
     tab = pc_tables(cfg, code.rows, code.vecs, numbering)
     ts = make_tstate(n_warps, numbering.count, n_sm, tc, kinfo, tab, record_trace)
     mt = make_mem_timing(tc, n_sm)
@@ -243,11 +250,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     hist_all = np.concatenate(parts["hist"] + [hist[:min(int(counters[ST.C_HIST]), len(hist))]])
     trace = np.concatenate(parts["trace"] + [ts.trace[:ts.now[N_TRACE]]])
     tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[N_TLOG]]])
-    out = {}
-    for name, arr in buffers.items():
-        a = np.ascontiguousarray(arr)
-        i = list(bases).index(buffer_addr[name])
-        out[name] = gmem[offs[i]:offs[i] + a.nbytes].view(a.dtype).reshape(a.shape).copy()
+    out = read_buffers(buffers, buffer_addr, bases, offs, gmem)
     cycles = int(max(kinfo[:, L.KF["end_cycle"]].max(), ts.now[N_NOW] if interrupted else 0))
     from simt_sim.observe.metrics import kernel_metrics
     metrics = [kernel_metrics(cfg, launches[k], k, kinfo, ts, tab, occ[k], n_sm, interrupted)
@@ -260,13 +263,6 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     spans = warp_spans(trace, gid_base)
     return SimResult(cfg, launches, out, metrics, cycles, hist_all, trace, tlog, spans, interrupted, wall, summary,
                      read_module_globals(owner, gmem, offs))
-
-
-class _RegShape:
-    """make_regs wants something with n_r32 / n_r64 / n_pred: the linked maximum."""
-
-    def __init__(self, numbering: RegisterNumbering):
-        self.n_r32, self.n_r64, self.n_pred = numbering.n_r32, numbering.n_r64, numbering.n_pred
 
 
 def _kernel_of_gid(kinfo, gid: int) -> int:
@@ -308,7 +304,7 @@ def make_tstate(n_warps: int, n_regs: int, n_sm: int, tc, kinfo, tab, record_tra
         w_drain=i64(n_warps),
         w_resume=i64(n_warps), w_rkind=i64(n_warps), w_age=i64(n_warps), w_acct=i64(n_warps),
         w_notsel=i64(n_warps), w_next=i64(n_warps), w_next_kind=i64(n_warps), w_last_cycle=i64(n_warps, fill=-1),
-        w_last_count=i64(n_warps), w_end=i64(n_warps, fill=-1), w_pool=i64(n_warps), w_pool_stamp=i64(n_warps),
+        w_last_count=i64(n_warps), w_pool=i64(n_warps), w_pool_stamp=i64(n_warps),
         occupied=i64(n_warps), unit_free=i64(n_sm, n_sp, len(UNIT_NAMES), max_pipes),
         sched_last=i64(n_sm, n_sp, fill=-1), sched_wake=i64(n_sm, n_sp, fill=L.INF),
         order=i64(n_sm, n_sp, max(wpsm, 1)), n_order=i64(n_sm, n_sp), slot_kernel=i64(n_sm * int(tc[L.TC["slots_per_sm"]])),

@@ -43,8 +43,8 @@ def unit_params(cfg: GPUConfig, name: str) -> tuple[int, int, int]:
     return pipes, max(1, math.ceil(ws / lanes)), latency
 
 
-def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: int, record_trace: bool,
-                    slice_insts: int) -> tuple[np.ndarray, np.ndarray]:
+def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: int,
+                    record_trace: bool) -> tuple[np.ndarray, np.ndarray]:
     g = cfg.get
     line, sector = g("memory.line_bytes"), g("memory.sector_bytes")
     if line % sector:
@@ -66,7 +66,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "max_sm_threads": g("sm.max_threads"), "max_sm_warps": g("sm.max_warps"),
         "max_sm_blocks": g("sm.max_resident_blocks"), "sm_registers": g("sm.registers"),
         "sm_shared": g("sm.shared_memory"), "n_units": len(UNIT_NAMES), "record_trace": int(record_trace),
-        "slice_insts": slice_insts, "kernel_launch": g("sm.kernel_launch_latency"),
+        "kernel_launch": g("sm.kernel_launch_latency"),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -183,7 +183,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         unit[pc] = home[u]
         own[pc] = u
         cls[pc] = op_class(int(row[E.F_OP]), UNIT_NAMES[u])
-        _, ii[pc], lat[pc] = params[home[u]][0], params[home[u]][1], params[u][2]
+        ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
+        lat[pc] = params[u][2]             # its own class the latency
         override = latency_override(cfg, name, row)
         if override is not None:
             lat[pc] = override

@@ -17,7 +17,7 @@ from simt_sim.config import load_config
 from simt_sim.errors import InputError
 from simt_sim.frontend.assembler import load_program
 from simt_sim.manifest import load_manifest
-from simt_sim.timing.simulate import KernelLaunch, simulate
+from simt_sim.timing.simulate import manifest_launch, simulate
 from simt_sim.validate.masktrace import decode, site_masks
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
@@ -95,9 +95,7 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
     cfg = load_config(m.config, m.overrides)
     prog = load_program(str(pdir / "kernel.ptx"), m.kernel)
     inputs = {s.name: s.make() for s in m.buffers}
-    launch = KernelLaunch(prog, m.grid, m.block, list(m.args), dynamic_shared=m.dynamic_shared,
-                          registers=m.registers)
-    res = simulate([launch], {k: v.copy() for k, v in inputs.items()}, cfg)
+    res = simulate([manifest_launch(m, prog)], {k: v.copy() for k, v in inputs.items()}, cfg)
     outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog), tuple(m.clock_outputs))
     k = res.kernels[0]
     spans = {}
@@ -111,8 +109,7 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
            "clock_spans": spans}
     if (pdir / "kernel.trace.ptx").exists() and "mask_trace" in ref:
         tprog = load_program(str(pdir / "kernel.trace.ptx"), m.kernel)
-        tres = simulate([KernelLaunch(tprog, m.grid, m.block, list(m.args), dynamic_shared=m.dynamic_shared,
-                                      registers=m.registers)], {k: v.copy() for k, v in inputs.items()}, cfg)
+        tres = simulate([manifest_launch(m, tprog)], {k: v.copy() for k, v in inputs.items()}, cfg)
         sim_trace = site_masks(decode(tres.module_globals["simt_trace"], tres.module_globals["simt_trace_count"]))
         hw_trace = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}
         row["mask_trace_match"] = sim_trace == hw_trace

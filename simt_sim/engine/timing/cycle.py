@@ -40,7 +40,7 @@ Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes")
 # registers, shared bytes in use).  `now`: [cycle, instructions left in this slice, age counter,
 # scheduler-cycles that issued, trace fill, stall-log fill, blocks to place flag].
 TState = namedtuple("TState", "reg_ready reg_kind w_drain w_resume w_rkind w_age w_acct w_notsel w_next w_next_kind "
-                              "w_last_cycle w_last_count w_end w_pool w_pool_stamp occupied unit_free "
+                              "w_last_cycle w_last_count w_pool w_pool_stamp occupied unit_free "
                               "sched_last sched_wake order n_order slot_kernel sm_use kinfo stats stall whist "
                               "unit_busy unit_insts trace tlog now scratch addrs candidates")
 N_NOW, N_SLICE, N_AGE, N_ISSUE_CYCLES, N_TRACE, N_TLOG, N_PLACE = range(7)
@@ -52,7 +52,7 @@ T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max
 T_BRANCH, T_BARRIER, T_LAUNCH = TC["branch_latency"], TC["barrier_latency"], TC["block_launch"]
 T_PARAM, T_SECTOR, T_MAXC, T_TRACE = TC["param_latency"], TC["sector_bytes"], TC["max_cycles"], TC["record_trace"]
 T_MAX_THREADS, T_MAX_WARPS, T_MAX_BLOCKS = TC["max_sm_threads"], TC["max_sm_warps"], TC["max_sm_blocks"]
-T_REGS, T_SMEM, T_SLICE = TC["sm_registers"], TC["sm_shared"], TC["slice_insts"]
+T_REGS, T_SMEM = TC["sm_registers"], TC["sm_shared"]
 T_KLAUNCH = TC["kernel_launch"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
 
@@ -186,7 +186,6 @@ def start_block(code, regs, ws, mem, kgeom, slot_block, ts, tab, tc, k, slot, sm
         ts.w_last_cycle[w] = -1
         ts.w_pool[w] = 0
         ts.w_pool_stamp[w] = cycle
-        ts.w_end[w] = -1
         ts.occupied[w] = 1 if ws.status[w] != W_DONE else 0
     for sp in range(tc[T_NSP]):
         rebuild_order(ts.order, ts.n_order, ts.w_age, ts.occupied, sm, sp, tc[T_NSP], tc[T_WPSM])
@@ -403,7 +402,6 @@ def issue(code, regs, ws, mem, kgeom, slot_block, counters, thread_icount, warp_
     if cls == CL_BARRIER or status == W_DONE:
         release_barrier(ws, ts, tc, w, geom[G_WPB], sm, cycle)
     if status == W_DONE:
-        ts.w_end[w] = cycle + 1
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:

@@ -8,7 +8,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic",
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
-             "sm_registers", "sm_shared", "n_units", "record_trace", "slice_insts", "kernel_launch")
+             "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch")
 TC = {name: i for i, name in enumerate(TC_FIELDS)}
 # tf: bandwidths (float64 vector)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
@@ -28,9 +28,9 @@ KF = {name: i for i, name in enumerate(KF_FIELDS)}
 KSTATE_WAITING, KSTATE_RUNNING, KSTATE_DONE = range(3)
 
 # ---- per-kernel statistics (int64[K, N_STATS]) ----
-STAT_FIELDS = ("warp_insts", "thread_insts", "active_lanes", "issue_cycles_used")
+STAT_FIELDS = ("warp_insts", "thread_insts", "active_lanes")
 ST = {name: i for i, name in enumerate(STAT_FIELDS)}
-STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES, STAT_ISSUE_CYCLES = range(len(STAT_FIELDS))
+STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES = range(len(STAT_FIELDS))
 
 # ---- stall reasons, named after Nsight Compute's where they map ----
 STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard",
