@@ -4,7 +4,7 @@ import time
 import numpy as np
 
 from simt_sim.frontend.assembler import load_program
-from simt_sim.launch import LaunchConfig, launch
+from simt_sim.run.functional import LaunchConfig, launch
 
 CASES = [
     ("compute (saxpy)", "tests/cuda/saxpy.ptx", lambda n: [2.0, "x", "y", n],

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from simt_sim.config import list_configs  # noqa: E402
-from simt_sim.timing.microbench import format_report, run_suite  # noqa: E402
+from simt_sim.machine.config import list_configs  # noqa: E402
+from simt_sim.calibrate.microbench import format_report, run_suite  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

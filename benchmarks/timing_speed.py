@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.config import load_config
+from simt_sim.machine.config import load_config
 from simt_sim.frontend.assembler import load_program
-from simt_sim.timing.simulate import KernelLaunch, simulate
+from simt_sim.run.timed import KernelLaunch, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,13 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from simt_sim.config import UNIT_NAMES, load_config  # noqa: E402
-from simt_sim.engine.timing import layout as L  # noqa: E402
+from simt_sim.machine.config import UNIT_NAMES, load_config  # noqa: E402
+from simt_sim.machine import layout as L  # noqa: E402
 from simt_sim.frontend.assembler import load_program  # noqa: E402
-from simt_sim.manifest import load_manifest  # noqa: E402
+from simt_sim.frontend.manifest import load_manifest  # noqa: E402
 from simt_sim.observe.pictures import WAITING, Raster, cell_states, write_picture  # noqa: E402
 from simt_sim.observe.trace import pipe_assignment  # noqa: E402
-from simt_sim.timing.simulate import KernelLaunch, simulate  # noqa: E402
+from simt_sim.run.timed import KernelLaunch, simulate  # noqa: E402
 
 SHADER = ROOT / "programs/article-fig1-shader"
 LOOP = ROOT / "programs/article-fig8-loop"

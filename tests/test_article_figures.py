@@ -45,7 +45,7 @@ def test_fig3_four_issue_waves_wait_for_units(shader):
 
 
 def test_fig1_outputs_correct(figures):
-    from simt_sim.manifest import load_manifest
+    from simt_sim.frontend.manifest import load_manifest
     from simt_sim.oracle.interpreter import run_oracle
     from simt_sim.frontend.assembler import load_program
     m = load_manifest(str(figures.SHADER))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from simt_sim.frontend.assembler import load_program
-from simt_sim.launch import launch
+from simt_sim.run.functional import launch
 
 CUDA = Path(__file__).parent / "cuda"
 nvcc = shutil.which("nvcc")

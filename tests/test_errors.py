@@ -10,7 +10,7 @@ import pytest
 from simt_sim.cli.main import main
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import assemble_text
-from simt_sim.launch import LaunchConfig, launch
+from simt_sim.run.functional import LaunchConfig, launch
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simt_sim.engine import alu
-from simt_sim.engine import encoding as E
+from simt_sim.engine.functional import alu
+from simt_sim.isa import encoding as E
 from simt_sim.frontend.assembler import assemble_text
-from simt_sim.launch import launch
+from simt_sim.run.functional import launch
 from simt_sim.oracle import run_oracle
 
 N = 64      # two warps

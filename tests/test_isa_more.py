@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simt_sim.frontend.assembler import assemble_text
-from simt_sim.launch import launch
+from simt_sim.run.functional import launch
 from simt_sim.oracle import run_oracle
 
 M32 = 0xFFFF_FFFF

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from simt_sim.config import list_configs, load_config
-from simt_sim.timing import microbench as MB
+from simt_sim.machine.config import list_configs, load_config
+from simt_sim.calibrate import microbench as MB
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = [p.stem for p in list_configs()]
@@ -77,7 +77,7 @@ def test_shared_chase_is_bounded_by_the_ldst_interval():
 @pytest.mark.parametrize("name", MB.program_names())
 def test_checked_in_programs_match_the_generator(name):
     d = ROOT / "programs" / f"micro-{name}"
-    assert (d / "kernel.ptx").read_text() == MB.program_text(name), "run: python -m simt_sim.timing.microbench"
+    assert (d / "kernel.ptx").read_text() == MB.program_text(name), "run: python -m simt_sim.calibrate.microbench"
     assert (d / "manifest.yaml").read_text() == MB.manifest_text(name)
 
 

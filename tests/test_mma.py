@@ -14,7 +14,7 @@ import pytest
 
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import assemble_text
-from simt_sim.launch import launch
+from simt_sim.run.functional import launch
 from simt_sim.oracle import run_oracle
 
 MMA = "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"

@@ -9,7 +9,7 @@ import pytest
 
 from simt_sim.errors import RuntimeFault
 from simt_sim.frontend.assembler import assemble_text, load_program
-from simt_sim.launch import LaunchConfig, launch
+from simt_sim.run.functional import LaunchConfig, launch
 from simt_sim.oracle import round_rational, run_oracle
 
 CUDA = Path(__file__).parent / "cuda"

@@ -7,12 +7,12 @@ import zlib
 import numpy as np
 import pytest
 
-from simt_sim.config import load_config
-from simt_sim.engine.timing import layout as L
+from simt_sim.machine.config import load_config
+from simt_sim.machine import layout as L
 from simt_sim.frontend.assembler import assemble_text
 from simt_sim.observe import pictures as P
 from simt_sim.observe.trace import perfetto_events, pipe_assignment, write_perfetto
-from simt_sim.timing.simulate import KernelLaunch, simulate
+from simt_sim.run.timed import KernelLaunch, simulate
 
 # One 4-lane warp and one partial warp (2 threads): a dependent fp32 chain (latency 3), a
 # divergent if/else on lane parity, then a store.
@@ -76,7 +76,7 @@ def tiny():
 def loop_run():
     """A bigger run: the data-dependent loop, 8 warps of 8 lanes."""
     from simt_sim.frontend.assembler import load_program
-    from simt_sim.manifest import load_manifest
+    from simt_sim.frontend.manifest import load_manifest
     m = load_manifest("programs/data-loop")
     prog = load_program(str(m.kernel_file))
     cfg = load_config("teaching-w8")

@@ -49,11 +49,11 @@ def test_program_runs_and_matches_expect(name, capsys):
 
 @pytest.mark.parametrize("name", [_param(n) for n in ALL])
 def test_trace_variant(name):
-    from simt_sim.config import load_config
+    from simt_sim.machine.config import load_config
     from simt_sim.frontend.assembler import load_program
-    from simt_sim.launch import launch
-    from simt_sim.manifest import load_manifest
-    from simt_sim.validate.masktrace import decode
+    from simt_sim.run.functional import launch
+    from simt_sim.frontend.manifest import load_manifest
+    from simt_sim.calibrate.masktrace import decode
 
     m = load_manifest(str(PROGRAMS / name))
     program = load_program(str(PROGRAMS / name / "kernel.trace.ptx"), m.kernel)

@@ -5,12 +5,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.config import load_config
-from simt_sim.engine import encoding as E
+from simt_sim.machine.config import load_config
+from simt_sim.isa import encoding as E
 from simt_sim.errors import RuntimeFault
 from simt_sim.frontend.assembler import assemble_text, load_program
-from simt_sim.launch import LaunchConfig, launch, mask_bits
-from simt_sim.manifest import load_manifest
+from simt_sim.run.functional import LaunchConfig, launch, mask_bits
+from simt_sim.frontend.manifest import load_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 

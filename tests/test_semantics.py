@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simt_sim.frontend.assembler import assemble_text
-from simt_sim.launch import LaunchConfig, launch
+from simt_sim.run.functional import LaunchConfig, launch
 
 HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n\n"
 SETTINGS = settings(max_examples=30, deadline=None,

@@ -10,12 +10,12 @@ shared memory 23 cycles, L1 34, L2 270, DRAM 520; branch latency 2, barrier late
 import numpy as np
 import pytest
 
-from simt_sim.config import load_config
-from simt_sim.engine.timing.layout import STALL_NAMES, TR
+from simt_sim.machine.config import load_config
+from simt_sim.machine.layout import STALL_NAMES, TR
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import assemble_text, load_program
-from simt_sim.launch import launch
-from simt_sim.timing.simulate import KernelLaunch, simulate
+from simt_sim.run.functional import launch
+from simt_sim.run.timed import KernelLaunch, simulate
 
 from pathlib import Path
 
@@ -399,7 +399,7 @@ def test_deterministic_and_cycle_limit():
 
 
 def test_interrupt_keeps_statistics_so_far(monkeypatch):
-    import simt_sim.timing.simulate as S
+    import simt_sim.run.timed as S
     monkeypatch.setattr(S, "SLICE_INSTS", 50)
     seen = []
 
@@ -504,7 +504,7 @@ def test_manifest_more_launches_run_concurrently(tmp_path):
 
 
 def test_manifest_more_launches_errors(tmp_path):
-    from simt_sim.manifest import load_manifest
+    from simt_sim.frontend.manifest import load_manifest
     (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/two-streams/kernel.ptx").read_text())
     base = (ROOT_DIR / "programs/two-streams/manifest.yaml").read_text()
     (tmp_path / "manifest.yaml").write_text(base.replace("    grid: 16\n    block: 256\n    args: [o, 20]",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from simt_sim.cli.main import main
-from simt_sim.validate.compare import reference_programs, summarize, validate_program
+from simt_sim.calibrate.compare import reference_programs, summarize, validate_program
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = reference_programs(ROOT)

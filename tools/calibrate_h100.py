@@ -20,11 +20,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from simt_sim.config import load_config  # noqa: E402
+from simt_sim.machine.config import load_config  # noqa: E402
 from simt_sim.frontend.assembler import load_program  # noqa: E402
-from simt_sim.manifest import load_manifest  # noqa: E402
-from simt_sim.timing.simulate import manifest_launch, simulate  # noqa: E402
-from simt_sim.validate.compare import clock_spans  # noqa: E402
+from simt_sim.frontend.manifest import load_manifest  # noqa: E402
+from simt_sim.run.timed import manifest_launch, simulate  # noqa: E402
+from simt_sim.calibrate.compare import clock_spans  # noqa: E402
 
 CONFIG = ROOT / "configs" / "h100.yaml"
 # program, dependent steps timed, config key calibrated

@@ -109,9 +109,9 @@ def parse_arg_value(text: str, buffer_names: set[str]):
 
 def prepare_run(ns):
     """-> (program, grid, block, args, buffer specs, config, expect, dynamic_shared)."""
-    from simt_sim.config import load_config
+    from simt_sim.machine.config import load_config
     from simt_sim.frontend.assembler import load_program
-    from simt_sim.manifest import load_manifest, parse_buffer_spec
+    from simt_sim.frontend.manifest import load_manifest, parse_buffer_spec
 
     target = Path(ns.target)
     if target.suffix == ".ptx":
@@ -178,7 +178,7 @@ def cmd_run(ns) -> int:
 
 
 def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
-    from simt_sim.launch import launch
+    from simt_sim.run.functional import launch
     from simt_sim.observe.history import buffer_json, format_masks, history_json
     lc = config.launch_config()
     result = launch(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, lc,
@@ -240,7 +240,7 @@ class Progress:
 def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
     from simt_sim.observe.history import buffer_json, format_masks, history_json
     from simt_sim.observe.metrics import format_metrics, metrics_json
-    from simt_sim.timing.simulate import KernelLaunch, simulate
+    from simt_sim.run.timed import KernelLaunch, simulate
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
     if ns.registers is not None and not 1 <= ns.registers <= 255:
         raise InputError("--registers must be between 1 and 255")
@@ -284,7 +284,7 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
 
 
 def cmd_configs(ns) -> int:
-    from simt_sim.config import list_configs, load_config
+    from simt_sim.machine.config import list_configs, load_config
     if ns.show:
         import yaml
         print(yaml.safe_dump(load_config(ns.show).data, sort_keys=False), end="")
@@ -298,7 +298,7 @@ def cmd_configs(ns) -> int:
 
 
 def cmd_disasm(ns) -> int:
-    from simt_sim.engine import encoding as E
+    from simt_sim.isa import encoding as E
     from simt_sim.frontend.assembler import load_program
     program = load_program(ns.ptx, ns.kernel)
     from simt_sim.isa import isa
@@ -318,7 +318,7 @@ def cmd_disasm(ns) -> int:
 
 
 def cmd_validate(ns) -> int:
-    from simt_sim.validate.compare import format_table, html_report, run_validation
+    from simt_sim.calibrate.compare import format_table, html_report, run_validation
     root = Path(__file__).resolve().parents[2]
     rows, summary = run_validation(root, ns.programs or None)
     print(format_table(rows, summary))
@@ -338,7 +338,7 @@ def cmd_validate(ns) -> int:
 
 
 def cmd_hw(ns) -> int:
-    from simt_sim.hw.record import main as record_main
+    from simt_sim.calibrate.record import main as record_main
     argv = [*ns.programs, "--repeats", str(ns.repeats)]
     if ns.bundle:
         argv += ["--bundle", ns.bundle]

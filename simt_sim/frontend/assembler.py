@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simt_sim.engine import encoding as E
+from simt_sim.isa import encoding as E
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.cfg import build_cfg, reconvergence_pcs
 from simt_sim.frontend.parser import TYPE_SIZES, parse_ptx

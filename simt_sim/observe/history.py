@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.launch import RunResult, mask_bits
+from simt_sim.run.functional import RunResult, mask_bits
 
 
 def warp_ids(result: RunResult) -> list[int]:

@@ -14,9 +14,9 @@ import json
 
 import numpy as np
 
-from simt_sim.config import UNIT_NAMES
-from simt_sim.engine.timing import layout as L
-from simt_sim.engine.timing.cycle import N_NOW
+from simt_sim.machine.config import UNIT_NAMES
+from simt_sim.machine import layout as L
+from simt_sim.engine.cycle.loop import N_NOW
 
 
 def kernel_metrics(cfg, launch, k: int, kinfo, ts, tab, occ, n_sm: int, interrupted: bool) -> dict:

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.config import UNIT_NAMES
-from simt_sim.engine.timing import layout as L
+from simt_sim.machine.config import UNIT_NAMES
+from simt_sim.machine import layout as L
 from simt_sim.errors import InputError
 
 # ---------------------------------------------------------------- cell states

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.config import UNIT_NAMES
-from simt_sim.engine.timing import layout as L
+from simt_sim.machine.config import UNIT_NAMES
+from simt_sim.machine import layout as L
 from simt_sim.observe.pictures import warp_labels
-from simt_sim.timing.tables import unit_params
+from simt_sim.machine.tables import unit_params
 
 UNIT_TID_BASE = 1_000_000
 

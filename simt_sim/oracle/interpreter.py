@@ -10,7 +10,7 @@ mma, the membermask otherwise) waits at that instruction; then the group execute
 
 Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
 scalars (correctly rounded IEEE arithmetic), exact rationals for the directed rounding modes and
-simt_sim.engine.fparith.fma32/fma64 (plain Python here) for fused multiply-add.
+simt_sim.engine.functional.fparith.fma32/fma64 (plain Python here) for fused multiply-add.
 
 Conventions shared with the engine (where PTX leaves the result open): integer x/0 gives all ones
 and x%0 gives x; approximate functions (sin, cos, ex2, lg2, rsqrt, tanh) are the float64 libm
@@ -25,11 +25,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from simt_sim.engine import encoding as E
-from simt_sim.engine.fparith import fma32, fma64
+from simt_sim.isa import encoding as E
+from simt_sim.engine.functional.fparith import fma32, fma64
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.isa import isa
-from simt_sim.launch import Dim3, layout_global, pack_params
+from simt_sim.run.functional import Dim3, layout_global, pack_params
 
 __all__ = ["OracleResult", "run_oracle"]
 

@@ -1,6 +1,6 @@
 """The scoreboard: when each warp's registers are written, and what the next instruction waits on.
 
-Registers of all files share one numbering per warp (see simt_sim/timing/tables.py): a pending
+Registers of all files share one numbering per warp (see simt_sim/machine/tables.py): a pending
 result has a ready cycle and a stall class (wait: fixed-latency ALU, short_scoreboard: shared
 memory or SFU, long_scoreboard: global/local memory).  An instruction may issue once all its
 sources and destinations (no write-after-write overtaking) are ready.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from simt_sim.engine.jit import compiled
 
-from simt_sim.engine.timing.layout import R_WAIT
+from simt_sim.machine.layout import R_WAIT
 
 
 @compiled

@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 from simt_sim.engine.jit import compiled
 
-from simt_sim.engine.timing.layout import TC, TF
+from simt_sim.machine.layout import TC, TF
 
 MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine import alu
-from simt_sim.engine import encoding as E
-from simt_sim.engine.fparith import fma64
-from simt_sim.engine import fastpath as F
-from simt_sim.engine import memory as M
-from simt_sim.engine import simt_stack as S
+from simt_sim.engine.functional import alu
+from simt_sim.isa import encoding as E
+from simt_sim.engine.functional.fparith import fma64
+from simt_sim.engine.functional import fastpath as F
+from simt_sim.engine.functional import address as M
+from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.jit import allocating, compiled
-from simt_sim.engine.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
+from simt_sim.engine.functional.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
                                      read_int, read_raw, write_raw)
-from simt_sim.engine.state import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS,
+from simt_sim.machine.state import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS,
                                    C_WARP_INSTS, FAULT_DEADLOCK, FAULT_EMPTY_POP, FAULT_MISALIGNED,
                                    FAULT_OOB, FAULT_STACK, FAULT_TRAP, FAULT_UNSUPPORTED, G, W_BARRIER,
                                    W_DONE, W_READY)

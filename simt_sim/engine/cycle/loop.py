@@ -12,28 +12,28 @@ from collections import namedtuple
 
 import numpy as np
 
-from simt_sim.engine import encoding as E
-from simt_sim.engine.execute import STEP_FAULT, guard_mask, lane_address, set_fault, step_warp
+from simt_sim.isa import encoding as E
+from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, lane_address, set_fault, step_warp
 from simt_sim.engine.jit import compiled
-from simt_sim.engine.memory import generic_to_space
-from simt_sim.engine.run import launch_block, retire_slot, slot_finished
-from simt_sim.engine.simt_stack import popcount64
-from simt_sim.engine.state import (C_CLOCK, C_EVENTS, C_HIST, C_WARP_INSTS,
+from simt_sim.engine.functional.address import generic_to_space
+from simt_sim.engine.functional.loop import launch_block, retire_slot, slot_finished
+from simt_sim.engine.functional.simt_stack import popcount64
+from simt_sim.machine.state import (C_CLOCK, C_EVENTS, C_HIST, C_WARP_INSTS,
                                    FAULT_CYCLE_LIMIT, FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE,
                                    RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, RUN_SLICE, RUN_TRACE_FULL,
                                    W_BARRIER, W_DONE, W_READY)
-from simt_sim.engine.timing import memory as MT
-from simt_sim.engine.timing.layout import (
+from simt_sim.engine.cycle import caches as MT
+from simt_sim.machine.layout import (
     CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, INF, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE,
     KF_FIRST_CYCLE, KF_GID_BASE, KF_LAST_COMPLETE, KF_NEXT_BLOCK, KF_PC_BASE, KF_READY_AT, KF_REGS_PER_WARP,
     KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK, KF_WARPS_PER_BLOCK, KSTATE_DONE,
     KSTATE_RUNNING, KSTATE_WAITING, R_BARRIER, R_BRANCH, R_DRAIN, R_LG, R_LONG, R_MIO, R_NOT_SELECTED,
     R_NO_INST, R_PIPE, R_SELECTED, R_SHORT, R_WAIT, STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC,
     TR_CYCLE, TR_EXEC, TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT)
-from simt_sim.engine.timing.scheduler import candidates, rebuild_order
-from simt_sim.engine.timing.scoreboard import operands_ready, write_results
+from simt_sim.engine.cycle.scheduler import candidates, rebuild_order
+from simt_sim.engine.cycle.scoreboard import operands_ready, write_results
 
-# Per-pc tables (simt_sim/timing/tables.py builds them from the config and the ISA table).
+# Per-pc tables (simt_sim/machine/tables.py builds them from the config and the ISA table).
 Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes")
 # unit: the unit whose pipes the instruction uses (after shared_with); own_unit: its own class
 # Timing state.  Per warp: w_*; per scheduler: sched_*; per SM: sm_use (threads, warps, blocks,

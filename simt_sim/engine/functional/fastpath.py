@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine import alu
-from simt_sim.engine import encoding as E
+from simt_sim.engine.functional import alu
+from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.engine.fparith import fma32
-from simt_sim.engine.regfile import (compare_sources, opnd, read_f32, read_f64, read_int, read_raw,
+from simt_sim.engine.functional.fparith import fma32
+from simt_sim.engine.functional.regfile import (compare_sources, opnd, read_f32, read_f64, read_int, read_raw,
                                      write_raw)
 
 

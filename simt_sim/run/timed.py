@@ -3,7 +3,7 @@
 Kernels are linked into one code array (pcs, constants, vectors and parameter offsets relocated),
 share global memory, and are placed on the SMs by the block scheduler: kernels of one stream run
 one after the other, kernels of different streams run concurrently (the later one's blocks fill
-what the earlier leaves).  The numba loop is simt_sim/engine/timing/cycle.py; this module builds
+what the earlier leaves).  The numba loop is simt_sim/engine/cycle/loop.py; this module builds
 its arrays, runs it in slices (for progress lines and Ctrl-C) and turns counters into metrics.
 """
 from __future__ import annotations
@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simt_sim.config import UNIT_NAMES, GPUConfig
-from simt_sim.engine import encoding as E
-from simt_sim.engine import state as ST
-from simt_sim.engine.simt_stack import POLICY_NAMES
-from simt_sim.engine.timing import layout as L
-from simt_sim.engine.timing.cycle import N_ISSUE_CYCLES, N_NOW, N_SLICE, N_TLOG, N_TRACE, TState, run_timed
-from simt_sim.engine.timing.memory import make_mem_timing
+from simt_sim.machine.config import UNIT_NAMES, GPUConfig
+from simt_sim.isa import encoding as E
+from simt_sim.machine import state as ST
+from simt_sim.engine.functional.simt_stack import POLICY_NAMES
+from simt_sim.machine import layout as L
+from simt_sim.engine.cycle.loop import N_ISSUE_CYCLES, N_NOW, N_SLICE, N_TLOG, N_TRACE, TState, run_timed
+from simt_sim.engine.cycle.caches import make_mem_timing
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
-from simt_sim.launch import Dim3, describe_fault, layout_global, pack_params, read_buffers, read_module_globals
-from simt_sim.timing.occupancy import occupancy
-from simt_sim.timing.tables import RegisterNumbering, machine_scalars, pc_tables
+from simt_sim.run.functional import Dim3, describe_fault, layout_global, pack_params, read_buffers, read_module_globals
+from simt_sim.machine.occupancy import occupancy
+from simt_sim.machine.tables import RegisterNumbering, machine_scalars, pc_tables
 
 SLICE_INSTS = 200_000
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from simt_sim.engine.jit import compiled
 
-from simt_sim.engine.execute import STEP_FAULT, set_fault, step_warp
-from simt_sim.engine.state import (C_BLOCKS_DONE, C_CLOCK, C_EVENTS, C_HIST, C_NEXT_BLOCK, C_WARP_INSTS,
+from simt_sim.engine.functional.execute import STEP_FAULT, set_fault, step_warp
+from simt_sim.machine.state import (C_BLOCKS_DONE, C_CLOCK, C_EVENTS, C_HIST, C_NEXT_BLOCK, C_WARP_INSTS,
                                    FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE, RUN_EVENTS_FULL,
                                    RUN_FAULT, RUN_HISTORY_FULL, W_BARRIER, W_DONE, W_EMPTY, W_READY)
 

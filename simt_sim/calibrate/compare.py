@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.config import load_config
+from simt_sim.machine.config import load_config
 from simt_sim.errors import InputError
 from simt_sim.frontend.assembler import load_program
-from simt_sim.manifest import load_manifest
-from simt_sim.timing.simulate import manifest_launch, simulate
-from simt_sim.validate.masktrace import decode, site_masks
+from simt_sim.frontend.manifest import load_manifest
+from simt_sim.run.timed import manifest_launch, simulate
+from simt_sim.calibrate.masktrace import decode, site_masks
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
 # simulator unit class -> Nsight Compute pipe (side by side only: SASS splits work differently)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from simt_sim.engine.jit import compiled
 
-from simt_sim.engine.state import W_READY
-from simt_sim.engine.timing.layout import R_LONG, SCHED_GTO, SCHED_LRR, SCHED_OLDEST
+from simt_sim.machine.state import W_READY
+from simt_sim.machine.layout import R_LONG, SCHED_GTO, SCHED_LRR, SCHED_OLDEST
 
 
 @compiled

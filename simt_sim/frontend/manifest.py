@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError, SourceLoc
-from simt_sim.yamlschema import Field, error_at, load_yaml_nodes, node_at, validate
+from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, node_at, validate
 
 DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
           "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError
-from simt_sim.launch import Dim3
+from simt_sim.run.functional import Dim3
 
 NCU_METRICS = [
     "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
@@ -79,7 +79,7 @@ class Prepared:
 
     def __init__(self, cupy, pdir: Path, variant: str, workdir: Path):
         from simt_sim.frontend.assembler import load_program
-        from simt_sim.manifest import load_manifest
+        from simt_sim.frontend.manifest import load_manifest
         self.cupy = cupy
         self.dir = pdir
         self.variant = variant
@@ -132,7 +132,7 @@ def profile(names: list[str], root: Path, repeats: int) -> list[list[dict]]:
     """ncu counters per program launch: [program][repeat] -> {metric: value}."""
     dirs = program_dirs(names, root)
     cmd = ["ncu", "--csv", "--page", "raw", "--metrics", ",".join(NCU_METRICS + STALL_METRICS),
-           sys.executable, "-m", "simt_sim.hw.record", "--launches-only", "--repeats", str(repeats),
+           sys.executable, "-m", "simt_sim.calibrate.record", "--launches-only", "--repeats", str(repeats),
            *[str(d) for d in dirs]]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
     if r.returncode != 0:
@@ -182,7 +182,7 @@ def save_references(refs: dict, root: Path, gpu_tag: str = "h100") -> list[Path]
 def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True) -> dict:
     """Run the programs on the GPU; returns {program: reference dict}."""
     cupy = require_gpu()
-    from simt_sim.validate.masktrace import decode
+    from simt_sim.calibrate.masktrace import decode
     dirs = program_dirs(names, root)
     counters = profile(names, root, repeats) if with_ncu else [[] for _ in dirs]
     props = cupy.cuda.runtime.getDeviceProperties(0)
@@ -223,7 +223,7 @@ def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    p = argparse.ArgumentParser(prog="python -m simt_sim.hw.record")
+    p = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.record")
     p.add_argument("programs", nargs="*")
     p.add_argument("--launches-only", action="store_true")
     p.add_argument("--repeats", type=int, default=3)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine import encoding as E
+from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled
 
 R_NONE, R_GLOBAL, R_SHARED, R_LOCAL, R_PARAM = 0, 1, 2, 3, 4

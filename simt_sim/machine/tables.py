@@ -9,10 +9,10 @@ import math
 
 import numpy as np
 
-from simt_sim.config import UNIT_NAMES, GPUConfig
-from simt_sim.engine import encoding as E
-from simt_sim.engine.timing.cycle import Tables
-from simt_sim.engine.timing.layout import (CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_OTHER, CL_SFU,
+from simt_sim.machine.config import UNIT_NAMES, GPUConfig
+from simt_sim.isa import encoding as E
+from simt_sim.engine.cycle.loop import Tables
+from simt_sim.machine.layout import (CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_OTHER, CL_SFU,
                                            SCHED_NAMES, TC_FIELDS, TF_FIELDS)
 from simt_sim.errors import InputError
 from simt_sim.isa import isa

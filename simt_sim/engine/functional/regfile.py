@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine import alu
-from simt_sim.engine import encoding as E
+from simt_sim.engine.functional import alu
+from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.engine.state import C_CLOCK, G
+from simt_sim.machine.state import C_CLOCK, G
 
 MASK32 = np.int64(0xFFFFFFFF)
 G_GX, G_GY, G_BX, G_BY, G_WS, G_WPB, G_NSM, G_SLOTS_PER_SM = (

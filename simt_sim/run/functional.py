@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simt_sim.engine import encoding as E
-from simt_sim.engine import state as ST
-from simt_sim.engine.run import run_functional
-from simt_sim.engine.simt_stack import POLICY_NAMES
+from simt_sim.isa import encoding as E
+from simt_sim.machine import state as ST
+from simt_sim.engine.functional.loop import run_functional
+from simt_sim.engine.functional.simt_stack import POLICY_NAMES
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
 

@@ -12,8 +12,8 @@ import math
 import numpy as np
 from numba import njit
 
-from simt_sim.engine import encoding as E
-from simt_sim.engine.fparith import fma32, fma64
+from simt_sim.isa import encoding as E
+from simt_sim.engine.functional.fparith import fma32, fma64
 
 INT64_MIN = np.int64(-9223372036854775808)
 

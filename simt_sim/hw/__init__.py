@@ -1,1 +1,0 @@
-"""Hardware runs (needs a CUDA GPU): recording references for validation."""

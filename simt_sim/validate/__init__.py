@@ -1,1 +1,0 @@
-"""Hardware validation: mask traces, hardware records and their comparison with the simulator."""
