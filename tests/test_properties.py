@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from kernelgen import NV, GeneratedKernel, kernel_from_stmts, kernels
 from simt_sim.isa import encoding as E
-from simt_sim.engine.functional.simt_stack import EV_DIVERGE, EV_RECONVERGE, POLICY_NAMES
+from simt_sim.machine.layout import EV_DIVERGE, EV_RECONVERGE, POLICY_NAMES
 from simt_sim.frontend.assembler import Program, assemble_text
 from simt_sim.run.functional import LaunchConfig, RunResult, launch, mask_bits
 from simt_sim.oracle.interpreter import run_oracle

@@ -26,9 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.machine.config import UNIT_NAMES, GPUConfig, load_config
+from simt_sim.isa.encoding import UNIT_NAMES
+from simt_sim.machine.config import GPUConfig, load_config
 from simt_sim.isa import encoding as E
-from simt_sim.machine.tables import unit_home, unit_params
+from simt_sim.machine.tables import result_latency, unit_home, unit_params
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM_DIR = ROOT / "programs"
@@ -249,18 +250,18 @@ def _ii(cfg: GPUConfig, unit: str) -> int:
 def memory_latency(cfg: GPUConfig, level: str) -> int:
     """Dependent-load latency the config implies: the level's latency, but no less than the LD/ST
     pipe's initiation interval (the next load of the chain waits for the pipe as well)."""
-    return max(cfg.get(MEM_KEY[level]), _ii(cfg, "ldst"))
+    return result_latency(cfg.get(MEM_KEY[level]), _ii(cfg, "ldst"))
 
 
 def _alu_latency(cfg: GPUConfig, kind: str) -> int:
-    """Dependent-issue latency the config implies for the chain's opcode: max(latency, ii)."""
+    """Dependent-issue latency the config implies for the chain's opcode (the timing tables' rule)."""
     _, _, _, unit, opname, ty = ALU[kind]
     home = UNIT_NAMES[unit_home(cfg)[UNIT_NAMES.index(unit)]]
     _, ii, _ = unit_params(cfg, home)
     lat = cfg.get(f"units.{unit}.latency")
     table = cfg.get("latency_overrides") or {}
     lat = table.get(f"{opname}.{ty}", table.get(opname, lat))
-    return max(lat, ii)
+    return result_latency(lat, ii)
 
 
 def expected_throughput(cfg: GPUConfig, unit: str) -> float:
@@ -272,8 +273,8 @@ def expected_throughput(cfg: GPUConfig, unit: str) -> float:
 
 
 def _chain_base(program, buffers) -> int:
-    from simt_sim.run.functional import layout_global
-    return layout_global(program, buffers)[4]["chain"]
+    from simt_sim.run.session import layout_global
+    return layout_global(program, buffers)[2]["chain"]
 
 
 def _single(cfg: GPUConfig, program, buffers, args):

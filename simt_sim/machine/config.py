@@ -11,15 +11,13 @@ from pathlib import Path
 
 import yaml
 
-from simt_sim.engine.functional.simt_stack import POLICY_NAMES
 from simt_sim.errors import InputError
-from simt_sim.run.functional import LaunchConfig
+from simt_sim.isa.encoding import UNIT_NAMES
+from simt_sim.machine.layout import POLICY_NAMES, SCHEDULER_NAMES
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, non_negative, one_of, positive, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
-UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
-SCHEDULERS = ("lrr", "gto", "two-level", "oldest")
 
 
 def _unit_schema(what: str) -> dict:
@@ -70,7 +68,7 @@ SCHEMA = {
                                            "counted in its cycles)"),
     },
     "scheduler": {
-        "policy": Field(str, one_of(*SCHEDULERS), doc="warp scheduling policy"),
+        "policy": Field(str, one_of(*SCHEDULER_NAMES), doc="warp scheduling policy"),
         "issue_width": Field(int, between(1, 16), doc="warp-instructions a scheduler issues per cycle"),
         "max_issue_per_warp": Field(int, between(1, 16), doc="of those, how many may come from one warp"),
         "active_pool": Field(int, positive, doc="two-level: warps in the active pool per scheduler"),
@@ -172,14 +170,11 @@ class GPUConfig:
             node = node[part]
         return node
 
-    def launch_config(self) -> LaunchConfig:
-        return LaunchConfig(
-            warp_size=self.get("warp_size", 32),
-            stack_depth=self.get("simt.stack_depth", 32),
-            policy=self.get("simt.divergence_policy", "fewer-first"),
-            max_warp_insts=self.get("limits.max_warp_instructions", 50_000_000),
-            max_resident_blocks=self.get("sm.max_resident_blocks", 32),
-            num_sms=self.get("num_sms", 1))
+    def launch_config(self) -> "LaunchConfig":
+        return LaunchConfig(warp_size=self.get("warp_size"), stack_depth=self.get("simt.stack_depth"),
+                            policy=self.get("simt.divergence_policy"),
+                            max_warp_insts=self.get("limits.max_warp_instructions"),
+                            max_resident_blocks=self.get("sm.max_resident_blocks"), num_sms=self.get("num_sms"))
 
     def with_overrides(self, items: list[str]) -> "GPUConfig":
         """A copy with `key=value` overrides applied and validated (as `--set`)."""
@@ -190,6 +185,34 @@ class GPUConfig:
         odata, oroot = load_yaml_nodes(f"{self.path} (with --set)", text)
         validate(odata, SCHEMA, f"{self.path} (with --set {' '.join(items)})", oroot)
         return GPUConfig(odata.get("name", self.name), self.path, odata)
+
+
+@dataclass
+class LaunchConfig:
+    """The few settings a functional run needs, for calls that do not name a GPU config; every
+    default is the config schema's default (DEFAULTS)."""
+    warp_size: int = 32
+    stack_depth: int = DEFAULTS["simt"]["stack_depth"]
+    policy: str = DEFAULTS["simt"]["divergence_policy"]
+    max_warp_insts: int = DEFAULTS["limits"]["max_warp_instructions"]
+    max_resident_blocks: int = DEFAULTS["sm"]["max_resident_blocks"]
+    num_sms: int = DEFAULTS["num_sms"]
+    record_history: bool = True
+
+    def validate(self) -> None:
+        if not 1 <= self.warp_size <= 64:
+            raise InputError(f"warp_size must be between 1 and 64, got {self.warp_size}")
+        if self.policy not in POLICY_NAMES:
+            raise InputError(f"divergence policy must be one of {', '.join(POLICY_NAMES)}, got {self.policy!r}")
+        if self.stack_depth < 1:
+            raise InputError("stack_depth must be at least 1")
+
+    def gpu_config(self) -> GPUConfig:
+        data = merged(DEFAULTS, {"name": "launch", "warp_size": self.warp_size, "num_sms": self.num_sms,
+                                 "sm": {"max_resident_blocks": self.max_resident_blocks},
+                                 "simt": {"stack_depth": self.stack_depth, "divergence_policy": self.policy},
+                                 "limits": {"max_warp_instructions": self.max_warp_insts}})
+        return GPUConfig("launch", "<launch settings>", data)
 
 
 def config_path(name_or_path: str) -> Path:

@@ -1,36 +1,119 @@
-"""Integer layout of the timing model's arrays: config scalars, per-kernel fields, statistics,
-stall reasons and trace records.  Python (simt_sim/timing) fills them; the numba loop reads them."""
+"""Integer layout of every engine array: per-kernel geometry, the warp record, the SIMT stack,
+run counters, fault and status codes, the timing model's scalars, statistics, stall reasons and
+trace records.
+
+The host side (simt_sim/machine, simt_sim/run) fills these arrays and the numba engine reads them;
+both take field positions from here and nowhere else.  Sizes of derived buffers (statistics
+columns, scratch space) are computed from these layouts too.
+"""
 from __future__ import annotations
 
-# ---- tc: machine scalars from the GPU config (int64 vector) ----
+from simt_sim.isa.encoding import UNIT_NAMES
+
+
+def _index(fields: tuple[str, ...]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(fields)}
+
+
+# ---- per-kernel geometry (int64[K, GEOM_FIELDS]) ----
+# grid x,y,z, block x,y,z, warp size, warps/block of a slot, threads/block, slots, blocks,
+# shared bytes per block, local bytes per thread, divergence policy, max instructions, n_sm,
+# resident-block slots per SM (slot // slots_per_sm is the SM)
+GEOM_FIELDS = ("gx", "gy", "gz", "bx", "by", "bz", "warp_size", "wpb", "tpb", "slots", "blocks",
+               "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm", "slots_per_sm")
+G = _index(GEOM_FIELDS)
+
+# ---- divergence policies (which side of a divergent branch runs first) ----
+POLICY_NAMES = ("fewer-first", "fallthrough-first", "taken-first")
+POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POLICY_NAMES))
+
+# ---- the warp record (int64[n_warps, WARP_FIELDS]): one row per resident warp slot ----
+# functional state: pc, active mask, threads not yet exited, threads the warp started with,
+# status, global warp id, SIMT stack depth and its maximum, mask that arrived at a barrier;
+# timing state: cycle its outstanding loads complete, cycle it may resume (and why it waits
+# until then), age (launch order), cycle up to which its stalls are attributed, cycles it was
+# eligible but not selected, cycle its operands are ready (and why it waits), cycle and count of
+# its last issue, two-level pool membership and the cycle it last entered/left the pool,
+# whether its slot holds a block.
+WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
+               "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
+               "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied")
+(WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
+ WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
+ WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED) = range(len(WARP_FIELDS))
+
+# warp status
+W_EMPTY, W_READY, W_BARRIER, W_DONE = range(4)
+
+# ---- the SIMT stack (int64[n_warps, depth, STACK_FIELDS]) ----
+# kind (frame or explicit entry), reconvergence / restore pc, mask to restore, pending side's pc
+# and mask (see engine/functional/simt_stack.py)
+STACK_FIELDS = ("kind", "rpc", "join", "ppc", "pmask")
+SF_KIND, SF_RPC, SF_JOIN, SF_PPC, SF_PMASK = range(len(STACK_FIELDS))
+KIND_FRAME, KIND_EXPLICIT = 0, 1
+
+# ---- run counters (int64[COUNTER_FIELDS]) ----
+# (cursor, progressed: where a functional round stopped to hand a full buffer to the host)
+COUNTER_FIELDS = ("events", "hist", "warp_insts", "thread_insts", "active_lanes", "next_block",
+                  "blocks_done", "clock", "cursor", "progressed")
+C = _index(COUNTER_FIELDS)
+(C_EVENTS, C_HIST, C_WARP_INSTS, C_THREAD_INSTS, C_ACTIVE_LANES, C_NEXT_BLOCK, C_BLOCKS_DONE,
+ C_CLOCK, C_CURSOR, C_PROGRESSED) = range(len(COUNTER_FIELDS))
+N_COUNTERS = len(COUNTER_FIELDS)
+
+# ---- mask history (int64[n, HISTORY_FIELDS]) and divergence events (int64[n, EVENT_FIELDS]) ----
+HISTORY_FIELDS = ("gid", "pc", "mask", "exec_mask")
+EVENT_FIELDS = ("gid", "kind", "pc", "mask", "depth")
+EV_DIVERGE, EV_RECONVERGE = 1, 2
+
+# ---- faults (int64[FAULT_FIELDS]) ----
+FAULT_FIELDS = ("code", "gid", "lane", "pc", "addr", "extra")
+FAULT_NONE, FAULT_OOB, FAULT_MISALIGNED, FAULT_DEADLOCK, FAULT_STACK, FAULT_LIMIT, FAULT_TRAP, \
+    FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT = range(10)
+UNSUPPORTED_BAR_COUNT, UNSUPPORTED_MMA_LANES = 0, 1      # a FAULT_UNSUPPORTED's extra field
+
+# ---- run-loop return codes ----
+RUN_DONE, RUN_FAULT, RUN_HISTORY_FULL, RUN_EVENTS_FULL, RUN_TRACE_FULL, RUN_SLICE = range(6)
+
+# ---- tc: machine scalars of a timing run (int64 vector) ----
 TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_width", "max_per_warp",
              "pool", "branch_latency", "barrier_latency", "block_launch", "sector_bytes", "line_bytes",
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic",
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch")
-TC = {name: i for i, name in enumerate(TC_FIELDS)}
+TC = _index(TC_FIELDS)
 # tf: bandwidths (float64 vector)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
-TF = {name: i for i, name in enumerate(TF_FIELDS)}
+TF = _index(TF_FIELDS)
 
-SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST = range(4)
-SCHED_NAMES = ("lrr", "gto", "two-level", "oldest")
+SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest")
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST = range(len(SCHEDULER_NAMES))
+
+# ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
+# warp that issued last, cycle it next needs a look, resident warps in its age order
+SCHED_FIELDS = ("last", "wake", "n_order")
+SC_LAST, SC_WAKE, SC_N_ORDER = range(len(SCHED_FIELDS))
+
+# ---- per-SM resources in use (int64[n_sm, SM_USE_FIELDS]) ----
+SM_USE_FIELDS = ("threads", "warps", "blocks", "registers", "shared")
+U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM = range(len(SM_USE_FIELDS))
+
+# ---- timing-loop scalars (int64[NOW_FIELDS]) ----
+# current cycle, instructions left in this slice, age counter, scheduler-cycles that issued,
+# trace fill, stall-log fill, "blocks may be placed" flag
+NOW_FIELDS = ("cycle", "slice_left", "age", "issue_cycles", "trace_fill", "tlog_fill", "place")
+N_NOW, N_SLICE, N_AGE, N_ISSUE_CYCLES, N_TRACE, N_TLOG, N_PLACE = range(len(NOW_FIELDS))
 
 # ---- per-kernel fields (int64[K, KF]) ----
 KF_FIELDS = ("pc_base", "gid_base", "stream", "blocks", "next_block", "blocks_done", "ready_at",
              "first_cycle", "end_cycle", "last_complete", "regs_per_warp", "shared_per_block",
              "threads_per_block", "warps_per_block", "state")
-KF = {name: i for i, name in enumerate(KF_FIELDS)}
+KF = _index(KF_FIELDS)
 (KF_PC_BASE, KF_GID_BASE, KF_STREAM, KF_BLOCKS, KF_NEXT_BLOCK, KF_BLOCKS_DONE, KF_READY_AT, KF_FIRST_CYCLE,
  KF_END_CYCLE, KF_LAST_COMPLETE, KF_REGS_PER_WARP, KF_SHARED_PER_BLOCK, KF_THREADS_PER_BLOCK,
  KF_WARPS_PER_BLOCK, KF_STATE) = range(len(KF_FIELDS))
 KSTATE_WAITING, KSTATE_RUNNING, KSTATE_DONE = range(3)
-
-# ---- per-kernel statistics (int64[K, N_STATS]) ----
-STAT_FIELDS = ("warp_insts", "thread_insts", "active_lanes")
-ST = {name: i for i, name in enumerate(STAT_FIELDS)}
-STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES = range(len(STAT_FIELDS))
 
 # ---- stall reasons, named after Nsight Compute's where they map ----
 STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard",
@@ -40,14 +123,45 @@ STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_sco
  R_NO_INST, R_DRAIN) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
 
+# ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, stall reasons, the W histogram
+# (issued warp-instructions by active lanes, 0..MAX_WARP_SIZE), unit busy cycles and instructions
+MAX_WARP_SIZE = 64
+STAT_FIELDS = ("warp_insts", "thread_insts", "active_lanes")
+ST = _index(STAT_FIELDS)
+STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES = range(len(STAT_FIELDS))
+KS_STALL = len(STAT_FIELDS)
+KS_WHIST = KS_STALL + N_REASONS
+KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
+KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
+KSTAT_COLUMNS = KS_UNIT_INSTS + len(UNIT_NAMES)
+
 # ---- operation classes (what a warp-instruction waits on and how its result is timed) ----
 (CL_ALU, CL_SFU, CL_MEM, CL_BRANCH, CL_BARRIER, CL_EXIT, CL_OTHER) = range(7)
 
 # ---- trace records (int64[n, TRACE_FIELDS]): one per issued warp-instruction ----
 TRACE_FIELDS = ("cycle", "gid", "pc", "mask", "exec_mask", "unit", "sm", "sp", "kernel", "ready")
-TR = {name: i for i, name in enumerate(TRACE_FIELDS)}
+TR = _index(TRACE_FIELDS)
 TR_CYCLE, TR_GID, TR_PC, TR_MASK, TR_EXEC, TR_UNIT, TR_SM, TR_SP, TR_KERNEL, TR_READY = range(len(TRACE_FIELDS))
-# stall intervals (int64[n, 4]): gid, first cycle, end cycle (exclusive), reason
-N_STALL_LOG = 4
+# stall intervals (int64[n, STALL_LOG_FIELDS])
+STALL_LOG_FIELDS = ("gid", "start", "end", "reason")
+N_STALL_LOG = len(STALL_LOG_FIELDS)
+
+# ---- scratch space of one warp-instruction's memory access (int64[SCRATCH_SIZE]) ----
+# lane addresses; then the sectors they touch (a lane's access may straddle two sectors), and
+# the L1 and L2 way each sector used
+SECTORS_PER_LANE = 2
+SCRATCH_ADDRS = 0                                    # one address per lane (vector accesses: two)
+SCRATCH_SECTORS = SCRATCH_ADDRS + MAX_WARP_SIZE * 2
+SCRATCH_WAYS_L1 = SCRATCH_SECTORS + MAX_WARP_SIZE * SECTORS_PER_LANE * 2
+SCRATCH_WAYS_L2 = SCRATCH_WAYS_L1 + MAX_WARP_SIZE * SECTORS_PER_LANE
+SCRATCH_SIZE = SCRATCH_WAYS_L2 + MAX_WARP_SIZE * SECTORS_PER_LANE
+
+# ---- buffers the host drains between engine calls ----
+HISTORY_CHUNK = 8192          # mask-history rows per engine call, doubling up to HISTORY_CHUNK_MAX
+HISTORY_CHUNK_MAX = 1 << 20
+EVENT_CHUNK = 8192            # divergence-event rows
+TRACE_CHUNK = 1 << 16         # issue-trace rows
+STALL_LOG_CHUNK = 1 << 17     # stall-interval rows
+SLICE_INSTS = 200_000         # warp-instructions between progress reports / Ctrl-C checks
 
 INF = 1 << 62

@@ -1,8 +1,9 @@
-"""Machine state as numpy arrays (structure of arrays), grouped in named tuples for numba.
+"""The engine's state: a few named records of numpy arrays (field positions in layout.py).
 
 Threads live in resident-block slots: slot s holds one block's warps s*wpb .. s*wpb+wpb-1 and
-their threads w*warp_size + lane.  The 32-bit register file is one uint32 array also seen as
-float32 (an aliasing view, no copies); the 64-bit file likewise as float64.
+their threads w*warp_size + lane.  Register files are lane-contiguous (`r32[reg, thread]`), so
+one operand of a warp is one run of adjacent words; the 32-bit file is also seen as float32 and
+the 64-bit file as float64 (aliasing views, no copies).
 """
 from __future__ import annotations
 
@@ -10,48 +11,48 @@ from collections import namedtuple
 
 import numpy as np
 
+from simt_sim.machine.layout import (HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
+                                     WF_STATUS, W_EMPTY)
+
 Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs")
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
-Warps = namedtuple("Warps", "pc mask live full status gid sp kind rpc join ppc pmask max_sp bar_mask")
-Memory = namedtuple("Memory", "gmem alloc_base alloc_end alloc_off smem lmem pmem")
-# geometry: grid x,y,z, block x,y,z, warp size, warps/block, threads/block, slots, blocks,
-#           shared bytes per block, local bytes per thread, policy, max instructions, n_sm,
-#           resident-block slots per SM (slot // slots_per_sm is the SM)
-GEOM_FIELDS = ("gx", "gy", "gz", "bx", "by", "bz", "warp_size", "wpb", "tpb", "slots", "blocks",
-               "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm", "slots_per_sm")
-G = {name: i for i, name in enumerate(GEOM_FIELDS)}
-
-# warp status
-W_EMPTY, W_READY, W_BARRIER, W_DONE = 0, 1, 2, 3
-
-# fault codes (written to the fault array: code, warp gid, lane, pc, address, block, thread, extra)
-FAULT_NONE, FAULT_OOB, FAULT_MISALIGNED, FAULT_DEADLOCK, FAULT_STACK, FAULT_LIMIT, FAULT_TRAP, \
-    FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT = range(10)
-
-# counters
-C_EVENTS, C_HIST, C_WARP_INSTS, C_THREAD_INSTS, C_ACTIVE_LANES, C_NEXT_BLOCK, C_BLOCKS_DONE, \
-    C_CLOCK = range(8)
-N_COUNTERS = 8
-
-# run-loop return codes
-RUN_DONE, RUN_FAULT, RUN_HISTORY_FULL, RUN_EVENTS_FULL, RUN_TRACE_FULL, RUN_SLICE = range(6)
+Warps = namedtuple("Warps", "f stack")             # the warp record and the SIMT stacks
+# global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory
+# of every slot, local memory of every thread slot, the parameter block
+Memory = namedtuple("Memory", "gmem allocs smem lmem pmem")
+ALLOC_BASE, ALLOC_END, ALLOC_OFF = range(3)
 
 
-def make_code(program) -> Code:
-    return Code(program.code, program.const_u64, program.const_f32, program.const_f64, program.vec_regs)
-
-
-def make_regs(n_threads: int, program) -> Regs:
-    r32 = np.zeros((n_threads, program.n_r32), dtype=np.uint32)
-    r64 = np.zeros((n_threads, program.n_r64), dtype=np.uint64)
+def make_regs(n_threads: int, n_r32: int, n_r64: int, n_pred: int) -> Regs:
+    r32 = np.zeros((max(n_r32, 1), n_threads), dtype=np.uint32)
+    r64 = np.zeros((max(n_r64, 1), n_threads), dtype=np.uint64)
     return Regs(r32, r32.view(np.float32), r64, r64.view(np.float64),
-                np.zeros((n_threads, program.n_pred), dtype=np.uint8))
+                np.zeros((max(n_pred, 1), n_threads), dtype=np.uint8))
 
 
 def make_warps(n_warps: int, depth: int) -> Warps:
-    def i64(*shape):
-        return np.zeros(shape, dtype=np.int64)
-    return Warps(pc=i64(n_warps), mask=i64(n_warps), live=i64(n_warps), full=i64(n_warps),
-                 status=i64(n_warps), gid=i64(n_warps), sp=i64(n_warps), kind=i64(n_warps, depth),
-                 rpc=i64(n_warps, depth), join=i64(n_warps, depth), ppc=i64(n_warps, depth),
-                 pmask=i64(n_warps, depth), max_sp=i64(n_warps), bar_mask=i64(n_warps))
+    f = np.zeros((n_warps, len(WARP_FIELDS)), dtype=np.int64)
+    f[:, WF_STATUS] = W_EMPTY
+    f[:, WF_LAST_CYCLE] = -1
+    return Warps(f, np.zeros((n_warps, depth, len(STACK_FIELDS)), dtype=np.int64))
+
+
+def empty_history(rows: int) -> np.ndarray:
+    return np.zeros((rows, len(HISTORY_FIELDS)), dtype=np.int64)
+
+
+def make_counters() -> np.ndarray:
+    return np.zeros(N_COUNTERS, dtype=np.int64)
+
+
+# Per-pc timing tables (machine/tables.py builds them from the config and the ISA table).
+# unit: the unit whose pipes the instruction uses (after shared_with); own_unit: its own class;
+# cls: timing class (CL_*); lat: cycles until its result can be read; ii: cycles its pipe stays
+# busy; srcs / dsts: registers in the unified numbering (-1 padded); unit_pipes: pipes per unit.
+Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes")
+
+# Timing state: register ready cycles and stall classes per warp, pipe free cycles
+# [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in
+# use, per-kernel fields and statistics, issue trace, stall log, loop scalars, scratch space.
+TState = namedtuple("TState", "reg_ready reg_kind unit_free sched order slot_kernel sm_use kinfo kstats "
+                              "trace tlog now scratch candidates")

@@ -11,9 +11,9 @@ import numpy as np
 
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
-from simt_sim.engine.cycle.loop import Tables
+from simt_sim.machine.state import Tables
 from simt_sim.machine.layout import (CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_OTHER, CL_SFU,
-                                           SCHED_NAMES, TC_FIELDS, TF_FIELDS)
+                                     SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS)
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
 
@@ -53,7 +53,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
     l2_sets = cache_sets(cfg, "l2", line)
     values = {
         "n_sm": n_sm, "n_sp": g("sm.sub_partitions"), "slots_per_sm": slots_per_sm, "warps_per_sm": warps_per_sm,
-        "policy": SCHED_NAMES.index(g("scheduler.policy")), "issue_width": g("scheduler.issue_width"),
+        "policy": SCHEDULER_NAMES.index(g("scheduler.policy")), "issue_width": g("scheduler.issue_width"),
         "max_per_warp": g("scheduler.max_issue_per_warp"), "pool": g("scheduler.active_pool"),
         "branch_latency": g("scheduler.branch_latency"), "barrier_latency": g("scheduler.barrier_latency"),
         "block_launch": g("sm.block_launch_latency"), "sector_bytes": sector, "line_bytes": line,
@@ -158,6 +158,12 @@ def op_class(op: int, unit: str) -> int:
     return CL_ALU
 
 
+def result_latency(latency: int, interval: int) -> int:
+    """Cycles from issue until a fixed-latency result can be read: the unit's (or the opcode's
+    overridden) latency, but never before the instruction has left its pipe."""
+    return max(latency, interval)
+
+
 def latency_override(cfg: GPUConfig, op_name: str, row) -> int | None:
     table = cfg.get("latency_overrides") or {}
     t = int(row[E.F_TYPE])
@@ -184,10 +190,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         own[pc] = u
         cls[pc] = op_class(int(row[E.F_OP]), UNIT_NAMES[u])
         ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
-        lat[pc] = params[u][2]             # its own class the latency
         override = latency_override(cfg, name, row)
-        if override is not None:
-            lat[pc] = override
+        lat[pc] = result_latency(params[u][2] if override is None else override, ii[pc])
         regs.append(operand_registers(row, vecs, numbering))
     width_s = max([len(s) for s, _ in regs] + [1])
     width_d = max([len(d) for _, d in regs] + [1])

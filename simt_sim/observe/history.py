@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.run.functional import RunResult, mask_bits
+from simt_sim.run.functional import RunResult
+from simt_sim.run.session import mask_bits
 
 
 def warp_ids(result: RunResult) -> list[int]:

@@ -1,9 +1,9 @@
-"""Per-kernel metrics of a timing run, and their table / JSON forms.
+"""Per-kernel metrics of a timing run (computed by run/timed.py `kernel_metrics`) as a table and JSON.
 
 CFE (control-flow efficiency, as in the tensor-core divergence paper) = thread instructions
 executed with the guard true / (warp instructions x warp size).  SIMD efficiency counts active
 lanes instead (predicated-off lanes included).  Stall reasons are warp-cycles, attributed per
-warp between two of its issues (see engine/timing/cycle.py `account`); `per_issue` divides them by
+warp between two of its issues (see engine/cycle/stalls.py `account`); `per_issue` divides them by
 the warp-instructions issued, like Nsight Compute's smsp__average_warps_issue_stalled_*_per_issue_active.
 W histogram: W1..W64 = issued warp-instructions by number of active lanes; W0 = scheduler cycles
 with nothing issued (whole run, all kernels together).
@@ -14,52 +14,8 @@ import json
 
 import numpy as np
 
-from simt_sim.machine.config import UNIT_NAMES
+from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
-from simt_sim.engine.cycle.loop import N_NOW
-
-
-def kernel_metrics(cfg, launch, k: int, kinfo, ts, tab, occ, n_sm: int, interrupted: bool) -> dict:
-    ws = cfg.get("warp_size")
-    first = int(kinfo[k, L.KF["first_cycle"]])
-    end = int(kinfo[k, L.KF["end_cycle"]])
-    if end <= 0:                       # interrupted before it finished
-        end = int(ts.now[N_NOW])
-    cycles = max(end - first, 1)
-    st = ts.stats[k]
-    warp_insts = int(st[L.ST["warp_insts"]])
-    thread_insts = int(st[L.ST["thread_insts"]])
-    active = int(st[L.ST["active_lanes"]])
-    n_sp = cfg.get("sm.sub_partitions")
-    width = cfg.get("scheduler.issue_width")
-    busy = {}
-    for u, name in enumerate(UNIT_NAMES):
-        pipes = int(tab.unit_pipes[u])
-        busy[name] = float(ts.unit_busy[k, u]) / (cycles * n_sm * n_sp * pipes)
-    stall_cycles = {name: int(ts.stall[k, i]) for i, name in enumerate(L.STALL_NAMES)}
-    hist = {f"W{i}": int(ts.whist[k, i]) for i in range(1, ws + 1)}
-    return {
-        "kernel": launch.program.name,
-        "launch": k,
-        "stream": launch.stream,
-        "grid": str(launch.grid), "block": str(launch.block),
-        "first_cycle": first, "end_cycle": end, "cycles": cycles,
-        "warp_instructions": warp_insts,
-        "thread_instructions": thread_insts,
-        "ipc": warp_insts / cycles,
-        "ipc_per_sm": warp_insts / cycles / n_sm,
-        "cfe": thread_insts / (warp_insts * ws) if warp_insts else 0.0,
-        "simd_efficiency": active / (warp_insts * ws) if warp_insts else 0.0,
-        "issue_slot_use": warp_insts / (cycles * n_sm * n_sp * width),
-        "unit_busy": busy,
-        "unit_instructions": {name: int(ts.unit_insts[k, u]) for u, name in enumerate(UNIT_NAMES)},
-        "stall_cycles": stall_cycles,
-        "stall_per_issue": {n: c / warp_insts if warp_insts else 0.0 for n, c in stall_cycles.items()},
-        "warp_histogram": hist,
-        "occupancy": occ.as_dict(),
-        "simulated_sms": n_sm,
-        "finished": not interrupted and int(kinfo[k, L.KF["state"]]) == L.KSTATE_DONE,
-    }
 
 
 def format_metrics(result) -> str:

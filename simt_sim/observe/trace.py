@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.machine.config import UNIT_NAMES
+from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.observe.pictures import warp_labels
 from simt_sim.machine.tables import unit_params

@@ -29,7 +29,8 @@ from simt_sim.isa import encoding as E
 from simt_sim.engine.functional.fparith import fma32, fma64
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.isa import isa
-from simt_sim.run.functional import Dim3, layout_global, pack_params
+from simt_sim.machine.dims import Dim3
+from simt_sim.run.session import layout_global, pack_params
 
 __all__ = ["OracleResult", "run_oracle"]
 
@@ -441,9 +442,9 @@ class _Interpreter:
         self.cf64 = [np.float64(v) for v in program.const_f64]
         self.vecs = [[int(v) for v in row] for row in program.vec_regs]
         self.buffers = buffers
-        gmem, bases, ends, offs, self.buffer_addr = layout_global(program, buffers)
+        gmem, allocs, self.buffer_addr = layout_global(program, buffers)
         self.gmem = bytearray(gmem.tobytes())
-        self.regions = [(int(b), int(e), int(o)) for b, e, o in zip(bases, ends, offs)]
+        self.regions = [(int(b), int(e), int(o)) for b, e, o in allocs]
         if not (program.global_size or buffers):
             self.regions = []               # layout_global's placeholder entry maps nothing
         self.pmem = bytearray(pack_params(program, list(args), self.buffer_addr).tobytes())

@@ -13,20 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simt_sim.machine.config import UNIT_NAMES, GPUConfig
-from simt_sim.isa import encoding as E
-from simt_sim.machine import state as ST
-from simt_sim.engine.functional.simt_stack import POLICY_NAMES
-from simt_sim.machine import layout as L
-from simt_sim.engine.cycle.loop import N_ISSUE_CYCLES, N_NOW, N_SLICE, N_TLOG, N_TRACE, TState, run_timed
 from simt_sim.engine.cycle.caches import make_mem_timing
+from simt_sim.engine.cycle.loop import run_timed
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
-from simt_sim.run.functional import Dim3, describe_fault, layout_global, pack_params, read_buffers, read_module_globals
-from simt_sim.machine.occupancy import occupancy
-from simt_sim.machine.tables import RegisterNumbering, machine_scalars, pc_tables
+from simt_sim.isa.encoding import UNIT_NAMES
+from simt_sim.machine import layout as L
+from simt_sim.machine.config import GPUConfig
+from simt_sim.machine.dims import Dim3
+from simt_sim.machine.lower import MachineImage, lower
+from simt_sim.machine.state import TState
+from simt_sim.run.session import Session, describe_fault, lane_efficiency
 
-SLICE_INSTS = 200_000
+SLICE_INSTS = L.SLICE_INSTS      # warp-instructions between progress calls (a module global: tests shorten it)
+
 
 
 @dataclass
@@ -60,7 +60,7 @@ class SimResult:
     history: np.ndarray                    # int64[n, 4] gid, pc, mask, exec mask (global warp ids)
     trace: np.ndarray                      # int64[n, len(TRACE_FIELDS)], when recorded
     stall_log: np.ndarray                  # int64[n, 4] gid, start, end, reason, when recorded
-    warp_spans: np.ndarray                 # int64[n_warps_total, 2]: first issue, end (from the trace)
+    warp_spans: np.ndarray                 # int64[n, 2]: first issue, end by warp id (from the trace)
     interrupted: bool = False
     wall_seconds: float = 0.0
     summary: dict = field(default_factory=dict)
@@ -92,192 +92,137 @@ class LaunchView:
         return self.history[self.history[:, 0] == gid]
 
 
-def _relocate(program: Program, pc_base: int, const_base: int, vec_base: int, param_base: int) -> np.ndarray:
-    code = program.code.copy()
-    for f in (E.F_TARGET, E.F_TARGET2, E.F_RECONV):
-        sel = code[:, f] >= 0
-        code[sel, f] += pc_base
-    for k in range(E.MAX_OPERANDS):
-        b = E.F_OPS + k * E.OPERAND_FIELDS
-        used = np.arange(E.MAX_OPERANDS)[k] < code[:, E.F_NOPS]
-        code[used & (code[:, b] == E.K_IMM), b + 1] += const_base
-        code[used & (code[:, b] == E.K_VEC), b + 1] += vec_base
-        param = used & (code[:, b] == E.K_ADDR) & (code[:, E.F_SPACE] == E.SP_PARAM)
-        code[param, b + 2] += param_base
-    return code
-
-
-def link(launches: list[KernelLaunch]):
-    """One code array for all launches -> (Code arrays, pc bases, param blob, numbering)."""
-    codes, cu64, cf32, cf64, vecs, pc_bases, params = [], [], [], [], [], [], b""
-    pc = const = vec = 0
-    param_bases = []
-    for kl in launches:
-        p = kl.program
-        param_base = (len(params) + 7) // 8 * 8
-        params = params + bytes(param_base - len(params))
-        param_bases.append(param_base)
-        codes.append(_relocate(p, pc, const, vec, param_base))
-        pc_bases.append(pc)
-        cu64.append(p.const_u64)
-        cf32.append(p.const_f32)
-        cf64.append(p.const_f64)
-        vecs.append(p.vec_regs.reshape(-1, 4) if p.vec_regs.size else np.zeros((0, 4), np.int64))
-        pc += len(p)
-        const += len(p.const_u64)
-        vec += len(vecs[-1])
-        params = params + bytes(max(p.param_size, 8))
-    allv = np.concatenate(vecs) if sum(len(v) for v in vecs) else np.full((1, 4), -2, np.int64)
-    code = ST.Code(np.concatenate(codes), np.concatenate(cu64) if const else np.zeros(1, np.uint64),
-                   np.concatenate(cf32) if const else np.zeros(1, np.float32),
-                   np.concatenate(cf64) if const else np.zeros(1, np.float64), allv)
-    numbering = RegisterNumbering(max(kl.program.n_r32 for kl in launches),
-                                  max(kl.program.n_r64 for kl in launches),
-                                  max(kl.program.n_pred for kl in launches))
-    return code, pc_bases, param_bases, params, numbering
-
-
 def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None, cfg: GPUConfig,
              record_history: bool = False, record_trace: bool = False, progress=None) -> SimResult:
     """Run the launches on cfg.  progress(cycle, warp_insts, seconds) is called between slices."""
     if not launches:
         raise InputError("nothing to launch")
-    buffers = dict(buffers or {})
-    ws = cfg.get("warp_size")
     programs_with_globals = {id(kl.program.globals) for kl in launches if kl.program.global_size}
     if len(programs_with_globals) > 1:
         raise InputError("concurrent or sequential launches of kernels with different module globals "
                          "are not supported")
-    occ = [occupancy(cfg, kl.program.name, kl.block.count,
-                     kl.registers if kl.registers is not None else kl.program.declared_regs,
-                     kl.program.shared_size + kl.dynamic_shared) for kl in launches]
-    wpb = max(-(-kl.block.count // ws) for kl in launches)
-    slots_per_sm = max(o.blocks_per_sm for o in occ)
-    total_blocks = sum(kl.grid.count for kl in launches)
-    n_sm = max(1, min(cfg.get("num_sms"), total_blocks))     # SMs that can ever hold a block
-    warps_per_sm = slots_per_sm * wpb
-    n_slots = n_sm * slots_per_sm
-    n_warps = n_slots * wpb
-    code, pc_bases, param_bases, param_blob, numbering = link(launches)
-    shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)
-    local_stride = max(kl.program.local_size for kl in launches)
-    kgeom = np.zeros((len(launches), len(ST.GEOM_FIELDS)), np.int64)
-    kinfo = np.zeros((len(launches), len(L.KF_FIELDS)), np.int64)
-    gid_base = 0
-    for k, kl in enumerate(launches):
-        g = {"gx": kl.grid.x, "gy": kl.grid.y, "gz": kl.grid.z, "bx": kl.block.x, "by": kl.block.y,
-             "bz": kl.block.z, "warp_size": ws, "wpb": wpb, "tpb": kl.block.count, "slots": n_slots,
-             "blocks": kl.grid.count, "shared_bytes": shared_stride, "local_bytes": local_stride,
-             "policy": POLICY_NAMES.index(cfg.get("simt.divergence_policy")),
-             "max_warp_insts": cfg.get("limits.max_warp_instructions"), "n_sm": cfg.get("num_sms"),
-             "slots_per_sm": slots_per_sm}
-        for name, value in g.items():
-            kgeom[k, ST.G[name]] = value
-        kw = -(-kl.block.count // ws)
-        info = {"pc_base": pc_bases[k], "gid_base": gid_base, "stream": kl.stream, "blocks": kl.grid.count,
-                "regs_per_warp": occ[k].registers_per_warp, "shared_per_block": occ[k].shared_per_block,
-                "threads_per_block": kw * ws, "warps_per_block": kw, "state": L.KSTATE_WAITING,
-                "ready_at": cfg.get("sm.kernel_launch_latency")}
-        for name, value in info.items():
-            kinfo[k, L.KF[name]] = value
-        gid_base += kl.grid.count * wpb
-
-    # memory: one global layout shared by all launches; each launch's parameters at its base
-    owner = next((kl.program for kl in launches if kl.program.global_size), launches[0].program)
-    gmem, bases, ends, offs, buffer_addr = layout_global(owner, buffers)
-    pmem = bytearray(param_blob)
-    for k, kl in enumerate(launches):
-        packed = pack_params(kl.program, kl.args, buffer_addr)
-        n = min(len(packed), max(kl.program.param_size, 8))
-        pmem[param_bases[k]:param_bases[k] + n] = packed[:n].tobytes()
-    mem = ST.Memory(gmem, bases, ends, offs, np.zeros(max(n_slots * shared_stride, 1), np.uint8),
-                    np.zeros(max(n_warps * ws * local_stride, 1), np.uint8),
-                    np.frombuffer(bytes(pmem) or b"\0" * 8, np.uint8).copy())
-    regs = ST.make_regs(n_warps * ws, numbering)
-    warps = ST.make_warps(n_warps, cfg.get("simt.stack_depth"))
-    warps.status[:] = ST.W_EMPTY
-    slot_block = np.full(n_slots, -1, np.int64)
-    counters = np.zeros(ST.N_COUNTERS, np.int64)
-    thread_icount = np.zeros(max(gid_base * ws, 1), np.int64)
-    max_sp = np.zeros(max(gid_base, 1), np.int64)
-    hist = np.zeros((8192 if record_history else 0, 4), np.int64)
-    ev = np.zeros((max(8192, 16 * n_sm * cfg.get("sm.sub_partitions") * cfg.get("scheduler.issue_width")), 5),
-                  np.int64)
-    fault = np.zeros(8, np.int64)
-    tc, tf = machine_scalars(cfg, n_sm, slots_per_sm, warps_per_sm, record_trace)
-    tab = pc_tables(cfg, code.rows, code.vecs, numbering)
-    ts = make_tstate(n_warps, numbering.count, n_sm, tc, kinfo, tab, record_trace)
-    mt = make_mem_timing(tc, n_sm)
-
-    parts = {"hist": [], "trace": [], "tlog": []}
+    image = lower(launches, cfg, timed=True, record_trace=record_trace)
+    s = Session(image, launches, buffers or {}, record_history, record_threads=False)
+    per_cycle = image.n_sm * cfg.get("sm.sub_partitions") * cfg.get("scheduler.issue_width")
+    s.ev = np.zeros((max(L.EVENT_CHUNK, 16 * per_cycle), len(L.EVENT_FIELDS)), np.int64)
+    ts = make_tstate(image, record_trace)
+    mt = make_mem_timing(image.tc, image.n_sm)
+    parts = {"trace": [], "tlog": []}
     t0 = time.perf_counter()
     interrupted = False
-    status = ST.RUN_DONE
+    status = L.RUN_DONE
     with np.errstate(all="ignore"):
         try:
             while True:
-                status = run_timed(code, regs, warps, mem, kgeom, slot_block, counters, thread_icount, max_sp,
-                                   hist, ev, fault, tc, tf, tab, ts, mt)
-                if status == ST.RUN_HISTORY_FULL:
-                    parts["hist"].append(hist[:counters[ST.C_HIST]].copy())
-                    counters[ST.C_HIST] = 0
-                    if len(hist) < (1 << 20):
-                        hist = np.zeros((len(hist) * 2, 4), np.int64)
-                elif status == ST.RUN_EVENTS_FULL:
-                    counters[ST.C_EVENTS] = 0          # divergence events are not kept in timing runs
-                elif status == ST.RUN_TRACE_FULL:
-                    parts["trace"].append(ts.trace[:ts.now[N_TRACE]].copy())
-                    parts["tlog"].append(ts.tlog[:ts.now[N_TLOG]].copy())
-                    ts.now[N_TRACE] = 0
-                    ts.now[N_TLOG] = 0
-                elif status == ST.RUN_SLICE:
-                    ts.now[N_SLICE] = SLICE_INSTS
+                status = run_timed(image.code, s.regs, s.warps, s.mem, s.run_state(), image.tc, image.tf,
+                                   image.tables, ts, mt)
+                if s.drain(status, keep_events=False):
+                    continue
+                if status == L.RUN_TRACE_FULL:
+                    parts["trace"].append(ts.trace[:ts.now[L.N_TRACE]].copy())
+                    parts["tlog"].append(ts.tlog[:ts.now[L.N_TLOG]].copy())
+                    ts.now[L.N_TRACE] = 0
+                    ts.now[L.N_TLOG] = 0
+                elif status == L.RUN_SLICE:
+                    ts.now[L.N_SLICE] = SLICE_INSTS
                     if progress:
-                        progress(int(ts.now[N_NOW]), int(counters[ST.C_WARP_INSTS]), time.perf_counter() - t0)
+                        progress(int(ts.now[L.N_NOW]), int(s.counters[L.C_WARP_INSTS]), time.perf_counter() - t0)
                 else:
                     break
         except KeyboardInterrupt:
             interrupted = True
     wall = time.perf_counter() - t0
-    if status == ST.RUN_FAULT and not interrupted:
-        k = _kernel_of_gid(kinfo, int(fault[1]))
-        fault[1] -= kinfo[k, L.KF["gid_base"]]
-        if 0 <= fault[3]:
-            fault[3] -= pc_bases[k]
-        kl = launches[k]
-        raise RuntimeFault(describe_fault(kl.program, fault, warps, kgeom[k], slot_block, kl.grid, kl.block, ws,
-                                          wpb) + (f" (launch {k})" if len(launches) > 1 else ""))
-    hist_all = np.concatenate(parts["hist"] + [hist[:min(int(counters[ST.C_HIST]), len(hist))]])
-    trace = np.concatenate(parts["trace"] + [ts.trace[:ts.now[N_TRACE]]])
-    tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[N_TLOG]]])
-    out = read_buffers(buffers, buffer_addr, bases, offs, gmem)
-    cycles = int(max(kinfo[:, L.KF["end_cycle"]].max(), ts.now[N_NOW] if interrupted else 0))
-    from simt_sim.observe.metrics import kernel_metrics
-    metrics = [kernel_metrics(cfg, launches[k], k, kinfo, ts, tab, occ[k], n_sm, interrupted)
-               for k in range(len(launches))]
-    issued_cycles = int(ts.now[N_ISSUE_CYCLES])
-    summary = {"cycles": cycles, "slot_warps": wpb, "scheduler_cycles_with_issue": issued_cycles,
-               "W0": cycles * n_sm * cfg.get("sm.sub_partitions") - issued_cycles,
-               "simulated_sms": n_sm,
-               "warp_instructions": int(counters[ST.C_WARP_INSTS])}
-    spans = warp_spans(trace, gid_base)
-    return SimResult(cfg, launches, out, metrics, cycles, hist_all, trace, tlog, spans, interrupted, wall, summary,
-                     read_module_globals(owner, gmem, offs))
+    if status == L.RUN_FAULT and not interrupted:
+        raise RuntimeFault(fault_message(s, image, launches))
+    trace = np.concatenate(parts["trace"] + [ts.trace[:ts.now[L.N_TRACE]]])
+    tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[L.N_TLOG]]])
+    kinfo = ts.kinfo
+    cycles = int(max(kinfo[:, L.KF_END_CYCLE].max(), ts.now[L.N_NOW] if interrupted else 0))
+    metrics = [kernel_metrics(cfg, launches[k], k, image, ts, interrupted) for k in range(len(launches))]
+    issued_cycles = int(ts.now[L.N_ISSUE_CYCLES])
+    summary = {"cycles": cycles, "slot_warps": image.wpb, "scheduler_cycles_with_issue": issued_cycles,
+               "W0": cycles * image.n_sm * cfg.get("sm.sub_partitions") - issued_cycles,
+               "simulated_sms": image.n_sm,
+               "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
+    return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
+                     warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals())
+
+
+def fault_message(s: Session, image: MachineImage, launches: list[KernelLaunch]) -> str:
+    """The fault in terms of the launch it happened in (its own warp ids and pcs)."""
+    fault = s.fault.copy()
+    k = _kernel_of_gid(image.kinfo, int(fault[1]))
+    fault[1] -= image.kinfo[k, L.KF_GID_BASE]
+    if 0 <= fault[3]:
+        fault[3] -= image.pc_bases[k]
+    kl = launches[k]
+    return (describe_fault(kl.program, fault, s.warps, s.slot_block, kl.grid, kl.block, image.warp_size, image.wpb)
+            + (f" (launch {k})" if len(launches) > 1 else ""))
+
+
+def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineImage, ts: TState,
+                   interrupted: bool) -> dict:
+    """Per-kernel metrics from the timing state's counters (see docs/timing.md)."""
+    ws = cfg.get("warp_size")
+    kinfo = ts.kinfo
+    first = int(kinfo[k, L.KF_FIRST_CYCLE])
+    end = int(kinfo[k, L.KF_END_CYCLE])
+    if end <= 0:                       # interrupted before it finished
+        end = int(ts.now[L.N_NOW])
+    cycles = max(end - first, 1)
+    st = ts.kstats[k]
+    warp_insts = int(st[L.STAT_WARP_INSTS])
+    thread_insts = int(st[L.STAT_THREAD_INSTS])
+    active = int(st[L.STAT_ACTIVE_LANES])
+    n_sm = image.n_sm
+    n_sp = cfg.get("sm.sub_partitions")
+    width = cfg.get("scheduler.issue_width")
+    pipes = image.tables.unit_pipes
+    busy = {name: float(st[L.KS_BUSY + u]) / (cycles * n_sm * n_sp * int(pipes[u]))
+            for u, name in enumerate(UNIT_NAMES)}
+    stall_cycles = {name: int(st[L.KS_STALL + i]) for i, name in enumerate(L.STALL_NAMES)}
+    hist = {f"W{i}": int(st[L.KS_WHIST + i]) for i in range(1, ws + 1)}
+    return {
+        "kernel": launch.program.name,
+        "launch": k,
+        "stream": launch.stream,
+        "grid": str(launch.grid), "block": str(launch.block),
+        "first_cycle": first, "end_cycle": end, "cycles": cycles,
+        "warp_instructions": warp_insts,
+        "thread_instructions": thread_insts,
+        "ipc": warp_insts / cycles,
+        "ipc_per_sm": warp_insts / cycles / n_sm,
+        "cfe": lane_efficiency(thread_insts, warp_insts, ws),
+        "simd_efficiency": lane_efficiency(active, warp_insts, ws),
+        "issue_slot_use": warp_insts / (cycles * n_sm * n_sp * width),
+        "unit_busy": busy,
+        "unit_instructions": {name: int(st[L.KS_UNIT_INSTS + u]) for u, name in enumerate(UNIT_NAMES)},
+        "stall_cycles": stall_cycles,
+        "stall_per_issue": {n: c / warp_insts if warp_insts else 0.0 for n, c in stall_cycles.items()},
+        "warp_histogram": hist,
+        "occupancy": image.occupancy[k].as_dict(),
+        "simulated_sms": n_sm,
+        "finished": not interrupted and int(kinfo[k, L.KF_STATE]) == L.KSTATE_DONE,
+    }
 
 
 def _kernel_of_gid(kinfo, gid: int) -> int:
     k = 0
     for j in range(len(kinfo)):
-        if kinfo[j, L.KF["gid_base"]] <= gid:
+        if kinfo[j, L.KF_GID_BASE] <= gid:
             k = j
     return k
 
 
 def warp_spans(trace: np.ndarray, n_gids: int) -> np.ndarray:
-    spans = np.full((max(n_gids, 1), 2), -1, np.int64)
+    """(first issue, end) of every warp that issued in the trace, by global warp id (-1: none);
+    sized by the warps the trace holds, not the grid."""
     if len(trace):
-        g = trace[:, L.TR["gid"]]
-        c = trace[:, L.TR["cycle"]]
+        n_gids = min(n_gids, int(trace[:, L.TR_GID].max()) + 1)
+    spans = np.full((max(n_gids if len(trace) else 1, 1), 2), -1, np.int64)
+    if len(trace):
+        g = trace[:, L.TR_GID]
+        c = trace[:, L.TR_CYCLE]
         first = np.full(len(spans), np.iinfo(np.int64).max)
         np.minimum.at(first, g, c)
         last = np.full(len(spans), -1)
@@ -288,29 +233,26 @@ def warp_spans(trace: np.ndarray, n_gids: int) -> np.ndarray:
     return spans
 
 
-def make_tstate(n_warps: int, n_regs: int, n_sm: int, tc, kinfo, tab, record_trace: bool):
-    n_kernels = len(kinfo)
-    n_sp = int(tc[L.TC["n_sp"]])
-    wpsm = int(tc[L.TC["warps_per_sm"]])
-    max_pipes = int(tab.unit_pipes.max())
+def make_tstate(image: MachineImage, record_trace: bool) -> TState:
+    n_warps, n_sm = image.n_warps, image.n_sm
+    n_sp = int(image.tc[L.TC["n_sp"]])
+    wpsm = image.slots_per_sm * image.wpb
+    max_pipes = int(image.tables.unit_pipes.max())
+    n_regs = max(image.numbering.count, 1)
 
     def i64(*shape, fill=0):
         return np.full(shape, fill, np.int64)
 
-    now = i64(8)
-    now[N_SLICE] = SLICE_INSTS
+    sched = i64(n_sm, n_sp, len(L.SCHED_FIELDS))
+    sched[:, :, L.SC_LAST] = -1
+    sched[:, :, L.SC_WAKE] = L.INF
+    now = i64(len(L.NOW_FIELDS))
+    now[L.N_SLICE] = SLICE_INSTS
     return TState(
-        reg_ready=i64(n_warps, max(n_regs, 1)), reg_kind=np.zeros((n_warps, max(n_regs, 1)), np.int64),
-        w_drain=i64(n_warps),
-        w_resume=i64(n_warps), w_rkind=i64(n_warps), w_age=i64(n_warps), w_acct=i64(n_warps),
-        w_notsel=i64(n_warps), w_next=i64(n_warps), w_next_kind=i64(n_warps), w_last_cycle=i64(n_warps, fill=-1),
-        w_last_count=i64(n_warps), w_pool=i64(n_warps), w_pool_stamp=i64(n_warps),
-        occupied=i64(n_warps), unit_free=i64(n_sm, n_sp, len(UNIT_NAMES), max_pipes),
-        sched_last=i64(n_sm, n_sp, fill=-1), sched_wake=i64(n_sm, n_sp, fill=L.INF),
-        order=i64(n_sm, n_sp, max(wpsm, 1)), n_order=i64(n_sm, n_sp), slot_kernel=i64(n_sm * int(tc[L.TC["slots_per_sm"]])),
-        sm_use=i64(n_sm, 5), kinfo=kinfo, stats=i64(n_kernels, len(L.STAT_FIELDS)),
-        stall=i64(n_kernels, L.N_REASONS), whist=i64(n_kernels, 65), unit_busy=i64(n_kernels, len(UNIT_NAMES)),
-        unit_insts=i64(n_kernels, len(UNIT_NAMES)),
-        trace=i64(1 << 16 if record_trace else 1, len(L.TRACE_FIELDS)),
-        tlog=i64(1 << 17 if record_trace else 1, L.N_STALL_LOG), now=now, scratch=i64(512), addrs=i64(128),
-        candidates=i64(2 * max(wpsm, 1) + 2))
+        reg_ready=i64(n_warps, n_regs), reg_kind=i64(n_warps, n_regs),
+        unit_free=i64(n_sm, n_sp, len(UNIT_NAMES), max_pipes), sched=sched, order=i64(n_sm, n_sp, max(wpsm, 1)),
+        slot_kernel=i64(image.n_slots), sm_use=i64(n_sm, len(L.SM_USE_FIELDS)), kinfo=image.kinfo.copy(),
+        kstats=i64(len(image.kinfo), L.KSTAT_COLUMNS),
+        trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
+        tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
+        scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2))

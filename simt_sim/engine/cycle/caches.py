@@ -1,5 +1,5 @@
-"""Memory timing: coalescing into sectors, the L1 / L2 / DRAM hit model with bandwidth queues,
-shared-memory bank conflicts and atomic serialisation.
+"""Memory timing: the L1 / L2 / DRAM hit model with bandwidth queues, and the shared-memory port
+(which transactions an access makes is coalesce.py's business).
 
 The hit model (documented in docs/timing.md): L1 (per SM) and L2 (whole GPU) are set-associative
 LRU caches of `line_bytes` lines with a valid bit per sector.  A load sector that hits L1 costs
@@ -28,8 +28,7 @@ T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT = TC["dram_latency"]
-T_SMEM_LAT, T_BANKS, T_BANK_BYTES, T_SMEM_ATOM = (TC["smem_latency"], TC["smem_banks"],
-                                                  TC["smem_bank_bytes"], TC["smem_atomic"])
+T_SMEM_LAT, T_SMEM_ATOM = TC["smem_latency"], TC["smem_atomic"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
 
 LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
@@ -42,54 +41,6 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
                      np.zeros(l1_shape, np.int64),
                      np.full(l2_shape, -1, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
-
-
-@compiled
-def unique_sorted(values, n):
-    """Sort values[:n] in place and compact the distinct ones to the front; returns their count."""
-    for i in range(1, n):
-        v = values[i]
-        j = i - 1
-        while j >= 0 and values[j] > v:
-            values[j + 1] = values[j]
-            j -= 1
-        values[j + 1] = v
-    m = 0
-    for i in range(n):
-        if m == 0 or values[i] != values[m - 1]:
-            values[m] = values[i]
-            m += 1
-    return m
-
-
-@compiled
-def sectors_of(addrs, n, nbytes, sector_bytes, out):
-    """Distinct sectors touched by n lanes each accessing nbytes at addrs[i]; returns the count."""
-    k = 0
-    for i in range(n):
-        first = addrs[i] // sector_bytes
-        last = (addrs[i] + nbytes - 1) // sector_bytes
-        for s in range(first, last + 1):
-            out[k] = s
-            k += 1
-    return unique_sorted(out, k)
-
-
-@compiled
-def max_same_address(addrs, n, scratch):
-    """Largest number of lanes that address the same word (atomics to one address serialise)."""
-    for i in range(n):
-        scratch[i] = addrs[i]
-    m = unique_sorted(scratch, n)
-    best = 0
-    for j in range(m):
-        c = 0
-        for i in range(n):
-            if addrs[i] == scratch[j]:
-                c += 1
-        if c > best:
-            best = c
-    return best
 
 
 @compiled
@@ -189,30 +140,6 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
         if ways_l2[i] >= 0:
             mt.l2_fill[line % sets2, ways_l2[i]] = done
     return done
-
-
-@compiled
-def bank_ways(addrs, n, nbytes, tc, scratch):
-    """Shared-memory passes: the most distinct words any one bank must deliver (same word: broadcast)."""
-    bank_bytes = tc[T_BANK_BYTES]
-    banks = tc[T_BANKS]
-    k = 0
-    for i in range(n):
-        w0 = addrs[i] // bank_bytes
-        w1 = (addrs[i] + nbytes - 1) // bank_bytes
-        for wd in range(w0, w1 + 1):
-            scratch[k] = wd
-            k += 1
-    m = unique_sorted(scratch, k)
-    best = 0
-    for b in range(banks):
-        c = 0
-        for j in range(m):
-            if scratch[j] % banks == b:
-                c += 1
-        if c > best:
-            best = c
-    return max(best, 1)
 
 
 @compiled

@@ -12,34 +12,34 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 """
 from __future__ import annotations
 
-from simt_sim.engine.jit import compiled
-
-from simt_sim.machine.state import W_READY
-from simt_sim.machine.layout import R_LONG, SCHED_GTO, SCHED_LRR, SCHED_OLDEST
+from simt_sim.engine.jit import compiled, compiled_inline
+from simt_sim.machine.layout import (R_LONG, SC_LAST, SC_N_ORDER, SCHED_GTO, SCHED_LRR, SCHED_OLDEST, WF_AGE,
+                                     WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
+                                     WF_STATUS, W_READY)
 
 
 @compiled
-def rebuild_order(order, n_order, w_age, occupied, sm, sp, n_sp, warps_per_sm):
+def rebuild_order(order, sched, wf, sm, sp, n_sp, warps_per_sm):
     """Age-sorted list of the occupied warps of scheduler (sm, sp)."""
     n = 0
     first = sm * warps_per_sm
     for local in range(sp, warps_per_sm, n_sp):
         w = first + local
-        if occupied[w]:
-            age = w_age[w]
+        if wf[w, WF_OCCUPIED]:
+            age = wf[w, WF_AGE]
             j = n - 1
-            while j >= 0 and w_age[order[sm, sp, j]] > age:
+            while j >= 0 and wf[order[sm, sp, j], WF_AGE] > age:
                 order[sm, sp, j + 1] = order[sm, sp, j]
                 j -= 1
             order[sm, sp, j + 1] = w
             n += 1
-    n_order[sm, sp] = n
+    sched[sm, sp, SC_N_ORDER] = n
 
 
-@compiled
-def candidates(policy, order, n_order, last, pool, pool_size, next_ready, next_kind, pool_stamp, cycle,
-               sm, sp, n_sp, warps_per_sm, status, out):
-    n = n_order[sm, sp]
+@compiled_inline
+def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_per_sm, out):
+    n = sched[sm, sp, SC_N_ORDER]
+    last = sched[sm, sp, SC_LAST]
     if policy == SCHED_OLDEST:
         for k in range(n):
             out[k] = order[sm, sp, k]
@@ -57,11 +57,10 @@ def candidates(policy, order, n_order, last, pool, pool_size, next_ready, next_k
         return m
     if policy == SCHED_LRR:
         return round_robin(sm, sp, n_sp, warps_per_sm, last, out)
-    return two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_ready, next_kind,
-                     pool_stamp, cycle, status, out)
+    return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
 
 
-@compiled
+@compiled_inline
 def round_robin(sm, sp, n_sp, warps_per_sm, last, out):
     """The scheduler's warp slots by id, starting after `last` and wrapping around."""
     first = sm * warps_per_sm
@@ -75,16 +74,15 @@ def round_robin(sm, sp, n_sp, warps_per_sm, last, out):
 
 
 @compiled
-def two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_ready, next_kind, pool_stamp,
-              cycle, status, out):
+def two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out):
     # demote active warps that wait on long-latency results, a barrier, or have finished
     in_pool = 0
     for k in range(n):
         w = order[sm, sp, k]
-        if pool[w]:
-            if status[w] != W_READY or (next_ready[w] > cycle and next_kind[w] == R_LONG):
-                pool[w] = 0
-                pool_stamp[w] = cycle
+        if wf[w, WF_POOL]:
+            if wf[w, WF_STATUS] != W_READY or (wf[w, WF_OPERANDS_AT] > cycle and wf[w, WF_OPERANDS_KIND] == R_LONG):
+                wf[w, WF_POOL] = 0
+                wf[w, WF_POOL_STAMP] = cycle
             else:
                 in_pool += 1
     # promote pending warps, longest-waiting first (stamps tie: oldest, as order is by age)
@@ -92,16 +90,17 @@ def two_level(order, n, sm, sp, n_sp, warps_per_sm, last, pool, pool_size, next_
         best = -1
         for k in range(n):
             w = order[sm, sp, k]
-            if not pool[w] and status[w] == W_READY and (best < 0 or pool_stamp[w] < pool_stamp[best]):
+            if (not wf[w, WF_POOL] and wf[w, WF_STATUS] == W_READY
+                    and (best < 0 or wf[w, WF_POOL_STAMP] < wf[best, WF_POOL_STAMP])):
                 best = w
         if best < 0:
             break
-        pool[best] = 1
+        wf[best, WF_POOL] = 1
         in_pool += 1
     m = 0
     tmp = out[out.shape[0] // 2:]
     for k in range(round_robin(sm, sp, n_sp, warps_per_sm, last, tmp)):
-        if pool[tmp[k]]:
+        if wf[tmp[k], WF_POOL]:
             out[m] = tmp[k]
             m += 1
     return m

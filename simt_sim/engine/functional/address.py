@@ -1,15 +1,22 @@
-"""Address translation, bounds checks and little-endian loads/stores for every state space."""
+"""Address translation, bounds checks and little-endian loads/stores for every state space.
+
+A warp-instruction's lanes usually fall in one global allocation, so `resolve` takes a hint (the
+allocation the previous lane used) and checks it before searching the table: one search per
+warp-instruction instead of one per lane.  Loads and stores of 1, 2, 4 and 8 bytes are written
+as one expression each, which the compiler turns into a single (unaligned) word access.
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from simt_sim.engine.jit import compiled_inline
 from simt_sim.isa import encoding as E
-from simt_sim.engine.jit import compiled
+from simt_sim.machine.state import ALLOC_BASE, ALLOC_END, ALLOC_OFF
 
 R_NONE, R_GLOBAL, R_SHARED, R_LOCAL, R_PARAM = 0, 1, 2, 3, 4
 
 
-@compiled
+@compiled_inline
 def generic_to_space(space, addr):
     """(state space, address within it) of an address; generic addresses by their window."""
     if space == E.SP_GENERIC:
@@ -21,61 +28,78 @@ def generic_to_space(space, addr):
     return space, addr
 
 
-@compiled
-def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes):
-    """(region, byte offset) of an access, or (R_NONE, 0) when out of bounds."""
+@compiled_inline
+def find_allocation(allocs, addr, width, hint):
+    """Index of the global allocation holding [addr, addr + width), or -1; `hint` is tried first."""
+    if 0 <= hint < allocs.shape[0] and allocs[hint, ALLOC_BASE] <= addr and addr + width <= allocs[hint, ALLOC_END]:
+        return hint
+    for i in range(allocs.shape[0]):
+        if allocs[i, ALLOC_BASE] <= addr and addr + width <= allocs[i, ALLOC_END]:
+            return i
+    return -1
+
+
+@compiled_inline
+def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes, hint):
+    """(region, byte offset, allocation) of an access; region R_NONE when out of bounds.
+    The allocation index (global accesses) is the hint for the next lane."""
     space, addr = generic_to_space(space, addr)
     if space == E.SP_GLOBAL or space == E.SP_CONST:
-        for i in range(mem.alloc_base.shape[0]):
-            if mem.alloc_base[i] <= addr and addr + width <= mem.alloc_end[i]:
-                return R_GLOBAL, mem.alloc_off[i] + addr - mem.alloc_base[i]
-        return R_NONE, np.int64(0)
+        i = find_allocation(mem.allocs, addr, width, hint)
+        if i < 0:
+            return R_NONE, np.int64(0), hint
+        return R_GLOBAL, mem.allocs[i, ALLOC_OFF] + addr - mem.allocs[i, ALLOC_BASE], i
     if space == E.SP_SHARED:
         if 0 <= addr and addr + width <= shared_bytes:
-            return R_SHARED, slot * shared_bytes + addr
-        return R_NONE, np.int64(0)
+            return R_SHARED, slot * shared_bytes + addr, hint
+        return R_NONE, np.int64(0), hint
     if space == E.SP_LOCAL:
         if 0 <= addr and addr + width <= local_bytes:
-            return R_LOCAL, thread * local_bytes + addr
-        return R_NONE, np.int64(0)
+            return R_LOCAL, thread * local_bytes + addr, hint
+        return R_NONE, np.int64(0), hint
     if space == E.SP_PARAM:
         if 0 <= addr and addr + width <= mem.pmem.shape[0]:
-            return R_PARAM, addr
-    return R_NONE, np.int64(0)
+            return R_PARAM, addr, hint
+    return R_NONE, np.int64(0), hint
 
 
-@compiled
-def _read_bytes(buf, off, width):
-    v = np.int64(0)
-    for k in range(width):
-        v |= np.int64(buf[off + k]) << (8 * k)
-    return v
+@compiled_inline
+def read_word(buf, off, width):
+    b0 = np.int64(buf[off])
+    if width == 1:
+        return b0
+    v = b0 | (np.int64(buf[off + 1]) << 8)
+    if width == 2:
+        return v
+    v |= (np.int64(buf[off + 2]) << 16) | (np.int64(buf[off + 3]) << 24)
+    if width == 4:
+        return v
+    return (v | (np.int64(buf[off + 4]) << 32) | (np.int64(buf[off + 5]) << 40)
+            | (np.int64(buf[off + 6]) << 48) | (np.int64(buf[off + 7]) << 56))
 
 
-@compiled
-def _write_bytes(buf, off, width, value):
+@compiled_inline
+def write_word(buf, off, width, value):
     for k in range(width):
         buf[off + k] = np.uint8((value >> (8 * k)) & 0xFF)
 
 
-@compiled
-def load(mem, region, off, width):
+@compiled_inline
+def region_buffer(mem, region):
     if region == R_GLOBAL:
-        return _read_bytes(mem.gmem, off, width)
+        return mem.gmem
     if region == R_SHARED:
-        return _read_bytes(mem.smem, off, width)
+        return mem.smem
     if region == R_LOCAL:
-        return _read_bytes(mem.lmem, off, width)
-    return _read_bytes(mem.pmem, off, width)
+        return mem.lmem
+    return mem.pmem
 
 
-@compiled
+@compiled_inline
+def load(mem, region, off, width):
+    return read_word(region_buffer(mem, region), off, width)
+
+
+@compiled_inline
 def store(mem, region, off, width, value):
-    if region == R_GLOBAL:
-        _write_bytes(mem.gmem, off, width, value)
-    elif region == R_SHARED:
-        _write_bytes(mem.smem, off, width, value)
-    elif region == R_LOCAL:
-        _write_bytes(mem.lmem, off, width, value)
-    else:
-        _write_bytes(mem.pmem, off, width, value)
+    write_word(region_buffer(mem, region), off, width, value)

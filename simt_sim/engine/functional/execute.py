@@ -10,13 +10,13 @@ from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.functional import fastpath as F
 from simt_sim.engine.functional import address as M
 from simt_sim.engine.functional import simt_stack as S
-from simt_sim.engine.jit import allocating, compiled
+from simt_sim.engine.jit import allocating, compiled, compiled_inline
 from simt_sim.engine.functional.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
                                      read_int, read_raw, write_raw)
-from simt_sim.machine.state import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS,
-                                   C_WARP_INSTS, FAULT_DEADLOCK, FAULT_EMPTY_POP, FAULT_MISALIGNED,
-                                   FAULT_OOB, FAULT_STACK, FAULT_TRAP, FAULT_UNSUPPORTED, G, W_BARRIER,
-                                   W_DONE, W_READY)
+from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_DEADLOCK,
+                                     FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
+                                     FAULT_UNSUPPORTED, G, WF_BAR_MASK, WF_FULL, WF_GID, WF_MASK, WF_PC,
+                                     WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY)
 
 # step results
 STEP_OK, STEP_FAULT = 0, 1
@@ -25,7 +25,7 @@ G_WS, G_WPB, G_SHARED, G_LOCAL, G_POLICY = (G["warp_size"], G["wpb"], G["shared_
                                             G["local_bytes"], G["policy"])
 
 
-@compiled
+@compiled_inline
 def set_fault(fault, code, gid, lane, pc, addr, extra):
     fault[0] = code
     fault[1] = gid
@@ -35,26 +35,26 @@ def set_fault(fault, code, gid, lane, pc, addr, extra):
     fault[5] = extra
 
 
-@compiled
+@compiled_inline
 def write_vec_element(regs, entry, t, v):
     if entry < 0:
         return
     if entry & E.VEC_R64:
-        regs.r64[t, entry & (E.VEC_R64 - 1)] = np.uint64(v)
+        regs.r64[entry & (E.VEC_R64 - 1), t] = np.uint64(v)
     else:
-        regs.r32[t, entry] = np.uint32(v & MASK32)
+        regs.r32[entry, t] = np.uint32(v & MASK32)
 
 
-@compiled
+@compiled_inline
 def read_vec_element(regs, entry, t):
     if entry < 0:
         return np.int64(0)
     if entry & E.VEC_R64:
-        return np.int64(regs.r64[t, entry & (E.VEC_R64 - 1)])
-    return np.int64(regs.r32[t, entry])
+        return np.int64(regs.r64[entry & (E.VEC_R64 - 1), t])
+    return np.int64(regs.r32[entry, t])
 
 
-@compiled
+@compiled_inline
 def guard_mask(row, regs, base_t, mask, ws):
     g = row[E.F_GUARD]
     if g < 0:
@@ -63,7 +63,7 @@ def guard_mask(row, regs, base_t, mask, ws):
     out = np.int64(0)
     for lane in range(ws):
         if (mask >> lane) & 1:
-            p = regs.pred[base_t + lane, g]
+            p = regs.pred[g, base_t + lane]
             if (p != 0) != (neg != 0):
                 out |= np.int64(1) << lane
     return out
@@ -112,7 +112,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0f) when true
         r = compare_sources(code, regs, row, row[E.F_TYPE2], t, w, lane, geom, slot_block, counters)
         if ty == E.T_F32:
-            regs.f32[t, di] = np.float32(1.0 if r else 0.0)
+            regs.f32[di, t] = np.float32(1.0 if r else 0.0)
         else:
             write_raw(regs, dk, di, t, alu.truncate(np.int64(-1) if r else np.int64(0), ty))
         return
@@ -178,19 +178,19 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
             r = alu.flush32(np.float32(x), ftz)
             if flags & E.FL_SAT:
                 r = np.float32(0.0) if r != r else np.float32(min(max(np.float64(r), 0.0), 1.0))
-            regs.f32[t, di] = r
+            regs.f32[di, t] = r
         elif dt == E.T_F64:
             if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
                 x = alu.round_integral(x, rnd)
-            regs.f64[t, di] = x
+            regs.f64[di, t] = x
         else:
             write_raw(regs, dk, di, t, alu.truncate(alu.float_to_int(x, rnd, dt), dt))
         return
     v = alu.extend(read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters), st)
     if dt == E.T_F32:
-        regs.f32[t, di] = alu.int_to_float32(v, st, rnd)
+        regs.f32[di, t] = alu.int_to_float32(v, st, rnd)
     elif dt == E.T_F64:
-        regs.f64[t, di] = alu.int_to_float64(v, st)
+        regs.f64[di, t] = alu.int_to_float64(v, st)
     else:
         if flags & E.FL_SAT:
             if E.TYPE_SIGNED[st] == 0 and E.TYPE_BITS[st] == 64 and v < 0:
@@ -248,16 +248,16 @@ def atomic_apply(aop, ty, old, b, c):
     return o ^ v
 
 
-@compiled
+@compiled_inline
 def lane_address(regs, aidx, aoff, t):
     """Address of a [reg+offset] operand for thread t (aidx < 0: the offset alone)."""
     addr = aoff
     if aidx >= 0:
         r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
         if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64:
-            addr += np.int64(regs.r64[t, r])
+            addr += np.int64(regs.r64[r, t])
         else:
-            addr += np.int64(regs.r32[t, r])
+            addr += np.int64(regs.r32[r, t])
     return addr
 
 
@@ -273,16 +273,17 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
     shared_bytes = geom[G_SHARED]
     local_bytes = geom[G_LOCAL]
     ws = geom[G_WS]
+    total = width * nvec
+    hint = -1
     for lane in range(ws):
         if not (mask >> lane) & 1:
             continue
         t = base_t + lane
         addr = lane_address(regs, aidx, aoff, t)
-        total = width * nvec
         if addr % width != 0 or (nvec > 1 and addr % total != 0):
             set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, total)
             return False
-        region, off = M.resolve(mem, space, addr, total, slot, t, shared_bytes, local_bytes)
+        region, off, hint = M.resolve(mem, space, addr, total, slot, t, shared_bytes, local_bytes, hint)
         if region == M.R_NONE:
             set_fault(fault, FAULT_OOB, w, lane, 0, addr, total)
             return False
@@ -392,7 +393,7 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
         if (mask >> lane) & 1:
             write_raw(regs, dk, di, base_t + lane, res[lane])
             if row[E.F_DST2] >= 0:
-                regs.pred[base_t + lane, row[E.F_DST2]] = np.uint8(ok[lane])
+                regs.pred[row[E.F_DST2], base_t + lane] = np.uint8(ok[lane])
 
 
 @allocating
@@ -426,7 +427,7 @@ def exec_match_redux(code, regs, row, op, w, mask, base_t, geom, slot_block, cou
                 r = part if agree else np.int64(0)
             write_raw(regs, dk, di, base_t + lane, r)
             if row[E.F_DST2] >= 0:
-                regs.pred[base_t + lane, row[E.F_DST2]] = np.uint8(1 if agree else 0)
+                regs.pred[row[E.F_DST2], base_t + lane] = np.uint8(1 if agree else 0)
             continue
         r = np.int64(0)
         first = True
@@ -457,8 +458,8 @@ def mma_f64_operand(code, regs, row, k, j, t):
     """Element j of the f64 fragment operand k of thread t."""
     kind, idx, _, _ = opnd(row, k)
     if kind == E.K_VEC:
-        return regs.f64[t, code.vecs[idx, j] & (E.VEC_R64 - 1)]
-    return regs.f64[t, idx]
+        return regs.f64[code.vecs[idx, j] & (E.VEC_R64 - 1), t]
+    return regs.f64[idx, t]
 
 
 @allocating
@@ -488,9 +489,9 @@ def exec_mma(code, regs, row, base_t):
                 acc = fma64(a[4 * i + k], b[4 * j + k], acc)    # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
             t = base_t + lane
             if dk == E.K_VEC:
-                regs.f64[t, code.vecs[di, q] & (E.VEC_R64 - 1)] = acc
+                regs.f64[code.vecs[di, q] & (E.VEC_R64 - 1), t] = acc
             elif q == 0:
-                regs.f64[t, di] = acc
+                regs.f64[di, t] = acc
 
 
 @compiled
@@ -512,14 +513,14 @@ def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block,
         if size <= 0 or dst % size != 0 or src % size != 0:
             set_fault(fault, FAULT_MISALIGNED, w, lane, 0, dst if dst % size != 0 else src, size)
             return False
-        dreg, doffs = M.resolve(mem, E.SP_SHARED, dst, size, slot, t, geom[G_SHARED], geom[G_LOCAL])
+        dreg, doffs, _ = M.resolve(mem, E.SP_SHARED, dst, size, slot, t, geom[G_SHARED], geom[G_LOCAL], -1)
         if dreg == M.R_NONE:
             set_fault(fault, FAULT_OOB, w, lane, 0, dst, size)
             return False
         sreg = M.R_NONE
         soffs = np.int64(0)
         if src_size > 0:
-            sreg, soffs = M.resolve(mem, E.SP_GLOBAL, src, src_size, slot, t, geom[G_SHARED], geom[G_LOCAL])
+            sreg, soffs, _ = M.resolve(mem, E.SP_GLOBAL, src, src_size, slot, t, geom[G_SHARED], geom[G_LOCAL], -1)
             if sreg == M.R_NONE:
                 set_fault(fault, FAULT_OOB, w, lane, 0, src, src_size)
                 return False
@@ -529,7 +530,7 @@ def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block,
     return True
 
 
-@compiled
+@compiled_inline
 def record(hist, counters, gid, pc, mask, exec_mask):
     i = counters[C_HIST]
     if i < hist.shape[0]:
@@ -540,26 +541,27 @@ def record(hist, counters, gid, pc, mask, exec_mask):
     counters[C_HIST] = i + 1
 
 
-@compiled
+@compiled_inline
 def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev, fault):
     """Execute the next instruction of warp w.  Returns STEP_OK or STEP_FAULT."""
-    pc = ws.pc[w]
+    pc = ws.f[w, WF_PC]
     row = code.rows[pc]
     op = row[E.F_OP]
     wsz = geom[G_WS]
     base_t = w * wsz
-    mask = ws.mask[w]
+    mask = ws.f[w, WF_MASK]
     exec_mask = guard_mask(row, regs, base_t, mask, wsz)
-    gid = ws.gid[w]
+    gid = ws.f[w, WF_GID]
     record(hist, counters, gid, pc, mask, exec_mask)
     counters[C_WARP_INSTS] += 1
     n_exec = S.popcount64(exec_mask)
     counters[C_THREAD_INSTS] += n_exec
     counters[C_ACTIVE_LANES] += S.popcount64(mask)
-    first_thread = gid * wsz
-    for lane in range(wsz):
-        if (exec_mask >> lane) & 1:
-            thread_icount[first_thread + lane] += 1
+    if thread_icount.shape[0] > 0:          # per-thread counts, when the run keeps them
+        first_thread = gid * wsz
+        for lane in range(wsz):
+            if (exec_mask >> lane) & 1:
+                thread_icount[first_thread + lane] += 1
     slot = w // geom[G_WPB]
     next_pc = pc + 1
     if op == E.OP_BRA:
@@ -571,7 +573,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         elif taken != 0:
             if not S.diverge(ws, w, target, taken, pc + 1, fall, row[E.F_RECONV], geom[G_POLICY], ev,
                              counters):
-                set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.kind.shape[1])
+                set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
                 return STEP_FAULT
             S.settle(ws, w, ev, counters)
             return STEP_OK
@@ -582,9 +584,9 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if row[E.F_NOPS] > (3 if row[E.F_CMP] > 0 else 1):      # a thread count (bar.red: d, a, b, c)
             set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, 0, 0)
             return STEP_FAULT
-        ws.pc[w] = next_pc
-        ws.status[w] = W_BARRIER
-        ws.bar_mask[w] = exec_mask
+        ws.f[w, WF_PC] = next_pc
+        ws.f[w, WF_STATUS] = W_BARRIER
+        ws.f[w, WF_BAR_MASK] = exec_mask
         if not barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
             set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, 0, slot)
             return STEP_FAULT
@@ -595,7 +597,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             return STEP_FAULT
     elif op == E.OP_PUSH_MASK:
         if not S.push_explicit(ws, w, mask, row[E.F_TARGET]):
-            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.kind.shape[1])
+            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
             return STEP_FAULT
     elif op == E.OP_POP_MASK:
         if not S.pop_explicit(ws, w):
@@ -605,7 +607,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         return STEP_OK
     elif op == E.OP_MASK_NZ:
         keep = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
-        ws.mask[w] = keep
+        ws.f[w, WF_MASK] = keep
         if keep == 0:
             if not S.pop_explicit(ws, w):
                 set_fault(fault, FAULT_EMPTY_POP, gid, -1, pc, 0, 0)
@@ -619,9 +621,9 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if ok and else_mask != 0:
             ok = S.push_explicit(ws, w, else_mask, row[E.F_TARGET])
         if not ok:
-            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.kind.shape[1])
+            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
             return STEP_FAULT
-        ws.mask[w] = then_mask
+        ws.f[w, WF_MASK] = then_mask
         if then_mask == 0:
             S.pop_explicit(ws, w)
             S.settle(ws, w, ev, counters)
@@ -653,10 +655,10 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         for lane in range(wsz):
             if (exec_mask >> lane) & 1:
                 exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
-    ws.pc[w] = next_pc
+    ws.f[w, WF_PC] = next_pc
     S.settle(ws, w, ev, counters)
-    if ws.mask[w] == 0 and ws.sp[w] == 0:
-        ws.status[w] = W_DONE
+    if ws.f[w, WF_MASK] == 0 and ws.f[w, WF_SP] == 0:
+        ws.f[w, WF_STATUS] = W_DONE
         barrier_arrive(code, regs, ws, w, geom, slot_block, counters)   # a finished warp may be what a barrier waited for
     return STEP_OK
 
@@ -670,14 +672,14 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
     total = 0
     mode = 0
     for v in range(first, first + wpb):
-        if ws.status[v] != W_BARRIER:
+        if ws.f[v, WF_STATUS] != W_BARRIER:
             continue
-        row = code.rows[ws.pc[v] - 1]
+        row = code.rows[ws.f[v, WF_PC] - 1]
         if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == 0:
             continue
         mode = row[E.F_CMP]
         k = row[E.F_NOPS] - 1
-        m = ws.bar_mask[v]
+        m = ws.f[v, WF_BAR_MASK]
         for lane in range(wsz):
             if (m >> lane) & 1:
                 total += 1
@@ -692,13 +694,13 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
     else:
         r = np.int64(1 if count > 0 else 0)
     for v in range(first, first + wpb):
-        if ws.status[v] != W_BARRIER:
+        if ws.f[v, WF_STATUS] != W_BARRIER:
             continue
-        row = code.rows[ws.pc[v] - 1]
+        row = code.rows[ws.f[v, WF_PC] - 1]
         if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == 0:
             continue
         dk, di, _, _ = opnd(row, 0)
-        m = ws.bar_mask[v]
+        m = ws.f[v, WF_BAR_MASK]
         for lane in range(wsz):
             if (m >> lane) & 1:
                 write_raw(regs, dk, di, v * wsz + lane, r)
@@ -712,7 +714,7 @@ def barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
     first = (w // wpb) * wpb
     waiting = 0
     for v in range(first, first + wpb):
-        s = ws.status[v]
+        s = ws.f[v, WF_STATUS]
         if s == W_READY:
             return True            # someone can still arrive
         if s == W_BARRIER:
@@ -720,10 +722,10 @@ def barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
     if waiting == 0:
         return True
     for v in range(first, first + wpb):
-        if ws.status[v] == W_BARRIER and ws.bar_mask[v] != ws.full[v]:
+        if ws.f[v, WF_STATUS] == W_BARRIER and ws.f[v, WF_BAR_MASK] != ws.f[v, WF_FULL]:
             return False           # threads missing from this warp can never arrive
     barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters)
     for v in range(first, first + wpb):
-        if ws.status[v] == W_BARRIER:
-            ws.status[v] = W_READY
+        if ws.f[v, WF_STATUS] == W_BARRIER:
+            ws.f[v, WF_STATUS] = W_READY
     return True

@@ -75,7 +75,7 @@ def f32_warp(code, regs, row, op, mask, base_t, wsz):
             a = read_f32(code, regs, t, ak, ai)
             b = read_f32(code, regs, t, bk, bi) if nops > 2 else zero
             c = read_f32(code, regs, t, ck, ci) if nops > 3 else zero
-            regs.f32[t, di] = f32_op(op, a, b, c, flags, rnd)
+            regs.f32[di, t] = f32_op(op, a, b, c, flags, rnd)
 
 
 @compiled
@@ -93,7 +93,7 @@ def f64_warp(code, regs, row, op, mask, base_t, wsz):
             a = read_f64(code, regs, t, ak, ai)
             b = read_f64(code, regs, t, bk, bi) if nops > 2 else 0.0
             c = read_f64(code, regs, t, ck, ci) if nops > 3 else 0.0
-            regs.f64[t, di] = alu.f64_arith(op, a, b, c, flags, rnd)
+            regs.f64[di, t] = alu.f64_arith(op, a, b, c, flags, rnd)
 
 
 @compiled_inline
@@ -157,7 +157,7 @@ def setp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
                     r, notr = r != c, (not r) != c
             write_raw(regs, dk, di, t, np.int64(1) if r else np.int64(0))
             if dst2 >= 0:
-                regs.pred[t, dst2] = np.uint8(1 if notr else 0)
+                regs.pred[dst2, t] = np.uint8(1 if notr else 0)
 
 
 @compiled

@@ -12,7 +12,7 @@ import numpy as np
 from simt_sim.engine.functional import alu
 from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.state import C_CLOCK, G
+from simt_sim.machine.layout import (C_CLOCK, G)
 
 MASK32 = np.int64(0xFFFFFFFF)
 G_GX, G_GY, G_BX, G_BY, G_WS, G_WPB, G_NSM, G_SLOTS_PER_SM = (
@@ -31,11 +31,11 @@ def source_bits(code, regs, t, kind, idx, imm):
     """Raw bits (int64) of a register, predicate (imm 1: negated) or immediate operand of thread t;
     special registers are read by the caller, other kinds read 0."""
     if kind == E.K_R32:
-        return np.int64(regs.r32[t, idx])
+        return np.int64(regs.r32[idx, t])
     if kind == E.K_R64:
-        return np.int64(regs.r64[t, idx])
+        return np.int64(regs.r64[idx, t])
     if kind == E.K_PRED:
-        v = np.int64(regs.pred[t, idx])
+        v = np.int64(regs.pred[idx, t])
         return 1 - v if imm else v
     if kind == E.K_IMM:
         return np.int64(code.cu64[idx])
@@ -53,25 +53,25 @@ def as_int(raw, ty):
 @compiled_inline
 def read_f32(code, regs, t, kind, idx):
     if kind == E.K_R32:
-        return regs.f32[t, idx]
+        return regs.f32[idx, t]
     return code.cf32[idx]
 
 
 @compiled_inline
 def read_f64(code, regs, t, kind, idx):
     if kind == E.K_R64:
-        return regs.f64[t, idx]
+        return regs.f64[idx, t]
     return code.cf64[idx]
 
 
 @compiled_inline
 def write_raw(regs, kind, idx, t, v):
     if kind == E.K_R32:
-        regs.r32[t, idx] = np.uint32(v & MASK32)
+        regs.r32[idx, t] = np.uint32(v & MASK32)
     elif kind == E.K_R64:
-        regs.r64[t, idx] = np.uint64(v)
+        regs.r64[idx, t] = np.uint64(v)
     elif kind == E.K_PRED:
-        regs.pred[t, idx] = np.uint8(v & 1)
+        regs.pred[idx, t] = np.uint8(v & 1)
 
 
 @compiled

@@ -11,18 +11,10 @@ A divergent branch whose reconvergence pc equals that of the frame on top, with 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled
+from simt_sim.machine.layout import (EV_DIVERGE, EV_RECONVERGE, KIND_EXPLICIT, KIND_FRAME,
+                                     POLICY_FEWER_FIRST, POLICY_TAKEN_FIRST, SF_JOIN, SF_KIND, SF_PMASK,
+                                     SF_PPC, SF_RPC, WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC, WF_SP)
 
-
-KIND_FRAME = 0
-KIND_EXPLICIT = 1
-
-POLICY_FEWER_FIRST = 0
-POLICY_FALLTHROUGH_FIRST = 1
-POLICY_TAKEN_FIRST = 2
-POLICY_NAMES = ("fewer-first", "fallthrough-first", "taken-first")
-
-EV_DIVERGE = 1
-EV_RECONVERGE = 2
 
 
 @compiled
@@ -58,43 +50,43 @@ def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
         first_pc, first, second_pc, second = taken_pc, taken, fall_pc, fall
     else:
         first_pc, first, second_pc, second = fall_pc, fall, taken_pc, taken
-    sp = ws.sp[w]
+    sp = ws.f[w, WF_SP]
     top = sp - 1
-    if sp > 0 and ws.kind[w, top] == KIND_FRAME and ws.rpc[w, top] == rpc:
-        if ws.pmask[w, top] == 0:
+    if sp > 0 and ws.stack[w, top, SF_KIND] == KIND_FRAME and ws.stack[w, top, SF_RPC] == rpc:
+        if ws.stack[w, top, SF_PMASK] == 0:
             # a loop's next split: the frame already holds the join mask
-            log_event(ev, evc, ws.gid[w], EV_DIVERGE, ws.pc[w], ws.mask[w], sp)
-            ws.ppc[w, top] = second_pc
-            ws.pmask[w, top] = second
-            ws.pc[w] = first_pc
-            ws.mask[w] = first
+            log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], ws.f[w, WF_MASK], sp)
+            ws.stack[w, top, SF_PPC] = second_pc
+            ws.stack[w, top, SF_PMASK] = second
+            ws.f[w, WF_PC] = first_pc
+            ws.f[w, WF_MASK] = first
             return True
-        if ws.ppc[w, top] == rpc and (first_pc == rpc or second_pc == rpc):
+        if ws.stack[w, top, SF_PPC] == rpc and (first_pc == rpc or second_pc == rpc):
             # lanes already parked at the join: new lanes heading there wait with them
-            log_event(ev, evc, ws.gid[w], EV_DIVERGE, ws.pc[w], ws.mask[w], sp)
+            log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], ws.f[w, WF_MASK], sp)
             if first_pc == rpc:
-                ws.pmask[w, top] |= first
-                ws.pc[w] = second_pc
-                ws.mask[w] = second
+                ws.stack[w, top, SF_PMASK] |= first
+                ws.f[w, WF_PC] = second_pc
+                ws.f[w, WF_MASK] = second
             else:
-                ws.pmask[w, top] |= second
-                ws.pc[w] = first_pc
-                ws.mask[w] = first
+                ws.stack[w, top, SF_PMASK] |= second
+                ws.f[w, WF_PC] = first_pc
+                ws.f[w, WF_MASK] = first
             return True
-    if sp >= ws.kind.shape[1]:
+    if sp >= ws.stack.shape[1]:
         return False
     top = sp
-    ws.kind[w, top] = KIND_FRAME
-    ws.rpc[w, top] = rpc
-    ws.join[w, top] = ws.mask[w]
-    ws.sp[w] = sp + 1
-    if sp + 1 > ws.max_sp[w]:
-        ws.max_sp[w] = sp + 1
-    log_event(ev, evc, ws.gid[w], EV_DIVERGE, ws.pc[w], ws.mask[w], ws.sp[w])
-    ws.ppc[w, top] = second_pc
-    ws.pmask[w, top] = second
-    ws.pc[w] = first_pc
-    ws.mask[w] = first
+    ws.stack[w, top, SF_KIND] = KIND_FRAME
+    ws.stack[w, top, SF_RPC] = rpc
+    ws.stack[w, top, SF_JOIN] = ws.f[w, WF_MASK]
+    ws.f[w, WF_SP] = sp + 1
+    if sp + 1 > ws.f[w, WF_MAX_SP]:
+        ws.f[w, WF_MAX_SP] = sp + 1
+    log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], ws.f[w, WF_MASK], ws.f[w, WF_SP])
+    ws.stack[w, top, SF_PPC] = second_pc
+    ws.stack[w, top, SF_PMASK] = second
+    ws.f[w, WF_PC] = first_pc
+    ws.f[w, WF_MASK] = first
     return True
 
 
@@ -102,23 +94,23 @@ def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
 def settle(ws, w, ev, evc):
     """After pc or mask changed: switch to the pending side or reconverge while due.
     Marks the warp finished (mask 0, sp 0) when no thread is left."""
-    while ws.sp[w] > 0:
-        top = ws.sp[w] - 1
-        if ws.kind[w, top] == KIND_FRAME:
-            if ws.mask[w] != 0 and ws.pc[w] != ws.rpc[w, top]:
+    while ws.f[w, WF_SP] > 0:
+        top = ws.f[w, WF_SP] - 1
+        if ws.stack[w, top, SF_KIND] == KIND_FRAME:
+            if ws.f[w, WF_MASK] != 0 and ws.f[w, WF_PC] != ws.stack[w, top, SF_RPC]:
                 return
-            if ws.pmask[w, top] != 0:
-                ws.pc[w] = ws.ppc[w, top]
-                ws.mask[w] = ws.pmask[w, top]
-                ws.pmask[w, top] = 0
+            if ws.stack[w, top, SF_PMASK] != 0:
+                ws.f[w, WF_PC] = ws.stack[w, top, SF_PPC]
+                ws.f[w, WF_MASK] = ws.stack[w, top, SF_PMASK]
+                ws.stack[w, top, SF_PMASK] = 0
                 continue
-            ws.pc[w] = ws.rpc[w, top]
-            ws.mask[w] = ws.join[w, top]
-            ws.sp[w] = top
-            if ws.mask[w] != 0:
-                log_event(ev, evc, ws.gid[w], EV_RECONVERGE, ws.pc[w], ws.mask[w], top)
+            ws.f[w, WF_PC] = ws.stack[w, top, SF_RPC]
+            ws.f[w, WF_MASK] = ws.stack[w, top, SF_JOIN]
+            ws.f[w, WF_SP] = top
+            if ws.f[w, WF_MASK] != 0:
+                log_event(ev, evc, ws.f[w, WF_GID], EV_RECONVERGE, ws.f[w, WF_PC], ws.f[w, WF_MASK], top)
         else:
-            if ws.mask[w] != 0:
+            if ws.f[w, WF_MASK] != 0:
                 return
             pop_explicit(ws, w)
 
@@ -127,35 +119,35 @@ def settle(ws, w, ev, evc):
 def remove_lanes(ws, w, lanes):
     """Threads that exited leave every mask of the warp, so joins never wait for them."""
     keep = ~lanes
-    ws.mask[w] &= keep
-    ws.live[w] &= keep
-    for i in range(ws.sp[w]):
-        ws.join[w, i] &= keep
-        ws.pmask[w, i] &= keep
+    ws.f[w, WF_MASK] &= keep
+    ws.f[w, WF_LIVE] &= keep
+    for i in range(ws.f[w, WF_SP]):
+        ws.stack[w, i, SF_JOIN] &= keep
+        ws.stack[w, i, SF_PMASK] &= keep
 
 
 @compiled
 def push_explicit(ws, w, mask, pc):
-    sp = ws.sp[w]
-    if sp >= ws.kind.shape[1]:
+    sp = ws.f[w, WF_SP]
+    if sp >= ws.stack.shape[1]:
         return False
-    ws.kind[w, sp] = KIND_EXPLICIT
-    ws.join[w, sp] = mask & ws.live[w]
-    ws.rpc[w, sp] = pc
-    ws.pmask[w, sp] = 0
-    ws.sp[w] = sp + 1
-    if sp + 1 > ws.max_sp[w]:
-        ws.max_sp[w] = sp + 1
+    ws.stack[w, sp, SF_KIND] = KIND_EXPLICIT
+    ws.stack[w, sp, SF_JOIN] = mask & ws.f[w, WF_LIVE]
+    ws.stack[w, sp, SF_RPC] = pc
+    ws.stack[w, sp, SF_PMASK] = 0
+    ws.f[w, WF_SP] = sp + 1
+    if sp + 1 > ws.f[w, WF_MAX_SP]:
+        ws.f[w, WF_MAX_SP] = sp + 1
     return True
 
 
 @compiled
 def pop_explicit(ws, w):
     """Restore the mask and pc of the top explicit entry; False when there is none."""
-    sp = ws.sp[w]
-    if sp == 0 or ws.kind[w, sp - 1] != KIND_EXPLICIT:
+    sp = ws.f[w, WF_SP]
+    if sp == 0 or ws.stack[w, sp - 1, SF_KIND] != KIND_EXPLICIT:
         return False
-    ws.mask[w] = ws.join[w, sp - 1] & ws.live[w]
-    ws.pc[w] = ws.rpc[w, sp - 1]
-    ws.sp[w] = sp - 1
+    ws.f[w, WF_MASK] = ws.stack[w, sp - 1, SF_JOIN] & ws.f[w, WF_LIVE]
+    ws.f[w, WF_PC] = ws.stack[w, sp - 1, SF_RPC]
+    ws.f[w, WF_SP] = sp - 1
     return True

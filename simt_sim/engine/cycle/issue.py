@@ -1,0 +1,224 @@
+"""The issue stage of one sub-partition scheduler: which warps are eligible this cycle, issuing
+one (execute it, time its results, occupy its pipe, count it), and when to look again.
+
+Execution is at issue: the chosen warp runs `execute.step_warp` at cycle c (so %clock reads c) and
+its results are marked ready at c + latency (units), or when the memory model says the data
+arrives.  The functions on the per-instruction path are inlined into the cycle loop, so the
+state records are not passed again for every warp-instruction.
+"""
+from __future__ import annotations
+
+from simt_sim.engine.cycle.blocks import finish_block
+from simt_sim.engine.cycle.memory_access import memory_ready
+from simt_sim.engine.cycle.scheduler import candidates
+from simt_sim.engine.cycle.scoreboard import operands_ready, write_results
+from simt_sim.engine.cycle.stalls import account
+from simt_sim.engine.cycle.units import earliest_pipe, occupy_pipe, pipe_free
+from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
+from simt_sim.engine.functional.loop import slot_finished
+from simt_sim.engine.functional.simt_stack import popcount64
+from simt_sim.engine.jit import compiled, compiled_inline
+from simt_sim.isa import encoding as E
+from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
+                                     KF_LAST_COMPLETE, KS_BUSY, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
+                                     N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_LAST, SC_N_ORDER, SC_WAKE,
+                                     STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
+                                     TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
+                                     W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
+                                     WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_RESUME,
+                                     WF_RESUME_KIND, WF_STATUS)
+
+G_WS, G_WPB = G["warp_size"], G["wpb"]
+T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
+T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
+T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
+
+
+@compiled_inline
+def can_issue(wf, unit_free, tab, tc, w, sm, sp, cycle):
+    if wf[w, WF_STATUS] != W_READY or cycle < wf[w, WF_RESUME] or cycle < wf[w, WF_OPERANDS_AT]:
+        return False
+    if wf[w, WF_LAST_CYCLE] == cycle and wf[w, WF_LAST_COUNT] >= tc[T_PER_WARP]:
+        return False
+    return pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) >= 0
+
+
+@compiled_inline
+def throttle_reason(rows, tab, pc):
+    if tab.cls[pc] == CL_MEM:
+        return R_MIO if rows[pc, E.F_SPACE] == E.SP_SHARED else R_LG
+    return R_PIPE
+
+
+@compiled_inline
+def result_timing(rows, regs, mt, tab, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
+    """(ready cycle, stall class) of pc's results, decided before it executes."""
+    cls = tab.cls[pc]
+    if cls == CL_MEM:
+        return memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle)
+    if cls == CL_ALU or cls == CL_SFU:
+        return cycle + tab.lat[pc], (R_SHORT if cls == CL_SFU else R_WAIT)
+    return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
+
+
+@compiled
+def record_issue(trace, now, cycle, gid, pc, mask, exec_mask, unit, sm, sp, k, ready):
+    i = now[N_TRACE]
+    if i < trace.shape[0]:
+        t = trace[i]
+        t[TR_CYCLE] = cycle
+        t[TR_GID] = gid
+        t[TR_PC] = pc
+        t[TR_MASK] = mask
+        t[TR_EXEC] = exec_mask
+        t[TR_UNIT] = unit
+        t[TR_SM] = sm
+        t[TR_SP] = sp
+        t[TR_KERNEL] = k
+        t[TR_READY] = ready
+    now[N_TRACE] = i + 1
+
+
+@compiled
+def release_barrier(wf, sched, tc, w, wpb, sm, cycle):
+    """Warps that were waiting at their block's barrier and are now released resume after the
+    barrier latency."""
+    first = (w // wpb) * wpb
+    resume = cycle + tc[T_BARRIER]
+    for v in range(first, first + wpb):
+        if wf[v, WF_RESUME_KIND] == R_BARRIER and wf[v, WF_RESUME] == INF and wf[v, WF_STATUS] == W_READY:
+            wf[v, WF_RESUME] = resume
+            sp = (v - sm * tc[T_WPSM]) % tc[T_NSP]
+            sched[sm, sp, SC_WAKE] = min(sched[sm, sp, SC_WAKE], resume)
+
+
+@compiled_inline
+def count_issue(kstats, k, u, own_unit, ii, mask, exec_mask):
+    st = kstats[k]
+    st[KS_BUSY + u] += ii
+    st[KS_UNIT_INSTS + own_unit] += 1
+    st[STAT_WARP_INSTS] += 1
+    st[STAT_THREAD_INSTS] += popcount64(exec_mask)
+    n_active = popcount64(mask)
+    st[STAT_ACTIVE_LANES] += n_active
+    st[KS_WHIST + n_active] += 1
+
+
+@compiled_inline
+def after_issue(wf, tab, tc, w, pc, cycle):
+    """When warp w may issue again and what it waits on, from the class of what it issued."""
+    if wf[w, WF_LAST_CYCLE] == cycle:
+        wf[w, WF_LAST_COUNT] += 1
+    else:
+        wf[w, WF_LAST_CYCLE] = cycle
+        wf[w, WF_LAST_COUNT] = 1
+    cls = tab.cls[pc]
+    wf[w, WF_ACCOUNTED] = cycle + 1
+    wf[w, WF_RESUME] = cycle          # may issue again this cycle if max_issue_per_warp allows
+    wf[w, WF_RESUME_KIND] = R_WAIT
+    if cls == CL_BRANCH:
+        wf[w, WF_RESUME] = cycle + max(tc[T_BRANCH], 1)
+        wf[w, WF_RESUME_KIND] = R_BRANCH
+    if cls == CL_BARRIER:
+        wf[w, WF_RESUME_KIND] = R_BARRIER
+        wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
+
+
+@compiled_inline
+def next_operands(wf, ts, tab, w):
+    """Record when warp w's next instruction has its operands (and exit its outstanding loads)."""
+    nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
+    if tab.cls[wf[w, WF_PC]] == CL_EXIT and wf[w, WF_DRAIN] > nxt:
+        nxt = wf[w, WF_DRAIN]       # a warp exits only when its outstanding results are written
+        nkind = R_DRAIN
+    wf[w, WF_OPERANDS_AT] = nxt
+    wf[w, WF_OPERANDS_KIND] = nkind
+
+
+@compiled_inline
+def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
+    """Issue warp w's next instruction at cycle.  Returns False on a fault."""
+    kgeom, slot_block, counters, thread_icount, warp_max_sp, hist, ev, fault = run
+    wf = ws.f
+    slot = w // kgeom[0][G_WPB]
+    k = ts.slot_kernel[slot]
+    geom = kgeom[k]
+    pc = wf[w, WF_PC]
+    row = code.rows[pc]
+    gid = wf[w, WF_GID]
+    mask = wf[w, WF_MASK]
+    exec_mask = guard_mask(row, regs, w * geom[G_WS], mask, geom[G_WS])
+    account(wf, ts.kstats, ts.tlog, ts.now, tc, k, w, gid, cycle, throttle_reason(code.rows, tab, pc))
+    ts.kstats[k, KS_STALL + R_SELECTED] += 1
+    ready, kind = result_timing(code.rows, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
+                                cycle)
+    counters[C_CLOCK] = cycle
+    if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
+                 fault) == STEP_FAULT:
+        return False
+    u = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle)
+    count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ii[pc], mask, exec_mask)
+    write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
+    if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
+        # exit waits for outstanding loads (their registers are still to be written); stores
+        # need no registers once issued and only delay the kernel's end
+        wf[w, WF_DRAIN] = max(wf[w, WF_DRAIN], ready)
+    ts.kinfo[k, KF_LAST_COMPLETE] = max(ts.kinfo[k, KF_LAST_COMPLETE], ready)
+    if tc[T_TRACE]:
+        record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, sm, sp, k, ready)
+    ts.now[N_SLICE] -= 1
+    after_issue(wf, tab, tc, w, pc, cycle)
+    status = wf[w, WF_STATUS]
+    if tab.cls[pc] == CL_BARRIER or status == W_DONE:
+        release_barrier(wf, ts.sched, tc, w, geom[G_WPB], sm, cycle)
+    if status == W_DONE:
+        if slot_finished(ws, slot, geom[G_WPB]):
+            finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
+    else:
+        next_operands(wf, ts, tab, w)
+    return True
+
+
+@compiled_inline
+def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle):
+    """One scheduler's cycle: issue up to issue_width eligible warp-instructions in policy order.
+    Returns the number issued, or -1 on a fault."""
+    cand = ts.candidates
+    wf = ws.f
+    n = candidates(tc[T_POLICY], ts.order, ts.sched, wf, tc[T_POOL], cycle, sm, sp, tc[T_NSP], tc[T_WPSM], cand)
+    issued = 0
+    width = tc[T_WIDTH]
+    for j in range(n):
+        w = cand[j]
+        while issued < width and can_issue(wf, ts.unit_free, tab, tc, w, sm, sp, cycle):
+            if not issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
+                return -1
+            issued += 1
+            ts.sched[sm, sp, SC_LAST] = w
+        if issued >= width:
+            for jj in range(j + 1, n):     # eligible warps left waiting this cycle
+                v = cand[jj]
+                if can_issue(wf, ts.unit_free, tab, tc, v, sm, sp, cycle):
+                    wf[v, WF_NOT_SELECTED] += 1
+            break
+    if issued > 0:
+        ts.sched[sm, sp, SC_WAKE] = cycle + 1
+        ts.now[N_ISSUE_CYCLES] += 1
+    else:
+        ts.sched[sm, sp, SC_WAKE] = next_wake(wf, ts, tab, sm, sp, cycle)
+    return issued
+
+
+@compiled
+def next_wake(wf, ts, tab, sm, sp, cycle):
+    """Earliest cycle at which one of the scheduler's warps may become eligible."""
+    wake = INF
+    for j in range(ts.sched[sm, sp, SC_N_ORDER]):
+        w = ts.order[sm, sp, j]
+        if wf[w, WF_STATUS] != W_READY:
+            continue
+        t = max(wf[w, WF_RESUME], wf[w, WF_OPERANDS_AT], earliest_pipe(ts.unit_free, tab, sm, sp, wf[w, WF_PC]),
+                cycle + 1)
+        wake = min(wake, t)
+    return wake

@@ -1,0 +1,63 @@
+"""When a memory instruction's data is ready: its lanes' addresses are gathered before it
+executes (it may overwrite its own address register), turned into transactions (coalesce.py)
+and timed through the shared port or the L1 / L2 / DRAM model (caches.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from simt_sim.engine.cycle import caches as MT
+from simt_sim.engine.cycle import coalesce as CO
+from simt_sim.engine.functional.address import generic_to_space
+from simt_sim.engine.functional.execute import lane_address
+from simt_sim.engine.jit import compiled
+from simt_sim.isa import encoding as E
+from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_SECTORS, SCRATCH_WAYS_L1,
+                                     SCRATCH_WAYS_L2, TC)
+
+G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
+T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
+LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
+
+
+@compiled
+def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
+    """(cycle the data is ready / written, stall class) of warp w's memory instruction at pc."""
+    row = rows[pc]
+    op = row[E.F_OP]
+    space = row[E.F_SPACE]
+    ty = row[E.F_TYPE]
+    width = E.TYPE_BITS[ty] // 8 if ty != E.T_PRED else 1
+    nbytes = width * row[E.F_VEC]
+    addr_k = 0 if op == E.OP_ST or op == E.OP_RED else 1
+    b = E.F_OPS + addr_k * E.OPERAND_FIELDS
+    aidx = row[b + 1]
+    aoff = row[b + 2]
+    wsz = geom[G_WS]
+    base_t = w * wsz
+    local_bytes = geom[G_LOCAL]
+    addrs = scratch[SCRATCH_ADDRS:SCRATCH_SECTORS]
+    work = scratch[SCRATCH_SECTORS:]
+    n = 0
+    kind_space = space
+    for lane in range(wsz):
+        if (exec_mask >> lane) & 1:
+            sp, addr = generic_to_space(space, lane_address(regs, aidx, aoff, base_t + lane))
+            if sp == E.SP_LOCAL:     # interleaved per warp, as hardware lays out local memory
+                addr = LOCAL_TIMING_BASE + ((gid * local_bytes + addr) // 4) * wsz * 4 + lane * 4 + addr % 4
+                sp = E.SP_GLOBAL
+            kind_space = sp
+            addrs[n] = addr
+            n += 1
+    is_atomic = op == E.OP_ATOM or op == E.OP_RED
+    if n == 0:
+        return cycle + 1, R_WAIT
+    if kind_space == E.SP_PARAM or kind_space == E.SP_CONST:
+        return cycle + tc[T_PARAM], R_WAIT
+    serial = CO.max_same_address(addrs, n, work) if is_atomic else 0
+    if kind_space == E.SP_SHARED:
+        ways = CO.bank_ways(addrs, n, nbytes, tc, work)
+        return MT.shared_access(mt, tc, sm, cycle, ways, serial), R_SHORT
+    n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
+    skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
+    return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
+                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:]), R_LONG

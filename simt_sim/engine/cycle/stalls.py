@@ -1,0 +1,49 @@
+"""Stall accounting: every cycle of a warp between two of its issues gets one reason, named
+after Nsight Compute's where they map (layout.STALL_NAMES), optionally logged as intervals."""
+from __future__ import annotations
+
+from simt_sim.engine.jit import compiled, compiled_inline
+from simt_sim.machine.layout import (KS_STALL, N_TLOG, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_NOT_SELECTED,
+                                     WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESUME, WF_RESUME_KIND)
+
+T_TRACE = TC["record_trace"]
+
+
+@compiled_inline
+def log_stall(tlog, now, record, gid, start, end, reason):
+    if record and end > start:
+        i = now[N_TLOG]
+        if i < tlog.shape[0]:
+            tlog[i, 0] = gid
+            tlog[i, 1] = start
+            tlog[i, 2] = end
+            tlog[i, 3] = reason
+        now[N_TLOG] = i + 1
+
+
+@compiled
+def account(wf, kstats, tlog, now, tc, k, w, gid, cycle, throttle):
+    """Attribute warp w's cycles since it could last issue, up to `cycle`, to stall reasons:
+    resume delay (branch, barrier, launch), then operands, then unit or selection."""
+    a = wf[w, WF_ACCOUNTED]
+    if cycle <= a:
+        return
+    record = tc[T_TRACE]
+    rkind = wf[w, WF_RESUME_KIND]
+    r_end = min(max(wf[w, WF_RESUME], a), cycle)
+    kstats[k, KS_STALL + rkind] += r_end - a
+    log_stall(tlog, now, record, gid, a, r_end, rkind)
+    okind = wf[w, WF_OPERANDS_KIND]
+    o_end = min(max(wf[w, WF_OPERANDS_AT], r_end), cycle)
+    kstats[k, KS_STALL + okind] += o_end - r_end
+    log_stall(tlog, now, record, gid, r_end, o_end, okind)
+    rest = cycle - o_end
+    notsel = min(wf[w, WF_NOT_SELECTED], rest)
+    kstats[k, KS_STALL + R_NOT_SELECTED] += notsel
+    kstats[k, KS_STALL + throttle] += rest - notsel
+    # which of the ready cycles were unit waits and which lost selection is counted, not ordered:
+    # the log shows the unit waits first
+    log_stall(tlog, now, record, gid, o_end, cycle - notsel, throttle)
+    log_stall(tlog, now, record, gid, cycle - notsel, cycle, R_NOT_SELECTED)
+    wf[w, WF_NOT_SELECTED] = 0
+    wf[w, WF_ACCOUNTED] = cycle

@@ -1,0 +1,34 @@
+"""Functional-unit pipes per sub-partition: a pipe accepts a warp-instruction when its previous
+one has moved on (its initiation interval, ceil(warp_size / lanes), has passed)."""
+from __future__ import annotations
+
+from simt_sim.engine.jit import compiled_inline
+from simt_sim.machine.layout import INF
+
+
+@compiled_inline
+def pipe_free(unit_free, tab, sm, sp, pc, cycle):
+    """Index of a pipe of pc's unit that accepts an instruction at cycle, or -1."""
+    u = tab.unit[pc]
+    for p in range(tab.unit_pipes[u]):
+        if unit_free[sm, sp, u, p] <= cycle:
+            return p
+    return -1
+
+
+@compiled_inline
+def earliest_pipe(unit_free, tab, sm, sp, pc):
+    u = tab.unit[pc]
+    best = INF
+    for p in range(tab.unit_pipes[u]):
+        best = min(best, unit_free[sm, sp, u, p])
+    return best
+
+
+@compiled_inline
+def occupy_pipe(unit_free, tab, sm, sp, pc, cycle):
+    """Send pc's instruction into a free pipe of its unit; returns the unit."""
+    u = tab.unit[pc]
+    p = pipe_free(unit_free, tab, sm, sp, pc, cycle)
+    unit_free[sm, sp, u, p] = cycle + tab.ii[pc]
+    return u

@@ -1,0 +1,154 @@
+"""Lowering: kernel launches + GPU config + ISA table -> the engine's arrays, once, for both modes.
+
+Kernels are linked into one code array (pcs, constants, vectors and parameter offsets relocated).
+The result, a `MachineImage`, says how many resident-block slots and warps the engine needs
+(state is sized by what can be resident, never by the grid), the per-kernel geometry rows, and
+for a timed run the machine scalars, per-kernel fields and per-pc timing tables.
+
+A functional run has no SMs to fill: it keeps up to `sm.max_resident_blocks` blocks resident and
+issues in rounds; a timed run places blocks on SMs under the occupancy limits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simt_sim.isa import encoding as E
+from simt_sim.machine.config import GPUConfig
+from simt_sim.machine.layout import GEOM_FIELDS, KF, KF_FIELDS, KSTATE_WAITING, POLICY_NAMES, G
+from simt_sim.machine.occupancy import Occupancy, occupancy
+from simt_sim.machine.state import Code
+from simt_sim.machine.tables import RegisterNumbering, machine_scalars, pc_tables
+
+
+@dataclass
+class MachineImage:
+    code: Code
+    pc_bases: list[int]
+    param_bases: list[int]
+    param_size: int
+    numbering: RegisterNumbering
+    warp_size: int
+    stack_depth: int
+    wpb: int                       # warp slots per block slot (the largest block of the launches)
+    n_sm: int                      # SMs that can ever hold a block
+    slots_per_sm: int
+    shared_stride: int             # shared bytes per block slot
+    local_stride: int              # local bytes per thread
+    kgeom: np.ndarray              # int64[K, GEOM_FIELDS]
+    n_gids: int                    # global warp ids of all launches (blocks x wpb)
+    occupancy: list[Occupancy] = field(default_factory=list)
+    kinfo: np.ndarray | None = None    # timed: int64[K, KF_FIELDS]
+    tc: np.ndarray | None = None
+    tf: np.ndarray | None = None
+    tables: object = None
+
+    @property
+    def n_slots(self) -> int:
+        return self.n_sm * self.slots_per_sm
+
+    @property
+    def n_warps(self) -> int:
+        return self.n_slots * self.wpb
+
+
+def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base: int) -> np.ndarray:
+    code = program.code.copy()
+    for f in (E.F_TARGET, E.F_TARGET2, E.F_RECONV):
+        sel = code[:, f] >= 0
+        code[sel, f] += pc_base
+    for k in range(E.MAX_OPERANDS):
+        b = E.F_OPS + k * E.OPERAND_FIELDS
+        used = k < code[:, E.F_NOPS]
+        code[used & (code[:, b] == E.K_IMM), b + 1] += const_base
+        code[used & (code[:, b] == E.K_VEC), b + 1] += vec_base
+        param = used & (code[:, b] == E.K_ADDR) & (code[:, E.F_SPACE] == E.SP_PARAM)
+        code[param, b + 2] += param_base
+    return code
+
+
+def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbering]:
+    """One code array for all programs -> (code, pc bases, parameter bases, parameter bytes, numbering)."""
+    codes, cu64, cf32, cf64, vecs, pc_bases, param_bases = [], [], [], [], [], [], []
+    pc = const = vec = params = 0
+    for p in programs:
+        param_base = (params + 7) // 8 * 8
+        param_bases.append(param_base)
+        codes.append(_relocate(p, pc, const, vec, param_base))
+        pc_bases.append(pc)
+        cu64.append(p.const_u64)
+        cf32.append(p.const_f32)
+        cf64.append(p.const_f64)
+        vecs.append(p.vec_regs.reshape(-1, 4) if p.vec_regs.size else np.zeros((0, 4), np.int64))
+        pc += len(p)
+        const += len(p.const_u64)
+        vec += len(vecs[-1])
+        params = param_base + max(p.param_size, 8)
+    allv = np.concatenate(vecs) if vec else np.full((1, 4), -2, np.int64)
+    code = Code(np.concatenate(codes), np.concatenate(cu64) if const else np.zeros(1, np.uint64),
+                np.concatenate(cf32) if const else np.zeros(1, np.float32),
+                np.concatenate(cf64) if const else np.zeros(1, np.float64), allv)
+    numbering = RegisterNumbering(max(p.n_r32 for p in programs), max(p.n_r64 for p in programs),
+                                  max(p.n_pred for p in programs))
+    return code, pc_bases, param_bases, params, numbering
+
+
+def geometry(launches, cfg: GPUConfig, wpb: int, n_sm: int, slots_per_sm: int, shared_stride: int,
+             local_stride: int) -> np.ndarray:
+    kgeom = np.zeros((len(launches), len(GEOM_FIELDS)), np.int64)
+    for k, kl in enumerate(launches):
+        g = {"gx": kl.grid.x, "gy": kl.grid.y, "gz": kl.grid.z, "bx": kl.block.x, "by": kl.block.y,
+             "bz": kl.block.z, "warp_size": cfg.get("warp_size"), "wpb": wpb, "tpb": kl.block.count,
+             "slots": n_sm * slots_per_sm, "blocks": kl.grid.count, "shared_bytes": shared_stride,
+             "local_bytes": local_stride, "policy": POLICY_NAMES.index(cfg.get("simt.divergence_policy")),
+             "max_warp_insts": cfg.get("limits.max_warp_instructions"), "n_sm": cfg.get("num_sms"),
+             "slots_per_sm": slots_per_sm}
+        for name, value in g.items():
+            kgeom[k, G[name]] = value
+    return kgeom
+
+
+def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = False) -> MachineImage:
+    """launches: objects with program, grid, block (Dim3), stream, registers, dynamic_shared."""
+    ws = cfg.get("warp_size")
+    wpb = max(-(-kl.block.count // ws) for kl in launches)
+    total_blocks = sum(kl.grid.count for kl in launches)
+    shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)
+    local_stride = max(kl.program.local_size for kl in launches)
+    code, pc_bases, param_bases, param_size, numbering = link([kl.program for kl in launches])
+    occ: list[Occupancy] = []
+    if timed:
+        occ = [occupancy(cfg, kl.program.name, kl.block.count,
+                         kl.registers if kl.registers is not None else kl.program.declared_regs,
+                         kl.program.shared_size + kl.dynamic_shared) for kl in launches]
+        slots_per_sm = max(o.blocks_per_sm for o in occ)
+        n_sm = max(1, min(cfg.get("num_sms"), total_blocks))
+    else:
+        slots_per_sm = max(1, min(total_blocks, cfg.get("sm.max_resident_blocks")))
+        n_sm = 1
+    image = MachineImage(code, pc_bases, param_bases, param_size, numbering, ws, cfg.get("simt.stack_depth"),
+                         wpb, n_sm, slots_per_sm, shared_stride, local_stride,
+                         geometry(launches, cfg, wpb, n_sm, slots_per_sm, shared_stride, local_stride),
+                         total_blocks * wpb, occ)
+    if timed:
+        image.kinfo = kernel_fields(launches, cfg, occ, pc_bases, wpb)
+        image.tc, image.tf = machine_scalars(cfg, n_sm, slots_per_sm, slots_per_sm * wpb, record_trace)
+        image.tables = pc_tables(cfg, code.rows, code.vecs, numbering)
+    return image
+
+
+def kernel_fields(launches, cfg: GPUConfig, occ: list[Occupancy], pc_bases: list[int], wpb: int) -> np.ndarray:
+    ws = cfg.get("warp_size")
+    kinfo = np.zeros((len(launches), len(KF_FIELDS)), np.int64)
+    gid_base = 0
+    for k, kl in enumerate(launches):
+        kw = -(-kl.block.count // ws)
+        info = {"pc_base": pc_bases[k], "gid_base": gid_base, "stream": kl.stream, "blocks": kl.grid.count,
+                "regs_per_warp": occ[k].registers_per_warp, "shared_per_block": occ[k].shared_per_block,
+                "threads_per_block": kw * ws, "warps_per_block": kw, "state": KSTATE_WAITING,
+                "ready_at": cfg.get("sm.kernel_launch_latency")}
+        for name, value in info.items():
+            kinfo[k, KF[name]] = value
+        gid_base += kl.grid.count * wpb
+    return kinfo
