@@ -6,6 +6,7 @@ from the ISA table (isa/*.yaml), so this module is the only place that turns nam
 from __future__ import annotations
 
 from simt_sim.isa import isa
+from simt_sim.isa.table import UNIT_NAMES
 
 # ---- instruction row fields (one int64 row per instruction) ----
 F_OP = 0          # opcode number (position in the ISA table)
@@ -97,7 +98,6 @@ WINDOW_SIZE = 0x0000_0100_0000_0000
 GLOBAL_BASE = 0x0000_0001_0000_0000
 CONST_BASE = 0x0000_0000_1000_0000
 
-UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
 UNIT_CODE = {n: i for i, n in enumerate(UNIT_NAMES)}
 
 # ---- special registers: code = base * 4 + component (x, y, z) ----

@@ -13,12 +13,12 @@ import yaml
 
 from simt_sim.engine.functional.simt_stack import POLICY_NAMES
 from simt_sim.errors import InputError
+from simt_sim.isa.table import UNIT_NAMES
 from simt_sim.run.functional import LaunchConfig
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, non_negative, one_of, positive, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
-UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
 SCHEDULERS = ("lrr", "gto", "two-level", "oldest")
 
 

@@ -2,6 +2,8 @@
 stall reasons and trace records.  Python (simt_sim/timing) fills them; the numba loop reads them."""
 from __future__ import annotations
 
+from simt_sim.isa.table import TIMING_CLASSES
+
 # ---- tc: machine scalars from the GPU config (int64 vector) ----
 TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_width", "max_per_warp",
              "pool", "branch_latency", "barrier_latency", "block_launch", "sector_bytes", "line_bytes",
@@ -40,8 +42,10 @@ STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_sco
  R_NO_INST, R_DRAIN) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
 
-# ---- operation classes (what a warp-instruction waits on and how its result is timed) ----
-(CL_ALU, CL_SFU, CL_MEM, CL_BRANCH, CL_BARRIER, CL_EXIT, CL_OTHER) = range(7)
+# ---- timing classes (what a warp-instruction waits on and how its result is timed) ----
+CL_CODE = {name: i for i, name in enumerate(TIMING_CLASSES)}   # each opcode's class: isa/*.yaml
+CL_ALU, CL_SFU, CL_MEM, CL_BRANCH, CL_BARRIER, CL_EXIT, CL_OTHER = (
+    CL_CODE[n] for n in ("alu", "sfu", "memory", "branch", "barrier", "exit", "other"))
 
 # ---- trace records (int64[n, TRACE_FIELDS]): one per issued warp-instruction ----
 TRACE_FIELDS = ("cycle", "gid", "pc", "mask", "exec_mask", "unit", "sm", "sp", "kernel", "ready")
