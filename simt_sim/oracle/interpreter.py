@@ -683,21 +683,22 @@ class _Interpreter:
         raise self.fault(th, ins, "trap executed")
 
     def op_bar(self, th, ins):
-        if len(ins.ops) > (3 if ins.cmp else 1):
+        if len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1):
             raise self.fault(th, ins, "bar.sync with a thread count is not supported")
         th.state = AT_BARRIER
 
     op_barrier = op_bar
 
     def _barrier_reduce(self, waiting) -> None:
-        """bar.red (a bar row with cmp = popc 1 / and 2 / or 3): every thread that waits at one gets
-        the count / all / any of their predicates (the last operand)."""
-        red = [(th, self.code[th.pc - 1]) for th in waiting if self.code[th.pc - 1].cmp]
+        """bar.red (a bar row whose cmp is BARRED_POPC / _AND / _OR): every thread that waits at one
+        gets the count / all / any of their predicates (the last operand)."""
+        red = [(th, self.code[th.pc - 1]) for th in waiting
+               if self.code[th.pc - 1].cmp != E.BARRED_NONE]
         if not red:
             return
         votes = [self.raw(th, ins.ops[-1]) & 1 for th, ins in red]
         mode = red[0][1].cmp
-        r = sum(votes) if mode == 1 else int(all(votes)) if mode == 2 else int(any(votes))
+        r = sum(votes) if mode == E.BARRED_POPC else int(all(votes) if mode == E.BARRED_AND else any(votes))
         for th, ins in red:
             self.write(th, ins.ops[0], r)
 
@@ -781,7 +782,7 @@ class _Interpreter:
             part = [j for j in vals if mm >> j & 1]
             same = sum(1 << j for j in part if vals[j] == vals[th.tib % self.ws])
             full = sum(1 << j for j in part)
-            if ins.cmp == 0:
+            if ins.cmp == E.MATCH_ANY:
                 results.append((th, same, True))
             else:
                 agree = same == full
@@ -892,7 +893,8 @@ class _Interpreter:
         nr = not r
         if ins.boolop:
             c = bool(self.raw(th, ins.ops[3]) & 1)
-            f = {1: lambda x: x and c, 2: lambda x: x or c, 3: lambda x: x != c}[ins.boolop]
+            f = {E.BOOL_CODE["and"]: lambda x: x and c, E.BOOL_CODE["or"]: lambda x: x or c,
+                 E.BOOL_CODE["xor"]: lambda x: x != c}[ins.boolop]
             r, nr = f(r), f(nr)
         self.write(th, d, int(r))
         if ins.dst2 >= 0:
