@@ -304,23 +304,12 @@ class Assembler:
         row[E.F_VEC] = 1
         space = "generic"
         flags = 0
+        subops = E.SUBOP_CODE.get(info.name, {})
         for m in mods:
-            if m in E.CMP_CODE and info.name in ("setp", "set"):
-                row[E.F_CMP] = E.CMP_CODE[m]
+            if m in subops:
+                row[E.F_CMP] = subops[m]
             elif m in E.BOOL_CODE and info.name == "setp":
                 row[E.F_BOOL] = E.BOOL_CODE[m]
-            elif m in E.ATOM_CODE and info.name in ("atom", "red"):
-                row[E.F_CMP] = E.ATOM_CODE[m]
-            elif m in E.VOTE_CODE and info.name == "vote":
-                row[E.F_CMP] = E.VOTE_CODE[m]
-            elif m in E.SHFL_CODE and info.name == "shfl":
-                row[E.F_CMP] = E.SHFL_CODE[m]
-            elif m in E.REDUX_CODE and info.name == "redux":
-                row[E.F_CMP] = E.REDUX_CODE[m]
-            elif m in E.MATCH_CODE and info.name == "match":
-                row[E.F_CMP] = E.MATCH_CODE[m]
-            elif m in E.BARRED_CODE and info.name == "bar.red":
-                row[E.F_CMP] = E.BARRED_CODE[m]
             elif m in E.RND_CODE:
                 row[E.F_RND] = E.RND_CODE[m]
             elif m in E.SPACE_CODE:
@@ -335,7 +324,7 @@ class Assembler:
                           "shiftamt": E.FL_SHIFTAMT}.get(m, 0)
         if info.name in ("dp4a", "dp2a") and t2 == "s32":
             flags |= E.FL_B_SIGNED
-        if info.name == "redux" and ((row[E.F_CMP] >= 3) != (t1 == "b32")):
+        if info.name == "redux" and ((row[E.F_CMP] in E.REDUX_BITWISE) != (t1 == "b32")):
             raise InputError("redux.sync takes .add/.min/.max with .u32/.s32 and .and/.or/.xor with .b32", ins.loc)
         row[E.F_FLAGS] = flags
         row[E.F_SPACE] = E.SPACE_CODE[space]

@@ -1,7 +1,7 @@
 """docs/isa.md, generated from the ISA table (tests/test_docs.py checks it is current)."""
 from __future__ import annotations
 
-from simt_sim.isa.table import isa
+from simt_sim.isa.table import TIMING_CLASSES, isa
 
 
 def render_isa_doc() -> str:
@@ -11,9 +11,11 @@ def render_isa_doc() -> str:
            "Operand kinds: `d` destination register, `pd` destination predicate, `p` source predicate,",
            "`a`..`e` source values (register, immediate, special register or symbol), `addr` memory",
            "operand, `label` code label; `?` marks an optional operand, `d|pd` allows `%r|%p`.",
-           "Unit `by_type` means int for integer types, fp32 for .f32, fp64 for .f64.", "",
-           "| opcode | operands | types | modifiers | unit | meaning |",
-           "|---|---|---|---|---|---|"]
+           "Unit `by_type` means int for integer types, fp32 for .f32, fp64 for .f64.",
+           f"Timing: how the timing model times the warp-instruction ({', '.join(TIMING_CLASSES)};",
+           "see `timing:` in `isa/ptx.yaml`).", "",
+           "| opcode | operands | types | modifiers | unit | timing | meaning |",
+           "|---|---|---|---|---|---|---|"]
     order = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "f16",
              "f32", "f64", "pred"]
     for op in table.ops:
@@ -23,7 +25,7 @@ def render_isa_doc() -> str:
         if op.type_count == 2:
             types = "two of: " + types
         mods = " ".join(sorted("." + m for m in op.modifiers))
-        out.append(f"| `{op.name}` | {operands} | {types} | {mods} | {op.unit} | {op.meaning} |")
+        out.append(f"| `{op.name}` | {operands} | {types} | {mods} | {op.unit} | {op.timing} | {op.meaning} |")
     out += ["", "## Modifier groups", ""]
     for name, words in table.modifier_groups.items():
         out.append(f"- **{name}**: {' '.join('.' + w for w in words)}")

@@ -6,12 +6,15 @@ from the ISA table (isa/*.yaml), so this module is the only place that turns nam
 from __future__ import annotations
 
 from simt_sim.isa import isa
+from simt_sim.isa.table import UNIT_NAMES
+
+_ISA = isa()
 
 # ---- instruction row fields (one int64 row per instruction) ----
 F_OP = 0          # opcode number (position in the ISA table)
 F_TYPE = 1        # main type (destination type for cvt)
 F_TYPE2 = 2       # second type (cvt source type)
-F_CMP = 3         # comparison (setp/set) or atomic / vote / shuffle sub-operation
+F_CMP = 3         # sub-operation: setp/set comparison, atom/vote/shfl/redux/match/bar.red (SUBOP_CODE)
 F_BOOL = 4        # setp combining operation: 0 none, 1 and, 2 or, 3 xor
 F_FLAGS = 5       # modifier bit flags (FL_*)
 F_RND = 6         # rounding mode (RND_*)
@@ -74,16 +77,37 @@ CMP_NAMES = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
              "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 CMP_CODE = {n: i for i, n in enumerate(CMP_NAMES)}
 BOOL_CODE = {"and": 1, "or": 2, "xor": 3}
-ATOM_NAMES = ("add", "min", "max", "exch", "cas", "inc", "dec", "and", "or", "xor")
-ATOM_CODE = {n: i for i, n in enumerate(ATOM_NAMES)}
-VOTE_NAMES = ("any", "all", "uni", "ballot")
-VOTE_CODE = {n: i for i, n in enumerate(VOTE_NAMES)}
-SHFL_NAMES = ("idx", "up", "down", "bfly")
-SHFL_CODE = {n: i for i, n in enumerate(SHFL_NAMES)}
-REDUX_NAMES = ("add", "min", "max", "and", "or", "xor")       # redux.sync operation (F_CMP)
-REDUX_CODE = {n: i for i, n in enumerate(REDUX_NAMES)}
-MATCH_CODE = {"any": 0, "all": 1}                               # match.sync mode (F_CMP)
-BARRED_CODE = {"popc": 1, "and": 2, "or": 3}                   # bar.red operation (F_CMP of a bar row; 0: plain bar)
+
+
+def _group_codes(group: str, first: int = 0) -> dict[str, int]:
+    """Sub-operation code of each modifier of an ISA-table modifier group: its position (+ first).
+    The engine compares F_CMP against the named constants below, never against raw numbers."""
+    return {name: first + i for i, name in enumerate(_ISA.modifier_groups[group])}
+
+
+# ---- sub-operations stored in F_CMP (besides setp/set comparisons) ----
+ATOM_NAMES = tuple(_ISA.modifier_groups["atomop"])             # atom / red operation
+ATOM_CODE = _group_codes("atomop")
+(ATOM_ADD, ATOM_MIN, ATOM_MAX, ATOM_EXCH, ATOM_CAS, ATOM_INC, ATOM_DEC, ATOM_AND, ATOM_OR,
+ ATOM_XOR) = (ATOM_CODE[n] for n in ("add", "min", "max", "exch", "cas", "inc", "dec", "and", "or", "xor"))
+VOTE_CODE = _group_codes("vote")                               # vote.sync mode
+VOTE_ANY, VOTE_ALL, VOTE_UNI, VOTE_BALLOT = (VOTE_CODE[n] for n in ("any", "all", "uni", "ballot"))
+SHFL_CODE = _group_codes("shfl")                               # shfl.sync mode
+SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_BFLY = (SHFL_CODE[n] for n in ("idx", "up", "down", "bfly"))
+REDUX_NAMES = tuple(_ISA.modifier_groups["redux"])             # redux.sync operation
+REDUX_CODE = _group_codes("redux")
+REDUX_ADD, REDUX_MIN, REDUX_MAX, REDUX_AND, REDUX_OR, REDUX_XOR = (
+    REDUX_CODE[n] for n in ("add", "min", "max", "and", "or", "xor"))
+REDUX_BITWISE = (REDUX_AND, REDUX_OR, REDUX_XOR)               # the .b32 forms
+MATCH_CODE = _group_codes("match")                             # match.sync mode
+MATCH_ANY, MATCH_ALL = MATCH_CODE["any"], MATCH_CODE["all"]
+BARRED_NONE = 0                                                # F_CMP of a plain bar row
+BARRED_CODE = _group_codes("barred", first=1)                  # bar.red operation (F_CMP of a bar row)
+BARRED_POPC, BARRED_AND, BARRED_OR = (BARRED_CODE[n] for n in ("popc", "and", "or"))
+# modifier -> F_CMP code, for each opcode that takes a sub-operation
+SUBOP_CODE = {"setp": CMP_CODE, "set": CMP_CODE, "atom": ATOM_CODE, "red": ATOM_CODE,
+              "vote": VOTE_CODE, "shfl": SHFL_CODE, "redux": REDUX_CODE, "match": MATCH_CODE,
+              "bar.red": BARRED_CODE}
 
 SPACE_NAMES = ("generic", "global", "shared", "local", "param", "const")
 SPACE_CODE = {n: i for i, n in enumerate(SPACE_NAMES)}
@@ -97,7 +121,6 @@ WINDOW_SIZE = 0x0000_0100_0000_0000
 GLOBAL_BASE = 0x0000_0001_0000_0000
 CONST_BASE = 0x0000_0000_1000_0000
 
-UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
 UNIT_CODE = {n: i for i, n in enumerate(UNIT_NAMES)}
 
 # ---- special registers: code = base * 4 + component (x, y, z) ----
@@ -128,7 +151,6 @@ def sreg_name(code: int) -> str:
     return f"{base}.{'xyz'[code % 4]}" if base in SREG_VECTOR else base
 
 
-_ISA = isa()
 OPCODE = {op.name: op.opcode for op in _ISA.ops}
 # Opcode numbers the engine dispatches on (frozen into compiled code; see engine/__init__.py).
 OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV, OP_REM = (OPCODE[n] for n in ("add", "sub", "mul", "mad", "fma", "div", "rem"))

@@ -1,8 +1,9 @@
-"""Load isa/*.yaml: every opcode, its operand signature, types, modifiers, unit class and meaning.
+"""Load isa/*.yaml: every opcode, its operand signature, types, modifiers, unit, timing class, meaning.
 
 This table is the single source of truth: the assembler validates against it, the disassembler
-prints from it, the timing model maps opcodes to units through it and docs/isa.md is generated
-from it.  Opcode numbers are positions in the table.
+prints from it, the timing model maps opcodes to units and timing classes through it and
+docs/isa.md is generated from it.  Opcode numbers are positions in the table; unit and timing-class
+codes are positions in UNIT_NAMES and TIMING_CLASSES.
 """
 from __future__ import annotations
 
@@ -15,7 +16,11 @@ import yaml
 from simt_sim.errors import InputError, SourceLoc
 
 ISA_DIR = Path(__file__).resolve().parents[2] / "isa"
-UNITS = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
+UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
+# How the timing model treats a warp-instruction (what it waits on, how its result is timed).
+TIMING_CLASSES = ("alu", "sfu", "memory", "branch", "barrier", "exit", "other")
+# An opcode without a `timing:` key gets the class of its unit (unit `by_type` and the rest: alu).
+TIMING_BY_UNIT = {"sfu": "sfu", "control": "other"}
 INT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64")
 
 
@@ -42,6 +47,7 @@ class OpInfo:
     type_count: int
     modifiers: frozenset[str]      # every modifier word this opcode accepts
     unit: str
+    timing: str                    # one of TIMING_CLASSES
     meaning: str
 
     def unit_for(self, dtype: str | None) -> str:
@@ -78,6 +84,15 @@ def _table_error(path: Path, message: str) -> InputError:
     return InputError(message, SourceLoc(str(path), 1, 1))
 
 
+def _timing_class(path: Path, entry: dict) -> str:
+    """The entry's `timing:` class, or its unit's default."""
+    timing = entry.get("timing", TIMING_BY_UNIT.get(entry["unit"], "alu"))
+    if timing not in TIMING_CLASSES:
+        raise _table_error(path, f"opcode {entry['name']}: unknown timing class {timing!r} "
+                                 f"(one of {', '.join(TIMING_CLASSES)})")
+    return timing
+
+
 def load_isa(directory: Path = ISA_DIR) -> ISA:
     files = sorted(directory.glob("*.yaml"))
     if not files:
@@ -108,13 +123,14 @@ def load_isa(directory: Path = ISA_DIR) -> ISA:
                 raise _table_error(path, f"opcode {name}: unknown modifier group {g!r}")
             modifiers.update(groups[g])
         unit = entry["unit"]
-        if unit not in UNITS and unit != "by_type":
+        if unit not in UNIT_NAMES and unit != "by_type":
             raise _table_error(path, f"opcode {name}: unknown unit {unit!r}")
         ops.append(OpInfo(
             opcode=len(ops), name=name,
             operands=tuple(OperandSpec.parse(o) for o in entry["operands"]),
             types=frozenset(types), type_count=entry.get("type_count", 1 if types else 0),
-            modifiers=frozenset(modifiers), unit=unit, meaning=entry["meaning"]))
+            modifiers=frozenset(modifiers), unit=unit, timing=_timing_class(path, entry),
+            meaning=entry["meaning"]))
     by_name = {o.name: o for o in ops}
     if len(by_name) != len(ops):
         raise _table_error(files[0], "duplicate opcode names in the ISA table")

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from simt_sim.errors import InputError
-from simt_sim.isa.encoding import UNIT_NAMES
+from simt_sim.isa.table import UNIT_NAMES
 from simt_sim.machine.layout import POLICY_NAMES, SCHEDULER_NAMES
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, non_negative, one_of, positive, validate
 

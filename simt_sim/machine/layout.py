@@ -8,7 +8,7 @@ columns, scratch space) are computed from these layouts too.
 """
 from __future__ import annotations
 
-from simt_sim.isa.encoding import UNIT_NAMES
+from simt_sim.isa.table import TIMING_CLASSES, UNIT_NAMES
 
 
 def _index(fields: tuple[str, ...]) -> dict[str, int]:
@@ -135,8 +135,10 @@ KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
 KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
 KSTAT_COLUMNS = KS_UNIT_INSTS + len(UNIT_NAMES)
 
-# ---- operation classes (what a warp-instruction waits on and how its result is timed) ----
-(CL_ALU, CL_SFU, CL_MEM, CL_BRANCH, CL_BARRIER, CL_EXIT, CL_OTHER) = range(7)
+# ---- timing classes (what a warp-instruction waits on and how its result is timed) ----
+CL_CODE = {name: i for i, name in enumerate(TIMING_CLASSES)}   # each opcode's class: isa/*.yaml
+CL_ALU, CL_SFU, CL_MEM, CL_BRANCH, CL_BARRIER, CL_EXIT, CL_OTHER = (
+    CL_CODE[n] for n in ("alu", "sfu", "memory", "branch", "barrier", "exit", "other"))
 
 # ---- trace records (int64[n, TRACE_FIELDS]): one per issued warp-instruction ----
 TRACE_FIELDS = ("cycle", "gid", "pc", "mask", "exec_mask", "unit", "sm", "sp", "kernel", "ready")

@@ -1,7 +1,8 @@
 """From a GPU config and the linked kernels to the timing model's integer tables.
 
 Everything timing-related that the numba loop reads is derived here from the config (units,
-latencies, memory levels, occupancy limits) and from the ISA table (each opcode's unit class).
+latencies, memory levels, occupancy limits) and from the ISA table (each opcode's unit and timing
+class).
 """
 from __future__ import annotations
 
@@ -12,15 +13,9 @@ import numpy as np
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
 from simt_sim.machine.state import Tables
-from simt_sim.machine.layout import (CL_ALU, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_OTHER, CL_SFU,
-                                     SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS)
+from simt_sim.machine.layout import CL_CODE, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
-
-MEMORY_OPS = (E.OP_LD, E.OP_LDU, E.OP_ST, E.OP_ATOM, E.OP_RED)
-BRANCH_OPS = (E.OP_BRA, E.OP_BR_PUSH, E.OP_MASK_NZ, E.OP_POP_MASK)
-BARRIER_OPS = (E.OP_BAR, E.OP_BARRIER)
-EXIT_OPS = (E.OP_RET, E.OP_EXIT)
 
 
 def unit_home(cfg: GPUConfig) -> list[int]:
@@ -142,20 +137,9 @@ def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int
     return sorted(set(srcs)), sorted(set(dsts))
 
 
-def op_class(op: int, unit: str) -> int:
-    if op in MEMORY_OPS:
-        return CL_MEM
-    if op in BRANCH_OPS:
-        return CL_BRANCH
-    if op in BARRIER_OPS:
-        return CL_BARRIER
-    if op in EXIT_OPS:
-        return CL_EXIT
-    if unit == "sfu":
-        return CL_SFU
-    if unit == "control":
-        return CL_OTHER
-    return CL_ALU
+def timing_class(op: int) -> int:
+    """CL_* code of an opcode, from its class in the ISA table."""
+    return CL_CODE[isa().ops[op].timing]
 
 
 def result_latency(latency: int, interval: int) -> int:
@@ -188,7 +172,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         name = isa().ops[int(row[E.F_OP])].name
         unit[pc] = home[u]
         own[pc] = u
-        cls[pc] = op_class(int(row[E.F_OP]), UNIT_NAMES[u])
+        cls[pc] = timing_class(int(row[E.F_OP]))
         ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
         override = latency_override(cfg, name, row)
         lat[pc] = result_latency(params[u][2] if override is None else override, ii[pc])

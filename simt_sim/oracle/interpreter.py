@@ -9,8 +9,9 @@ match.sync and redux.sync stop a thread the same way until every lane they need 
 mma, the membermask otherwise) waits at that instruction; then the group executes together.
 
 Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
-scalars (correctly rounded IEEE arithmetic), exact rationals for the directed rounding modes and
-simt_sim.engine.functional.fparith.fma32/fma64 (plain Python here) for fused multiply-add.
+scalars (correctly rounded IEEE arithmetic) and exact rationals for the directed rounding modes
+and for fused multiply-add.  Nothing here comes from simt_sim.engine: the oracle is a second,
+independent reading of the PTX semantics (tests/test_oracle_coverage.py checks the imports).
 
 Conventions shared with the engine (where PTX leaves the result open): integer x/0 gives all ones
 and x%0 gives x; approximate functions (sin, cos, ex2, lg2, rsqrt, tanh) are the float64 libm
@@ -26,13 +27,12 @@ from fractions import Fraction
 import numpy as np
 
 from simt_sim.isa import encoding as E
-from simt_sim.engine.functional.fparith import fma32, fma64
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.isa import isa
 from simt_sim.machine.dims import Dim3
 from simt_sim.run.session import layout_global, pack_params
 
-__all__ = ["OracleResult", "run_oracle"]
+__all__ = ["OPCODE_HANDLERS", "ORACLE_UNSUPPORTED", "OracleResult", "float_min_max", "fma_rn", "run_oracle"]
 
 M32 = 0xFFFF_FFFF
 M64 = 0xFFFF_FFFF_FFFF_FFFF
@@ -48,7 +48,9 @@ _FLOAT = {E.T_F16, E.T_F32, E.T_F64}
 _DIRECTED = {E.RND_RZ, E.RND_RM, E.RND_RP}
 _INTEGRAL = {E.RND_RNI: E.RND_RN, E.RND_RZI: E.RND_RZ, E.RND_RMI: E.RND_RM, E.RND_RPI: E.RND_RP}
 
-_UNSUPPORTED = {
+# Opcodes the per-thread oracle cannot run, with the reason (every other opcode has a handler in
+# OPCODE_HANDLERS; tests/test_oracle_coverage.py checks that the two cover the ISA table).
+ORACLE_UNSUPPORTED = {
     "activemask": "activemask is a warp-collective operation",
     "vote": "vote is a warp-collective operation",
     "shfl": "shfl is a warp-collective operation",
@@ -175,21 +177,57 @@ def _next_toward(x, direction: float):
 # floating-point arithmetic
 # ---------------------------------------------------------------------------------------------
 
-def _fminmax(a, b, is_max):
+def _below(a, b) -> bool:
+    """a < b in the order of PTX min / max: the numeric order, with -0.0 below +0.0."""
+    if a == 0 and b == 0:
+        return _signbit(a) and not _signbit(b)
+    return a < b
+
+
+def float_min_max(a, b, is_max: bool):
+    """PTX min / max of two floats: a NaN operand gives way to the other operand (NaN only when
+    both are NaN; then b, whose bits the engine also keeps); otherwise the smaller / larger, with
+    -0.0 below +0.0."""
     if math.isnan(a):
         return b
     if math.isnan(b):
         return a
-    if a == b:
-        if a == 0:
-            # -0 < +0
-            if is_max:
-                return b if _signbit(a) else a
-            return a if _signbit(a) else b
-        return a
     if is_max:
-        return a if a > b else b
-    return a if a < b else b
+        return b if _below(a, b) else a
+    return b if _below(b, a) else a
+
+
+def _fma_special(a: float, b: float, c: float) -> float | None:
+    """a * b + c when an operand is NaN or infinite (no rounding involved), else None."""
+    for x in (a, b, c):
+        if math.isnan(x):
+            return x
+    if math.isinf(a) or math.isinf(b):
+        if a == 0 or b == 0:
+            return math.nan                          # inf * 0
+        product_negative = (a < 0) != (b < 0)
+        if math.isinf(c) and (c < 0) != product_negative:
+            return math.nan                          # inf - inf
+        return -math.inf if product_negative else math.inf
+    if math.isinf(c):
+        return c
+    return None
+
+
+def fma_rn(a, b, c, ty: int):
+    """a * b + c with a single rounding to nearest even at type ty (T_F32 or T_F64): the exact
+    rational result rounded once (subnormals and overflow to infinity included)."""
+    fa, fb, fc = float(a), float(b), float(c)
+    r = _fma_special(fa, fb, fc)
+    if r is None:
+        exact = Fraction(fa) * Fraction(fb) + Fraction(fc)
+        if exact != 0:
+            r = round_rational(exact, 32 if ty == E.T_F32 else 64, E.RND_RN)
+        elif (fa == 0 or fb == 0) and fc == 0 and (_signbit(fa) != _signbit(fb)) == _signbit(fc):
+            r = fc                                   # (+-0) + (+-0) of one sign keeps that sign
+        else:
+            r = 0.0                                  # any other exact zero is +0 to nearest
+    return np.float32(r) if ty == E.T_F32 else np.float64(r)
 
 
 def _exact_zero_addition(rn_result, x_zero_pos: bool, y_zero_pos: bool, mode: int):
@@ -206,7 +244,6 @@ def _is_pos_zero(x) -> bool:
 def _float_binary(name: str, ty: int, a, b, c, rnd: int):
     """add sub mul div fma/mad at type f32/f64 with rounding mode rnd (values are numpy scalars
     of the right width)."""
-    is32 = ty == E.T_F32
     if name == "add":
         rn = a + b
     elif name == "sub":
@@ -216,8 +253,7 @@ def _float_binary(name: str, ty: int, a, b, c, rnd: int):
     elif name == "div":
         rn = a / b
     else:  # fma / mad
-        rn = fma32(a, b, c) if is32 else fma64(a, b, c)
-        rn = np.float32(rn) if is32 else np.float64(rn)
+        rn = fma_rn(a, b, c, ty)
     if rnd not in _DIRECTED:
         return rn
     ops = (a, b, c) if name in ("fma", "mad") else (a, b)
@@ -662,51 +698,46 @@ class _Interpreter:
                 th.pc += 1
                 continue
             th.icount += 1
-            handler = getattr(self, "op_" + ins.name.replace(".", "_"), None)
+            handler = OPCODE_HANDLERS.get(ins.name)
             if handler is None:
-                if ins.name in _UNSUPPORTED:
+                if ins.name in ORACLE_UNSUPPORTED:
                     raise NotImplementedError(f"oracle: {ins.name} is not supported by the per-thread "
-                                              f"oracle ({_UNSUPPORTED[ins.name]})")
+                                              f"oracle ({ORACLE_UNSUPPORTED[ins.name]})")
                 raise NotImplementedError(f"oracle: opcode {ins.name} is not supported")
             th.pc += 1                  # handlers for control flow overwrite it
-            handler(th, ins)
+            handler(self, th, ins)
 
     # ---- control flow ----
     def op_bra(self, th, ins):
         th.pc = ins.target
 
-    def op_ret(self, th, ins):
+    def op_exit(self, th, ins):
         th.state = EXITED
-
-    op_exit = op_ret
 
     def op_trap(self, th, ins):
         raise self.fault(th, ins, "trap executed")
 
     def op_bar(self, th, ins):
-        if len(ins.ops) > (3 if ins.cmp else 1):
+        if len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1):
             raise self.fault(th, ins, "bar.sync with a thread count is not supported")
         th.state = AT_BARRIER
 
-    op_barrier = op_bar
-
     def _barrier_reduce(self, waiting) -> None:
-        """bar.red (a bar row with cmp = popc 1 / and 2 / or 3): every thread that waits at one gets
-        the count / all / any of their predicates (the last operand)."""
-        red = [(th, self.code[th.pc - 1]) for th in waiting if self.code[th.pc - 1].cmp]
+        """bar.red (a bar row whose cmp is BARRED_POPC / _AND / _OR): every thread that waits at one
+        gets the count / all / any of their predicates (the last operand)."""
+        red = [(th, self.code[th.pc - 1]) for th in waiting
+               if self.code[th.pc - 1].cmp != E.BARRED_NONE]
         if not red:
             return
         votes = [self.raw(th, ins.ops[-1]) & 1 for th, ins in red]
         mode = red[0][1].cmp
-        r = sum(votes) if mode == 1 else int(all(votes)) if mode == 2 else int(any(votes))
+        r = sum(votes) if mode == E.BARRED_POPC else int(all(votes) if mode == E.BARRED_AND else any(votes))
         for th, ins in red:
             self.write(th, ins.ops[0], r)
 
     # ---- warp-collective operations ----
-    def _wait_collective(self, th, ins):
+    def wait_collective(self, th, ins):
         th.state = AT_COLLECTIVE
-
-    op_mma = op_match = op_redux = _wait_collective
 
     def _resolve_collectives(self, threads) -> bool:
         """Threads stopped at mma / match / redux wait for the other lanes of their warp: mma for all
@@ -767,7 +798,7 @@ class _Interpreter:
                 j = 2 * (lane & 3) + q
                 acc = frag(by_lane[lane], 3, q)
                 for k in range(4):
-                    acc = float(fma64(a[4 * i + k], b[4 * j + k], acc))
+                    acc = float(fma_rn(a[4 * i + k], b[4 * j + k], acc, E.T_F64))
                 vals.append(acc)
             out[lane] = vals
         for lane, vals in out.items():
@@ -782,7 +813,7 @@ class _Interpreter:
             part = [j for j in vals if mm >> j & 1]
             same = sum(1 << j for j in part if vals[j] == vals[th.tib % self.ws])
             full = sum(1 << j for j in part)
-            if ins.cmp == 0:
+            if ins.cmp == E.MATCH_ANY:
                 results.append((th, same, True))
             else:
                 agree = same == full
@@ -827,14 +858,8 @@ class _Interpreter:
             data = bytes(sbuf[soff:soff + src_size]) + bytes(size - src_size)
         dbuf[doff:doff + size] = data
 
-    def op_cp_async_group(self, th, ins):
-        pass
-
-    def op_membar(self, th, ins):
-        pass
-
-    op_fence = op_membar
-    op_nanosleep = op_membar
+    def op_nothing(self, th, ins):
+        """Ordering-only and timing-only instructions (membar, fence, nanosleep, cp.async groups)."""
 
     # ---- moves ----
     def op_mov(self, th, ins):
@@ -893,7 +918,8 @@ class _Interpreter:
         nr = not r
         if ins.boolop:
             c = bool(self.raw(th, ins.ops[3]) & 1)
-            f = {1: lambda x: x and c, 2: lambda x: x or c, 3: lambda x: x != c}[ins.boolop]
+            f = {E.BOOL_CODE["and"]: lambda x: x and c, E.BOOL_CODE["or"]: lambda x: x or c,
+                 E.BOOL_CODE["xor"]: lambda x: x != c}[ins.boolop]
             r, nr = f(r), f(nr)
         self.write(th, d, int(r))
         if ins.dst2 >= 0:
@@ -1010,7 +1036,7 @@ class _Interpreter:
                 rb = (bb & ~sign) | (ab & sign)
             r = _f32(rb) if width == 32 else _f64(rb)
         elif name in ("min", "max"):
-            r = _fminmax(a, b, name == "max")
+            r = float_min_max(a, b, name == "max")
         elif name == "sqrt":
             r = _float_sqrt(a, rnd)
         elif name == "rcp":
@@ -1188,12 +1214,6 @@ class _Interpreter:
         else:
             self._int_op(th, ins)
 
-    op_add = op_sub = op_mul = op_mad = op_fma = op_div = op_rem = op_abs = op_neg = _arith
-    op_min = op_max = op_copysign = op_sad = op_popc = op_clz = op_brev = op_bfe = _arith
-    op_bfi = op_prmt = op_and = op_or = op_xor = op_not = op_cnot = op_shl = op_shr = _arith
-    op_shf = op_rcp = op_sqrt = op_rsqrt = op_sin = op_cos = op_ex2 = op_lg2 = op_tanh = _arith
-    op_bfind = op_fns = op_dp4a = op_dp2a = op_mul24 = op_mad24 = _arith
-
     # ---- memory ----
     def _mem_geometry(self, th, ins, addr_op):
         width = 1 if ins.ty == E.T_PRED else _BITS[ins.ty] // 8
@@ -1219,8 +1239,6 @@ class _Interpreter:
         else:
             raw = int.from_bytes(buf[off:off + width], "little")
             self.write(th, d, self._load_value(ins.ty, raw))
-
-    op_ldu = op_ld
 
     def op_st(self, th, ins):
         a, s = ins.ops
@@ -1248,7 +1266,7 @@ class _Interpreter:
             if aop == "add":
                 new = back(fo + fb)
             elif aop in ("min", "max"):
-                new = back(_fminmax(fo, fb, aop == "max"))
+                new = back(float_min_max(fo, fb, aop == "max"))
             elif aop == "exch":
                 new = braw & m
             else:
@@ -1286,6 +1304,31 @@ class _Interpreter:
 
     def op_red(self, th, ins):
         self._atomic(th, ins, ins.ops[0], ins.ops[1], None)
+
+
+_ARITHMETIC = ("add", "sub", "mul", "mad", "fma", "div", "rem", "abs", "neg", "min", "max", "copysign",
+               "sad", "popc", "clz", "brev", "bfe", "bfi", "bfind", "fns", "dp4a", "dp2a", "mul24",
+               "mad24", "prmt", "and", "or", "xor", "not", "cnot", "shl", "shr", "shf", "rcp", "sqrt",
+               "rsqrt", "sin", "cos", "ex2", "lg2", "tanh")
+
+# The oracle's dispatch: opcode name -> handler(interpreter, thread, instruction).
+OPCODE_HANDLERS = {
+    **{name: _Interpreter._arith for name in _ARITHMETIC},
+    "setp": _Interpreter.op_setp, "set": _Interpreter.op_set, "selp": _Interpreter.op_selp,
+    "slct": _Interpreter.op_slct, "mov": _Interpreter.op_mov, "cvt": _Interpreter.op_cvt,
+    "cvta": _Interpreter.op_cvta,
+    "ld": _Interpreter.op_ld, "ldu": _Interpreter.op_ld, "st": _Interpreter.op_st,
+    "atom": _Interpreter.op_atom, "red": _Interpreter.op_red,
+    "cp.async": _Interpreter.op_cp_async,
+    "membar": _Interpreter.op_nothing, "fence": _Interpreter.op_nothing,
+    "nanosleep": _Interpreter.op_nothing, "cp.async.group": _Interpreter.op_nothing,
+    "bar": _Interpreter.op_bar, "barrier": _Interpreter.op_bar,
+    "bar.red": _Interpreter.op_bar,     # assembled as a bar row; op_bar and _barrier_reduce run it
+    "mma": _Interpreter.wait_collective, "match": _Interpreter.wait_collective,
+    "redux": _Interpreter.wait_collective,
+    "bra": _Interpreter.op_bra, "ret": _Interpreter.op_exit, "exit": _Interpreter.op_exit,
+    "trap": _Interpreter.op_trap,
+}
 
 
 def run_oracle(program, grid, block, args, buffers=None, warp_size: int = 32,

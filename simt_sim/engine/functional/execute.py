@@ -205,11 +205,11 @@ def atomic_apply(aop, ty, old, b, c):
     if ty == E.T_F32:
         fo = np.array([old & MASK32], dtype=np.uint32).view(np.float32)[0]
         fb = np.array([b & MASK32], dtype=np.uint32).view(np.float32)[0]
-        if aop == 0:
+        if aop == E.ATOM_ADD:
             r = np.float32(np.float64(fo) + np.float64(fb))
-        elif aop == 1:
+        elif aop == E.ATOM_MIN:
             r = np.float32(alu.float_min_max(np.float64(fo), np.float64(fb), False))
-        elif aop == 2:
+        elif aop == E.ATOM_MAX:
             r = np.float32(alu.float_min_max(np.float64(fo), np.float64(fb), True))
         else:
             r = fb
@@ -217,33 +217,34 @@ def atomic_apply(aop, ty, old, b, c):
     if ty == E.T_F64:
         fo = np.array([old], dtype=np.int64).view(np.float64)[0]
         fb = np.array([b], dtype=np.int64).view(np.float64)[0]
-        r = fo + fb if aop == 0 else (alu.float_min_max(fo, fb, aop == 2) if aop <= 2 else fb)
+        r = fo + fb if aop == E.ATOM_ADD else (alu.float_min_max(fo, fb, aop == E.ATOM_MAX)
+                                               if aop == E.ATOM_MIN or aop == E.ATOM_MAX else fb)
         return np.array([r], dtype=np.float64).view(np.int64)[0]
     o = alu.extend(old, ty)
     v = alu.extend(b, ty)
     bits = E.TYPE_BITS[ty]
-    if aop == 0:
+    if aop == E.ATOM_ADD:
         return o + v
-    if aop == 1 or aop == 2:
+    if aop == E.ATOM_MIN or aop == E.ATOM_MAX:
         if E.TYPE_SIGNED[ty] or bits < 64:
             less = o < v
         else:
             less = alu.ult(o, v)
-        if aop == 1:
+        if aop == E.ATOM_MIN:
             return o if less else v
         return v if less else o
-    if aop == 3:
+    if aop == E.ATOM_EXCH:
         return v
-    if aop == 4:
+    if aop == E.ATOM_CAS:
         return alu.extend(c, ty) if alu.truncate(o, ty) == alu.truncate(v, ty) else o
-    if aop == 5:      # inc: old >= b ? 0 : old + 1 (unsigned)
+    if aop == E.ATOM_INC:      # old >= b ? 0 : old + 1 (unsigned)
         return np.int64(0) if alu.truncate(o, ty) >= alu.truncate(v, ty) else o + 1
-    if aop == 6:      # dec
+    if aop == E.ATOM_DEC:
         uo = alu.truncate(o, ty)
         return alu.truncate(v, ty) if uo == 0 or uo > alu.truncate(v, ty) else o - 1
-    if aop == 7:
+    if aop == E.ATOM_AND:
         return o & v
-    if aop == 8:
+    if aop == E.ATOM_OR:
         return o | v
     return o ^ v
 
@@ -338,11 +339,11 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
     if op == E.OP_VOTE:
         mode = row[E.F_CMP]
         ballot = nonzero_lanes(code, regs, row, 1, mask, base_t, w, geom, slot_block, counters)
-        if mode == 0:
+        if mode == E.VOTE_ANY:
             r = np.int64(1 if ballot != 0 else 0)
-        elif mode == 1:
+        elif mode == E.VOTE_ALL:
             r = np.int64(1 if ballot == mask else 0)
-        elif mode == 2:
+        elif mode == E.VOTE_UNI:
             r = np.int64(1 if ballot == 0 or ballot == mask else 0)
         else:
             r = ballot
@@ -370,13 +371,13 @@ def exec_warp_op(code, regs, row, op, w, mask, base_t, geom, slot_block, counter
         seg_mask = (c >> 8) & 0x1F
         max_lane = (lane & seg_mask) | (clamp & ~seg_mask)
         min_lane = lane & seg_mask
-        if mode == 0:
+        if mode == E.SHFL_IDX:
             j = min_lane | (b & ~seg_mask)
             valid = j <= max_lane
-        elif mode == 1:
+        elif mode == E.SHFL_UP:
             j = lane - b
             valid = j >= min_lane
-        elif mode == 2:
+        elif mode == E.SHFL_DOWN:
             j = lane + b
             valid = j <= max_lane
         else:
@@ -419,7 +420,7 @@ def exec_match_redux(code, regs, row, op, w, mask, base_t, geom, slot_block, cou
             for j in range(ws):
                 if (part >> j) & 1 and vals[j] == vals[lane]:
                     same |= np.int64(1) << j
-            if mode == 0:                    # .any: the lanes holding this lane's value
+            if mode == E.MATCH_ANY:          # .any: the lanes holding this lane's value
                 r = same
                 agree = True
             else:                            # .all: the membermask when every member agrees
@@ -438,15 +439,15 @@ def exec_match_redux(code, regs, row, op, w, mask, base_t, geom, slot_block, cou
             if first:
                 r = v
                 first = False
-            elif mode == 0:
+            elif mode == E.REDUX_ADD:
                 r = r + v
-            elif mode == 1:
+            elif mode == E.REDUX_MIN:
                 r = min(r, v)                # u32 operands are zero-extended, s32 sign-extended
-            elif mode == 2:
+            elif mode == E.REDUX_MAX:
                 r = max(r, v)
-            elif mode == 3:
+            elif mode == E.REDUX_AND:
                 r = r & v
-            elif mode == 4:
+            elif mode == E.REDUX_OR:
                 r = r | v
             else:
                 r = r ^ v
@@ -581,7 +582,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if exec_mask != 0:
             S.remove_lanes(ws, w, exec_mask)
     elif op == E.OP_BAR or op == E.OP_BARRIER:
-        if row[E.F_NOPS] > (3 if row[E.F_CMP] > 0 else 1):      # a thread count (bar.red: d, a, b, c)
+        if row[E.F_NOPS] > (3 if row[E.F_CMP] != E.BARRED_NONE else 1):  # a thread count (bar.red: d, a, b, c)
             set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, 0, 0)
             return STEP_FAULT
         ws.f[w, WF_PC] = next_pc
@@ -670,12 +671,12 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
     wsz = geom[G_WS]
     count = 0
     total = 0
-    mode = 0
+    mode = E.BARRED_NONE
     for v in range(first, first + wpb):
         if ws.f[v, WF_STATUS] != W_BARRIER:
             continue
         row = code.rows[ws.f[v, WF_PC] - 1]
-        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == 0:
+        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == E.BARRED_NONE:
             continue
         mode = row[E.F_CMP]
         k = row[E.F_NOPS] - 1
@@ -685,11 +686,11 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
                 total += 1
                 if read_int(code, regs, row, k, v * wsz + lane, v, lane, geom, slot_block, counters) != 0:
                     count += 1
-    if mode == 0:
+    if mode == E.BARRED_NONE:
         return
-    if mode == 1:
+    if mode == E.BARRED_POPC:
         r = np.int64(count)
-    elif mode == 2:
+    elif mode == E.BARRED_AND:
         r = np.int64(1 if count == total else 0)
     else:
         r = np.int64(1 if count > 0 else 0)
@@ -697,7 +698,7 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
         if ws.f[v, WF_STATUS] != W_BARRIER:
             continue
         row = code.rows[ws.f[v, WF_PC] - 1]
-        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == 0:
+        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == E.BARRED_NONE:
             continue
         dk, di, _, _ = opnd(row, 0)
         m = ws.f[v, WF_BAR_MASK]

@@ -1,7 +1,8 @@
 """Correctly rounded fused multiply-add for float32 and float64.
 
-Compiled code calls LLVM's fma intrinsic (exact, single rounding).  Plain Python (the oracle, and
-the engine under NUMBA_DISABLE_JIT=1) uses exact rational arithmetic, so both give the same bits.
+Compiled code calls LLVM's fma intrinsic (exact, single rounding).  Plain Python (the engine under
+NUMBA_DISABLE_JIT=1) uses exact rational arithmetic, so both give the same bits.  The oracle has its
+own fma (simt_sim/oracle/interpreter.py); tests/test_oracle_fparith.py checks they agree.
 """
 from __future__ import annotations
 
