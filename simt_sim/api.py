@@ -65,8 +65,8 @@ def override_items(overrides) -> list[str]:
         raise InputError(f"overrides: expected a list of 'key=value' strings or a dict, found the string "
                          f"{overrides!r}")
     if isinstance(overrides, dict):
-        # the config reads each value as YAML; JSON is YAML, so numbers, booleans and strings keep their type
-        return [f"{key}={json.dumps(value)}" for key, value in overrides.items()]
+        # a string is read as YAML, as after --set; other values are written as JSON (which is YAML)
+        return [f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in overrides.items()]
     return [str(item) for item in overrides]
 
 
