@@ -1,5 +1,5 @@
-"""The public API (simt_sim/api.py): every example of docs/api.md runs, and a Result's fields agree
-with the run drivers and with what the command line writes for the same run."""
+"""The public API (simt_sim/api.py): every Python example of docs/api.md and README.md runs, and a
+Result's fields agree with the run drivers and with what the command line writes for the same run."""
 import json
 import re
 import subprocess
@@ -19,27 +19,28 @@ from simt_sim.run.timed import KernelLaunch, simulate as simulate_deep
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def python_blocks(markdown: Path) -> list[tuple[int, str]]:
-    """(line, code) of every ```python block."""
-    return [(markdown.read_text()[:m.start()].count("\n") + 2, m.group(1))
-            for m in re.finditer(r"^```python\n(.*?)^```", markdown.read_text(), re.S | re.M)]
+def python_blocks(markdown: str) -> list[tuple[str, str]]:
+    """("FILE:LINE", code) of every ```python block."""
+    text = (ROOT / markdown).read_text()
+    return [(f"{markdown}:{text[:m.start()].count(chr(10)) + 2}", m.group(1))
+            for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)]
 
 
-DOC_BLOCKS = python_blocks(ROOT / "docs/api.md")
+DOC_BLOCKS = python_blocks("docs/api.md") + python_blocks("README.md")
 
 
 def test_docs_have_examples():
-    assert len(DOC_BLOCKS) >= 7
+    assert len(DOC_BLOCKS) >= 8
 
 
-@pytest.mark.parametrize("line,code", DOC_BLOCKS, ids=[f"api.md:{line}" for line, _ in DOC_BLOCKS])
-def test_doc_example_runs(line, code, tmp_path, monkeypatch):
+@pytest.mark.parametrize("where,code", DOC_BLOCKS, ids=[where for where, _ in DOC_BLOCKS])
+def test_doc_example_runs(where, code, tmp_path, monkeypatch):
     # run from a scratch directory that sees the repository's programs/ and tests/ (the examples'
     # paths are relative to the repository root), so files the examples write land there
     for name in ("programs", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, f"docs/api.md:{line}", "exec"), {"__name__": "api_doc_example"})
+    exec(compile(code, where, "exec"), {"__name__": "doc_example"})
 
 
 def test_import_is_cheap():
