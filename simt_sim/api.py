@@ -66,7 +66,8 @@ def override_items(overrides) -> list[str]:
                          f"{overrides!r}")
     if isinstance(overrides, dict):
         # a string is read as YAML, as after --set; other values are written as JSON (which is YAML)
-        return [f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in overrides.items()]
+        return [f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+                for key, value in overrides.items()]
     return [str(item) for item in overrides]
 
 
@@ -75,17 +76,16 @@ def simulate(launches, buffers=None, config="h100", *, history=False, trace=Fals
     array, copied in and out); those of one stream run one after the other, different streams
     concurrently.  history records the mask history (masks(), to_json()), trace the issue trace
     (picture(), trace()); progress(cycle, warp_instructions, seconds) is called now and then."""
-    if isinstance(launches, KernelLaunch):
-        launches = [launches]
+    launches = launch_list(launches)
     cfg = configure(config)
-    raw = timed.simulate(list(launches), buffers, cfg, record_history=history, record_trace=trace,
-                         progress=progress)
+    raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)
     return Result(raw, cfg, history, trace)
 
 
 def run_functional(program: Program, grid, block, args, buffers=None, config="h100", *, dynamic_shared=0,
                    history=False) -> Result:
     """Functional run (no timing model: faster; %clock counts instructions) of one launch."""
+    require_program(program)
     cfg = configure(config)
     launch_config = cfg.launch_config()
     launch_config.record_history = history
@@ -103,10 +103,32 @@ def run_program(directory, *, functional=False, config=None, overrides=None, his
     main = manifest_launch(manifest, assembler.load_program(str(manifest.kernel_file), manifest.kernel))
     if not functional:
         return simulate([main, *more_launches(manifest)], buffers, cfg, history=history, trace=trace)
-    if trace or manifest.more_launches:
-        raise InputError("trace and more_launches need the timing model (functional=False)")
+    if trace:
+        raise InputError("trace=True needs the timing model (functional=False)")
+    if manifest.more_launches:
+        raise InputError(f"{manifest.path}: more_launches need the timing model (functional=False)")
     return run_functional(main.program, main.grid, main.block, main.args, buffers, cfg,
                           dynamic_shared=main.dynamic_shared, history=history)
+
+
+def launch_list(launches) -> list[KernelLaunch]:
+    """One Launch or a list of them, checked."""
+    launches = list(launches) if isinstance(launches, (list, tuple)) else [launches]
+    for item in launches:
+        if not isinstance(item, KernelLaunch):
+            raise InputError(f"simulate() takes a Launch or a list of them, found {described(item)}")
+        require_program(item.program)
+    return launches
+
+
+def require_program(program) -> None:
+    # a path where the Program belongs is an easy slip; say so instead of failing deep in the run driver
+    if not isinstance(program, Program):
+        raise InputError(f"expected a Program from simt_sim.load_program(), found {described(program)}")
+
+
+def described(value) -> str:
+    return repr(str(value)) if isinstance(value, (str, Path)) else f"a {type(value).__name__}"
 
 
 def more_launches(manifest: Manifest) -> list[KernelLaunch]:
@@ -117,7 +139,7 @@ def more_launches(manifest: Manifest) -> list[KernelLaunch]:
             for entry in manifest.more_launches]
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)
 class Result:
     """What a run gives: outputs, metrics, the recordings and their exports.  `raw` is the run
     driver's RunResult (functional) or SimResult (timed), for the observe/* functions and detail

@@ -154,6 +154,14 @@ def test_misuse_is_an_input_error(tmp_path):
         functional.masks(launch=1)
     with pytest.raises(InputError, match="more_launches need the timing model"):
         simt_sim.run_program("programs/two-streams", functional=True)
+    with pytest.raises(InputError, match="trace=True needs the timing model"):
+        simt_sim.run_program("programs/figure2-ifelse", functional=True, trace=True)
+    with pytest.raises(InputError, match="expected a Program from simt_sim.load_program"):
+        simt_sim.run_functional("tests/cuda/saxpy.ptx", 1, 32, [2.0, "x", "y", 32])
+    with pytest.raises(InputError, match="expected a Program from simt_sim.load_program"):
+        simt_sim.simulate(simt_sim.Launch("tests/cuda/saxpy.ptx", 1, 32, [2.0, "x", "y", 32]))
+    with pytest.raises(InputError, match=r"simulate\(\) takes a Launch or a list of them, found a tuple"):
+        simt_sim.simulate([("saxpy", 1, 32)])
     with pytest.raises(InputError, match="expected a list of 'key=value' strings or a dict"):
         simt_sim.load_config("h100", "num_sms=2")
     assert not (tmp_path / "x.svg").exists() and not (tmp_path / "x.json").exists()
