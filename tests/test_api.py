@@ -51,6 +51,13 @@ def test_import_is_cheap():
     assert all(getattr(simt_sim, name) is not None for name in simt_sim.__all__)
 
 
+def test_run_driver_package_stays_importable():
+    # the functional run is run_functional, not run: a function simt_sim.run would shadow the
+    # simt_sim/run package and break `import simt_sim.run.timed as ...`
+    import simt_sim.run.timed as timed_driver
+    assert timed_driver.simulate is not simt_sim.simulate
+
+
 def test_functional_outputs_and_stats():
     a, b = np.arange(100, dtype=np.int32), np.arange(100, dtype=np.int32)[::-1].copy()
     res = simt_sim.run_functional(simt_sim.load_program("tests/cuda/vec_add_int.ptx"), 2, 64, ["a", "b", "c", 100],
