@@ -3,8 +3,7 @@ import time
 
 import numpy as np
 
-from simt_sim.frontend.assembler import load_program
-from simt_sim.run.functional import LaunchConfig, launch
+import simt_sim
 
 CASES = [
     ("compute (saxpy)", "tests/cuda/saxpy.ptx", lambda n: [2.0, "x", "y", n],
@@ -17,15 +16,15 @@ CASES = [
 def main():
     print(f"{'workload':<24} {'threads':>8} {'warp-insts':>11} {'seconds':>8} {'warp-inst/s':>12}")
     for name, path, args, bufs in CASES:
-        prog = load_program(path)
+        prog = simt_sim.load_program(path)
         t0 = time.perf_counter()
-        launch(prog, 1, 32, args(32), bufs(32), LaunchConfig(record_history=False))
+        simt_sim.run_functional(prog, 1, 32, args(32), bufs(32))
         warm = time.perf_counter() - t0
         for n in (4096, 65536):
             t0 = time.perf_counter()
-            res = launch(prog, n // 256, 256, args(n), bufs(n), LaunchConfig(record_history=False))
+            res = simt_sim.run_functional(prog, n // 256, 256, args(n), bufs(n))
             dt = time.perf_counter() - t0
-            wi = res.stats["warp_instructions"]
+            wi = res.metrics[0]["warp_instructions"]
             print(f"{name:<24} {n:>8} {wi:>11} {dt:>8.3f} {wi / dt:>12.0f}")
         print(f"{'':<24} (first launch incl. JIT / cache load: {warm:.2f} s)")
 

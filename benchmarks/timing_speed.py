@@ -10,9 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.machine.config import load_config
-from simt_sim.frontend.assembler import load_program
-from simt_sim.run.timed import KernelLaunch, simulate
+import simt_sim
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,15 +33,15 @@ WORKLOADS = [("compute-bound", compute, (8192, 65536)), ("memory-bound", memory,
 
 
 def run(path, args, bufs, n, cfg):
-    prog = load_program(str(ROOT / path))
+    prog = simt_sim.load_program(ROOT / path)
     t0 = time.perf_counter()
-    res = simulate([KernelLaunch(prog, n // 256, 256, args)], bufs, cfg)
+    res = simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args), bufs, cfg)
     return res, time.perf_counter() - t0
 
 
 def main():
     quick = "--quick" in sys.argv
-    cfg = load_config("h100")
+    cfg = simt_sim.load_config("h100")
     t0 = time.perf_counter()
     for _, make, _ in WORKLOADS:
         path, args, bufs = make(256)
@@ -56,7 +54,7 @@ def main():
         for n in sizes[:1] if quick else sizes:
             path, args, bufs = make(n)
             res, dt = run(path, args, bufs, n, cfg)
-            m = res.kernels[0]
+            m = res.metrics[0]
             print(f"{name:<14} {n:>8} {res.cycles:>11} {m['warp_instructions']:>11} {m['ipc']:>7.1f} {dt:>8.2f} "
                   f"{m['warp_instructions'] / dt:>12,.0f} {res.cycles / dt:>10,.0f}")
 

@@ -24,13 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from simt_sim.machine.config import UNIT_NAMES, load_config  # noqa: E402
+import simt_sim  # noqa: E402
+from simt_sim.machine.config import UNIT_NAMES  # noqa: E402
 from simt_sim.machine import layout as L  # noqa: E402
-from simt_sim.frontend.assembler import load_program  # noqa: E402
 from simt_sim.frontend.manifest import load_manifest  # noqa: E402
-from simt_sim.observe.pictures import WAITING, Raster, cell_states, write_picture  # noqa: E402
+from simt_sim.observe.pictures import WAITING, Raster, cell_states  # noqa: E402
 from simt_sim.observe.trace import pipe_assignment  # noqa: E402
-from simt_sim.run.timed import KernelLaunch, simulate  # noqa: E402
 
 SHADER = ROOT / "programs/article-fig1-shader"
 LOOP = ROOT / "programs/article-fig8-loop"
@@ -43,24 +42,21 @@ LANE_UNITS = ("fp32", "int", "control", "ldst")
 
 
 # ---------------------------------------------------------------- Figures 1-3
-def run_shader(issue_width: int, extra: list[str] | None = None):
-    m = load_manifest(str(SHADER))
-    program = load_program(str(m.kernel_file), m.kernel)
-    cfg = load_config(m.config, list(m.overrides) + [f"scheduler.issue_width={issue_width}"] + list(extra or []))
-    buffers = {s.name: s.make() for s in m.buffers}
-    return simulate([KernelLaunch(program, m.grid, m.block, m.args)], buffers, cfg, record_trace=True)
+def run_shader(issue_width: int, extra: list[str] | None = None) -> simt_sim.Result:
+    return simt_sim.run_program(SHADER, overrides=[f"scheduler.issue_width={issue_width}", *(extra or [])],
+                                trace=True)
 
 
-def shader_numbers(res) -> dict:
+def shader_numbers(res: simt_sim.Result) -> dict:
     """Cycles, ALU (fp32 pipes, int shares them) busy fractions, and how often waves wait."""
-    m = res.kernels[0]
+    m = res.metrics[0]
     cycles = m["cycles"]
-    pipes, busy = pipe_assignment(res)
-    alu = res.trace[:, L.TR_UNIT] == UNIT_NAMES.index("fp32")
+    pipes, busy = pipe_assignment(res.raw)
+    alu = res.raw.trace[:, L.TR_UNIT] == UNIT_NAMES.index("fp32")
     n_pipes = int(res.config.get("units.fp32.pipes"))
     per_pipe = [float(busy[alu & (pipes == p)].sum()) / cycles for p in range(n_pipes)]
     st = m["stall_cycles"]
-    states = cell_states(res)
+    states = cell_states(res.raw)
     ws = int(res.config.get("warp_size"))
     n_w = states.shape[0] // ws
     waiting = (states.reshape(n_w, ws, -1) == WAITING).any(axis=1)       # waves in red, per cycle
@@ -93,7 +89,7 @@ def shader_figures(out: Path | None) -> list[dict]:
             title = (f"{label}: 4 waves, 2 ALUs, 1 sampler, issue width {width} - {res.cycles} cycles, "
                      f"ALU busy {num['alu_busy']:.2f}")
             for ext in (".svg", ".png"):
-                write_picture(res, out / f"{stem}{ext}", title=title, cell=(4, 6))
+                res.picture(out / f"{stem}{ext}", title=title, cell=(4, 6))
     return rows
 
 
@@ -121,16 +117,16 @@ def loop_counts() -> np.ndarray:
 def run_loop(width: int, counts: np.ndarray):
     """One wave of `width` lanes per block, 256 / width blocks, one block resident at a time.
     Returns (result, per-wave durations)."""
-    program = load_program(str(LOOP / "kernel.ptx"), "loop_count")
+    program = simt_sim.load_program(LOOP / "kernel.ptx", "loop_count")
     sets = [f"warp_size={width}"] + [f"units.{u}.lanes={width}" for u in LANE_UNITS]
-    cfg = load_config("article-simd", sets)
+    cfg = simt_sim.load_config("article-simd", sets)
     blocks = N_THREADS // width
     buffers = {"counts": counts.astype(np.uint32).copy(), "out": np.zeros(N_THREADS, np.uint32)}
-    res = simulate([KernelLaunch(program, blocks, width, ["counts", "out"])], buffers, cfg, record_trace=True)
+    res = simt_sim.simulate(simt_sim.Launch(program, blocks, width, ["counts", "out"]), buffers, cfg, trace=True)
     want = (counts.astype(np.uint64) * np.arange(N_THREADS, dtype=np.uint64)).astype(np.uint32)
-    if not np.array_equal(res.buffers["out"], want):
+    if not np.array_equal(res.outputs["out"], want):
         raise AssertionError(f"width {width}: wrong outputs")
-    spans = res.warp_spans[:blocks]           # one warp per block: gid = block
+    spans = res.raw.warp_spans[:blocks]           # one warp per block: gid = block
     return res, spans[:, 1] - spans[:, 0]
 
 
@@ -143,7 +139,7 @@ def loop_numbers() -> dict:
             res, waves = run_loop(width, c)
             entry[name] = {"cycles": int(res.cycles), "wave_cycles": waves.tolist(),
                            "thread_cycles": np.repeat(waves, width).tolist(),
-                           "simd_efficiency": float(res.kernels[0]["simd_efficiency"])}
+                           "simd_efficiency": float(res.metrics[0]["simd_efficiency"])}
         entry["speedup"] = entry["unsorted"]["cycles"] / entry["sorted"]["cycles"]
         out["widths"][width] = entry
     return out

@@ -45,16 +45,16 @@ def test_fig3_four_issue_waves_wait_for_units(shader):
 
 
 def test_fig1_outputs_correct(figures):
+    import simt_sim
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.oracle.interpreter import run_oracle
-    from simt_sim.frontend.assembler import load_program
     m = load_manifest(str(figures.SHADER))
-    prog = load_program(str(m.kernel_file), m.kernel)
+    prog = simt_sim.load_program(figures.SHADER)
     inputs = {s.name: s.make() for s in m.buffers}
     want = run_oracle(prog, m.grid, m.block, m.args, {k: v.copy() for k, v in inputs.items()}, warp_size=8).buffers
     for w in (1, 4):
         res = figures.run_shader(w)
-        assert np.array_equal(res.buffers["out"], want["out"])
+        assert np.array_equal(res.outputs["out"], want["out"])
 
 
 @pytest.fixture(scope="module")

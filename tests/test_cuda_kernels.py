@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.frontend.assembler import load_program
-from simt_sim.run.functional import launch
+import simt_sim
 
 CUDA = Path(__file__).parent / "cuda"
 nvcc = shutil.which("nvcc")
@@ -25,15 +24,15 @@ def compile_kernel(name, out_dir):
     dst = out_dir / f"{name}.ptx"
     subprocess.run([nvcc, "-ptx", "-arch=sm_90", "-O3", "-o", str(dst), str(CUDA / f"{name}.cu")],
                    check=True, capture_output=True)
-    return load_program(str(dst))
+    return simt_sim.load_program(dst)
 
 
 def test_vec_add_float(ptx_dir):
     p = compile_kernel("vec_add_float", ptx_dir)
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal(200).astype(np.float32), rng.standard_normal(200).astype(np.float32)
-    res = launch(p, 4, 64, ["a", "b", "c", 200], {"a": a, "b": b, "c": np.zeros(200, np.float32)})
-    assert np.array_equal(res.buffers["c"].view(np.uint32), (a + b).view(np.uint32))
+    res = simt_sim.run_functional(p, 4, 64, ["a", "b", "c", 200], {"a": a, "b": b, "c": np.zeros(200, np.float32)})
+    assert np.array_equal(res.outputs["c"].view(np.uint32), (a + b).view(np.uint32))
 
 
 def test_saxpy_fma(ptx_dir):
@@ -42,34 +41,34 @@ def test_saxpy_fma(ptx_dir):
     assert "fmaf" in src
     rng = np.random.default_rng(1)
     x, y = rng.standard_normal(96).astype(np.float32), rng.standard_normal(96).astype(np.float32)
-    res = launch(p, 1, 96, [2.5, "x", "y", 96], {"x": x, "y": y})
+    res = simt_sim.run_functional(p, 1, 96, [2.5, "x", "y", 96], {"x": x, "y": y})
     from fractions import Fraction
     want = np.array([np.float32(float(Fraction(2.5) * Fraction(float(xi)) + Fraction(float(yi))))
                      for xi, yi in zip(x, y)], np.float32)
-    assert np.array_equal(res.buffers["y"], want)
+    assert np.array_equal(res.outputs["y"], want)
 
 
 def test_while_loop(ptx_dir):
     p = compile_kernel("while_loop", ptx_dir)
     trips = np.random.default_rng(2).integers(0, 20, 100).astype(np.int32)
-    res = launch(p, 2, 64, ["t", "o", 100], {"t": trips, "o": np.zeros(100, np.int32)})
+    res = simt_sim.run_functional(p, 2, 64, ["t", "o", 100], {"t": trips, "o": np.zeros(100, np.int32)})
     want = [sum(k * k + i for k in range(t)) for i, t in enumerate(trips)]
-    assert res.buffers["o"].tolist() == want
+    assert res.outputs["o"].tolist() == want
 
 
 def test_reduce_shared(ptx_dir):
     p = compile_kernel("reduce_shared", ptx_dir)
     data = np.random.default_rng(3).integers(-1000, 1000, 1000).astype(np.int32)
-    res = launch(p, 4, 256, ["i", "o", 1000], {"i": data, "o": np.zeros(4, np.int32)})
+    res = simt_sim.run_functional(p, 4, 256, ["i", "o", 1000], {"i": data, "o": np.zeros(4, np.int32)})
     want = [int(data[b * 256:(b + 1) * 256].sum()) for b in range(4)]
-    assert res.buffers["o"].tolist() == want
+    assert res.outputs["o"].tolist() == want
 
 
 def test_warp_vote_and_shuffle_compile_and_run(ptx_dir):
     p = compile_kernel("warp_shuffle", ptx_dir)
     data = np.arange(64, dtype=np.int32) * 3
-    res = launch(p, 1, 64, ["i", "o", 64], {"i": data, "o": np.zeros(64 * 5, np.int32)})
-    out = res.buffers["o"].reshape(64, 5)
+    res = simt_sim.run_functional(p, 1, 64, ["i", "o", 64], {"i": data, "o": np.zeros(64 * 5, np.int32)})
+    out = res.outputs["o"].reshape(64, 5)
     lane = np.arange(64) % 32
     warp_base = (np.arange(64) // 32) * 32
     assert out[:, 0].tolist() == data[warp_base + 3].tolist()                    # shfl idx 3
@@ -80,6 +79,6 @@ def test_warp_vote_and_shuffle_compile_and_run(ptx_dir):
 def test_nested_if_and_switch(ptx_dir):
     v = np.random.default_rng(4).integers(-200, 200, 64).astype(np.int32)
     p = compile_kernel("switch4", ptx_dir)
-    res = launch(p, 1, 64, ["i", "o", 64], {"i": v, "o": np.zeros(64, np.int32)})
+    res = simt_sim.run_functional(p, 1, 64, ["i", "o", 64], {"i": v, "o": np.zeros(64, np.int32)})
     want = [[x + 10, x * 7, x ^ 0x5a5a, -x][x & 3] for x in v.tolist()]
-    assert res.buffers["o"].tolist() == want
+    assert res.outputs["o"].tolist() == want

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import simt_sim
 from simt_sim.cli.main import main
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import assemble_text
-from simt_sim.run.functional import LaunchConfig, launch
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n"
@@ -86,7 +86,7 @@ def test_out_of_bounds_names_kernel_block_thread_pc_address():
   ret;""")
     out = np.zeros(40, np.uint32)
     with pytest.raises(RuntimeFault) as e:
-        launch(assemble_text(src, file="oob.ptx"), 2, 64, ["out"], {"out": out})
+        simt_sim.run_functional(assemble_text(src, file="oob.ptx"), 2, 64, ["out"], {"out": out})
     msg = str(e.value)
     assert "out-of-bounds access of 4 bytes at address 0x1000000a0" in msg
     assert "kernel k, block (0,0,0), warp 1, thread (40,0,0) (lane 8), pc 4 `st.global.u32 [%rd3], %r1;` (oob.ptx:14:3)" in msg
@@ -105,13 +105,13 @@ def test_barrier_deadlock_is_reported_not_hung():
     # only part of warp 0 reaches the barrier; its other lanes went to SKIP and exited
     prog = assemble_text(BARRIER.replace("{split}", "4"))
     with pytest.raises(RuntimeFault, match=r"barrier deadlock in kernel k, block \(0,0,0\).*warp 0 waits at pc 3"):
-        launch(prog, 1, 64, [], {})
+        simt_sim.run_functional(prog, 1, 64, [], {})
 
 
 def test_barrier_ignores_warps_that_finished_entirely():
     # warp 0 exits as a whole before the barrier; as on hardware, warp 1 passes it alone
-    res = launch(assemble_text(BARRIER.replace("{split}", "32")), 1, 64, [], {})
-    assert res.stats["warp_instructions"] == 4 + 5
+    res = simt_sim.run_functional(assemble_text(BARRIER.replace("{split}", "32")), 1, 64, [], {})
+    assert res.metrics[0]["warp_instructions"] == 4 + 5
 
 
 def test_barrier_after_threads_exited_deadlocks():
@@ -122,7 +122,7 @@ def test_barrier_after_threads_exited_deadlocks():
   bar.sync 0;
   ret;""", params="")
     with pytest.raises(RuntimeFault, match=r"warp 0 waits at pc 3 with mask 00011111 of 11111111"):
-        launch(assemble_text(src), 1, 8, [], {}, LaunchConfig(warp_size=8))
+        simt_sim.run_functional(assemble_text(src), 1, 8, [], {}, simt_sim.load_config("h100", {"warp_size": 8}))
 
 
 def test_barrier_completes_when_whole_block_arrives():
@@ -130,14 +130,15 @@ def test_barrier_completes_when_whole_block_arrives():
   mov.u32 %r1, %tid.x;
   bar.sync 0;
   ret;""", params="")
-    res = launch(assemble_text(src), 2, 96, [], {})
-    assert res.stats["warp_instructions"] == 2 * 3 * 3
+    res = simt_sim.run_functional(assemble_text(src), 2, 96, [], {})
+    assert res.metrics[0]["warp_instructions"] == 2 * 3 * 3
 
 
 def test_instruction_limit_exit_3():
     src = kernel("L:\n  bra L;", params="")
     with pytest.raises(RuntimeFault, match="instruction limit of 1000 warp-instructions reached"):
-        launch(assemble_text(src), 1, 32, [], {}, LaunchConfig(max_warp_insts=1000))
+        simt_sim.run_functional(assemble_text(src), 1, 32, [], {},
+                                simt_sim.load_config("h100", {"limits.max_warp_instructions": 1000}))
 
 
 def test_cli_runtime_fault_exit_3():

@@ -5,32 +5,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.machine.config import load_config
+import simt_sim
 from simt_sim.isa import encoding as E
 from simt_sim.errors import RuntimeFault
-from simt_sim.frontend.assembler import assemble_text, load_program
-from simt_sim.run.functional import LaunchConfig, launch, mask_bits
-from simt_sim.frontend.manifest import load_manifest
+from simt_sim.frontend.assembler import assemble_text
+from simt_sim.run.functional import mask_bits
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_program(name, **overrides):
-    m = load_manifest(str(ROOT / "programs" / name))
-    prog = load_program(str(m.kernel_file), m.kernel)
-    cfg = load_config(m.config, m.overrides + [f"{k}={v}" for k, v in overrides.items()]).launch_config()
-    res = launch(prog, m.grid, m.block, m.args, {b.name: b.make() for b in m.buffers}, cfg)
-    return res
+    return simt_sim.run_program(ROOT / "programs" / name, functional=True, overrides=overrides, history=True)
 
 
 def trace(res, gid=0):
-    return [(int(pc), mask_bits(int(m), res.config.warp_size)) for _, pc, m, _ in res.warp_history(gid)]
+    return [(int(pc), mask_bits(int(m), res.raw.config.warp_size)) for _, pc, m, _ in res.raw.warp_history(gid)]
 
 
 def test_example1_explicit_mask_history_matches_article():
     res = run_program("article-ex1-mask")
     assert [m for _, m in trace(res)] == ["11111111"] * 4 + ["01010101"] * 2 + ["11111111"] * 5
-    assert res.buffers["out"].tolist() == [0, 1] * 4
+    assert res.outputs["out"].tolist() == [0, 1] * 4
 
 
 def test_example2_explicit_loop_drops_one_lane_per_iteration():
@@ -48,15 +43,15 @@ def test_example3_explicit_if_else_runs_then_else_then_join():
 
 @pytest.mark.parametrize("name", ["article-ex1", "article-ex2", "article-ex3"])
 def test_plain_branch_and_explicit_mask_versions_agree(name):
-    a = run_program(name + "-mask").buffers["out"]
-    b = run_program(name + "-branch").buffers["out"]
+    a = run_program(name + "-mask").outputs["out"]
+    b = run_program(name + "-branch").outputs["out"]
     assert np.array_equal(a, b)
 
 
 def test_figure2_cfe_improves_after_regrouping():
     plain = run_program("figure2-ifelse")
     regrouped = run_program("figure2-regrouped")
-    assert plain.stats["cfe"] < regrouped.stats["cfe"]
+    assert plain.metrics[0]["cfe"] < regrouped.metrics[0]["cfe"]
     # warp 0 of the regrouped input never diverges: every issued mask is full
     assert all(m == "1111" for _, m in trace(regrouped, 0))
     # in the original, warp 0 runs branch A with 3 lanes and branch B with 1 (fewer first)
@@ -100,12 +95,12 @@ JOIN:
 ])
 def test_divergence_side_order_policy(split, policy, first_pc):
     prog = assemble_text(IFELSE)
-    res = launch(prog, 1, 8, ["out", split], {"out": np.zeros(8, np.uint32)},
-                 LaunchConfig(warp_size=8, policy=policy))
+    config = simt_sim.load_config("h100", {"warp_size": 8, "simt.divergence_policy": policy})
+    res = simt_sim.run_functional(prog, 1, 8, ["out", split], {"out": np.zeros(8, np.uint32)}, config, history=True)
     pcs = [pc for pc, _ in trace(res)]
     assert pcs[4] == first_pc
     # at the join the full mask is back, and activemask sees it
-    assert res.buffers["out"].tolist() == [0xFF] * 8
+    assert res.outputs["out"].tolist() == [0xFF] * 8
     assert prog.code[3, E.F_RECONV] == prog.labels["JOIN"]
 
 
@@ -137,7 +132,7 @@ END:
     # path A can skip B (A -> C), so neither branch reconverges before C
     assert prog.code[3, E.F_RECONV] == prog.labels["C"]
     assert prog.code[5, E.F_RECONV] == prog.labels["C"]
-    res = launch(prog, 1, 8, [], {}, LaunchConfig(warp_size=8))
+    res = simt_sim.run_functional(prog, 1, 8, [], {}, simt_sim.load_config("h100", {"warp_size": 8}), history=True)
     assert trace(res)[-2:] == [(prog.labels["C"], "11111111"), (prog.labels["END"], "11111111")]
 
 
@@ -164,15 +159,16 @@ OUTER_END:
 
 def test_stack_depth_follows_nesting_and_overflow_names_warp_and_pc():
     prog = assemble_text(NESTED)
-    res = launch(prog, 1, 8, [], {}, LaunchConfig(warp_size=8))
-    assert res.max_stack_depth.max() == 2
+    res = simt_sim.run_functional(prog, 1, 8, [], {}, simt_sim.load_config("h100", {"warp_size": 8}))
+    assert res.raw.max_stack_depth.max() == 2
     with pytest.raises(RuntimeFault, match=r"SIMT stack overflow \(depth limit 1\).*warp 0, pc 4 "):
-        launch(prog, 1, 8, [], {}, LaunchConfig(warp_size=8, stack_depth=1))
+        simt_sim.run_functional(prog, 1, 8, [], {},
+                                simt_sim.load_config("h100", {"warp_size": 8, "simt.stack_depth": 1}))
 
 
 def test_early_return_lanes_leave_all_masks():
     res = run_program("early-return")
-    prog = res.program
+    prog = res.raw.program
     store = next(pc for pc, t in enumerate(prog.texts) if t.startswith("st.global"))
     masks = [m for pc, m in trace(res, 1) if pc == store]   # warp 1: threads 32..63, n = 50
     assert masks == ["1" * 18 + "0" * 14]
@@ -182,4 +178,4 @@ def test_runs_are_deterministic():
     a = run_program("data-loop")
     b = run_program("data-loop")
     assert np.array_equal(a.history, b.history)
-    assert a.counters == b.counters
+    assert a.raw.counters == b.raw.counters

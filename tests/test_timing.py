@@ -10,12 +10,10 @@ shared memory 23 cycles, L1 34, L2 270, DRAM 520; branch latency 2, barrier late
 import numpy as np
 import pytest
 
-from simt_sim.machine.config import load_config
+import simt_sim
 from simt_sim.machine.layout import STALL_NAMES, TR
 from simt_sim.errors import InputError, RuntimeFault
-from simt_sim.frontend.assembler import assemble_text, load_program
-from simt_sim.run.functional import launch
-from simt_sim.run.timed import KernelLaunch, simulate
+from simt_sim.frontend.assembler import assemble_text
 
 from pathlib import Path
 
@@ -34,21 +32,21 @@ def kernel(body, name="k", params="", shared=""):
 
 
 def run(body, block=32, grid=1, sets=(), params="", args=(), buffers=None, shared="", config="h100"):
-    cfg = load_config(config, ONE_SCHEDULER + list(sets))
+    cfg = simt_sim.load_config(config, ONE_SCHEDULER + list(sets))
     prog = assemble_text(kernel(body, params=params, shared=shared))
-    return simulate([KernelLaunch(prog, grid, block, list(args))], buffers or {}, cfg, record_trace=True)
+    return simt_sim.simulate(simt_sim.Launch(prog, grid, block, list(args)), buffers or {}, cfg, trace=True)
 
 
 def issues(res, gid=None):
     """[(cycle, pc)] of the issued instructions (of one warp)."""
-    t = res.trace
+    t = res.raw.trace
     if gid is not None:
         t = t[t[:, TR["gid"]] == gid]
     return [(int(c), int(p)) for c, p in zip(t[:, TR["cycle"]], t[:, TR["pc"]])]
 
 
 def ready_delay(res, pc):
-    t = res.trace[res.trace[:, TR["pc"]] == pc]
+    t = res.raw.trace[res.raw.trace[:, TR["pc"]] == pc]
     return [int(r - c) for c, r in zip(t[:, TR["cycle"]], t[:, TR["ready"]])]
 
 
@@ -67,7 +65,7 @@ def test_two_independent_ffma_chains_one_warp(policy):
     assert issues(res) == [(0, 0), (1, 1), (4, 2), (5, 3), (6, 4)]
     # the kernel ends when the last result is written: B2 issued at 5, ready at 9
     assert res.cycles == 9
-    m = res.kernels[0]
+    m = res.metrics[0]
     assert m["warp_instructions"] == 5
     assert m["stall_cycles"]["wait"] == 2          # A2 waited cycles 2 and 3 on A1
     assert m["stall_cycles"]["selected"] == 5
@@ -147,17 +145,17 @@ def test_dfma_ffma_mix_overlaps_only_independent_work():
     # DFMA latency 8 (ii 2), FFMA 4: in-order issue, so each DFMA waits for the previous one
     assert issues(res) == [(0, 0), (1, 1), (8, 2), (9, 3), (16, 4), (17, 5), (18, 6)]
     assert res.cycles == 24
-    assert res.kernels[0]["unit_busy"]["fp64"] == pytest.approx(3 * 2 / 24)
-    assert res.kernels[0]["unit_busy"]["fp32"] == pytest.approx(3 / 24)
+    assert res.metrics[0]["unit_busy"]["fp64"] == pytest.approx(3 * 2 / 24)
+    assert res.metrics[0]["unit_busy"]["fp32"] == pytest.approx(3 / 24)
 
 
 def test_throughput_limited_by_lanes():
     # 4 warps of independent DFMAs on one sub-partition: 16 lanes -> one every 2 cycles
     body = "\n".join("  fma.rn.f64 %fd{0}, %fd{0}, %fd{0}, %fd{0};".format(i % 4 + 1) for i in range(8)) + "\n  ret;"
     res = run(body, block=128)
-    dfma = res.trace[res.trace[:, TR["unit"]] == 2]
+    dfma = res.raw.trace[res.raw.trace[:, TR["unit"]] == 2]
     assert list(np.diff(dfma[:, TR["cycle"]])) == [2] * (len(dfma) - 1)
-    assert res.kernels[0]["stall_cycles"]["math_pipe_throttle"] > 0
+    assert res.metrics[0]["stall_cycles"]["math_pipe_throttle"] > 0
 
 
 SHARED = ".shared .align 4 .b8 buf[8192];"
@@ -226,13 +224,13 @@ def test_global_coalescing_and_cache_levels(stride, sectors):
     res = run(GLOBAL_LOAD.format(stride=stride, cache=".cg"), params=".param .u64 k_param_0",
               args=["buf"], buffers={"buf": buf})
     assert ready_delay(res, 6)[0] == int(np.ceil(270 + l1_wait + (sectors - 1) / 88))
-    assert res.kernels[0]["stall_cycles"]["long_scoreboard"] > 500
+    assert res.metrics[0]["stall_cycles"]["long_scoreboard"] > 500
 
 
 def test_hit_on_a_line_still_being_filled_waits_for_the_fill():
     body = GLOBAL_LOAD.format(stride=4, cache="").replace("  add.u32 %r5, %r2, 1;\n", "")
     res = run(body, params=".param .u64 k_param_0", args=["buf"], buffers={"buf": np.zeros(32, np.uint32)})
-    t = res.trace
+    t = res.raw.trace
     first = t[t[:, TR["pc"]] == 4][0]
     second = t[t[:, TR["pc"]] == 5][0]
     assert second[TR["cycle"]] == first[TR["cycle"]] + 4        # issued right behind (LD/ST ii 4)
@@ -245,7 +243,7 @@ def test_global_atomics_serialise_per_address():
   atom.global.add.u32 %r2, [%rd1], 1;
   ret;"""
     res = run(body, params=".param .u64 k_param_0", args=["c"], buffers={"c": np.zeros(1, np.uint32)})
-    assert res.buffers["c"][0] == 32
+    assert res.outputs["c"][0] == 32
     # one sector from DRAM through L2, then 31 more same-address updates at 2 cycles each
     assert ready_delay(res, 1) == [520 + 31 * 2]
 
@@ -272,7 +270,7 @@ SKIP:
     assert w0[add_pc] == last_arrival + 4 or w1[add_pc] == last_arrival + 4
     assert min(w0[add_pc], w1[add_pc]) >= last_arrival + 4
     assert w1[bar_pc] < w0[bar_pc]                     # warp 1 skipped the work and waited
-    assert res.kernels[0]["stall_cycles"]["barrier"] >= w0[bar_pc] - w1[bar_pc]
+    assert res.metrics[0]["stall_cycles"]["barrier"] >= w0[bar_pc] - w1[bar_pc]
 
 
 def test_branch_latency_and_divergence_histogram():
@@ -291,10 +289,10 @@ JOIN:
     # the taken side (8 lanes, fewer) runs first; each branch delays the warp by 2 cycles
     assert [p for _, p in cyc] == [0, 1, 2, 5, 3, 4, 6]
     assert cyc[3][0] - cyc[2][0] == 2
-    h = res.kernels[0]["warp_histogram"]
+    h = res.metrics[0]["warp_histogram"]
     assert (h["W32"], h["W8"], h["W24"]) == (4, 1, 2)
     # thread instructions: mov 32, setp 32, bra 8 (guard true), add 8, add 24, bra.uni 24, ret 32
-    assert res.kernels[0]["cfe"] == pytest.approx(160 / (7 * 32))
+    assert res.metrics[0]["cfe"] == pytest.approx(160 / (7 * 32))
 
 
 def test_two_level_pool_demotes_warps_waiting_on_memory():
@@ -321,38 +319,39 @@ def test_occupancy_limits_resident_blocks():
     big = ".shared .align 4 .b8 buf[131072];"     # 128 KB: one block per SM (228 KB)
     one = run(body, grid=1, shared=big)
     four = run(body, grid=4, shared=big)
-    occ = four.kernels[0]["occupancy"]
+    occ = four.metrics[0]["occupancy"]
     assert occ["blocks_per_sm"] == 1 and occ["limiter"] == "shared memory"
     assert four.cycles >= 4 * (one.cycles - 1)
     # registers: .reg declarations give the count; a manifest-style override changes it
-    cfg = load_config("h100", ONE_SCHEDULER)
+    cfg = simt_sim.load_config("h100", ONE_SCHEDULER)
     prog = assemble_text(kernel(body, shared=".shared .align 4 .b8 buf[64];"))
-    res = simulate([KernelLaunch(prog, 1, 1024, [], registers=64)], {}, cfg)
-    assert res.kernels[0]["occupancy"]["blocks_per_sm"] == 1
-    assert res.kernels[0]["occupancy"]["limiter"] == "registers"
+    res = simt_sim.simulate(simt_sim.Launch(prog, 1, 1024, [], registers=64), {}, cfg)
+    assert res.metrics[0]["occupancy"]["blocks_per_sm"] == 1
+    assert res.metrics[0]["occupancy"]["limiter"] == "registers"
     with pytest.raises(InputError, match="does not fit on an SM"):
-        simulate([KernelLaunch(prog, 1, 1024, [], registers=128)], {}, cfg)
+        simt_sim.simulate(simt_sim.Launch(prog, 1, 1024, [], registers=128), {}, cfg)
 
 
 def saxpy_launch(n, stream, y="y"):
-    prog = load_program("tests/cuda/saxpy.ptx")
-    return KernelLaunch(prog, n // 256, 256, [2.0, "x", y, n], stream=stream)
+    prog = simt_sim.load_program("tests/cuda/saxpy.ptx")
+    return simt_sim.Launch(prog, n // 256, 256, [2.0, "x", y, n], stream=stream)
 
 
 def test_sequential_and_concurrent_kernels():
     n = 2048
-    cfg = load_config("h100", ["num_sms=2"])
+    cfg = simt_sim.load_config("h100", ["num_sms=2"])
     bufs = {"x": np.ones(n, np.float32), "y": np.ones(n, np.float32)}
-    single = simulate([saxpy_launch(n, 0)], dict(bufs), cfg)
-    seq = simulate([saxpy_launch(n, 0), saxpy_launch(n, 0)], dict(bufs), cfg)
-    conc = simulate([saxpy_launch(n, 0), saxpy_launch(n, 1, "y2")], dict(bufs, y2=np.ones(n, np.float32)), cfg)
+    single = simt_sim.simulate([saxpy_launch(n, 0)], dict(bufs), cfg)
+    seq = simt_sim.simulate([saxpy_launch(n, 0), saxpy_launch(n, 0)], dict(bufs), cfg)
+    conc = simt_sim.simulate([saxpy_launch(n, 0), saxpy_launch(n, 1, "y2")], dict(bufs, y2=np.ones(n, np.float32)),
+                             cfg)
     # in sequence the second launch sees the first one's y: y = 2x + (2x + y)
-    assert np.all(seq.buffers["y"] == 5.0)
-    assert np.all(conc.buffers["y"] == 3.0) and np.all(conc.buffers["y2"] == 3.0)
-    k0, k1 = seq.kernels
+    assert np.all(seq.outputs["y"] == 5.0)
+    assert np.all(conc.outputs["y"] == 3.0) and np.all(conc.outputs["y2"] == 3.0)
+    k0, k1 = seq.metrics
     assert k1["first_cycle"] >= k0["end_cycle"]          # same stream: one after the other
     assert seq.cycles == k0["cycles"] + k1["cycles"]
-    assert conc.kernels[1]["first_cycle"] < conc.kernels[0]["end_cycle"]   # blocks fill in beside
+    assert conc.metrics[1]["first_cycle"] < conc.metrics[0]["end_cycle"]   # blocks fill in beside
     assert conc.cycles < seq.cycles
     assert single.cycles == k0["cycles"]
 
@@ -364,12 +363,13 @@ def test_timing_outputs_equal_functional_outputs():
         ("saxpy", lambda n: [2.0, "x", "y", n], lambda n: {"x": np.arange(n, dtype=np.float32),
                                                            "y": np.ones(n, np.float32)}),
     ]:
-        prog = load_program(f"tests/cuda/{name}.ptx")
+        prog = simt_sim.load_program(f"tests/cuda/{name}.ptx")
         n = 1000
-        f = launch(prog, 4, 256, args(n), bufs(n))
-        t = simulate([KernelLaunch(prog, 4, 256, args(n))], bufs(n), load_config("h100", ["num_sms=2"]))
-        for k in f.buffers:
-            assert np.array_equal(f.buffers[k], t.buffers[k]), name
+        f = simt_sim.run_functional(prog, 4, 256, args(n), bufs(n))
+        t = simt_sim.simulate(simt_sim.Launch(prog, 4, 256, args(n)), bufs(n),
+                              simt_sim.load_config("h100", ["num_sms=2"]))
+        for k in f.outputs:
+            assert np.array_equal(f.outputs[k], t.outputs[k]), name
 
 
 def test_clock_reads_the_issue_cycle():
@@ -384,18 +384,19 @@ def test_clock_reads_the_issue_cycle():
   ret;"""
     res = run(body, block=1, params=".param .u64 k_param_0", args=["o"], buffers={"o": np.zeros(1, np.int64)})
     # mov @0; fma @1 (int pipe free, no deps); add waits for fma until 5; clock read @6
-    assert res.buffers["o"][0] == 6
+    assert res.outputs["o"][0] == 6
 
 
 def test_deterministic_and_cycle_limit():
     n = 2048
-    cfg = load_config("h100", ["num_sms=2"])
+    cfg = simt_sim.load_config("h100", ["num_sms=2"])
     bufs = {"x": np.ones(n, np.float32), "y": np.ones(n, np.float32)}
-    a = simulate([saxpy_launch(n, 0)], dict(bufs), cfg, record_trace=True)
-    b = simulate([saxpy_launch(n, 0)], dict(bufs), cfg, record_trace=True)
-    assert a.kernels == b.kernels and np.array_equal(a.trace, b.trace) and np.array_equal(a.stall_log, b.stall_log)
+    a = simt_sim.simulate([saxpy_launch(n, 0)], dict(bufs), cfg, trace=True)
+    b = simt_sim.simulate([saxpy_launch(n, 0)], dict(bufs), cfg, trace=True)
+    assert a.metrics == b.metrics and np.array_equal(a.raw.trace, b.raw.trace) \
+        and np.array_equal(a.raw.stall_log, b.raw.stall_log)
     with pytest.raises(RuntimeFault, match=r"cycle limit of 100 cycles reached; kernel saxpy, block \(\d+,0,0\), warp \d+"):
-        simulate([saxpy_launch(n, 0)], dict(bufs), cfg.with_overrides(["limits.max_cycles=100"]))
+        simt_sim.simulate(saxpy_launch(n, 0), dict(bufs), cfg.with_overrides(["limits.max_cycles=100"]))
 
 
 def test_interrupt_keeps_statistics_so_far(monkeypatch):
@@ -408,10 +409,10 @@ def test_interrupt_keeps_statistics_so_far(monkeypatch):
         raise KeyboardInterrupt
 
     n = 4096
-    res = simulate([saxpy_launch(n, 0)], {"x": np.ones(n, np.float32), "y": np.ones(n, np.float32)},
-                   load_config("h100", ["num_sms=2"]), progress=progress)
-    assert res.interrupted and seen
-    m = res.kernels[0]
+    res = simt_sim.simulate(saxpy_launch(n, 0), {"x": np.ones(n, np.float32), "y": np.ones(n, np.float32)},
+                            simt_sim.load_config("h100", ["num_sms=2"]), progress=progress)
+    assert res.raw.interrupted and seen
+    m = res.metrics[0]
     assert not m["finished"]
     assert 50 <= m["warp_instructions"] < 512 and m["cycles"] > 0
 
@@ -431,14 +432,14 @@ def test_stall_reasons_are_nsight_names():
 ])
 def test_config_errors_are_reported(override, message):
     with pytest.raises(InputError, match=message):
-        load_config("h100", [override])
+        simt_sim.load_config("h100", [override])
 
 
 def test_config_errors_name_file_line(tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text("name: bad\nwarp_size: 32\nunits:\n  fp32: {pipes: 1, lanes: 32, latency: -4}\n")
     with pytest.raises(InputError) as e:
-        load_config(str(p))
+        simt_sim.load_config(str(p))
     assert str(e.value).startswith(f"{p}:4:")
     assert "units.fp32.latency must be positive" in str(e.value)
 

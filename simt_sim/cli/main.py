@@ -109,8 +109,7 @@ def parse_arg_value(text: str, buffer_names: set[str]):
 
 def prepare_run(ns):
     """-> (program, grid, block, args, buffer specs, config, expect, dynamic_shared)."""
-    from simt_sim.machine.config import load_config
-    from simt_sim.frontend.assembler import load_program
+    from simt_sim import api
     from simt_sim.frontend.manifest import load_manifest, parse_buffer_spec
 
     target = Path(ns.target)
@@ -129,17 +128,17 @@ def prepare_run(ns):
         names = {s.name for s in specs}
         args = ([parse_arg_value(a, names) for a in ns.args.split(",")] if ns.args
                 else [s.name for s in specs])
-        program = load_program(str(target), ns.kernel)
-        config = load_config(ns.config or "h100", ns.set)
+        program = api.load_program(target, ns.kernel)
+        config = api.load_config(ns.config or "h100", ns.set)
         return (program, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"), args, specs,
                 config, {}, 0)
     m = load_manifest(str(target))
     if ns.registers is None:
         ns.registers = m.registers
     ns.stream = m.stream
-    ns.more_launches = [(load_program(str(e["kernel_file"]), e.get("kernel")), e) for e in m.more_launches]
-    program = load_program(str(m.kernel_file), ns.kernel or m.kernel)
-    config = load_config(ns.config or m.config, m.overrides + ns.set)
+    ns.more_launches = api.more_launches(m)
+    program = api.load_program(m.kernel_file, ns.kernel or m.kernel)
+    config = api.load_config(ns.config or m.config, m.overrides + ns.set)
     grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
     block = parse_dims(ns.block, "block") if ns.block else m.block
     return program, grid, block, list(m.args), m.buffers, config, m.expect, m.dynamic_shared
@@ -178,28 +177,22 @@ def cmd_run(ns) -> int:
 
 
 def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
-    from simt_sim.run.functional import launch
-    from simt_sim.observe.history import buffer_json, format_masks, history_json
-    lc = config.launch_config()
-    result = launch(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, lc,
-                    dynamic_shared=dyn)
-    problems = check_expectations(result, expect, program, grid, block, args, inputs, lc.warp_size)
-    stats = result.stats
+    from simt_sim import api
+    result = api.run_functional(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, config,
+                                dynamic_shared=dyn, history=True)
+    run, lc = result.raw, result.raw.config
+    problems = check_expectations(run, expect, program, grid, block, args, inputs, lc.warp_size)
+    stats = result.metrics[0]
     if ns.masks:
-        print(format_masks(result, ns.warp))
+        print(result.masks(ns.warp))
     if not ns.quiet:
-        print(f"kernel {program.name}: grid {result.grid} block {result.block}, warp size {lc.warp_size}, "
+        print(f"kernel {program.name}: grid {run.grid} block {run.block}, warp size {lc.warp_size}, "
               f"config {config.name}, policy {lc.policy} (functional)")
         print(f"  warp instructions {stats['warp_instructions']}, thread instructions "
               f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}")
-        print_outputs(result.buffers, expect, problems)
+        print_outputs(result.outputs, expect, problems)
     if ns.json:
-        doc = {"kernel": program.name, "config": config.name, "grid": list(vars(result.grid).values()),
-               "block": list(vars(result.block).values()), "warp_size": lc.warp_size,
-               "policy": lc.policy, "stats": stats,
-               "outputs": {k: buffer_json(v) for k, v in result.buffers.items()},
-               "history": history_json(result), "texts": program.texts}
-        Path(ns.json).write_text(json.dumps(doc, indent=1))
+        result.to_json(ns.json)
     return report_problems(problems)
 
 
@@ -238,46 +231,35 @@ class Progress:
 
 
 def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
-    from simt_sim.observe.history import buffer_json, format_masks, history_json
-    from simt_sim.observe.metrics import format_metrics, metrics_json
-    from simt_sim.run.timed import KernelLaunch, simulate
+    from simt_sim import api
+    from simt_sim.observe.metrics import format_metrics
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
     if ns.registers is not None and not 1 <= ns.registers <= 255:
         raise InputError("--registers must be between 1 and 255")
-    launches = [KernelLaunch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers,
-                             stream=getattr(ns, "stream", 0))]
-    for prog, e in getattr(ns, "more_launches", []):
-        launches.append(KernelLaunch(prog, e["grid"], e["block"], list(e["args"]), stream=e.get("stream", 0),
-                                     registers=e.get("registers"), dynamic_shared=e.get("dynamic_shared", 0)))
-    record_trace = bool(ns.picture or ns.trace)
-    result = simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
-                      record_history=bool(ns.masks or ns.json), record_trace=record_trace, progress=progress)
+    launches = [api.Launch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers,
+                           stream=getattr(ns, "stream", 0)), *getattr(ns, "more_launches", [])]
+    result = api.simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
+                          history=bool(ns.masks or ns.json), trace=bool(ns.picture or ns.trace), progress=progress)
     progress.close()
-    view = result.view(0)
-    problems = [] if result.interrupted else check_expectations(
+    run = result.raw
+    view = run.view(0)
+    problems = [] if run.interrupted else check_expectations(
         view, expect, program, grid, block, args, inputs, config.get("warp_size"))
     if ns.masks:
-        print(format_masks(view, ns.warp))
-    if not ns.quiet or result.interrupted:
+        print(result.masks(ns.warp))
+    if not ns.quiet or run.interrupted:
         print(f"kernel {program.name}: grid {view.grid} block {view.block}, config {config.name}, "
               f"scheduler {config.get('scheduler.policy')}, divergence {config.get('simt.divergence_policy')}")
-        print(format_metrics(result))
-        if not result.interrupted:
-            print_outputs(result.buffers, expect, problems)
+        print(format_metrics(run))
+        if not run.interrupted:
+            print_outputs(result.outputs, expect, problems)
     if ns.json:
-        doc = {"kernel": program.name, "config": config.name, "grid": list(vars(view.grid).values()),
-               "block": list(vars(view.block).values()), "warp_size": config.get("warp_size"),
-               "metrics": metrics_json(result), "texts": program.texts,
-               "outputs": {} if result.interrupted else {k: buffer_json(v) for k, v in result.buffers.items()},
-               "history": history_json(view)}
-        Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
+        result.to_json(ns.json)
     for path in ns.picture:
-        from simt_sim.observe.pictures import write_picture
-        write_picture(result, path, cycles=parse_cycles(ns.cycles), warps=ns.warp)
+        result.picture(path, cycles=parse_cycles(ns.cycles), warps=ns.warp)
     if ns.trace:
-        from simt_sim.observe.trace import write_perfetto
-        write_perfetto(result, ns.trace)
-    if result.interrupted:
+        result.trace(ns.trace)
+    if run.interrupted:
         print("interrupted: statistics so far are shown; outputs were not written", file=sys.stderr)
         return 130
     return report_problems(problems)

@@ -1,0 +1,273 @@
+"""The public Python API, re-exported by `import simt_sim` (docs/api.md).
+
+    result = simt_sim.run_program("programs/data-loop")
+    print(result.cycles, result.outputs["out"][:4])
+
+Load a program and a GPU config, run it functionally (`run_functional`) or cycle by cycle
+(`simulate`, one or more `Launch`es), or run a program directory as `simt-sim run DIR` does
+(`run_program`).  Every run returns a `Result`: outputs, metrics, the mask history and the
+exports the command line writes (JSON, pictures, Perfetto traces).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from simt_sim.errors import InputError
+from simt_sim.frontend import assembler
+from simt_sim.frontend.assembler import Program
+from simt_sim.frontend.manifest import Manifest, load_manifest
+from simt_sim.machine import config as machine_config
+from simt_sim.machine.config import GPUConfig
+from simt_sim.observe.history import buffer_json, format_masks, history_json
+from simt_sim.observe.metrics import metrics_json
+from simt_sim.observe.pictures import write_picture
+from simt_sim.observe.trace import write_perfetto
+from simt_sim.run import timed
+from simt_sim.run.functional import RunResult, launch
+from simt_sim.run.timed import KernelLaunch, SimResult, manifest_launch
+
+# One kernel launch for simulate(): Launch(program, grid, block, args, stream=0, registers=None,
+# dynamic_shared=0).  grid and block: N, (X, Y) or (X, Y, Z); args: buffer names or numbers.
+Launch = KernelLaunch
+
+
+def load_program(path, kernel: str | None = None) -> Program:
+    """A kernel from a PTX file (`kernel` names the entry when the file has several), or the main
+    kernel of a program directory (or its manifest.yaml)."""
+    path = Path(path)
+    if not (path.is_dir() or path.suffix in (".yaml", ".yml")):
+        return assembler.load_program(str(path), kernel)
+    manifest = load_manifest(str(path))
+    return assembler.load_program(str(manifest.kernel_file), kernel or manifest.kernel)
+
+
+def load_config(name_or_path="h100", overrides=None) -> GPUConfig:
+    """A GPU config by name (configs/NAME.yaml) or YAML path, with overrides applied and validated:
+    a list of "key=value" strings (as `--set`) or a dict {"scheduler.policy": "lrr", ...}."""
+    return configure(str(name_or_path), overrides)
+
+
+def configure(config, overrides=None) -> GPUConfig:
+    """A config name, path or GPUConfig, with overrides, as a GPUConfig."""
+    items = override_items(overrides)
+    if isinstance(config, GPUConfig):
+        return config.with_overrides(items) if items else config
+    return machine_config.load_config(str(config), items)
+
+
+def override_items(overrides) -> list[str]:
+    """None, ["key=value", ...] or {key: value} -> ["key=value", ...]."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        raise InputError(f"overrides: expected a list of 'key=value' strings or a dict, found the string "
+                         f"{overrides!r}")
+    if isinstance(overrides, dict):
+        # a string is read as YAML, as after --set; other values are written as JSON (which is YAML)
+        return [f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+                for key, value in overrides.items()]
+    return [str(item) for item in overrides]
+
+
+def simulate(launches, buffers=None, config="h100", *, history=False, trace=False, progress=None) -> Result:
+    """Cycle-level run of one Launch or a list of them.  Launches share the buffers (name -> numpy
+    array, copied in and out); those of one stream run one after the other, different streams
+    concurrently.  history records the mask history (masks(), to_json()), trace the issue trace
+    (picture(), trace()); progress(cycle, warp_instructions, seconds) is called now and then."""
+    launches = launch_list(launches)
+    cfg = configure(config)
+    raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)
+    return Result(raw, cfg, history, trace)
+
+
+def run_functional(program: Program, grid, block, args, buffers=None, config="h100", *, dynamic_shared=0,
+                   history=False) -> Result:
+    """Functional run (no timing model: faster; %clock counts instructions) of one launch."""
+    require_program(program)
+    cfg = configure(config)
+    launch_config = cfg.launch_config()
+    launch_config.record_history = history
+    raw = launch(program, grid, block, list(args), buffers, launch_config, dynamic_shared=dynamic_shared)
+    return Result(raw, cfg, history, False)
+
+
+def run_program(directory, *, functional=False, config=None, overrides=None, history=False,
+                trace=False) -> Result:
+    """What `simt-sim run DIR` does: the manifest's kernel, buffers, launches and config (or
+    `config`), with its `set` and then `overrides` applied."""
+    manifest = load_manifest(str(directory))
+    cfg = configure(config or manifest.config, manifest.overrides + override_items(overrides))
+    buffers = {spec.name: spec.make() for spec in manifest.buffers}
+    main = manifest_launch(manifest, assembler.load_program(str(manifest.kernel_file), manifest.kernel))
+    if not functional:
+        return simulate([main, *more_launches(manifest)], buffers, cfg, history=history, trace=trace)
+    if trace:
+        raise InputError("trace=True needs the timing model (functional=False)")
+    if manifest.more_launches:
+        raise InputError(f"{manifest.path}: more_launches need the timing model (functional=False)")
+    return run_functional(main.program, main.grid, main.block, main.args, buffers, cfg,
+                          dynamic_shared=main.dynamic_shared, history=history)
+
+
+def launch_list(launches) -> list[KernelLaunch]:
+    """One Launch or a list of them, checked."""
+    launches = list(launches) if isinstance(launches, (list, tuple)) else [launches]
+    for item in launches:
+        if not isinstance(item, KernelLaunch):
+            raise InputError(f"simulate() takes a Launch or a list of them, found {described(item)}")
+        require_program(item.program)
+    return launches
+
+
+def require_program(program) -> None:
+    # a path where the Program belongs is an easy slip; say so instead of failing deep in the run driver
+    if not isinstance(program, Program):
+        raise InputError(f"expected a Program from simt_sim.load_program(), found {described(program)}")
+
+
+def described(value) -> str:
+    return repr(str(value)) if isinstance(value, (str, Path)) else f"a {type(value).__name__}"
+
+
+def more_launches(manifest: Manifest) -> list[KernelLaunch]:
+    """The launches a manifest's more_launches adds after / beside its main one."""
+    return [Launch(assembler.load_program(str(entry["kernel_file"]), entry.get("kernel")), entry["grid"],
+                   entry["block"], list(entry["args"]), stream=entry.get("stream", 0),
+                   registers=entry.get("registers"), dynamic_shared=entry.get("dynamic_shared", 0))
+            for entry in manifest.more_launches]
+
+
+@dataclass(repr=False, eq=False)
+class Result:
+    """What a run gives: outputs, metrics, the recordings and their exports.  `raw` is the run
+    driver's RunResult (functional) or SimResult (timed), for the observe/* functions and detail
+    such as the issue trace array."""
+    raw: RunResult | SimResult
+    config: GPUConfig
+    recorded_history: bool
+    recorded_trace: bool
+
+    @property
+    def timed(self) -> bool:
+        return isinstance(self.raw, SimResult)
+
+    @property
+    def outputs(self) -> dict:
+        """Buffer name -> numpy array after the run."""
+        return self.raw.buffers
+
+    @property
+    def cycles(self) -> int | None:
+        """Cycles until the last kernel finished; None for a functional run."""
+        return self.raw.cycles if self.timed else None
+
+    @property
+    def metrics(self) -> list[dict]:
+        """Per kernel launch: cycles, IPC, CFE, unit busy, stall reasons, ... (timed runs); a
+        functional run's instruction counts and efficiencies as one entry."""
+        return self.raw.kernels if self.timed else [self.raw.stats]
+
+    def metrics_table(self) -> list[dict]:
+        """metrics with nested values flattened ("unit_busy.fp32"): one row per kernel launch."""
+        return [flat(m) for m in self.metrics]
+
+    def to_dataframe(self):
+        """metrics_table() as a pandas DataFrame."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Result.to_dataframe() needs pandas (pip install pandas); "
+                              "Result.metrics_table() gives the same rows as dicts") from None
+        return pandas.DataFrame(self.metrics_table())
+
+    @property
+    def history(self):
+        """int64[n, 4]: warp, pc, active mask, executing (guard-true) mask per issued instruction,
+        when recorded (history=True).  In a timed run warp ids count over all launches."""
+        return self.raw.history
+
+    def masks(self, warp=None, launch: int = 0) -> str:
+        """The mask history as `simt-sim run --masks` prints it: every warp, or the warp (or list
+        of warps) given, of one launch."""
+        if not self.recorded_history:
+            raise InputError("masks() needs a run recorded with history=True")
+        warps = [warp] if isinstance(warp, int) else warp
+        return format_masks(self._launch_view(launch), warps)
+
+    def _launch_view(self, k: int = 0):
+        """Launch k seen like a functional run: its own program, grid, block and warp ids."""
+        n = len(self.raw.launches) if self.timed else 1
+        if not 0 <= k < n:
+            raise InputError(f"no launch {k}: the run had {n}")
+        return self.raw.view(k) if self.timed else self.raw
+
+    def to_json(self, path=None) -> dict:
+        """The document `simt-sim run --json` writes (to path, when given): kernel, config, grid,
+        block, statistics or metrics, outputs, instruction texts and the mask history (empty
+        unless recorded with history=True)."""
+        doc = self._timed_document() if self.timed else self._functional_document()
+        if path is not None:
+            Path(path).write_text(json.dumps(doc, indent=1, default=float))
+        return doc
+
+    def _functional_document(self) -> dict:
+        run = self.raw
+        return {"kernel": run.program.name, "config": self.config.name, "grid": dims(run.grid),
+                "block": dims(run.block), "warp_size": run.config.warp_size, "policy": run.config.policy,
+                "stats": run.stats, "outputs": outputs_json(run.buffers), "history": history_json(run),
+                "texts": run.program.texts}
+
+    def _timed_document(self) -> dict:
+        run, first = self.raw, self.raw.view(0)
+        return {"kernel": first.program.name, "config": run.config.name, "grid": dims(first.grid),
+                "block": dims(first.block), "warp_size": run.config.get("warp_size"),
+                "metrics": metrics_json(run), "texts": first.program.texts,
+                "outputs": {} if run.interrupted else outputs_json(run.buffers),
+                "history": history_json(first)}
+
+    def picture(self, path, cycles=None, warps=None, *, title=None, cell=None) -> None:
+        """Draw the execution history to path (.svg, .html or .png): x = cycle, y = each warp's
+        lanes.  cycles=(first, end) (end exclusive, None = to the end) and warps=[global warp ids]
+        choose a window; cell=(width, height) in pixels.  Needs a timed run with trace=True."""
+        self._require_trace("picture()")
+        write_picture(self.raw, path, cycles=cycles, warps=warps, title=title, cell=cell)
+
+    def trace(self, path) -> None:
+        """Write a Perfetto / Chrome trace (JSON; 1 us in the viewer = 1 cycle) of warps and unit
+        pipes.  Needs a timed run with trace=True."""
+        self._require_trace("trace()")
+        write_perfetto(self.raw, path)
+
+    def _require_trace(self, what: str) -> None:
+        if not self.timed:
+            raise InputError(f"{what} needs the timing model: use simulate() or run_program(), "
+                             f"not a functional run")
+        if not self.recorded_trace:
+            raise InputError(f"{what} needs a run recorded with trace=True")
+
+    def __repr__(self) -> str:
+        kind = f"timed, {self.cycles} cycles" if self.timed else "functional"
+        programs = [kl.program for kl in self.raw.launches] if self.timed else [self.raw.program]
+        return (f"<Result {kind}: {', '.join(p.name for p in programs)} on {self.config.name}; "
+                f"outputs {', '.join(self.outputs) or 'none'}>")
+
+
+def flat(metrics: dict, prefix: str = "") -> dict:
+    """{"unit_busy": {"fp32": 0.5}} -> {"unit_busy.fp32": 0.5}."""
+    row = {}
+    for key, value in metrics.items():
+        if isinstance(value, dict):
+            row.update(flat(value, f"{prefix}{key}."))
+        else:
+            row[f"{prefix}{key}"] = value
+    return row
+
+
+def dims(d) -> list[int]:
+    return [d.x, d.y, d.z]
+
+
+def outputs_json(buffers: dict) -> dict:
+    return {name: buffer_json(arr) for name, arr in buffers.items()}
