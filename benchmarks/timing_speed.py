@@ -1,11 +1,13 @@
-"""Timing-model speed: simulated warp-instructions and cycles per wall-clock second, per workload
-and grid size, on the h100 config (all 132 SMs, one host core).  JIT warm-up is reported apart.
+"""Timing-model speed: simulated warp-instructions and cycles per wall-clock second, and the
+peak memory allocated during the run, per workload and grid size, on the h100 config (all 132
+SMs, one host core).  JIT warm-up is reported apart.
 
     python benchmarks/timing_speed.py            # the table
     python benchmarks/timing_speed.py --quick    # the smaller grid only
 """
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -34,9 +36,13 @@ WORKLOADS = [("compute-bound", compute, (8192, 65536)), ("memory-bound", memory,
 
 def run(path, args, bufs, n, cfg):
     prog = simt_sim.load_program(ROOT / path)
+    tracemalloc.start()
     t0 = time.perf_counter()
     res = simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args), bufs, cfg)
-    return res, time.perf_counter() - t0
+    dt = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return res, dt, peak
 
 
 def main():
@@ -49,14 +55,14 @@ def main():
     warm = time.perf_counter() - t0
     print(f"config h100 ({cfg.get('num_sms')} SMs); JIT warm-up / cache load: {warm:.1f} s (not counted below)")
     print(f"{'workload':<14} {'threads':>8} {'sim cycles':>11} {'warp-insts':>11} {'IPC':>7} {'seconds':>8} "
-          f"{'warp-inst/s':>12} {'cycles/s':>10}")
+          f"{'warp-inst/s':>12} {'cycles/s':>10} {'peak MiB':>9}")
     for name, make, sizes in WORKLOADS:
         for n in sizes[:1] if quick else sizes:
             path, args, bufs = make(n)
-            res, dt = run(path, args, bufs, n, cfg)
+            res, dt, peak = run(path, args, bufs, n, cfg)
             m = res.metrics[0]
             print(f"{name:<14} {n:>8} {res.cycles:>11} {m['warp_instructions']:>11} {m['ipc']:>7.1f} {dt:>8.2f} "
-                  f"{m['warp_instructions'] / dt:>12,.0f} {res.cycles / dt:>10,.0f}")
+                  f"{m['warp_instructions'] / dt:>12,.0f} {res.cycles / dt:>10,.0f} {peak / 2**20:>9.1f}")
 
 
 if __name__ == "__main__":
