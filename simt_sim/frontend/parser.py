@@ -236,24 +236,21 @@ class Parser:
             self.expect("}")
         return values
 
+    def param_attributes(self, align: int) -> int:
+        """Skip `.ptr` / state-space words; returns the `.align` value if one is given."""
+        while True:
+            if self.accept(".align"):
+                align = self.expect_int("an alignment")
+            elif self.peek().text in (".ptr", ".global", ".shared", ".const", ".local"):
+                self.next()
+            else:
+                return align
+
     def parse_param(self) -> Param:
         tok = self.expect(".param", "'.param' or ')'")
-        align = 0
-        while True:
-            if self.accept(".align"):
-                align = self.expect_int("an alignment")
-            elif self.peek().text in (".ptr", ".global", ".shared", ".const", ".local"):
-                self.next()
-            else:
-                break
+        align = self.param_attributes(0)        # attributes may come before and after the type
         dtype = self.parse_type()
-        while True:
-            if self.accept(".align"):
-                align = self.expect_int("an alignment")
-            elif self.peek().text in (".ptr", ".global", ".shared", ".const", ".local"):
-                self.next()
-            else:
-                break
+        align = self.param_attributes(align)
         name = self.expect_ident("a parameter name").text
         count = 1
         if self.accept("["):

@@ -2,6 +2,7 @@
 after Nsight Compute's where they map (layout.STALL_NAMES), optionally logged as intervals."""
 from __future__ import annotations
 
+from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.machine.layout import (KS_STALL, N_TLOG, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_NOT_SELECTED,
                                      WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESUME, WF_RESUME_KIND)
@@ -12,13 +13,7 @@ T_TRACE = TC["record_trace"]
 @compiled_inline
 def log_stall(tlog, now, record, gid, start, end, reason):
     if record and end > start:
-        i = now[N_TLOG]
-        if i < tlog.shape[0]:
-            tlog[i, 0] = gid
-            tlog[i, 1] = start
-            tlog[i, 2] = end
-            tlog[i, 3] = reason
-        now[N_TLOG] = i + 1
+        append4(tlog, now, N_TLOG, gid, start, end, reason)
 
 
 @compiled

@@ -10,6 +10,7 @@ from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.functional import fastpath as F
 from simt_sim.engine.functional import address as M
 from simt_sim.engine.functional import simt_stack as S
+from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
 from simt_sim.engine.functional.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
                                      read_int, read_raw, write_raw)
@@ -533,13 +534,17 @@ def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block,
 
 @compiled_inline
 def record(hist, counters, gid, pc, mask, exec_mask):
-    i = counters[C_HIST]
-    if i < hist.shape[0]:
-        hist[i, 0] = gid
-        hist[i, 1] = pc
-        hist[i, 2] = mask
-        hist[i, 3] = exec_mask
-    counters[C_HIST] = i + 1
+    append4(hist, counters, C_HIST, gid, pc, mask, exec_mask)
+
+
+@compiled
+def pop_and_settle(ws, w, ev, counters, fault, gid, pc):
+    """pop_mask (or mask_nz leaving no lane): restore the pushed mask and pc, then settle."""
+    if not S.pop_explicit(ws, w):
+        set_fault(fault, FAULT_EMPTY_POP, gid, -1, pc, 0, 0)
+        return STEP_FAULT
+    S.settle(ws, w, ev, counters)
+    return STEP_OK
 
 
 @compiled_inline
@@ -601,20 +606,12 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
             return STEP_FAULT
     elif op == E.OP_POP_MASK:
-        if not S.pop_explicit(ws, w):
-            set_fault(fault, FAULT_EMPTY_POP, gid, -1, pc, 0, 0)
-            return STEP_FAULT
-        S.settle(ws, w, ev, counters)
-        return STEP_OK
+        return pop_and_settle(ws, w, ev, counters, fault, gid, pc)
     elif op == E.OP_MASK_NZ:
         keep = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
         ws.f[w, WF_MASK] = keep
         if keep == 0:
-            if not S.pop_explicit(ws, w):
-                set_fault(fault, FAULT_EMPTY_POP, gid, -1, pc, 0, 0)
-                return STEP_FAULT
-            S.settle(ws, w, ev, counters)
-            return STEP_OK
+            return pop_and_settle(ws, w, ev, counters, fault, gid, pc)
     elif op == E.OP_BR_PUSH:
         then_mask = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
         else_mask = mask & ~then_mask
@@ -664,6 +661,15 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     return STEP_OK
 
 
+@compiled_inline
+def at_bar_red(code, ws, v):
+    """Warp v waits at a barrier that arrived through a bar.red row."""
+    if ws.f[v, WF_STATUS] != W_BARRIER:
+        return False
+    row = code.rows[ws.f[v, WF_PC] - 1]
+    return row[E.F_OP] == E.OP_BAR and row[E.F_CMP] != E.BARRED_NONE
+
+
 @compiled
 def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
     """bar.red at release: combine the predicate (last operand) of every thread that arrived at a
@@ -673,11 +679,9 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
     total = 0
     mode = E.BARRED_NONE
     for v in range(first, first + wpb):
-        if ws.f[v, WF_STATUS] != W_BARRIER:
+        if not at_bar_red(code, ws, v):
             continue
         row = code.rows[ws.f[v, WF_PC] - 1]
-        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == E.BARRED_NONE:
-            continue
         mode = row[E.F_CMP]
         k = row[E.F_NOPS] - 1
         m = ws.f[v, WF_BAR_MASK]
@@ -695,12 +699,9 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
     else:
         r = np.int64(1 if count > 0 else 0)
     for v in range(first, first + wpb):
-        if ws.f[v, WF_STATUS] != W_BARRIER:
+        if not at_bar_red(code, ws, v):
             continue
-        row = code.rows[ws.f[v, WF_PC] - 1]
-        if row[E.F_OP] != E.OP_BAR or row[E.F_CMP] == E.BARRED_NONE:
-            continue
-        dk, di, _, _ = opnd(row, 0)
+        dk, di, _, _ = opnd(code.rows[ws.f[v, WF_PC] - 1], 0)
         m = ws.f[v, WF_BAR_MASK]
         for lane in range(wsz):
             if (m >> lane) & 1:

@@ -59,15 +59,18 @@ def f32_op(op, a, b, c, flags, rnd):
     return alu.f32_arith(op, a, b, c, flags, rnd)
 
 
-@compiled
-def f32_warp(code, regs, row, op, mask, base_t, wsz):
-    nops = row[E.F_NOPS]
-    flags = row[E.F_FLAGS]
-    rnd = row[E.F_RND]
-    di = opnd(row, 0)[1]
+@compiled_inline
+def float_operands(row):
+    """(operand count, flags, rounding, destination, then kind and index of sources a, b, c)."""
     ak, ai, _, _ = opnd(row, 1)
     bk, bi, _, _ = opnd(row, 2)
     ck, ci, _, _ = opnd(row, 3)
+    return row[E.F_NOPS], row[E.F_FLAGS], row[E.F_RND], opnd(row, 0)[1], ak, ai, bk, bi, ck, ci
+
+
+@compiled
+def f32_warp(code, regs, row, op, mask, base_t, wsz):
+    nops, flags, rnd, di, ak, ai, bk, bi, ck, ci = float_operands(row)
     zero = np.float32(0.0)
     for lane in range(wsz):
         if (mask >> lane) & 1:
@@ -80,13 +83,7 @@ def f32_warp(code, regs, row, op, mask, base_t, wsz):
 
 @compiled
 def f64_warp(code, regs, row, op, mask, base_t, wsz):
-    nops = row[E.F_NOPS]
-    flags = row[E.F_FLAGS]
-    rnd = row[E.F_RND]
-    di = opnd(row, 0)[1]
-    ak, ai, _, _ = opnd(row, 1)
-    bk, bi, _, _ = opnd(row, 2)
-    ck, ci, _, _ = opnd(row, 3)
+    nops, flags, rnd, di, ak, ai, bk, bi, ck, ci = float_operands(row)
     for lane in range(wsz):
         if (mask >> lane) & 1:
             t = base_t + lane

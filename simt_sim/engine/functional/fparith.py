@@ -38,6 +38,14 @@ def fma64(a, b, c):
     return np.float64(_round_fraction_to_float(exact))
 
 
+def _f32_value(x) -> Fraction:
+    """Exact value of a float32 rounding neighbour; infinity stands for 2**128, the next step of
+    the float32 grid beyond the largest finite value (where round-to-nearest overflows)."""
+    if math.isinf(float(x)):
+        return Fraction(2 ** 128) if x > 0 else -Fraction(2 ** 128)
+    return Fraction(float(x))
+
+
 def fma32(a, b, c):
     """a*b + c with one rounding to float32."""
     a, b, c = float(a), float(b), float(c)
@@ -49,9 +57,10 @@ def fma32(a, b, c):
     if math.isfinite(d) and math.isfinite(float(f)) and float(f) != d:
         # d may sit exactly halfway between two float32s after its own rounding: decide by the
         # sign of what the double rounding threw away.
-        lo = np.nextafter(f, np.float32(-np.inf)) if float(f) > d else f
-        hi = f if float(f) > d else np.nextafter(f, np.float32(np.inf))
-        if Fraction(float(hi)) - Fraction(d) == Fraction(d) - Fraction(float(lo)):
+        with np.errstate(over="ignore"):       # a neighbour beyond the largest float32 is infinite
+            lo = np.nextafter(f, np.float32(-np.inf)) if float(f) > d else f
+            hi = f if float(f) > d else np.nextafter(f, np.float32(np.inf))
+        if _f32_value(hi) - Fraction(d) == Fraction(d) - _f32_value(lo):
             rest = exact - Fraction(d)
             if rest > 0:
                 f = hi
