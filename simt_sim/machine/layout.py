@@ -95,9 +95,10 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST = range(len(SCHEDULER_NAMES)
 SCHED_FIELDS = ("last", "wake", "n_order")
 SC_LAST, SC_WAKE, SC_N_ORDER = range(len(SCHED_FIELDS))
 
-# ---- per-SM resources in use (int64[n_sm, SM_USE_FIELDS]) ----
-SM_USE_FIELDS = ("threads", "warps", "blocks", "registers", "shared")
-U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM = range(len(SM_USE_FIELDS))
+# ---- per-SM record (int64[n_sm, SM_USE_FIELDS]): resources in use, and a lower bound of its
+# schedulers' wake cycles (the cycle loop skips an SM until then)
+SM_USE_FIELDS = ("threads", "warps", "blocks", "registers", "shared", "wake")
+U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM, U_WAKE = range(len(SM_USE_FIELDS))
 
 # ---- timing-loop scalars (int64[NOW_FIELDS]) ----
 # current cycle, instructions left in this slice, age counter, scheduler-cycles that issued,

@@ -246,12 +246,14 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
     sched = i64(n_sm, n_sp, len(L.SCHED_FIELDS))
     sched[:, :, L.SC_LAST] = -1
     sched[:, :, L.SC_WAKE] = L.INF
+    sm_use = i64(n_sm, len(L.SM_USE_FIELDS))
+    sm_use[:, L.U_WAKE] = L.INF
     now = i64(len(L.NOW_FIELDS))
     now[L.N_SLICE] = SLICE_INSTS
     return TState(
         reg_ready=i64(n_warps, n_regs), reg_kind=i64(n_warps, n_regs),
         unit_free=i64(n_sm, n_sp, len(UNIT_NAMES), max_pipes), sched=sched, order=i64(n_sm, n_sp, max(wpsm, 1)),
-        slot_kernel=i64(image.n_slots), sm_use=i64(n_sm, len(L.SM_USE_FIELDS)), kinfo=image.kinfo.copy(),
+        slot_kernel=i64(image.n_slots), sm_use=sm_use, kinfo=image.kinfo.copy(),
         kstats=i64(len(image.kinfo), L.KSTAT_COLUMNS),
         trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,

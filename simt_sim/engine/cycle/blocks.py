@@ -10,7 +10,7 @@ from simt_sim.machine.layout import (G, INF, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_C
                                      KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK,
                                      KF_WARPS_PER_BLOCK, KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, N_AGE,
                                      N_PLACE, R_NO_INST, R_WAIT, SC_WAKE, TC, U_BLOCKS, U_REGS, U_SMEM,
-                                     U_THREADS, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_DRAIN, WF_GID,
+                                     U_THREADS, U_WAKE, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_DRAIN, WF_GID,
                                      WF_LAST_CYCLE, WF_NOT_SELECTED, WF_OCCUPIED, WF_OPERANDS_AT,
                                      WF_OPERANDS_KIND, WF_PC, WF_POOL, WF_POOL_STAMP, WF_RESUME, WF_RESUME_KIND,
                                      WF_STATUS)
@@ -122,6 +122,7 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
     for sp in range(tc[T_NSP]):
         rebuild_order(ts.order, ts.sched, wf, sm, sp, tc[T_NSP], tc[T_WPSM])
         ts.sched[sm, sp, SC_WAKE] = min(ts.sched[sm, sp, SC_WAKE], start)
+    ts.sm_use[sm, U_WAKE] = min(ts.sm_use[sm, U_WAKE], start)
 
 
 @compiled

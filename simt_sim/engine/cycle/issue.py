@@ -22,7 +22,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_LAST, SC_N_ORDER, SC_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_LAST, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
                                      TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
@@ -81,7 +81,7 @@ def record_issue(trace, now, cycle, gid, pc, mask, exec_mask, unit, sm, sp, k, r
 
 
 @compiled
-def release_barrier(wf, sched, tc, w, wpb, sm, cycle):
+def release_barrier(wf, sched, sm_use, tc, w, wpb, sm, cycle):
     """Warps that were waiting at their block's barrier and are now released resume after the
     barrier latency."""
     first = (w // wpb) * wpb
@@ -91,6 +91,7 @@ def release_barrier(wf, sched, tc, w, wpb, sm, cycle):
             wf[v, WF_RESUME] = resume
             sp = (v - sm * tc[T_WPSM]) % tc[T_NSP]
             sched[sm, sp, SC_WAKE] = min(sched[sm, sp, SC_WAKE], resume)
+            sm_use[sm, U_WAKE] = min(sm_use[sm, U_WAKE], resume)
 
 
 @compiled_inline
@@ -171,7 +172,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     after_issue(wf, tab, tc, w, pc, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER or status == W_DONE:
-        release_barrier(wf, ts.sched, tc, w, geom[G_WPB], sm, cycle)
+        release_barrier(wf, ts.sched, ts.sm_use, tc, w, geom[G_WPB], sm, cycle)
     if status == W_DONE:
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)

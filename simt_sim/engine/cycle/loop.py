@@ -4,19 +4,19 @@ SM's occupancy limits.
 
 Scheduling is event-driven: each scheduler keeps the cycle it next needs a look (`SC_WAKE`: the
 next cycle after it issued, otherwise the earliest cycle one of its warps can become eligible),
-schedulers with nothing eligible are skipped, and cycles in which no scheduler can issue are
-skipped in one step.  Stall cycles are attributed per warp when it next issues.
+each SM the earliest of its schedulers' (`U_WAKE`); SMs and schedulers with nothing due are
+skipped, and cycles in which no scheduler can issue are skipped in one step.  Stall cycles are attributed per warp when it next issues.
 """
 from __future__ import annotations
 
 from simt_sim.engine.cycle.blocks import place_blocks
 from simt_sim.engine.cycle.issue import scan_scheduler
 from simt_sim.engine.functional.execute import set_fault
-from simt_sim.engine.jit import compiled
+from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.machine.layout import (C_EVENTS, C_HIST, C_WARP_INSTS, FAULT_CYCLE_LIMIT, FAULT_DEADLOCK,
                                      FAULT_LIMIT, G, INF, KF_STATE, KSTATE_DONE, N_NOW, N_PLACE, N_SLICE,
                                      N_TLOG, N_TRACE, RUN_DONE, RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL,
-                                     RUN_SLICE, RUN_TRACE_FULL, SC_WAKE, TC, W_BARRIER, W_READY, WF_GID, WF_PC,
+                                     RUN_SLICE, RUN_TRACE_FULL, SC_WAKE, TC, U_WAKE, W_BARRIER, W_READY, WF_GID, WF_PC,
                                      WF_STATUS)
 
 G_WPB, G_MAXI = G["wpb"], G["max_warp_insts"]
@@ -61,12 +61,28 @@ def stop(fault, wf, code, extra):
 
 
 @compiled
-def next_event(ts, n_sm, n_sp, kernel_wake):
+def next_event(ts, n_sm, kernel_wake):
     nxt = kernel_wake
     for sm in range(n_sm):
-        for sp in range(n_sp):
-            nxt = min(nxt, ts.sched[sm, sp, SC_WAKE])
+        nxt = min(nxt, ts.sm_use[sm, U_WAKE])
     return nxt
+
+
+@compiled_inline
+def scan_sm(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, n_sp, cycle):
+    """Give each due scheduler of an SM its cycle; the SM's wake becomes its schedulers' earliest.
+    Returns the number issued, or -1 on a fault."""
+    issued = 0
+    wake = INF
+    for sp in range(n_sp):
+        if ts.sched[sm, sp, SC_WAKE] <= cycle:
+            got = scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
+            if got < 0:
+                return -1
+            issued += got
+        wake = min(wake, ts.sched[sm, sp, SC_WAKE])
+    ts.sm_use[sm, U_WAKE] = wake
+    return issued
 
 
 @compiled
@@ -98,18 +114,17 @@ def run_timed(code, regs, ws, mem, run, tc, tf, tab, ts, mt):
             return RUN_SLICE
         any_issue = False
         for sm in range(n_sm):
-            for sp in range(n_sp):
-                if ts.sched[sm, sp, SC_WAKE] > cycle:
-                    continue
-                got = scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
-                if got < 0:
-                    return RUN_FAULT
-                if got > 0:
-                    any_issue = True
+            if ts.sm_use[sm, U_WAKE] > cycle:        # none of its schedulers is due
+                continue
+            got = scan_sm(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, n_sp, cycle)
+            if got < 0:
+                return RUN_FAULT
+            if got > 0:
+                any_issue = True
         if any_issue or ts.now[N_PLACE]:
             ts.now[N_NOW] = cycle + 1
             continue
-        nxt = next_event(ts, n_sm, n_sp, kernel_wake)
+        nxt = next_event(ts, n_sm, kernel_wake)
         if nxt >= INF:
             if all_done(ts.kinfo):
                 return RUN_DONE
