@@ -16,6 +16,7 @@ from simt_sim.engine.functional.loop import run_functional
 from simt_sim.engine.functional.simt_stack import POLICY_NAMES
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
+from simt_sim.machine.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 
 BUFFER_ALIGN = 256
 BUFFER_GAP = 256          # unmapped bytes between buffers, so overruns fault instead of aliasing
@@ -38,29 +39,6 @@ class LaunchConfig:
             raise InputError(f"divergence policy must be one of {', '.join(POLICY_NAMES)}, got {self.policy!r}")
         if self.stack_depth < 1:
             raise InputError("stack_depth must be at least 1")
-
-
-@dataclass
-class Dim3:
-    x: int
-    y: int = 1
-    z: int = 1
-
-    @property
-    def count(self) -> int:
-        return self.x * self.y * self.z
-
-    @classmethod
-    def of(cls, value) -> "Dim3":
-        if isinstance(value, Dim3):
-            return value
-        if isinstance(value, int):
-            return cls(value)
-        v = list(value) + [1, 1]
-        return cls(int(v[0]), int(v[1]), int(v[2]))
-
-    def __str__(self) -> str:
-        return f"({self.x},{self.y},{self.z})"
 
 
 @dataclass
@@ -181,9 +159,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     of a buffer (its address is passed) or a number.  Buffers are copied in and out."""
     config = config or LaunchConfig()
     config.validate()
-    grid, block = Dim3.of(grid), Dim3.of(block)
-    if block.count < 1 or grid.count < 1:
-        raise InputError("grid and block must have at least one thread")
+    grid, block = check_dims(grid, "grid"), check_dims(block, "block")
     buffers = dict(buffers or {})
     ws = config.warp_size
     wpb = -(-block.count // ws)

@@ -22,6 +22,7 @@ from simt_sim.engine.cycle.loop import N_ISSUE_CYCLES, N_NOW, N_SLICE, N_TLOG, N
 from simt_sim.engine.cycle.caches import make_mem_timing
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program
+from simt_sim.machine.dims import check_dims
 from simt_sim.run.functional import Dim3, describe_fault, layout_global, pack_params, read_buffers, read_module_globals
 from simt_sim.machine.occupancy import occupancy
 from simt_sim.machine.tables import RegisterNumbering, machine_scalars, pc_tables
@@ -40,7 +41,7 @@ class KernelLaunch:
     dynamic_shared: int = 0
 
     def __post_init__(self):
-        self.grid, self.block = Dim3.of(self.grid), Dim3.of(self.block)
+        self.grid, self.block = check_dims(self.grid, "grid"), check_dims(self.block, "block")
 
 
 def manifest_launch(manifest, program: Program) -> KernelLaunch:
