@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from simt_sim.errors import InputError, SimError
+from simt_sim.errors import InputError, RuntimeFault, SimError
+from simt_sim.machine.dims import MAX_REGS_PER_THREAD, DimsError, check_dims
 
 EXIT_MISMATCH = 1
 
@@ -75,13 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_dims(text: str, what: str):
+    """--grid / --block: N or X,Y,Z within CUDA's limits for `what` ("grid" or "block") -> Dim3."""
     try:
         parts = [int(x) for x in text.split(",")]
     except ValueError:
         raise InputError(f"--{what} expects N or X,Y,Z, found {text!r}") from None
-    if not 1 <= len(parts) <= 3 or any(x < 1 for x in parts):
-        raise InputError(f"--{what} expects 1 to 3 positive numbers, found {text!r}")
-    return parts
+    try:
+        return check_dims(parts, what)
+    except DimsError as e:
+        raise InputError(f"--{what}: {e.message}") from None
 
 
 def parse_cycles(text: str | None):
@@ -107,24 +111,53 @@ def parse_arg_value(text: str, buffer_names: set[str]):
             raise InputError(f"--args: {text!r} is neither a buffer name nor a number") from None
 
 
+def parse_buffer_options(items: list[str]) -> list:
+    """--buffer NAME=SPEC, each name once."""
+    from simt_sim.frontend.manifest import parse_buffer_spec
+    specs = []
+    for item in items:
+        name, eq, spec = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise InputError(f"--buffer expects NAME=SPEC, found {item!r}")
+        if name in {s.name for s in specs}:
+            raise InputError(f"--buffer: buffer {name!r} is given twice")
+        try:
+            specs.append(parse_buffer_spec(name, spec))
+        except ValueError as e:
+            raise InputError(f"--buffer: {e}") from None
+    return specs
+
+
+def check_output_paths(ns) -> None:
+    """Refuse an output file that cannot be written before the run, not after it."""
+    for path in filter(None, [ns.json, ns.trace, *ns.picture]):
+        target = Path(path)
+        folder = target.parent
+        if not folder.is_dir():
+            raise InputError(f"cannot write {path}: no folder {str(folder)!r}")
+        if target.is_dir() or not os.access(target if target.exists() else folder, os.W_OK):
+            raise InputError(f"cannot write {path}: {'a folder' if target.is_dir() else 'permission denied'}")
+
+
+def check_registers(registers: int | None) -> None:
+    if registers is not None and not 1 <= registers <= MAX_REGS_PER_THREAD:
+        raise InputError(f"--registers must be between 1 and {MAX_REGS_PER_THREAD}, found {registers}")
+
+
 def prepare_run(ns):
     """-> (program, grid, block, args, buffer specs, config, expect, dynamic_shared)."""
     from simt_sim import api
-    from simt_sim.frontend.manifest import load_manifest, parse_buffer_spec
+    from simt_sim.frontend.manifest import load_manifest
 
     target = Path(ns.target)
+    check_registers(ns.registers)
+    check_output_paths(ns)
+    ns.cycle_range = parse_cycles(ns.cycles)
     if target.suffix == ".ptx":
         if not ns.grid or not ns.block:
             raise InputError("running a PTX file needs --grid and --block")
-        specs = []
-        for item in ns.buffer:
-            name, eq, spec = item.partition("=")
-            if not eq:
-                raise InputError(f"--buffer expects NAME=SPEC, found {item!r}")
-            try:
-                specs.append(parse_buffer_spec(name.strip(), spec))
-            except ValueError as e:
-                raise InputError(f"--buffer: {e}") from None
+        specs = parse_buffer_options(ns.buffer)
         names = {s.name for s in specs}
         args = ([parse_arg_value(a, names) for a in ns.args.split(",")] if ns.args
                 else [s.name for s in specs])
@@ -234,8 +267,6 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     from simt_sim import api
     from simt_sim.observe.metrics import format_metrics
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
-    if ns.registers is not None and not 1 <= ns.registers <= 255:
-        raise InputError("--registers must be between 1 and 255")
     launches = [api.Launch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers,
                            stream=getattr(ns, "stream", 0)), *getattr(ns, "more_launches", [])]
     result = api.simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
@@ -256,7 +287,7 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     if ns.json:
         result.to_json(ns.json)
     for path in ns.picture:
-        result.picture(path, cycles=parse_cycles(ns.cycles), warps=ns.warp)
+        result.picture(path, cycles=ns.cycle_range, warps=ns.warp)
     if ns.trace:
         result.trace(ns.trace)
     if run.interrupted:
@@ -337,14 +368,19 @@ def cmd_isa_doc(ns) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    command = "simt-sim"
     try:
         ns = parser.parse_args(argv)
+        command = f"simt-sim {ns.command}"
         handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw,
                    "validate": cmd_validate}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)
         return e.exit_code
+    except MemoryError:                # a safety net: sizes are checked where they are read
+        print(f"runtime error: out of host memory while running {command}", file=sys.stderr)
+        return RuntimeFault.exit_code
     except BrokenPipeError:            # output piped into `head`
         sys.stderr.close()
         return 0

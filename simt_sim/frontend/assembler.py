@@ -557,6 +557,8 @@ def load_program(path: str, kernel: str | None = None) -> Program:
         text = open(path, encoding="utf-8").read()
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read {path}: not UTF-8 text (byte {e.start})") from None
     return assemble(parse_ptx(text, path), kernel)
 
 

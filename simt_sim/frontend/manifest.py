@@ -12,13 +12,17 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError, SourceLoc
-from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, node_at, validate
+from simt_sim.frontend.yamlschema import Field, between, error_at, load_yaml_nodes, node_at, validate
+from simt_sim.machine.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, MAX_STREAM, DimsError, check_dims
 
 DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
           "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
           "f32": np.float32, "f64": np.float64}
 _SPEC_RE = re.compile(r"^\s*(?P<dtype>[a-z0-9]+)\s*\[\s*(?P<size>\d+)\s*\]\s*(?::\s*(?P<init>.*))?$")
 _INIT_RE = re.compile(r"^(?P<name>[a-z_]+)\s*(?:\((?P<args>.*)\))?\s*$")
+
+# The simulator holds a few copies of every buffer in host memory (inputs, global memory, results).
+MAX_BUFFER_BYTES = 2**30
 
 INIT_HELP = ("zeros | fill(V) | range | range(start,step) | values(v0,v1,...) | "
              "random(seed=S,low=L,high=H) | lane_id(width)")
@@ -44,6 +48,10 @@ def parse_buffer_spec(name: str, text: str) -> BufferSpec:
     if dtype not in DTYPES:
         raise ValueError(f"buffer {name!r}: unknown dtype {dtype!r} (expected one of {', '.join(DTYPES)})")
     spec = BufferSpec(name, dtype, int(m.group("size")), (m.group("init") or "zeros").strip())
+    nbytes = spec.size * np.dtype(DTYPES[dtype]).itemsize
+    if nbytes > MAX_BUFFER_BYTES:
+        raise ValueError(f"buffer {name!r}: {spec.size} elements of {dtype} are {nbytes} bytes; "
+                         f"a buffer holds at most {MAX_BUFFER_BYTES} bytes ({MAX_BUFFER_BYTES >> 30} GiB)")
     make_buffer(spec)   # validates the initialiser
     return spec
 
@@ -93,16 +101,12 @@ def make_buffer(spec: BufferSpec) -> np.ndarray:
             return rng.integers(low, high, n, endpoint=True, dtype=np.int64).astype(dt)
         if kind == "lane_id":
             width = int(pos[0]) if pos else 32
+            if width < 1:
+                raise ValueError(f"lane_id width must be at least 1, found {width}")
             return (np.arange(n) % width).astype(dt)
     except (ValueError, IndexError, OverflowError) as e:
         raise ValueError(f"buffer {spec.name!r}: bad initialiser {spec.init!r}: {e}") from None
     raise ValueError(f"buffer {spec.name!r}: unknown initialiser {kind!r} (expected {INIT_HELP})")
-
-
-def _dims(v) -> bool:
-    if isinstance(v, int):
-        return v > 0
-    return isinstance(v, list) and 1 <= len(v) <= 3 and all(isinstance(x, int) and x > 0 for x in v)
 
 
 SCHEMA = {
@@ -111,19 +115,18 @@ SCHEMA = {
     "kernel": Field(str, doc="entry name (needed when the file has several)"),
     "config": Field(str, doc="GPU config name or path (default h100)"),
     "set": Field(list, doc="config overrides, as for --set"),
-    "grid": Field((int, list), lambda v: None if _dims(v) else "must be a positive int or [x, y, z]",
-                  required=True),
-    "block": Field((int, list), lambda v: None if _dims(v) else "must be a positive int or [x, y, z]",
-                   required=True),
-    "dynamic_shared": Field(int, lambda v: None if v >= 0 else "must not be negative"),
-    "registers": Field(int, lambda v: None if 1 <= v <= 255 else "must be between 1 and 255",
+    # grid and block: N or [x, y, z]; CUDA's limits are checked by check_launch_dims
+    "grid": Field((int, list), required=True, doc="blocks: N or [x, y, z]"),
+    "block": Field((int, list), required=True, doc="threads per block: N or [x, y, z]"),
+    "dynamic_shared": Field(int, between(0, MAX_DYNAMIC_SHARED), doc="bytes of extern .shared memory"),
+    "registers": Field(int, between(1, MAX_REGS_PER_THREAD),
                        doc="32-bit registers per thread for occupancy (default: the PTX .reg declarations)"),
     "buffers": Field(dict, doc="name: DTYPE[SIZE]:INIT"),
     "args": Field(list, required=True, doc="one per kernel parameter: buffer name or number"),
     "expect": Field(dict, doc="name: [values] or 'oracle'"),
     "clock_outputs": Field(list, doc="buffers holding (start, end) clock pairs: compared with hardware as spans, "
                                      "not values"),
-    "stream": Field(int, lambda v: None if v >= 0 else "must not be negative",
+    "stream": Field(int, between(0, MAX_STREAM),
                     doc="stream of the main launch (default 0)"),
     "more_launches": Field(list, doc="further kernel launches after / beside the main one (timing runs)"),
 }
@@ -170,6 +173,7 @@ def load_manifest(target: str) -> Manifest:
     path = manifest_path(target)
     data, root = load_yaml_nodes(str(path))
     validate(data, SCHEMA, str(path), root)
+    check_launch_dims(data, str(path), root, ())
     buffers = []
     for name, spec in (data.get("buffers") or {}).items():
         try:
@@ -181,6 +185,7 @@ def load_manifest(target: str) -> Manifest:
     more = []
     for i, entry in enumerate(data.get("more_launches") or []):
         validate(entry, LAUNCH_SCHEMA, str(path), root, ("more_launches", i))
+        check_launch_dims(entry, str(path), root, ("more_launches", i))
         check_args(entry["args"], names, str(path), root, ("more_launches", i))
         kfile = path.parent / entry.get("kernel_file", data["kernel_file"])
         if not kfile.exists():
@@ -197,6 +202,8 @@ def load_manifest(target: str) -> Manifest:
             raise error_at(str(path), root, ("expect", name), f"expected output {name!r} is not a buffer")
         if not (want == "oracle" or isinstance(want, list)):
             raise error_at(str(path), root, ("expect", name), "expected a list of values or 'oracle'")
+        if isinstance(want, list):
+            check_expected_values(want, next(b for b in buffers if b.name == name), str(path), root)
     kernel_file = path.parent / data["kernel_file"]
     if not kernel_file.exists():
         node = node_at(root, "kernel_file")
@@ -207,6 +214,41 @@ def load_manifest(target: str) -> Manifest:
                     data["args"], data.get("expect") or {}, data.get("description", ""),
                     data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more,
                     [str(c) for c in data.get("clock_outputs") or []])
+
+
+def check_launch_dims(launch: dict, path: str, root, prefix: tuple) -> None:
+    """CUDA's grid and block limits, reported at the offending value (the list element if any)."""
+    for kind in ("grid", "block"):
+        value = launch[kind]
+        try:
+            check_dims(value, kind)
+        except DimsError as e:
+            element = (e.axis,) if isinstance(value, list) and e.axis is not None else ()
+            raise error_at(path, root, prefix + (kind,) + element, e.message) from None
+
+
+def check_expected_values(want: list, spec: BufferSpec, path: str, root) -> None:
+    """An `expect` list: one value per element of the buffer, each one its dtype can hold."""
+    where = ("expect", spec.name)
+    if len(want) != spec.size:
+        raise error_at(path, root, where, f"expected output {spec.name!r} is {spec.dtype}[{spec.size}]; "
+                                          f"found {len(want)} values")
+    dtype = np.dtype(DTYPES[spec.dtype])
+    kinds = (int, float) if dtype.kind == "f" else int
+    for i, value in enumerate(want):
+        if not _holds(dtype, value, kinds):
+            raise error_at(path, root, where + (i,), f"{value!r} is not a {spec.dtype} value")
+
+
+def _holds(dtype: np.dtype, value, kinds) -> bool:
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        return False
+    try:
+        with np.errstate(over="ignore"):          # 1e300 as f32 is inf, as the kernel would store it
+            np.array(value, dtype=dtype)
+    except OverflowError:
+        return False
+    return True
 
 
 def check_args(args: list, names: set[str], path: str, root, prefix: tuple) -> None:

@@ -52,6 +52,8 @@ def load_yaml_nodes(path: str, text: str | None = None) -> tuple[Any, yaml.Node]
             text = open(path, encoding="utf-8").read()
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"cannot read {path}: not UTF-8 text (byte {e.start})") from None
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -59,6 +61,13 @@ def load_yaml_nodes(path: str, text: str | None = None) -> tuple[Any, yaml.Node]
         mark = e.problem_mark or e.context_mark
         loc = SourceLoc(path, mark.line + 1, mark.column + 1) if mark else None
         raise InputError(f"invalid YAML: {e.problem or e.context}", loc) from None
+    except yaml.reader.ReaderError as e:          # a control character; position indexes the text
+        line = text.count("\n", 0, e.position) + 1
+        column = e.position - text.rfind("\n", 0, e.position)
+        raise InputError(f"invalid YAML: character {e.character:#x} is not allowed",
+                         SourceLoc(path, line, column)) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", SourceLoc(path, 1, 1)) from None
     return data, node
 
 
@@ -86,9 +95,11 @@ def key_node(node: yaml.Node, key: str) -> yaml.Node | None:
     return None
 
 
-def error_at(path: str, root: yaml.Node, keys: tuple, message: str) -> InputError:
+def error_at(path: str, root: yaml.Node | None, keys: tuple, message: str) -> InputError:
     node = node_at(root, *keys) if keys else root
-    return InputError(message, _loc(path, node if node is not None else root))
+    node = node if node is not None else root
+    # root is None for an empty document: point at its start
+    return InputError(message, _loc(path, node) if node is not None else SourceLoc(path, 1, 1))
 
 
 def validate(data: Any, schema: dict, path: str, root: yaml.Node, prefix: tuple = ()) -> None:

@@ -14,16 +14,34 @@ import yaml
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
 from simt_sim.machine.layout import POLICY_NAMES, SCHEDULER_NAMES
-from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, non_negative, one_of, positive, validate
+from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 
+# Every count, size and latency stays far below int64 overflow in the engine's cycle arithmetic;
+# the values that size host arrays (stack depth, pipes, caches) have tighter bounds below.
+MAX_CONFIG_VALUE = 2**40
+
+
+def positive_up_to(hi, least=None):
+    """0 < v <= hi, and v >= least where a tiny value would be divided by."""
+    floor = f" (at least {least})" if least is not None else ""
+
+    def check(v):
+        ok = 0 < v <= hi and (least is None or v >= least)
+        return None if ok else f"must be positive{floor} and at most {hi}"
+    return check
+
+
+positive = positive_up_to(MAX_CONFIG_VALUE)
+non_negative = between(0, MAX_CONFIG_VALUE)
+
 
 def _unit_schema(what: str) -> dict:
     return {
-        "pipes": Field(int, positive, doc=f"{what} pipelines per sub-partition that accept a warp-instruction each"),
-        "lanes": Field(float, positive, doc="lanes per pipe: a warp-instruction occupies it ceil(warp_size / lanes) cycles"),
+        "pipes": Field(int, between(1, 64), doc=f"{what} pipelines per sub-partition that accept a warp-instruction each"),
+        "lanes": Field(float, positive_up_to(64, least=0.001), doc="lanes per pipe: a warp-instruction occupies it ceil(warp_size / lanes) cycles"),
         "latency": Field(int, positive, doc="cycles from issue until the result can be read"),
         "shared_with": Field(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
     }
@@ -35,8 +53,8 @@ def _latency_overrides(v) -> str | None:
     for key, value in v.items():
         if str(key).split(".")[0] not in names:
             return f"has key {key!r}, which is not an opcode (opcode or opcode.type expected)"
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            return f"{key}: latency must be a positive integer"
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
+            return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
     return None
 
 
@@ -88,12 +106,12 @@ SCHEMA = {
             "atomic_cycles": Field(int, positive, doc="extra cycles per same-address shared atomic"),
         }),
         "l1": _memory_level("L1", {
-            "size_kb": Field(float, positive, doc="L1 data cache per SM"),
+            "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
         }),
         "l2": _memory_level("L2", {
-            "size_kb": Field(float, positive, doc="L2 for the whole GPU"),
+            "size_kb": Field(float, between(1, 1048576), doc="L2 for the whole GPU"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth, whole GPU"),
             "atomic_cycles": Field(int, positive, doc="extra cycles per same-address global atomic"),
@@ -103,7 +121,7 @@ SCHEMA = {
         }),
     },
     "simt": {
-        "stack_depth": Field(int, positive, doc="SIMT stack entries per warp; deeper nesting faults"),
+        "stack_depth": Field(int, between(1, 1024), doc="SIMT stack entries per warp; deeper nesting faults"),
         "divergence_policy": Field(str, one_of(*POLICY_NAMES),
                                    doc="which side of a divergent branch runs first"),
     },

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simt_sim.engine.functional.loop import run_functional
-from simt_sim.errors import InputError, RuntimeFault
+from simt_sim.errors import RuntimeFault
 from simt_sim.frontend.assembler import Program
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import LaunchConfig
-from simt_sim.machine.dims import Dim3
+from simt_sim.machine.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 from simt_sim.machine.lower import lower
 from simt_sim.run.session import (Session, describe_fault, lane_efficiency, layout_global,  # noqa: F401
                                   mask_bits, pack_params)
@@ -73,9 +73,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     of a buffer (its address is passed) or a number.  Buffers are copied in and out."""
     config = config or LaunchConfig()
     config.validate()
-    grid, block = Dim3.of(grid), Dim3.of(block)
-    if block.count < 1 or grid.count < 1:
-        raise InputError("grid and block must have at least one thread")
+    grid, block = check_dims(grid, "grid"), check_dims(block, "block")
     one = OneLaunch(program, grid, block, list(args), dynamic_shared)
     image = lower([one], config.gpu_config(), timed=False)
     record_threads = image.n_gids * image.warp_size <= MAX_RECORDED_THREADS

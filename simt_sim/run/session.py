@@ -91,7 +91,10 @@ def pack_params(program: Program, args: list, buffer_addr: dict[str, int]) -> np
             value = buffer_addr[arg]
         else:
             value = arg
-        data = _pack_scalar(p.dtype, value)
+        try:
+            data = _pack_scalar(p.dtype, value)
+        except (OverflowError, ValueError):          # inf or nan for an integer, 1e300 for an f32
+            raise InputError(f"parameter {p.name} (.{p.dtype}) cannot hold {value!r}") from None
         pmem[p.offset:p.offset + len(data)] = data
     return np.frombuffer(bytes(pmem), dtype=np.uint8).copy()
 
