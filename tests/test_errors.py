@@ -13,8 +13,8 @@ from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import assemble_text
 import simt_sim.cli.main as cli_main
 from simt_sim.frontend.manifest import MAX_BUFFER_BYTES, load_manifest, parse_buffer_spec
-from simt_sim.machine import dims as D
-from simt_sim.machine.dims import Dim3, DimsError, check_dims
+from simt_sim.frontend import dims as D
+from simt_sim.frontend.dims import Dim3, DimsError, check_dims
 from simt_sim.run.functional import LaunchConfig, launch
 from simt_sim.run.timed import KernelLaunch
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError
-from simt_sim.machine.dims import Dim3
+from simt_sim.frontend.dims import Dim3
 
 NCU_METRICS = [
     "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError, RuntimeFault, SimError
-from simt_sim.machine.dims import MAX_REGS_PER_THREAD, DimsError, check_dims
+from simt_sim.frontend.dims import MAX_REGS_PER_THREAD, DimsError, check_dims
 
 EXIT_MISMATCH = 1
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.yamlschema import Field, between, error_at, load_yaml_nodes, node_at, validate
-from simt_sim.machine.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, MAX_STREAM, DimsError, check_dims
+from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, MAX_STREAM, DimsError, check_dims
 
 DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
           "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simt_sim.machine.config import GPUConfig
-from simt_sim.machine.dims import MAX_REGS_PER_THREAD
+from simt_sim.frontend.dims import MAX_REGS_PER_THREAD
 from simt_sim.errors import InputError
 
 

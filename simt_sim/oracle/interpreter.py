@@ -29,7 +29,7 @@ import numpy as np
 from simt_sim.isa import encoding as E
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.isa import isa
-from simt_sim.machine.dims import Dim3
+from simt_sim.frontend.dims import Dim3
 from simt_sim.run.session import layout_global, pack_params
 
 __all__ = ["OPCODE_HANDLERS", "ORACLE_UNSUPPORTED", "OracleResult", "float_min_max", "fma_rn", "run_oracle"]

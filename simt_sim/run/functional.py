@@ -11,7 +11,7 @@ from simt_sim.errors import RuntimeFault
 from simt_sim.frontend.assembler import Program
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import LaunchConfig
-from simt_sim.machine.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
+from simt_sim.frontend.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 from simt_sim.machine.lower import lower
 from simt_sim.run.session import (Session, describe_fault, lane_efficiency, layout_global,  # noqa: F401
                                   mask_bits, pack_params)

@@ -11,7 +11,7 @@ import numpy as np
 from simt_sim.frontend.assembler import Program
 from simt_sim.isa import encoding as E
 from simt_sim.machine import layout as L
-from simt_sim.machine.dims import Dim3
+from simt_sim.frontend.dims import Dim3
 from simt_sim.machine.lower import MachineImage
 from simt_sim.machine.state import Memory, empty_history, make_counters, make_regs, make_warps
 

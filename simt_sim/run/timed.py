@@ -20,7 +20,7 @@ from simt_sim.frontend.assembler import Program
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import GPUConfig
-from simt_sim.machine.dims import Dim3, check_dims
+from simt_sim.frontend.dims import Dim3, check_dims
 from simt_sim.machine.lower import MachineImage, lower
 from simt_sim.machine.state import TState
 from simt_sim.run.session import Session, describe_fault, lane_efficiency

@@ -26,7 +26,7 @@ G_WS, G_WPB, G_SHARED, G_LOCAL, G_POLICY = (G["warp_size"], G["wpb"], G["shared_
                                             G["local_bytes"], G["policy"])
 
 
-@compiled_inline
+@compiled
 def set_fault(fault, code, gid, lane, pc, addr, extra):
     fault[0] = code
     fault[1] = gid
@@ -532,7 +532,7 @@ def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block,
     return True
 
 
-@compiled_inline
+@compiled
 def record(hist, counters, gid, pc, mask, exec_mask):
     append4(hist, counters, C_HIST, gid, pc, mask, exec_mask)
 
