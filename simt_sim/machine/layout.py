@@ -56,7 +56,6 @@ KIND_FRAME, KIND_EXPLICIT = 0, 1
 # (cursor, progressed: where a functional round stopped to hand a full buffer to the host)
 COUNTER_FIELDS = ("events", "hist", "warp_insts", "thread_insts", "active_lanes", "next_block",
                   "blocks_done", "clock", "cursor", "progressed")
-C = _index(COUNTER_FIELDS)
 (C_EVENTS, C_HIST, C_WARP_INSTS, C_THREAD_INSTS, C_ACTIVE_LANES, C_NEXT_BLOCK, C_BLOCKS_DONE,
  C_CLOCK, C_CURSOR, C_PROGRESSED) = range(len(COUNTER_FIELDS))
 N_COUNTERS = len(COUNTER_FIELDS)

@@ -13,23 +13,13 @@ from simt_sim.machine import layout as L
 from simt_sim.machine.config import LaunchConfig
 from simt_sim.frontend.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 from simt_sim.machine.lower import lower
+from simt_sim.run.timed import KernelLaunch
 from simt_sim.run.session import (Session, describe_fault, lane_efficiency, layout_global,  # noqa: F401
                                   mask_bits, pack_params)
 
 # per-thread counts are kept for grids up to this many threads (tests, figures); larger grids
 # run without them, in memory bounded by what can be resident
 MAX_RECORDED_THREADS = 1 << 24
-
-
-@dataclass
-class OneLaunch:
-    program: Program
-    grid: Dim3
-    block: Dim3
-    args: list
-    dynamic_shared: int = 0
-    stream: int = 0
-    registers: int | None = None
 
 
 @dataclass
@@ -74,7 +64,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     config = config or LaunchConfig()
     config.validate()
     grid, block = check_dims(grid, "grid"), check_dims(block, "block")
-    one = OneLaunch(program, grid, block, list(args), dynamic_shared)
+    one = KernelLaunch(program, grid, block, list(args), dynamic_shared=dynamic_shared)
     image = lower([one], config.gpu_config(), timed=False)
     record_threads = image.n_gids * image.warp_size <= MAX_RECORDED_THREADS
     s = Session(image, [one], buffers or {}, config.record_history, record_threads)
