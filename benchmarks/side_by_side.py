@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROW_FIELDS = ("workload", "threads", "cycles", "warp_insts", "ipc", "seconds", "insts_per_s", "cycles_per_s")
 
@@ -39,6 +40,15 @@ def wall(cmd: list[str], checkout: str, repeats: int = 5) -> float:
         subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, check=False)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def cold_compiles(versions: dict[str, str]) -> dict[str, float]:
+    """Both versions compile from an empty numba cache at the same time, one per core, so that
+    the machine's load (which can change compile times threefold here) weighs on both alike."""
+    with ThreadPoolExecutor(len(versions)) as pool, tempfile.TemporaryDirectory() as caches:
+        jobs = {v: pool.submit(run_benchmark, path, {"NUMBA_CACHE_DIR": os.path.join(caches, v)})
+                for v, path in versions.items()}
+        return {v: job.result()[0] for v, job in jobs.items()}
 
 
 def main() -> int:
@@ -69,9 +79,7 @@ def main() -> int:
         empty = wall([sys.executable, "-m", "simt_sim", "run", "programs/launch-empty", "--quiet"], path)
         print(f"{v}: import simt_sim {imp:.2f} s; `simt-sim run programs/launch-empty` {empty:.2f} s")
     if ns.cold:
-        for v, path in versions.items():
-            with tempfile.TemporaryDirectory() as cache:
-                warm, _ = run_benchmark(path, {"NUMBA_CACHE_DIR": cache})
+        for v, warm in cold_compiles(versions).items():
             print(f"{v}: cold compile (empty numba cache) + first runs: {warm:.1f} s")
     return 0
 

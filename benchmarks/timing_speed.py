@@ -34,12 +34,15 @@ WORKLOADS = [("compute-bound", compute, (8192, 65536)), ("memory-bound", memory,
              ("divergent", divergent, (8192, 65536))]
 
 
-def run(path, args, bufs, n, cfg):
+def run(path, args, bufs, n, cfg, trace_memory=True):
     prog = simt_sim.load_program(ROOT / path)
-    tracemalloc.start()
+    if trace_memory:        # not while numba compiles: tracemalloc slows compilation about 3x
+        tracemalloc.start()
     t0 = time.perf_counter()
     res = simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args), bufs, cfg)
     dt = time.perf_counter() - t0
+    if not trace_memory:
+        return res, dt, 0
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return res, dt, peak
@@ -51,7 +54,7 @@ def main():
     t0 = time.perf_counter()
     for _, make, _ in WORKLOADS:
         path, args, bufs = make(256)
-        run(path, args, bufs, 256, cfg)
+        run(path, args, bufs, 256, cfg, trace_memory=False)
     warm = time.perf_counter() - t0
     print(f"config h100 ({cfg.get('num_sms')} SMs); JIT warm-up / cache load: {warm:.1f} s (not counted below)")
     print(f"{'workload':<14} {'threads':>8} {'sim cycles':>11} {'warp-insts':>11} {'IPC':>7} {'seconds':>8} "

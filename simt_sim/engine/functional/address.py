@@ -29,6 +29,17 @@ def generic_to_space(space, addr):
 
 
 @compiled_inline
+def cvta_value(v, space, to_space):
+    """cvta: a state-space address to a generic one (or back with .to) through the space's window."""
+    window = np.int64(0)
+    if space == E.SP_SHARED:
+        window = np.int64(E.SHARED_WINDOW)
+    elif space == E.SP_LOCAL:
+        window = np.int64(E.LOCAL_WINDOW)
+    return v - window if to_space else v + window
+
+
+@compiled_inline
 def find_allocation(allocs, addr, width, hint):
     """Index of the global allocation holding [addr, addr + width), or -1; `hint` is tried first."""
     if 0 <= hint < allocs.shape[0] and allocs[hint, ALLOC_BASE] <= addr and addr + width <= allocs[hint, ALLOC_END]:
@@ -80,8 +91,22 @@ def read_word(buf, off, width):
 
 @compiled_inline
 def write_word(buf, off, width, value):
-    for k in range(width):
-        buf[off + k] = np.uint8((value >> (8 * k)) & 0xFF)
+    """Little-endian store, unrolled per width like read_word so that the compiler can merge the
+    byte stores of an aligned access into one."""
+    buf[off] = np.uint8(value & 0xFF)
+    if width == 1:
+        return
+    buf[off + 1] = np.uint8((value >> 8) & 0xFF)
+    if width == 2:
+        return
+    buf[off + 2] = np.uint8((value >> 16) & 0xFF)
+    buf[off + 3] = np.uint8((value >> 24) & 0xFF)
+    if width == 4:
+        return
+    buf[off + 4] = np.uint8((value >> 32) & 0xFF)
+    buf[off + 5] = np.uint8((value >> 40) & 0xFF)
+    buf[off + 6] = np.uint8((value >> 48) & 0xFF)
+    buf[off + 7] = np.uint8((value >> 56) & 0xFF)
 
 
 @compiled_inline

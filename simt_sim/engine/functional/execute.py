@@ -132,13 +132,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
         return
     if op == E.OP_CVTA:
         v = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
-        space = row[E.F_SPACE]
-        window = np.int64(0)
-        if space == E.SP_SHARED:
-            window = np.int64(E.SHARED_WINDOW)
-        elif space == E.SP_LOCAL:
-            window = np.int64(E.LOCAL_WINDOW)
-        v = v - window if flags & E.FL_TO else v + window
+        v = M.cvta_value(v, row[E.F_SPACE], flags & E.FL_TO)
         write_raw(regs, dk, di, t, alu.truncate(v, ty))
         return
     nops = row[E.F_NOPS]
@@ -264,6 +258,37 @@ def lane_address(regs, aidx, aoff, t):
 
 
 @compiled
+def load_uniform(regs, mem, row, w, mask, base_t, slot, geom, fault):
+    """A scalar load from a fixed address (`ld.param [name]`, `ld.shared [name+8]`): every lane
+    reads the same word, so it is read once.  Faults name the first active lane, as the lane loop
+    would."""
+    ty = row[E.F_TYPE]
+    width = E.TYPE_BITS[ty] // 8 if ty != E.T_PRED else 1
+    _, _, addr, _ = opnd(row, 1)
+    if mask == 0:
+        return True
+    lane = 0
+    while not (mask >> lane) & 1:
+        lane += 1
+    if addr % width != 0:
+        set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, width)
+        return False
+    region, off, _ = M.resolve(mem, row[E.F_SPACE], addr, width, slot, base_t + lane, geom[G_SHARED],
+                               geom[G_LOCAL], -1)
+    if region == M.R_NONE:
+        set_fault(fault, FAULT_OOB, w, lane, 0, addr, width)
+        return False
+    v = M.load(mem, region, off, width)
+    if ty != E.T_F32 and ty != E.T_F64 and ty != E.T_PRED:
+        v = alu.extend(v, ty)
+    dk, di, _, _ = opnd(row, 0)
+    for lane in range(geom[G_WS]):
+        if (mask >> lane) & 1:
+            write_raw(regs, dk, di, base_t + lane, v)
+    return True
+
+
+@compiled
 def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_block, counters, fault):
     """ld / st / atom / red for the lanes in mask, in lane order (atomics serialise per lane)."""
     ty = row[E.F_TYPE]
@@ -276,6 +301,9 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
     local_bytes = geom[G_LOCAL]
     ws = geom[G_WS]
     total = width * nvec
+    if (aidx < 0 and (op == E.OP_LD or op == E.OP_LDU) and row[E.F_OPS] != E.K_VEC
+            and (space == E.SP_PARAM or space == E.SP_CONST or space == E.SP_GLOBAL or space == E.SP_SHARED)):
+        return load_uniform(regs, mem, row, w, mask, base_t, slot, geom, fault)
     hint = -1
     for lane in range(ws):
         if not (mask >> lane) & 1:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import alu
+from simt_sim.engine.functional.address import cvta_value
 from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.engine.functional.fparith import fma32
@@ -22,7 +23,7 @@ from simt_sim.engine.functional.regfile import (compare_sources, opnd, read_f32,
 @compiled
 def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counters):
     """Execute an ALU instruction for the lanes in mask.  False when it is none of the families
-    here (set, slct, cvt, cvta, bfi, predicate logic, vector moves): the caller runs it per lane."""
+    here (set, slct, cvt, bfi, predicate logic, vector moves): the caller runs it per lane."""
     ty = row[E.F_TYPE]
     if op == E.OP_SETP:
         setp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
@@ -32,7 +33,9 @@ def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counte
         if row[E.F_OPS] == E.K_VEC or row[E.F_OPS + E.OPERAND_FIELDS] == E.K_VEC:
             return False
         mov_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
-    elif (op == E.OP_SET or op == E.OP_SLCT or op == E.OP_CVT or op == E.OP_CVTA or op == E.OP_BFI
+    elif op == E.OP_CVTA:
+        cvta_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
+    elif (op == E.OP_SET or op == E.OP_SLCT or op == E.OP_CVT or op == E.OP_BFI
           or ty == E.T_PRED):
         return False
     elif ty == E.T_F32:
@@ -182,3 +185,17 @@ def mov_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters):
             t = base_t + lane
             v = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
             write_raw(regs, dk, di, t, alu.truncate(v, ty) if ty != E.T_PRED else v & 1)
+
+
+@compiled
+def cvta_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters):
+    """cvta / cvta.to (nvcc emits one per pointer parameter)."""
+    ty = row[E.F_TYPE]
+    to_space = row[E.F_FLAGS] & E.FL_TO
+    space = row[E.F_SPACE]
+    dk, di, _, _ = opnd(row, 0)
+    for lane in range(wsz):
+        if (mask >> lane) & 1:
+            t = base_t + lane
+            v = cvta_value(read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters), space, to_space)
+            write_raw(regs, dk, di, t, alu.truncate(v, ty))
