@@ -599,6 +599,8 @@ class _Interpreter:
     def vec_entry_read(self, th: _Thread, entry: int) -> int:
         if entry < 0:
             return 0
+        if entry & E.VEC_IMM:
+            return self.cu64[entry & (E.VEC_IMM - 1)]
         if entry & E.VEC_R64:
             return th.r64[entry & (E.VEC_R64 - 1)]
         return th.r32[entry]
@@ -718,8 +720,12 @@ class _Interpreter:
         raise self.fault(th, ins, "trap executed")
 
     def op_bar(self, th, ins):
-        if len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1):
-            raise self.fault(th, ins, "bar.sync with a thread count is not supported")
+        counted = len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1)
+        if counted:     # `bar.sync a, b`: only b = the whole block (in whole warps) is supported
+            count = self.ival(th, ins.ops[2 if ins.cmp != E.BARRED_NONE else 1])
+            if count != self.wpb * self.ws:
+                raise self.fault(th, ins, f"bar.sync with a thread count of {count} (the block has "
+                                          f"{self.wpb * self.ws} threads in whole warps) is not supported")
         th.state = AT_BARRIER
 
     def _barrier_reduce(self, waiting) -> None:
@@ -859,7 +865,8 @@ class _Interpreter:
         dbuf[doff:doff + size] = data
 
     def op_nothing(self, th, ins):
-        """Ordering-only and timing-only instructions (membar, fence, nanosleep, cp.async groups)."""
+        """Ordering-only and timing-only instructions (membar, fence, nanosleep, cp.async groups,
+        bar.warp.sync)."""
 
     # ---- moves ----
     def op_mov(self, th, ins):
@@ -880,6 +887,15 @@ class _Interpreter:
                 self.vec_entry_write(th, self.vecs[d.idx][k], (v >> (w * k)) & _mask(w))
         else:
             self.write(th, d, self.raw(th, s) & _mask(bits))
+
+    def op_isspacep(self, th, ins):
+        d, a = ins.ops
+        addr = self.raw(th, a)
+        shared = E.SHARED_WINDOW <= addr < E.SHARED_WINDOW + E.WINDOW_SIZE
+        local = E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE
+        inside = {E.SP_SHARED: shared, E.SP_LOCAL: local,
+                  E.SP_GLOBAL: not shared and not local}.get(ins.space, False)
+        self.write(th, d, int(inside))
 
     def op_cvta(self, th, ins):
         d, s = ins.ops
@@ -966,7 +982,7 @@ class _Interpreter:
                 mode = rnd if rnd != E.RND_NONE else E.RND_RZI
                 v = int(_round_integral(xf, mode))
                 v = min(max(v, lo), hi)
-            self.write_typed(th, d, v, dt)
+            self.write(th, d, v)        # in range of dt; extended to a wider register
             return
         v = _to_int(self.raw(th, s), st)
         if dt in _FLOAT:
@@ -982,7 +998,8 @@ class _Interpreter:
             bits = _BITS[dt]
             lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt in _SIGNED else (0, _mask(bits))
             v = min(max(v, lo), hi)
-        self.write_typed(th, d, v, dt)
+        # the value at type dt, sign- or zero-extended (by dt) to a wider destination register
+        self.write(th, d, _to_int(v, dt))
 
     @staticmethod
     def _to_f16(x: Fraction, rnd: int):
@@ -1321,6 +1338,8 @@ OPCODE_HANDLERS = {
     "atom": _Interpreter.op_atom, "red": _Interpreter.op_red,
     "cp.async": _Interpreter.op_cp_async,
     "membar": _Interpreter.op_nothing, "fence": _Interpreter.op_nothing,
+    "bar.warp": _Interpreter.op_nothing,    # threads of a warp run in lockstep in the engine
+    "isspacep": _Interpreter.op_isspacep,
     "nanosleep": _Interpreter.op_nothing, "cp.async.group": _Interpreter.op_nothing,
     "bar": _Interpreter.op_bar, "barrier": _Interpreter.op_bar,
     "bar.red": _Interpreter.op_bar,     # assembled as a bar row; op_bar and _barrier_reduce run it
