@@ -5,8 +5,9 @@ patterns as Python ints) and follows branches by its own predicate: there are no
 reconvergence stacks here.  Blocks run one after another; inside a block each thread runs until it
 reaches a barrier or exits, then the next one, in thread order; when every thread of the block is
 waiting at the barrier they all continue (one "phase" after another).  The warp-collective mma,
-match.sync and redux.sync stop a thread the same way until every lane they need (the whole warp for
-mma, the membermask otherwise) waits at that instruction; then the group executes together.
+match.sync, redux.sync and bar.warp.sync stop a thread the same way until every lane they need (the
+whole warp for mma, the membermask otherwise; for bar.warp.sync its non-exited lanes) waits at that
+instruction; then the group executes together.
 
 Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
 scalars (correctly rounded IEEE arithmetic) and exact rationals for the directed rounding modes
@@ -437,7 +438,7 @@ def _decode(program) -> list[_Ins]:
 # ---------------------------------------------------------------------------------------------
 
 RUNNING, AT_BARRIER, EXITED, AT_COLLECTIVE = 0, 1, 2, 3
-_COLLECTIVE = ("mma", "match", "redux")     # warp-collective ops the oracle runs (see _resolve_collectives)
+_COLLECTIVE = ("mma", "match", "redux", "bar.warp")  # warp-collective ops the oracle runs (see _resolve_collectives)
 
 
 class _Thread:
@@ -765,6 +766,15 @@ class _Interpreter:
             lanes = {g.tib % self.ws for g in group}
             if ins.name == "mma":
                 need = set(range(32)) if self.ws == 32 else None
+            elif ins.name == "bar.warp":
+                # __syncwarp: every non-exited thread of the membermask, at any bar.warp.sync
+                group = [g for (w, _), g in by_lane.items() if w == warp and self.code[g.pc - 1].name == ins.name]
+                lanes = {g.tib % self.ws for g in group}
+                alive = {t.tib % self.ws for t in threads if t.tib // self.ws == warp and t.state != EXITED}
+                need = set()
+                for g in group:
+                    mm = self.raw(g, self.code[g.pc - 1].ops[0]) & M32
+                    need |= {j for j in alive if mm >> j & 1}
             else:
                 need = set()
                 for g in group:
@@ -773,7 +783,7 @@ class _Interpreter:
             if need is None or not need <= lanes:
                 continue
             members = [g for g in group if g.tib % self.ws in need]
-            getattr(self, "_collective_" + ins.name)(members, ins)
+            getattr(self, "_collective_" + ins.name.replace(".", "_"))(members, ins)
             for g in members:
                 g.state = RUNNING
                 done.add(g.tib)
@@ -785,6 +795,9 @@ class _Interpreter:
             raise self.fault(th, ins, f"{ins.name} needs {what} to execute it together; "
                                       f"{len(waiting)} thread(s) wait and the group can never complete")
         return True
+
+    def _collective_bar_warp(self, members, ins):
+        """bar.warp.sync: the lanes only wait for each other (the engine runs a warp in lockstep)."""
 
     def _collective_mma(self, members, ins):
         """DMMA m8n8k4 .f64: lane l holds A[l>>2][l%4], B[l%4][l>>2], C/D[l>>2][2*(l%4)+{0,1}];
@@ -865,8 +878,7 @@ class _Interpreter:
         dbuf[doff:doff + size] = data
 
     def op_nothing(self, th, ins):
-        """Ordering-only and timing-only instructions (membar, fence, nanosleep, cp.async groups,
-        bar.warp.sync)."""
+        """Ordering-only and timing-only instructions (membar, fence, nanosleep, cp.async groups)."""
 
     # ---- moves ----
     def op_mov(self, th, ins):
@@ -1338,7 +1350,7 @@ OPCODE_HANDLERS = {
     "atom": _Interpreter.op_atom, "red": _Interpreter.op_red,
     "cp.async": _Interpreter.op_cp_async,
     "membar": _Interpreter.op_nothing, "fence": _Interpreter.op_nothing,
-    "bar.warp": _Interpreter.op_nothing,    # threads of a warp run in lockstep in the engine
+    "bar.warp": _Interpreter.wait_collective,   # a barrier over the membermask's lanes
     "isspacep": _Interpreter.op_isspacep,
     "nanosleep": _Interpreter.op_nothing, "cp.async.group": _Interpreter.op_nothing,
     "bar": _Interpreter.op_bar, "barrier": _Interpreter.op_bar,
