@@ -329,7 +329,7 @@ class Assembler:
         info, suffixes = self.resolve_opcode(ins)
         self.current_loc = ins.loc
         if info is None:
-            raise InputError(f"unknown opcode {'.'.join([ins.opcode] + ins.suffixes)!r}", ins.loc)
+            raise InputError(f"unknown opcode {ins.opcode!r}", ins.loc)
         types, mods = self.split_suffixes(ins, info, suffixes)
         if info.name == "mma" and (mods != ["sync", "aligned", "m8n8k4", "row", "col"] or set(types) != {"f64"}):
             raise InputError("only mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 (DMMA) is supported", ins.loc)
