@@ -14,7 +14,7 @@ from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import assemble_text
 from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import LaunchConfig, launch
-from test_oracle import assert_bits_equal, run_both
+from test_oracle import run_both
 
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
