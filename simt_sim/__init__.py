@@ -9,11 +9,13 @@ from simt_sim.errors import InputError, RuntimeFault, SimError
 
 __version__ = "0.1.0"
 
-API_NAMES = ("Launch", "Result", "load_config", "load_program", "run_functional", "run_program", "simulate")
+API_NAMES = ("Launch", "Result", "allocated_registers", "load_config", "load_program", "run_functional", "run_program",
+             "simulate")
 __all__ = [*API_NAMES, "InputError", "RuntimeFault", "SimError"]
 
 if TYPE_CHECKING:
-    from simt_sim.api import Launch, Result, load_config, load_program, run_functional, run_program, simulate
+    from simt_sim.api import (Launch, Result, allocated_registers, load_config, load_program, run_functional,
+                              run_program, simulate)
 
 
 def __getattr__(name: str):

@@ -10,7 +10,9 @@ exports the command line writes (JSON, pictures, Perfetto traces).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,8 @@ from simt_sim.errors import InputError
 from simt_sim.frontend import assembler
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.manifest import Manifest, load_manifest
+from simt_sim.frontend.ptxas import RegisterCount
+from simt_sim.frontend import ptxas
 from simt_sim.machine import config as machine_config
 from simt_sim.machine.config import GPUConfig
 from simt_sim.observe.history import buffer_json, format_masks, history_json
@@ -41,6 +45,25 @@ def load_program(path, kernel: str | None = None) -> Program:
         return assembler.load_program(str(path), kernel)
     manifest = load_manifest(str(path))
     return assembler.load_program(str(manifest.kernel_file), kernel or manifest.kernel)
+
+
+def allocated_registers(program: Program) -> RegisterCount:
+    """Registers per thread of a program loaded from a PTX file, as ptxas allocates them (cached
+    by the PTX's hash), or the `.reg` declarations' count with a warning when ptxas cannot say."""
+    require_program(program)
+    return ptxas.allocated_registers(program)
+
+
+def with_allocated_registers(launch: KernelLaunch, warn=None) -> KernelLaunch:
+    """The launch with ptxas's register count when it gives none; an estimate is reported through
+    warn(message) (default: warnings.warn)."""
+    if launch.registers is not None:
+        return launch
+    count = ptxas.allocated_registers(launch.program)
+    if count.warning:
+        message = f"kernel {launch.program.name}: {count.warning}"
+        warn(message) if warn else warnings.warn(message, stacklevel=3)
+    return dataclasses.replace(launch, registers=count.registers)
 
 
 def load_config(name_or_path="h100", overrides=None) -> GPUConfig:
@@ -102,7 +125,8 @@ def run_program(directory, *, functional=False, config=None, overrides=None, his
     buffers = {spec.name: spec.make() for spec in manifest.buffers}
     main = manifest_launch(manifest, assembler.load_program(str(manifest.kernel_file), manifest.kernel))
     if not functional:
-        return simulate([main, *more_launches(manifest)], buffers, cfg, history=history, trace=trace)
+        launches = [with_allocated_registers(kl) for kl in [main, *more_launches(manifest)]]
+        return simulate(launches, buffers, cfg, history=history, trace=trace)
     if trace:
         raise InputError("trace=True needs the timing model (functional=False)")
     if manifest.more_launches:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError, RuntimeFault, SimError
-from simt_sim.frontend.dims import MAX_REGS_PER_THREAD, DimsError, check_dims
+from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
 
 EXIT_MISMATCH = 1
 
@@ -50,7 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--picture", metavar="FILE", action="append", default=[],
                      help="draw the execution history (x = cycle, y = lane of each warp): .svg, .html or .png")
     run.add_argument("--registers", type=int, metavar="N",
-                     help="registers per thread for occupancy (default: the manifest's, else the PTX .reg declarations)")
+                     help="registers per thread for occupancy (default: the manifest's, else what ptxas allocates, "
+                          "else the PTX .reg declarations)")
+    run.add_argument("--shared-bytes", type=int, metavar="N",
+                     help="dynamic (extern .shared) memory per block in bytes (default: the manifest's dynamic_shared, "
+                          "else 0)")
     run.add_argument("--cycles", metavar="FIRST:END", help="with --picture: draw only these cycles (END exclusive)")
     run.add_argument("--trace", metavar="FILE", help="write a Perfetto / Chrome trace (JSON) of warps and units")
 
@@ -145,6 +149,12 @@ def check_registers(registers: int | None) -> None:
         raise InputError(f"--registers must be between 1 and {MAX_REGS_PER_THREAD}, found {registers}")
 
 
+def check_shared_bytes(shared_bytes: int | None) -> None:
+    # as in CUDA, a kernel without an extern .shared array may be given some (occupancy counts it)
+    if shared_bytes is not None and not 0 <= shared_bytes <= MAX_DYNAMIC_SHARED:
+        raise InputError(f"--shared-bytes must be between 0 and {MAX_DYNAMIC_SHARED}, found {shared_bytes}")
+
+
 def prepare_run(ns):
     """-> (program, grid, block, args, buffer specs, config, expect, dynamic_shared)."""
     from simt_sim import api
@@ -162,9 +172,10 @@ def prepare_run(ns):
         args = ([parse_arg_value(a, names) for a in ns.args.split(",")] if ns.args
                 else [s.name for s in specs])
         program = api.load_program(target, ns.kernel)
+        check_shared_bytes(ns.shared_bytes)
         config = api.load_config(ns.config or "h100", ns.set)
         return (program, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"), args, specs,
-                config, {}, 0)
+                config, {}, ns.shared_bytes or 0)
     m = load_manifest(str(target))
     if ns.registers is None:
         ns.registers = m.registers
@@ -174,7 +185,9 @@ def prepare_run(ns):
     config = api.load_config(ns.config or m.config, m.overrides + ns.set)
     grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
     block = parse_dims(ns.block, "block") if ns.block else m.block
-    return program, grid, block, list(m.args), m.buffers, config, m.expect, m.dynamic_shared
+    check_shared_bytes(ns.shared_bytes)
+    dynamic = m.dynamic_shared if ns.shared_bytes is None else ns.shared_bytes
+    return program, grid, block, list(m.args), m.buffers, config, m.expect, dynamic
 
 
 def check_expectations(result, expect: dict, program, grid, block, args, inputs, warp_size) -> list[str]:
@@ -269,6 +282,9 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
     launches = [api.Launch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers,
                            stream=getattr(ns, "stream", 0)), *getattr(ns, "more_launches", [])]
+    # no register count given: what ptxas allocates (cached), else an estimate with a warning
+    warn = (lambda message: None) if ns.quiet else (lambda message: print(f"warning: {message}", file=sys.stderr))
+    launches = [api.with_allocated_registers(kl, warn) for kl in launches]
     result = api.simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
                           history=bool(ns.masks or ns.json), trace=bool(ns.picture or ns.trace), progress=progress)
     progress.close()

@@ -108,6 +108,16 @@ class Assembler:
         self.const_index: dict[tuple[int, float, float], int] = {}
         self.vecs: list[list[int]] = []
         self.symbols: dict[str, Variable] = {}
+        self.wide_operands = False       # the current instruction allows wider data registers
+
+    def refuse_unsupported(self) -> None:
+        """Constructs the simulator cannot run, found before anything else so that the message
+        names them rather than a consequence (a call's `.param` arguments, say)."""
+        for item in self.kernel.body:
+            if isinstance(item, Instruction) and item.opcode == "call":
+                raise InputError(f"kernel {self.kernel.name}: call is not supported (device functions are "
+                                 "not simulated yet): inline the function (__forceinline__) or drop "
+                                 "__noinline__", item.loc)
 
     # ---- declarations ----
     def allocate_registers(self) -> None:
@@ -157,7 +167,9 @@ class Assembler:
             self.consts.append(key)
         return self.const_index[key]
 
-    def reg(self, op: Operand, want_file: int | None, what: str) -> tuple[int, int]:
+    def reg(self, op: Operand, want_file: int | None, what: str, dtype: str | None = None) -> tuple[int, int]:
+        """The (file, index) of a register operand; `want_file` is the file of the type it is read or
+        written at (`dtype`), which a wider register may stand in for where the instruction allows."""
         if op.kind != "reg":
             raise InputError(f"expected {what}, found {op.kind}", op.loc)
         if op.name not in self.regs:
@@ -165,12 +177,27 @@ class Assembler:
                 raise InputError(f"special register {op.name} cannot be written", op.loc)
             raise InputError(f"undeclared register {op.name}", op.loc)
         f, idx = self.regs[op.name]
-        if want_file is not None and f != want_file:
+        if want_file is not None and f != want_file and not self.wider_register_ok(op, f, want_file, dtype):
             names = {FILE_R32: "a 32-bit (or narrower) register", FILE_R64: "a 64-bit register",
                      FILE_PRED: "a predicate register"}
             raise InputError(f"expected {names[want_file]} for {what}, but {op.name} is "
                              f".{self.kernel.regs[op.name]}", op.loc)
         return f, idx
+
+    def wider_register_ok(self, op: Operand, f: int, want_file: int, dtype: str | None) -> bool:
+        """PTX ISA "Operand size exceeding instruction-type size": ld, st and cvt (the table's
+        `wide_operands`) take a 64-bit register for a narrower type; sources are truncated,
+        destinations extended.  Float types need a bit-size register, integer types a non-float one."""
+        if not (self.wide_operands and f == FILE_R64 and want_file == FILE_R32 and dtype):
+            return False
+        reg_type = self.kernel.regs[op.name]
+        if dtype[0] == "f" and reg_type[0] != "b":
+            raise InputError(f".{dtype} data in a wider register needs a bit-size (.b64) register, "
+                             f"but {op.name} is .{reg_type}", op.loc)
+        if dtype[0] in "us" and reg_type[0] == "f":
+            raise InputError(f"a floating-point register cannot hold .{dtype} data of another size "
+                             f"({op.name} is .{reg_type})", op.loc)
+        return True
 
     def value(self, op: Operand, dtype: str, what: str) -> tuple[int, int, int]:
         """Encode a source operand read at type dtype -> (kind, index, imm)."""
@@ -178,10 +205,12 @@ class Assembler:
             code = E.sreg_code(op.name)
             if code is not None:
                 return E.K_SREG, code, 0
-            f, idx = self.reg(op, _file_of(dtype) if dtype in TYPE_SIZES else None, what)
+            f, idx = self.reg(op, _file_of(dtype) if dtype in TYPE_SIZES else None, what, dtype)
             return f, idx, 0
         if op.kind == "imm":
             v = int(op.value)
+            if dtype == "any":
+                dtype = "b64"
             if dtype in ("f32", "f64"):
                 fv = float(v)
                 bits, val = _float_bits(Operand("fimm", op.loc, text=repr(fv)), dtype)
@@ -205,19 +234,33 @@ class Assembler:
             addr = var.offset if var.space != "global" else E.GLOBAL_BASE + var.offset
             return E.K_IMM, self.const(addr, 0.0, 0.0), addr
         if op.kind == "vec":
-            want = _file_of(dtype) if dtype in TYPE_SIZES else None
-            regs = []
-            for item in op.items:
-                if item.kind == "sym" and item.name == "_":
-                    regs.append(-1)
-                    continue
-                f, idx = self.reg(item, None, "a vector element")
-                if want is not None and f != want and not (len(op.items) > 1):
-                    raise InputError("vector element type mismatch", item.loc)
-                regs.append(idx if f == FILE_R32 else (idx | E.VEC_R64) if f == FILE_R64 else -1)
-            self.vecs.append(regs + [-2] * (4 - len(regs)))
-            return E.K_VEC, len(self.vecs) - 1, len(regs)
+            return self.vector(op, dtype, destination=False)
         raise InputError(f"expected a value operand, found {op.kind}", op.loc)
+
+    def vector(self, op: Operand, dtype: str, destination: bool) -> tuple[int, int, int]:
+        """{a, b, ..} -> (K_VEC, vector-table row, element count).  `_` discards an element of a
+        destination; a source element may be an immediate (`st.v2.u32 [a], {%r1, 0}`)."""
+        if len(op.items) > 4:
+            raise InputError(f"a vector has at most 4 elements, found {len(op.items)}", op.loc)
+        element = dtype if dtype in TYPE_SIZES else "b32"
+        regs = []
+        for item in op.items:
+            if item.kind == "sym" and item.name == "_":
+                if not destination:
+                    raise InputError("'_' discards a destination element; a source vector needs a value",
+                                     item.loc)
+                regs.append(-1)
+            elif item.kind in ("imm", "fimm") and not destination:
+                _, index, _ = self.value(item, element, "a vector element")
+                regs.append(index | E.VEC_IMM)
+            else:
+                f, idx = self.reg(item, None, "a vector element (a register" +
+                                  (", '_'" if destination else " or an immediate") + ")")
+                if f == FILE_PRED:
+                    raise InputError(f"a predicate register cannot be a vector element: {item.name}", item.loc)
+                regs.append(idx if f == FILE_R32 else idx | E.VEC_R64)
+        self.vecs.append(regs + [-2] * (4 - len(regs)))
+        return E.K_VEC, len(self.vecs) - 1, len(regs)
 
     def address(self, op: Operand, space: str) -> tuple[int, int, int]:
         """[base+offset] -> (K_ADDR, base register or -1 with its file in bits 20+, offset)."""
@@ -251,6 +294,9 @@ class Assembler:
         if name in ("bar", "barrier") and "red" in suffixes:
             suffixes.remove("red")
             name = "bar.red"
+        elif name == "bar" and suffixes[:1] == ["warp"]:
+            suffixes = suffixes[1:]
+            name = "bar.warp"
         elif name == "cp" and suffixes[:1] == ["async"]:
             suffixes = suffixes[1:]
             grouped = any(s in ("commit_group", "wait_group", "wait_all") for s in suffixes)
@@ -332,6 +378,7 @@ class Assembler:
         if ins.guard is not None:
             row[E.F_GUARD] = self.reg(Operand("reg", ins.loc, name=ins.guard), FILE_PRED, "a guard")[1]
             row[E.F_GUARD_NEG] = int(ins.guard_negated)
+        self.wide_operands = info.wide_operands
         self.encode_operands(ins, info, row, t1, t2, space, labels)
         if info.name == "mma":
             self.check_mma_fragments(ins, row)
@@ -395,8 +442,10 @@ class Assembler:
             return t2
         if name == "cvta":
             return t1
-        if name in ("bar", "barrier", "nanosleep", "mask_nz"):
+        if name in ("bar", "barrier", "bar.warp", "nanosleep", "mask_nz"):
             return "u32" if name != "mask_nz" else None
+        if name == "isspacep":
+            return "pred" if pos == 0 else "any"     # a 32- or 64-bit address, read as it is
         return t1
 
     def encode_operands(self, ins: Instruction, info: OpInfo, row, t1, t2, space, labels) -> None:
@@ -428,10 +477,10 @@ class Assembler:
                 kind, idx, imm = self.address(op, "shared" if info.name == "cp.async" and pos == 0 else space)
             elif spec.kind in ("d", "pd"):
                 if op.kind == "vec":
-                    kind, idx, imm = self.value(op, dtype or "b32", "a destination")
+                    kind, idx, imm = self.vector(op, dtype or "b32", destination=True)
                 else:
                     want = _file_of(dtype) if dtype in TYPE_SIZES else None
-                    kind, idx = self.reg(op, want, "the destination")
+                    kind, idx = self.reg(op, want, "the destination", dtype)
                     imm = 0
             else:
                 if op.negate and dtype != "pred":
@@ -444,6 +493,7 @@ class Assembler:
             row[base + 3] = E.TYPE_CODE.get(dtype, E.NO_TYPE) if dtype else E.NO_TYPE
 
     def assemble(self) -> Program:
+        self.refuse_unsupported()
         self.allocate_registers()
         (params, param_size, shared, shared_size, dynamic, local_size,
          globals_, global_size) = self.layout_variables()
@@ -549,7 +599,10 @@ def assemble(module: Module, kernel: str | None = None) -> Program:
     if kernel not in module.kernels:
         raise InputError(f"no kernel named {kernel!r} (have: {', '.join(module.kernels)})",
                          SourceLoc(module.file, 1, 1))
-    return Assembler(module, module.kernels[kernel]).assemble()
+    chosen = module.kernels[kernel]
+    if chosen.error is not None:       # the module's other kernels load; this one cannot
+        raise InputError(f"kernel {kernel}: {chosen.error.message}", chosen.error.loc)
+    return Assembler(module, chosen).assemble()
 
 
 def load_program(path: str, kernel: str | None = None) -> Program:

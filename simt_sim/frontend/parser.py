@@ -1,9 +1,12 @@
 """PTX text -> syntax tree.
 
 Accepts the subset documented in docs/ptx-subset.md: module directives, `.entry` kernels with
-`.param`s, `.reg` declarations (including `%r<12>` ranges), `.shared`/`.local`/`.global`
-variables, labels, guards, instructions with vector / address / dual-destination operands and
-scoped `{ }` blocks.  Every error names file:line:column and what was expected.
+`.param`s, `.func` device functions (kept, not run), `.reg` declarations (including `%r<12>`
+ranges and names without `%`), `.shared`/`.local`/`.global` variables, labels, guards,
+instructions with vector / address / dual-destination operands and scoped `{ }` blocks, whose
+registers are renamed `NAME~K` so that they may shadow outer names.  Every error names
+file:line:column and what was expected; an error inside one kernel's body is kept with that kernel
+(Kernel.error) so that the module's other kernels still load.
 """
 from __future__ import annotations
 
@@ -76,6 +79,9 @@ class Parser:
         self.file = file
         self.tokens = tokenize(text, file)
         self.i = 0
+        self.scopes: list[dict[str, str]] = []    # register names visible in the body: name -> unique name
+        self.scope_count = 0
+        self.scope_ids: list[int] = []            # a number per open scope (names `NAME~K`)
 
     # ---- token helpers ----
     def peek(self, skip_nl: bool = True) -> Token:
@@ -167,8 +173,11 @@ class Parser:
             extern |= self.next().text == ".extern"
         tok = self.peek()
         if tok.text == ".func":
-            raise InputError("device functions (.func) are not supported: compile with inlining "
-                             "(the default for static __device__ functions)", tok.loc)
+            self.next()
+            func = self.parse_kernel(start.loc, device_function=True)
+            if func.body or func.name not in module.funcs:     # a definition replaces a declaration
+                module.funcs[func.name] = func
+            return
         if tok.text == ".entry":
             self.next()
             kernel = self.parse_kernel(start.loc)
@@ -265,33 +274,87 @@ class Parser:
         dtype = self.parse_type()
         while True:
             name_tok = self.expect_ident("a register name")
-            if not name_tok.text.startswith("%"):
-                raise InputError(f"register names start with '%': {name_tok.text!r}", name_tok.loc)
+            if name_tok.text.startswith(".") or "." in name_tok.text:
+                raise InputError(f"expected a register name, found {name_tok.text!r}", name_tok.loc)
             if self.accept("<"):
                 n = self.expect_int("a register count")
                 self.expect(">")
                 for k in range(n):
-                    regs[f"{name_tok.text}{k}"] = dtype
+                    regs[self.declare(f"{name_tok.text}{k}")] = dtype
             else:
-                regs[name_tok.text] = dtype
+                regs[self.declare(name_tok.text)] = dtype
             if not self.accept(","):
                 break
         self.expect(";")
 
+    def declare(self, name: str) -> str:
+        """Register `name` in the innermost scope -> its unique name (itself in the body's own scope,
+        `name~K` in the K-th nested `{ }` block, so that it may shadow an outer name)."""
+        unique = name if len(self.scopes) <= 1 else f"{name}~{self.scope_ids[-1]}"
+        self.scopes[-1][name] = unique
+        return unique
+
+    def lookup(self, name: str) -> str | None:
+        """The unique name of a register visible here, or None."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
     # ---- kernels ----
-    def parse_kernel(self, loc: SourceLoc) -> Kernel:
-        name = self.expect_ident("a kernel name").text
+    def parse_kernel(self, loc: SourceLoc, device_function: bool = False) -> Kernel:
+        """An .entry kernel (or a .func) from its name on.  An error after the name is kept with the
+        kernel, and parsing resumes after its body."""
+        if device_function and self.at("("):       # .func (.param .b32 retval) name(...)
+            self.parse_param_list()
+        name_tok = self.expect_ident("a function name" if device_function else "a kernel name")
+        kernel = Kernel(name_tok.text, [], {}, [], [], loc)
+        start = self.i
+        try:
+            self.parse_kernel_rest(kernel, device_function)
+        except InputError as e:
+            kernel.error = e
+            self.skip_definition(start, e)
+        return kernel
+
+    def parse_param_list(self) -> list[Param]:
         params: list[Param] = []
-        if self.accept("("):
-            if not self.at(")"):
+        self.expect("(")
+        if not self.at(")"):
+            params.append(self.parse_param())
+            while self.accept(","):
                 params.append(self.parse_param())
-                while self.accept(","):
-                    params.append(self.parse_param())
-            self.expect(")", "',' or ')'")
-        kernel = Kernel(name, params, {}, [], [], loc)
+        self.expect(")", "',' or ')'")
+        return params
+
+    def skip_definition(self, start: int, error: InputError) -> None:
+        """Move past the body of the definition whose header starts at token `start` (or its `;`
+        when it has no body); re-raise `error` when the body never closes."""
+        i = start
+        while self.tokens[i].text not in ("{", ";") and self.tokens[i].kind != "eof":
+            i += 1
+        if self.tokens[i].text == ";":
+            self.i = i + 1
+            return
+        depth = 0
+        while self.tokens[i].kind != "eof":
+            depth += {"{": 1, "}": -1}.get(self.tokens[i].text, 0)
+            i += 1
+            if depth == 0:
+                self.i = i
+                return
+        raise error
+
+    def parse_kernel_rest(self, kernel: Kernel, device_function: bool) -> None:
+        if self.at("("):
+            kernel.params = self.parse_param_list()
         # performance directives between the signature and the body
         while self.peek().text in (".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".maxclusterrank",
-                                    ".reqnctapercluster", ".explicitcluster", ".noreturn", ".pragma"):
+                                    ".reqnctapercluster", ".explicitcluster", ".noreturn", ".pragma",
+                                    ".attribute"):
+            if self.accept(".attribute"):      # .func .attribute(.unified)
+                self.parse_paren_words()
+                continue
             directive = self.next().text
             if directive == ".pragma":
                 self.next()
@@ -303,18 +366,32 @@ class Parser:
                 while self.accept(","):
                     values.append(self.expect_int("a number"))
             kernel.directives[directive[1:]] = values
+        if device_function and self.accept(";"):     # a declaration (prototype) only
+            return
         self.expect("{", "'{' to open the kernel body")
+        self.scopes, self.scope_ids = [], []
         self.parse_block(kernel)
-        return kernel
+
+    def parse_paren_words(self) -> None:
+        self.expect("(")
+        while not self.accept(")"):
+            if self.peek().kind == "eof":
+                raise self.error(self.peek(), "expected ')'")
+            self.next()
 
     def parse_block(self, kernel: Kernel) -> None:
-        """Statements up to the matching '}' (scoped blocks share the kernel's namespace)."""
+        """Statements up to the matching '}'; a nested `{ }` block opens a scope for .reg names."""
+        self.scopes.append({})
+        self.scope_count += 1
+        self.scope_ids.append(self.scope_count)
         while True:
             tok = self.peek()
             if tok.kind == "eof":
                 raise self.error(tok, "expected '}' to close the kernel body")
             if tok.text == "}":
                 self.next()
+                self.scopes.pop()
+                self.scope_ids.pop()
                 return
             if tok.text == "{":
                 self.next()
@@ -323,6 +400,8 @@ class Parser:
                 self.parse_reg_decl(kernel.regs)
             elif tok.text in (".shared", ".local", ".global", ".const"):
                 kernel.vars.append(self.parse_var_decl())
+            elif tok.text == ".param":                   # argument space of a call
+                kernel.call_params.append(self.parse_var_decl())
             elif tok.text == ".pragma":
                 self.next()
                 self.next()
@@ -341,11 +420,16 @@ class Parser:
         if self.accept("@"):
             negated = self.accept("!")
             guard = self.expect_ident("a predicate register after '@'").text
+        if guard is not None:
+            guard = self.lookup(guard) or guard
         tok = self.peek()
         if tok.kind != "ident" or tok.text.startswith((".", "%")):
             raise self.error(tok, "expected an instruction, a label or a declaration")
         self.i += 1
         opcode, *suffixes = tok.text.split(".")
+        if opcode == "call":        # kept (without operands) so that assembling names it
+            self.skip_statement()
+            return Instruction(opcode, suffixes, [], first.loc if guard else tok.loc, guard, negated)
         operands: list[Operand] = []
         if not self.at(";"):
             operands.append(self.parse_operand())
@@ -353,6 +437,12 @@ class Parser:
                 operands.append(self.parse_operand())
         self.expect(";", "',' or ';' after an operand")
         return Instruction(opcode, suffixes, operands, first.loc if guard else tok.loc, guard, negated)
+
+    def skip_statement(self) -> None:
+        while not self.accept(";"):
+            if self.peek().kind == "eof":
+                raise self.error(self.peek(), "expected ';'")
+            self.next()
 
     # ---- operands ----
     def parse_operand(self) -> Operand:
@@ -377,8 +467,9 @@ class Parser:
             return self.parse_number()
         if tok.kind == "ident":
             self.next()
-            if tok.text.startswith("%"):
-                op = Operand("reg", tok.loc, name=tok.text)
+            register = self.lookup(tok.text)
+            if register is not None or tok.text.startswith("%"):
+                op = Operand("reg", tok.loc, name=register or tok.text)
                 if self.at("|"):
                     self.next()
                     op.extra = self.parse_operand()
@@ -406,7 +497,9 @@ class Parser:
         offset = 0
         if tok.kind == "ident":
             self.next()
-            base = Operand("reg" if tok.text.startswith("%") else "sym", tok.loc, name=tok.text)
+            register = self.lookup(tok.text)
+            base = Operand("reg" if register or tok.text.startswith("%") else "sym", tok.loc,
+                           name=register or tok.text)
             if self.at("+") or self.at("-"):
                 sign = -1 if self.next().text == "-" else 1
                 offset = sign * self.expect_int("an address offset")

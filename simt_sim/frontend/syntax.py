@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simt_sim.errors import SourceLoc
+from simt_sim.errors import InputError, SourceLoc
 
 
 @dataclass
@@ -65,13 +65,18 @@ class Param:
 
 @dataclass
 class Kernel:
+    """An `.entry` kernel (or a `.func` device function, kept but not run).  `error` holds the first
+    problem found while parsing its body: the rest of the module still loads, and this kernel is
+    refused (with that error) only when it is the one loaded."""
     name: str
     params: list[Param]
-    regs: dict[str, str]               # register name -> declared type
+    regs: dict[str, str]               # register name -> declared type (scoped names made unique)
     vars: list[VarDecl]
     body: list[Instruction | Label]
     loc: SourceLoc
     directives: dict[str, list[int]] = field(default_factory=dict)
+    error: InputError | None = None
+    call_params: list[VarDecl] = field(default_factory=list)   # `.param` declared in a body (for call)
 
 
 @dataclass
@@ -82,3 +87,4 @@ class Module:
     address_size: int = 64
     kernels: dict[str, Kernel] = field(default_factory=dict)
     vars: list[VarDecl] = field(default_factory=list)
+    funcs: dict[str, Kernel] = field(default_factory=dict)    # `.func` device functions (not run yet)

@@ -13,7 +13,9 @@ def render_isa_doc() -> str:
            "operand, `label` code label; `?` marks an optional operand, `d|pd` allows `%r|%p`.",
            "Unit `by_type` means int for integer types, fp32 for .f32, fp64 for .f64.",
            f"Timing: how the timing model times the warp-instruction ({', '.join(TIMING_CLASSES)};",
-           "see `timing:` in `isa/ptx.yaml`).", "",
+           "see `timing:` in `isa/ptx.yaml`).  Operands marked *wide* may be registers wider than the",
+           "instruction type (sources truncated, destinations sign-extended for signed integer types and",
+           "zero-extended otherwise; see docs/ptx-subset.md).", "",
            "| opcode | operands | types | modifiers | unit | timing | meaning |",
            "|---|---|---|---|---|---|---|"]
     order = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "f16",
@@ -25,6 +27,8 @@ def render_isa_doc() -> str:
         if op.type_count == 2:
             types = "two of: " + types
         mods = " ".join(sorted("." + m for m in op.modifiers))
+        if op.wide_operands:
+            operands += " (*wide*)"
         out.append(f"| `{op.name}` | {operands} | {types} | {mods} | {op.unit} | {op.timing} | {op.meaning} |")
     out += ["", "## Modifier groups", ""]
     for name, words in table.modifier_groups.items():

@@ -38,11 +38,13 @@ K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR = range(8)
 # K_ADDR: index = base register | (ADDR_R32 or ADDR_R64) << ADDR_FILE_SHIFT, or -1 for none;
 #         immediate = byte offset (or the whole address).
 # K_VEC:  index = row of the vector table, immediate = element count.  Vector-table entries are
-#         register numbers, | VEC_R64 for 64-bit registers, -1 for `_`, -2 for unused slots.
+#         register numbers, | VEC_R64 for 64-bit registers, VEC_IMM | constant index for an
+#         immediate element (`st.v2 [a], {%r1, 0}`), -1 for `_`, -2 for unused slots.
 # K_PRED: immediate 1 means the source is negated (!%p).
 ADDR_R32, ADDR_R64 = 1, 2
 ADDR_FILE_SHIFT = 20
 VEC_R64 = 1 << 20
+VEC_IMM = 1 << 21
 
 # ---- types ----
 TYPE_NAMES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
@@ -165,3 +167,4 @@ OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NANOSLEEP = (OPCODE[n] for n in ("bra", "re
 OP_BFIND, OP_FNS, OP_DP4A, OP_DP2A, OP_MUL24, OP_MAD24 = (OPCODE[n] for n in ("bfind", "fns", "dp4a", "dp2a", "mul24", "mad24"))
 OP_MATCH, OP_REDUX, OP_MMA, OP_CP_ASYNC, OP_CP_ASYNC_GROUP = (OPCODE[n] for n in ("match", "redux", "mma", "cp.async", "cp.async.group"))
 OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_mask", "pop_mask", "mask_nz", "br_push"))
+OP_ISSPACEP, OP_BAR_WARP = (OPCODE[n] for n in ("isspacep", "bar.warp"))

@@ -49,6 +49,7 @@ class OpInfo:
     unit: str
     timing: str                    # one of TIMING_CLASSES
     meaning: str
+    wide_operands: bool = False    # data registers may be wider than the instruction type (ld, st, cvt)
 
     def unit_for(self, dtype: str | None) -> str:
         """Functional-unit class of this opcode at this type."""
@@ -130,7 +131,7 @@ def load_isa(directory: Path = ISA_DIR) -> ISA:
             operands=tuple(OperandSpec.parse(o) for o in entry["operands"]),
             types=frozenset(types), type_count=entry.get("type_count", 1 if types else 0),
             modifiers=frozenset(modifiers), unit=unit, timing=_timing_class(path, entry),
-            meaning=entry["meaning"]))
+            meaning=entry["meaning"], wide_operands=bool(entry.get("wide_operands", False))))
     by_name = {o.name: o for o in ops}
     if len(by_name) != len(ops):
         raise _table_error(files[0], "duplicate opcode names in the ISA table")

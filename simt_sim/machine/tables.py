@@ -99,7 +99,7 @@ class RegisterNumbering:
         return None
 
     def of_vec_entry(self, entry: int) -> int | None:
-        if entry < 0:
+        if entry < 0 or entry & E.VEC_IMM:      # `_` or an immediate element
             return None
         if entry & E.VEC_R64:
             return self.n_r32 + (entry & (E.VEC_R64 - 1))

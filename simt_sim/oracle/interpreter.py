@@ -5,8 +5,9 @@ patterns as Python ints) and follows branches by its own predicate: there are no
 reconvergence stacks here.  Blocks run one after another; inside a block each thread runs until it
 reaches a barrier or exits, then the next one, in thread order; when every thread of the block is
 waiting at the barrier they all continue (one "phase" after another).  The warp-collective mma,
-match.sync and redux.sync stop a thread the same way until every lane they need (the whole warp for
-mma, the membermask otherwise) waits at that instruction; then the group executes together.
+match.sync, redux.sync and bar.warp.sync stop a thread the same way until every lane they need (the
+whole warp for mma, the membermask otherwise; for bar.warp.sync its non-exited lanes) waits at that
+instruction; then the group executes together.
 
 Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
 scalars (correctly rounded IEEE arithmetic) and exact rationals for the directed rounding modes
@@ -437,7 +438,7 @@ def _decode(program) -> list[_Ins]:
 # ---------------------------------------------------------------------------------------------
 
 RUNNING, AT_BARRIER, EXITED, AT_COLLECTIVE = 0, 1, 2, 3
-_COLLECTIVE = ("mma", "match", "redux")     # warp-collective ops the oracle runs (see _resolve_collectives)
+_COLLECTIVE = ("mma", "match", "redux", "bar.warp")  # warp-collective ops the oracle runs (see _resolve_collectives)
 
 
 class _Thread:
@@ -599,6 +600,8 @@ class _Interpreter:
     def vec_entry_read(self, th: _Thread, entry: int) -> int:
         if entry < 0:
             return 0
+        if entry & E.VEC_IMM:
+            return self.cu64[entry & (E.VEC_IMM - 1)]
         if entry & E.VEC_R64:
             return th.r64[entry & (E.VEC_R64 - 1)]
         return th.r32[entry]
@@ -718,8 +721,12 @@ class _Interpreter:
         raise self.fault(th, ins, "trap executed")
 
     def op_bar(self, th, ins):
-        if len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1):
-            raise self.fault(th, ins, "bar.sync with a thread count is not supported")
+        counted = len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1)
+        if counted:     # `bar.sync a, b`: only b = the whole block (in whole warps) is supported
+            count = self.ival(th, ins.ops[2 if ins.cmp != E.BARRED_NONE else 1])
+            if count != self.wpb * self.ws:
+                raise self.fault(th, ins, f"bar.sync with a thread count of {count} (the block has "
+                                          f"{self.wpb * self.ws} threads in whole warps) is not supported")
         th.state = AT_BARRIER
 
     def _barrier_reduce(self, waiting) -> None:
@@ -759,6 +766,15 @@ class _Interpreter:
             lanes = {g.tib % self.ws for g in group}
             if ins.name == "mma":
                 need = set(range(32)) if self.ws == 32 else None
+            elif ins.name == "bar.warp":
+                # __syncwarp: every non-exited thread of the membermask, at any bar.warp.sync
+                group = [g for (w, _), g in by_lane.items() if w == warp and self.code[g.pc - 1].name == ins.name]
+                lanes = {g.tib % self.ws for g in group}
+                alive = {t.tib % self.ws for t in threads if t.tib // self.ws == warp and t.state != EXITED}
+                need = set()
+                for g in group:
+                    mm = self.raw(g, self.code[g.pc - 1].ops[0]) & M32
+                    need |= {j for j in alive if mm >> j & 1}
             else:
                 need = set()
                 for g in group:
@@ -767,7 +783,7 @@ class _Interpreter:
             if need is None or not need <= lanes:
                 continue
             members = [g for g in group if g.tib % self.ws in need]
-            getattr(self, "_collective_" + ins.name)(members, ins)
+            getattr(self, "_collective_" + ins.name.replace(".", "_"))(members, ins)
             for g in members:
                 g.state = RUNNING
                 done.add(g.tib)
@@ -779,6 +795,9 @@ class _Interpreter:
             raise self.fault(th, ins, f"{ins.name} needs {what} to execute it together; "
                                       f"{len(waiting)} thread(s) wait and the group can never complete")
         return True
+
+    def _collective_bar_warp(self, members, ins):
+        """bar.warp.sync: the lanes only wait for each other (the engine runs a warp in lockstep)."""
 
     def _collective_mma(self, members, ins):
         """DMMA m8n8k4 .f64: lane l holds A[l>>2][l%4], B[l%4][l>>2], C/D[l>>2][2*(l%4)+{0,1}];
@@ -881,6 +900,15 @@ class _Interpreter:
         else:
             self.write(th, d, self.raw(th, s) & _mask(bits))
 
+    def op_isspacep(self, th, ins):
+        d, a = ins.ops
+        addr = self.raw(th, a)
+        shared = E.SHARED_WINDOW <= addr < E.SHARED_WINDOW + E.WINDOW_SIZE
+        local = E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE
+        inside = {E.SP_SHARED: shared, E.SP_LOCAL: local,
+                  E.SP_GLOBAL: not shared and not local}.get(ins.space, False)
+        self.write(th, d, int(inside))
+
     def op_cvta(self, th, ins):
         d, s = ins.ops
         v = self.ival(th, s, ins.ty)
@@ -966,7 +994,7 @@ class _Interpreter:
                 mode = rnd if rnd != E.RND_NONE else E.RND_RZI
                 v = int(_round_integral(xf, mode))
                 v = min(max(v, lo), hi)
-            self.write_typed(th, d, v, dt)
+            self.write(th, d, v)        # in range of dt; extended to a wider register
             return
         v = _to_int(self.raw(th, s), st)
         if dt in _FLOAT:
@@ -982,7 +1010,8 @@ class _Interpreter:
             bits = _BITS[dt]
             lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt in _SIGNED else (0, _mask(bits))
             v = min(max(v, lo), hi)
-        self.write_typed(th, d, v, dt)
+        # the value at type dt, sign- or zero-extended (by dt) to a wider destination register
+        self.write(th, d, _to_int(v, dt))
 
     @staticmethod
     def _to_f16(x: Fraction, rnd: int):
@@ -1321,6 +1350,8 @@ OPCODE_HANDLERS = {
     "atom": _Interpreter.op_atom, "red": _Interpreter.op_red,
     "cp.async": _Interpreter.op_cp_async,
     "membar": _Interpreter.op_nothing, "fence": _Interpreter.op_nothing,
+    "bar.warp": _Interpreter.wait_collective,   # a barrier over the membermask's lanes
+    "isspacep": _Interpreter.op_isspacep,
     "nanosleep": _Interpreter.op_nothing, "cp.async.group": _Interpreter.op_nothing,
     "bar": _Interpreter.op_bar, "barrier": _Interpreter.op_bar,
     "bar.red": _Interpreter.op_bar,     # assembled as a bar row; op_bar and _barrier_reduce run it

@@ -47,9 +47,11 @@ def write_vec_element(regs, entry, t, v):
 
 
 @compiled_inline
-def read_vec_element(regs, entry, t):
+def read_vec_element(code, regs, entry, t):
     if entry < 0:
         return np.int64(0)
+    if entry & E.VEC_IMM:               # an immediate element: raw bits in the constant table
+        return np.int64(code.cu64[entry & (E.VEC_IMM - 1)])
     if entry & E.VEC_R64:
         return np.int64(regs.r64[entry & (E.VEC_R64 - 1), t])
     return np.int64(regs.r32[entry, t])
@@ -95,7 +97,7 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
             width = E.TYPE_BITS[ty] // n
             v = np.int64(0)
             for k in range(n):
-                part = read_vec_element(regs, code.vecs[si, k], t)
+                part = read_vec_element(code, regs, code.vecs[si, k], t)
                 if width < 64:
                     part &= (np.int64(1) << width) - 1
                 v |= part << (width * k)
@@ -130,6 +132,10 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     if op == E.OP_CVT:
         exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters)
         return
+    if op == E.OP_ISSPACEP:
+        a = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
+        write_raw(regs, dk, di, t, np.int64(1) if in_space(row[E.F_SPACE], a) else np.int64(0))
+        return
     if op == E.OP_CVTA:
         v = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
         v = M.cvta_value(v, row[E.F_SPACE], flags & E.FL_TO)
@@ -155,6 +161,48 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     write_raw(regs, dk, di, t, alu.truncate(r, dty) if dty >= 0 else r)
 
 
+@compiled_inline
+def in_space(space, addr):
+    """isspacep: the generic address lies in the state space's window (.const / .param: never, as
+    .const variables live in global memory and kernel params have no generic address here)."""
+    shared = E.SHARED_WINDOW <= addr < E.SHARED_WINDOW + E.WINDOW_SIZE
+    local = E.LOCAL_WINDOW <= addr < E.LOCAL_WINDOW + E.WINDOW_SIZE
+    if space == E.SP_SHARED:
+        return shared
+    if space == E.SP_LOCAL:
+        return local
+    if space == E.SP_GLOBAL:
+        return not shared and not local
+    return False
+
+
+@allocating
+def f32_from_bits(bits):
+    return np.array([bits & MASK32], dtype=np.uint32).view(np.float32)[0]
+
+
+@allocating
+def f32_to_bits(x):
+    return np.int64(np.array([x], dtype=np.float32).view(np.uint32)[0])
+
+
+@compiled_inline
+def cvt_f32_source(code, regs, t, sk, si):
+    """A float32 cvt source; a wider (.b64) register gives its low 32 bits."""
+    if sk == E.K_R64:
+        return f32_from_bits(np.int64(regs.r64[si, t]))
+    return read_f32(code, regs, t, sk, si)
+
+
+@compiled_inline
+def write_f32(regs, dk, di, t, r):
+    """A float32 result; a wider (.b64) destination register gets its bits zero-extended."""
+    if dk == E.K_R64:
+        regs.r64[di, t] = np.uint64(f32_to_bits(r))
+    else:
+        regs.f32[di, t] = r
+
+
 @compiled
 def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
     dt = row[E.F_TYPE]
@@ -165,7 +213,7 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
     sk, si, simm, _ = opnd(row, 1)
     ftz = flags & E.FL_FTZ
     if st == E.T_F32 or st == E.T_F64:
-        x = np.float64(alu.flush32(read_f32(code, regs, t, sk, si), ftz)) if st == E.T_F32 \
+        x = np.float64(alu.flush32(cvt_f32_source(code, regs, t, sk, si), ftz)) if st == E.T_F32 \
             else read_f64(code, regs, t, sk, si)
         if dt == E.T_F32:
             if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
@@ -173,17 +221,17 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
             r = alu.flush32(np.float32(x), ftz)
             if flags & E.FL_SAT:
                 r = np.float32(0.0) if r != r else np.float32(min(max(np.float64(r), 0.0), 1.0))
-            regs.f32[di, t] = r
+            write_f32(regs, dk, di, t, r)
         elif dt == E.T_F64:
             if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
                 x = alu.round_integral(x, rnd)
             regs.f64[di, t] = x
-        else:
-            write_raw(regs, dk, di, t, alu.truncate(alu.float_to_int(x, rnd, dt), dt))
+        else:   # a wider destination register gets the result sign- or zero-extended (by dt)
+            write_raw(regs, dk, di, t, alu.extend(alu.float_to_int(x, rnd, dt), dt))
         return
     v = alu.extend(read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters), st)
     if dt == E.T_F32:
-        regs.f32[di, t] = alu.int_to_float32(v, st, rnd)
+        write_f32(regs, dk, di, t, alu.int_to_float32(v, st, rnd))
     elif dt == E.T_F64:
         regs.f64[di, t] = alu.int_to_float64(v, st)
     else:
@@ -191,7 +239,7 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
             if E.TYPE_SIGNED[st] == 0 and E.TYPE_BITS[st] == 64 and v < 0:
                 v = np.int64(9223372036854775807)
             v = alu.saturate_int(v, dt)
-        write_raw(regs, dk, di, t, alu.truncate(alu.extend(alu.truncate(v, dt), dt), dt))
+        write_raw(regs, dk, di, t, alu.extend(v, dt))     # extended to a wider destination register
 
 
 @allocating
@@ -334,7 +382,7 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
             sk, si, simm, _ = opnd(row, 1)
             if sk == E.K_VEC:
                 for k in range(simm):
-                    M.store(mem, region, off + k * width, width, read_vec_element(regs, code.vecs[si, k], t))
+                    M.store(mem, region, off + k * width, width, read_vec_element(code, regs, code.vecs[si, k], t))
             else:
                 M.store(mem, region, off, width,
                         read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters))
@@ -615,8 +663,9 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if exec_mask != 0:
             S.remove_lanes(ws, w, exec_mask)
     elif op == E.OP_BAR or op == E.OP_BARRIER:
-        if row[E.F_NOPS] > (3 if row[E.F_CMP] != E.BARRED_NONE else 1):  # a thread count (bar.red: d, a, b, c)
-            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, 0, 0)
+        count = barrier_count(code, regs, row, exec_mask, base_t, w, geom, slot_block, counters)
+        if count >= 0 and count != geom[G_WPB] * wsz:   # only the whole block's count is supported
+            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, count, 0)
             return STEP_FAULT
         ws.f[w, WF_PC] = next_pc
         ws.f[w, WF_STATUS] = W_BARRIER
@@ -675,8 +724,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             fault[3] = pc
             return STEP_FAULT
     elif (op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP
-          or op == E.OP_CP_ASYNC_GROUP):
-        pass
+          or op == E.OP_CP_ASYNC_GROUP or op == E.OP_BAR_WARP):
+        pass            # ordering only; bar.warp.sync: the warp's lanes run in lockstep anyway
     elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
         for lane in range(wsz):
             if (exec_mask >> lane) & 1:
@@ -687,6 +736,19 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         ws.f[w, WF_STATUS] = W_DONE
         barrier_arrive(code, regs, ws, w, geom, slot_block, counters)   # a finished warp may be what a barrier waited for
     return STEP_OK
+
+
+@compiled
+def barrier_count(code, regs, row, mask, base_t, w, geom, slot_block, counters):
+    """The thread count of `bar.sync a, b` (bar.red: `d, a, b, c`) read by the first executing lane,
+    or -1 when the instruction has none."""
+    k = 2 if row[E.F_CMP] != E.BARRED_NONE else 1
+    if row[E.F_NOPS] <= (3 if row[E.F_CMP] != E.BARRED_NONE else 1):
+        return np.int64(-1)
+    for lane in range(geom[G_WS]):
+        if (mask >> lane) & 1:
+            return read_int(code, regs, row, k, base_t + lane, w, lane, geom, slot_block, counters)
+    return np.int64(-1)
 
 
 @compiled_inline

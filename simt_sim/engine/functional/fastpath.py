@@ -36,7 +36,7 @@ def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counte
     elif op == E.OP_CVTA:
         cvta_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
     elif (op == E.OP_SET or op == E.OP_SLCT or op == E.OP_CVT or op == E.OP_BFI
-          or ty == E.T_PRED):
+          or op == E.OP_ISSPACEP or ty == E.T_PRED):
         return False
     elif ty == E.T_F32:
         f32_warp(code, regs, row, op, mask, base_t, wsz)
