@@ -908,13 +908,7 @@ def test_oracle_known_values(key):
     assert [int(v) for v in got[:len(want)]] == want
 
 
-# Engine deviations still open (f16 conversions, directed rounding of f64 results, cvt.sat to f64).
-OPEN_ENGINE_BUGS = {"cvt.f32.f16", "cvt.rn.f16.f32", "cvt.rm.f32.f64", "cvt.sat.f64.f64", "mul.rp.f64"}
-
-
-@pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.xfail(
-    reason=f"engine bug: {v[3]}", strict=True)) if k in OPEN_ENGINE_BUGS else k
-    for k, v in sorted(KNOWN.items())])
+@pytest.mark.parametrize("key", sorted(KNOWN))
 def test_engine_known_values(key):
     want = KNOWN[key][2]
     got = _known_run(launch, key)
