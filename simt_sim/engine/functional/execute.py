@@ -114,13 +114,13 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0 in float types) when true
         sty = row[E.F_TYPE2]
         r = compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters)
-        if H.is_pair(sty):              # one result per 16-bit half
+        if H.is_pair(sty):              # one result per 16-bit half: 1.0 or 0xffff
             r1 = compare_half(code, regs, row, sty, 1, t, w, lane, geom, slot_block, counters)
-            write_raw(regs, dk, di, t, (set_value(r1, ty) << 16) | set_value(r, ty))
+            write_raw(regs, dk, di, t, (set_value(r1, ty, True) << 16) | set_value(r, ty, True))
         elif ty == E.T_F32:
             regs.f32[di, t] = np.float32(1.0 if r else 0.0)
         else:
-            write_raw(regs, dk, di, t, set_value(r, ty))
+            write_raw(regs, dk, di, t, set_value(r, ty, False))
         return
     if op == E.OP_SLCT:
         if row[E.F_TYPE2] == E.T_F32:
@@ -167,14 +167,14 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
 
 
 @compiled_inline
-def set_value(r, ty):
-    """What set writes for a true / false comparison at destination type ty (half types: 1.0)."""
+def set_value(r, ty, per_half):
+    """What set writes for a true / false comparison at destination type ty: 1.0 in a half type,
+    all ones in an integer type (0xffff per half of a packed comparison)."""
     if not r:
         return np.int64(0)
     if H.is_half(ty):
-        one = H.one(H.is_bf16(ty))
-        return (one << 16) | one if H.is_pair(ty) else one
-    return alu.truncate(np.int64(-1), ty)
+        return H.one(H.is_bf16(ty))
+    return np.int64(0xFFFF) if per_half else alu.truncate(np.int64(-1), ty)
 
 
 @compiled

@@ -69,7 +69,9 @@ def decode(h, bf):
     e = (h >> mb) & emax
     f = h & ((1 << mb) - 1)
     if e == emax:
-        v = math.inf if f == 0 else math.nan
+        if f != 0:
+            return math.nan                 # unsigned: the NaN a conversion to f32/f64 gives
+        v = math.inf
     elif e == 0:
         v = math.ldexp(np.float64(f), int(1 - bias - mb))
     else:
