@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from simt_sim.errors import InputError
-from simt_sim.frontend.assembler import assemble_text
+from simt_sim.frontend.assembler import assemble_text, load_program
 from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import launch
 
@@ -538,3 +539,128 @@ def test_registers_units_and_immediates():
     from simt_sim.isa import encoding as E
     units = {int(r[E.F_UNIT]) for r in prog.code if r[E.F_TYPE] in (E.T_F16, E.T_BF16X2)}
     assert units == {E.UNIT_CODE["fp32"]}
+
+
+# ---------------------------------------------------------------------------------------------
+# nvcc-compiled kernels (tests/cuda/*.cu with cuda_fp16.h / cuda_bf16.h; .ptx checked in)
+# ---------------------------------------------------------------------------------------------
+
+CUDA = Path(__file__).parent / "cuda"
+
+
+def run_cuda(name: str, n: int, args: list, buffers: dict) -> dict:
+    """Run a checked-in kernel on engine and oracle; every buffer must agree bit for bit."""
+    prog = load_program(str(CUDA / f"{name}.ptx"))
+    grid = -(-n // 64)
+    eng = launch(prog, grid, 64, args, {k: v.copy() for k, v in buffers.items()})
+    orc = run_oracle(prog, grid, 64, args, {k: v.copy() for k, v in buffers.items()})
+    for key in buffers:
+        g, w = eng.buffers[key].view(np.uint8), orc.buffers[key].view(np.uint8)
+        assert np.array_equal(g, w), f"{name}: buffer {key} differs between engine and oracle"
+    return eng.buffers
+
+
+def random_halves(rng, n: int, edges) -> np.ndarray:
+    """Half patterns: the edge values, then random finite ones of moderate size and random bits."""
+    vals = list(edges) + [int(v) for v in rng.integers(0, 1 << 16, n // 3)]
+    vals += [int(np.float16(v).view(np.uint16)) for v in rng.standard_normal(n) * 8]
+    return np.array(vals[:n], np.uint16)
+
+
+def test_cuda_half_arith():
+    rng = np.random.default_rng(20)
+    n = 300
+    a, b, c = (random_halves(rng, n, F16_EDGES if k == 0 else F16_EDGES[::-1]) for k in range(3))
+    out = run_cuda("half_arith", n, ["a", "b", "c", "o", n],
+                   {"a": a, "b": b, "c": c, "o": np.zeros(5 * n, np.uint16)})["o"].reshape(n, 5)
+    cases = list(zip(a.tolist(), b.tolist(), c.tolist()))
+    for k, op in enumerate(["add", "sub", "mul"]):
+        expect(f"__h{op}", out[:, k], [ref_arith(op, x, y, "f16") for x, y, _ in cases], cases)
+    expect("__hfma", out[:, 3], [ref_arith("fma", x, y, "f16", z) for x, y, z in cases], cases)
+    expect("__hneg", out[:, 4], [x ^ 0x8000 for x, _, _ in cases], cases)
+
+
+def test_cuda_half2_math():
+    rng = np.random.default_rng(21)
+    n = 200
+    a, b, c = (random_halves(rng, 2 * n, F16_EDGES[k:]).view(np.uint32) for k in range(3))
+    out = run_cuda("half2_math", n, ["a", "b", "c", "o", n],
+                   {"a": a, "b": b, "c": c, "o": np.zeros(5 * n, np.uint32)})["o"].reshape(n, 5)
+    cases = list(zip(a.tolist(), b.tolist(), c.tolist()))
+
+    def per_half(fn, *ws):
+        return fn(*(w & 0xFFFF for w in ws)) | fn(*(w >> 16 for w in ws)) << 16
+
+    expect("__hfma2", out[:, 0], [per_half(lambda x, y, z: ref_arith("fma", x, y, "f16", z), *cs) for cs in cases],
+           cases)
+    expect("__hmul2", out[:, 1], [per_half(lambda x, y: ref_arith("mul", x, y, "f16"), a_, b_)
+                                  for a_, b_, _ in cases], cases)
+    expect("__hmax2", out[:, 2], [per_half(lambda x, y: ref_min_max(x, y, "f16", True), a_, b_)
+                                  for a_, b_, _ in cases], cases)
+    expect("__hmin2", out[:, 3], [per_half(lambda x, y: ref_min_max(x, y, "f16", False), a_, b_)
+                                  for a_, b_, _ in cases], cases)
+    expect("__habs2", out[:, 4], [a_ & 0x7FFF7FFF for a_, _, _ in cases], cases)
+
+
+def test_cuda_bf16_math():
+    rng = np.random.default_rng(22)
+    n = 300
+    vals = [bf16_rne(float(v)) for v in rng.standard_normal(3 * n) * 4]
+    a, b, c = (np.array((BF16_EDGES if k == 0 else []) + vals[k * n:], np.uint16)[:n] for k in range(3))
+    out = run_cuda("bf16_math", n, ["a", "b", "c", "o", n],
+                   {"a": a, "b": b, "c": c, "o": np.zeros(5 * n, np.uint16)})["o"].reshape(n, 5)
+    cases = list(zip(a.tolist(), b.tolist(), c.tolist()))
+    bf = "bf16"
+    expect("__hadd", out[:, 0], [ref_arith("add", x, y, bf) for x, y, _ in cases], cases)
+    expect("__hmul", out[:, 1], [ref_arith("mul", x, y, bf) for x, y, _ in cases], cases)
+    expect("__hfma", out[:, 2], [ref_arith("fma", x, y, bf, z) for x, y, z in cases], cases)
+    expect("__hfma_relu", out[:, 3], [finish_ref(ref_arith("fma", x, y, bf, z), bf, relu=True)
+                                      for x, y, z in cases], cases)
+    expect("__hmax_nan", out[:, 4], [ref_min_max(x, y, bf, True, True) for x, y, _ in cases], cases)
+
+
+def test_cuda_half_convert():
+    rng = np.random.default_rng(23)
+    n = 256
+    xs = np.array((F32_EDGES + list(rng.standard_normal(n) * 2.0 ** rng.integers(-28, 18, n)))[:n], np.float32)
+    ys = np.array(list(rng.standard_normal(n) * 100)[:n], np.float32)
+    ks = rng.integers(-100000, 100000, n).astype(np.int32)
+    bufs = {"a": xs, "b": ys, "k": ks, "h": np.zeros(6 * n, np.uint16), "p": np.zeros(2 * n, np.uint32),
+            "f": np.zeros(2 * n, np.float32), "i": np.zeros(n, np.int32)}
+    out = run_cuda("half_convert", n, ["a", "b", "k", "h", "p", "f", "i", n], bufs)
+    h, pairs_, back, ints = out["h"].reshape(n, 6), out["p"].reshape(n, 2), out["f"].reshape(n, 2), out["i"]
+    x, y = [float(v) for v in xs], [float(v) for v in ys]
+    cases = list(zip(x, y))
+    with np.errstate(all="ignore"):
+        f16 = [bits_of(float(np.float16(v)), "f16") for v in x]             # numpy: exact rounding
+    expect("__float2half_rn", h[:, 0], f16, cases)
+    expect("__float2half_rz", h[:, 1], [ref_round(v, "f16", "rz") for v in x], cases)
+    expect("__float2bfloat16_rn", h[:, 2], [bf16_rne(v) for v in x], cases)
+    expect("__float2bfloat16_rz", h[:, 3], [NAN if math.isnan(v) else f32_word(v) >> 16 for v in x], cases)
+    expect("__int2half_rn", h[:, 4], [ref_round(Fraction(int(v)), "f16") if v else 0 for v in ks], cases)
+    expect("__floats2half2_rn (.x low, .y high)", pairs_[:, 0],
+           [f | ref_round(v, "f16") << 16 for f, v in zip(f16, y)], cases)
+    expect("__floats2bfloat162_rn", pairs_[:, 1], [bf16_rne(u) | bf16_rne(v) << 16 for u, v in zip(x, y)], cases)
+    want_back = []
+    for u, hb in zip(x, f16):                # NaN converts to the default float32 NaN
+        want_back += [0x7FC00000 if math.isnan(u) else f32_word(value(hb, "f16")),
+                      0x7FC00000 if math.isnan(u) else f32_word(value(bf16_rne(u), "bf16"))]
+    expect("__half2float, __bfloat162float", back.view(np.uint32).ravel(), want_back,
+           [c for c in cases for _ in range(2)])
+    hv = [value(hb, "f16") for hb in f16]
+    expect("__half2int_rz", ints.view(np.uint32), [0 if math.isnan(v) else int(v) & 0xFFFFFFFF if math.isfinite(v)
+                                                   else (0x7FFFFFFF if v > 0 else 0x80000000) for v in hv], cases)
+
+
+@pytest.mark.skip(reason="needs scoped register declarations with non-% names inside `{ }` blocks "
+                         "(`{ .reg .pred __$temp3; setp.lt.f16 __$temp3, %rs2, %rs3; ... }`, emitted by "
+                         "cuda_fp16.h's comparison intrinsics): the parser work on branch ptxforms")
+def test_cuda_half_compare():
+    cases = pairs(F16_EDGES, 100, 25)
+    a = np.array([c[0] for c in cases], np.uint16)
+    b = np.array([c[1] for c in cases], np.uint16)
+    n = len(cases)
+    out = run_cuda("half_compare", n, ["a", "b", "o", n], {"a": a, "b": b, "o": np.zeros(n, np.int32)})["o"]
+    want = [ref_cmp("lt", value(x, "f16"), value(y, "f16")) | ref_cmp("geu", value(x, "f16"), value(y, "f16")) << 1
+            | ref_cmp("eq", value(x, "f16"), value(y, "f16")) << 2 | math.isnan(value(x, "f16")) << 3 for x, y in cases]
+    expect("__hlt | __hgeu | __heq | __hisnan", out, want, cases)

@@ -599,7 +599,8 @@ def assemble(module: Module, kernel: str | None = None) -> Program:
 
 def load_program(path: str, kernel: str | None = None) -> Program:
     try:
-        text = open(path, encoding="utf-8").read()
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}") from None
     except UnicodeDecodeError as e:
