@@ -82,3 +82,40 @@ def test_nested_if_and_switch(ptx_dir):
     res = simt_sim.run_functional(p, 1, 64, ["i", "o", 64], {"i": v, "o": np.zeros(64, np.int32)})
     want = [[x + 10, x * 7, x ^ 0x5a5a, -x][x & 3] for x in v.tolist()]
     assert res.outputs["o"].tolist() == want
+
+
+HALF_KERNELS = {   # kernel -> half-precision instructions its nvcc PTX must contain
+    "half_arith": ["add.f16", "sub.f16", "mul.f16", "fma.rn.f16", "neg.f16"],
+    "half2_math": ["fma.rn.f16x2", "mul.f16x2", "max.f16x2", "min.f16x2", "abs.f16x2"],
+    "bf16_math": ["add.bf16", "mul.bf16", "fma.rn.bf16", "fma.rn.relu.bf16", "max.NaN.bf16"],
+    "half_convert": ["cvt.rn.f16.f32", "cvt.rz.f16.f32", "cvt.f32.f16", "cvt.rn.f16x2.f32",
+                     "cvt.rn.bf16.f32", "cvt.rz.bf16.f32", "cvt.f32.bf16", "cvt.rn.bf16x2.f32",
+                     "cvt.rn.f16.s32", "cvt.rzi.s32.f16"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_KERNELS))
+def test_half_kernels_compile_to_the_checked_in_ptx(name, ptx_dir):
+    """cuda_fp16.h / cuda_bf16.h kernels: today's nvcc output loads, uses the half instructions
+    tests/test_half.py runs (there from the checked-in .ptx), and computes the same bits."""
+    fresh = compile_kernel(name, ptx_dir)
+    texts = "\n".join(fresh.texts)
+    missing = [m for m in HALF_KERNELS[name] if m + " " not in texts]
+    assert not missing, f"{name}: nvcc no longer emits {missing}"
+    kept = simt_sim.load_program(CUDA / f"{name}.ptx")
+    rng = np.random.default_rng(5)
+    n = 96
+    words = rng.integers(0, 1 << 32, 8 * n, dtype=np.uint64).astype(np.uint32)
+    if name == "half_convert":
+        a = (rng.standard_normal(n) * 300).astype(np.float32)
+        bufs = {"a": a, "b": a[::-1].copy(), "k": words[:n].view(np.int32), "h": np.zeros(6 * n, np.uint16),
+                "p": np.zeros(2 * n, np.uint32), "f": np.zeros(2 * n, np.float32), "i": np.zeros(n, np.int32)}
+        args = ["a", "b", "k", "h", "p", "f", "i", n]
+    else:
+        wide = name == "half2_math"
+        ins = [words[k * 2 * n:(k + 1) * 2 * n].view(np.uint16)[:2 * n if wide else n] for k in range(3)]
+        bufs = {"a": ins[0].copy(), "b": ins[1].copy(), "c": ins[2].copy(), "o": np.zeros(10 * n, np.uint16)}
+        args = ["a", "b", "c", "o", n]
+    res = [simt_sim.run_functional(p, 2, 64, args, {k: v.copy() for k, v in bufs.items()}) for p in (fresh, kept)]
+    for key in bufs:
+        assert np.array_equal(res[0].outputs[key].view(np.uint8), res[1].outputs[key].view(np.uint8)), key

@@ -1186,8 +1186,6 @@ cvt.rz.f64.s64 %y3, %x1;
 """
 
 
-@pytest.mark.xfail(strict=True, reason="execute.exec_cvt ignores .rz/.rm/.rp for float->float and "
-                                       "int->f64 conversions (see /tmp/semantics_bugs.md)")
 def test_cvt_directed_rounding_f64_sources():
     d = [1.0 + 2.0 ** -24 + 2.0 ** -40, -(1.0 + 2.0 ** -24 + 2.0 ** -40), 1e39, 0.1, 1.0]
     s = [(1 << 53) + 3, -((1 << 53) + 3), 3, LONG_MAX, 1]
@@ -1270,8 +1268,6 @@ def test_cvt_int_int_random(cases):
     check_intcvt(cases)
 
 
-@pytest.mark.xfail(strict=True, reason="execute.exec_cvt maps a u64 source >= 2^63 to INT64_MAX before "
-                                       "saturating, so cvt.sat.u64.u64 changes the value (see /tmp/semantics_bugs.md)")
 def test_cvt_sat_u64_u64_identity():
     y = run_ew("cvt.sat.u64.u64 %y0, %x0;", [("u64", [U64, 1 << 63, 5])], ["u64"])
     assert y[0] == [U64, 1 << 63, 5]

@@ -64,6 +64,46 @@ class Program:
         return (self.code, self.const_u64, self.const_f32, self.const_f64, self.vec_regs)
 
 
+HALF_TYPES = ("f16", "bf16", "f16x2", "bf16x2")
+PAIR_TYPES = ("f16x2", "bf16x2")
+HALF_ARITHMETIC = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max")
+
+
+def check_half_forms(ins: Instruction, name: str, types: list[str], mods: list[str], nops: int) -> None:
+    """The half-precision forms PTX defines (and cvt's operand count), with a clear error for the
+    rest: half arithmetic rounds only to nearest, bf16 takes no .ftz / .sat, .relu / .satfinite /
+    .NaN belong to the half forms, x2 conversions pack two .f32 sources."""
+    def fail(message: str):
+        raise InputError(message, ins.loc)
+
+    t1 = types[0] if types else None
+    half = t1 in HALF_TYPES
+    if "NaN" in mods and not half:
+        fail(f"{name}.NaN is supported for .f16, .f16x2, .bf16 and .bf16x2 only")
+    if "relu" in mods and not (half and name in ("fma", "cvt")):
+        fail(".relu applies to fma and cvt with a half-precision (.f16/.bf16/.f16x2/.bf16x2) result")
+    if "satfinite" in mods and not (half and name == "cvt"):
+        fail(".satfinite applies to cvt with a half-precision (.f16/.bf16/.f16x2/.bf16x2) result")
+    if half and name in HALF_ARITHMETIC:
+        if any(m in ("rz", "rm", "rp") for m in mods):
+            fail(f"half-precision {name} rounds to nearest only (.rn)")
+        if t1.startswith("bf16") and ("ftz" in mods or "sat" in mods):
+            fail(f"{name}.{t1} takes no .ftz or .sat")
+    if name == "cvt" and len(types) == 2:
+        if types[1] in PAIR_TYPES:
+            fail(f"cvt from .{types[1]} is not supported (unpack with mov.b32 {{lo, hi}} first)")
+        if t1 in PAIR_TYPES:
+            if types[1] != "f32" or not any(m in ("rn", "rz") for m in mods):
+                fail(f"cvt to .{t1} is cvt.rn|rz{{.relu}}{{.satfinite}}.{t1}.f32 d, a, b")
+            if nops != 3:
+                fail(f"cvt.{t1}.f32 takes 3 operands (d, a, b: a to the high half, b to the low half)")
+        elif nops != 2:
+            fail("cvt takes 2 operands (3 only for .f16x2 / .bf16x2 destinations)")
+    if name == "set" and len(types) == 2 and (types[0] in PAIR_TYPES or types[1] in PAIR_TYPES):
+        if types[1] not in PAIR_TYPES or types[0] not in (types[1], "u32", "s32"):
+            fail(f"set with packed halves is set.CMP.{{{types[1]}|u32|s32}}.{types[1]} (one result per half)")
+
+
 def _file_of(dtype: str) -> int:
     if dtype == "pred":
         return FILE_PRED
@@ -220,6 +260,9 @@ class Assembler:
             bits = v & 0xFFFF_FFFF_FFFF_FFFF
             return E.K_IMM, self.const(bits, 0.0, 0.0), v
         if op.kind == "fimm":
+            if dtype in HALF_TYPES:
+                raise InputError(f"a .{dtype} operand takes a register or a 16-bit integer pattern "
+                                 f"(like 0x3C00), not a floating-point literal", op.loc)
             if dtype not in ("f32", "f64"):
                 if op.text.lstrip("-")[:2].lower() in ("0f", "0d"):   # raw bit pattern in a .b op
                     bits, _ = _float_bits(op, "f32" if op.text.lstrip("-")[:2].lower() == "0f" else "f64")
@@ -306,7 +349,7 @@ class Assembler:
     def split_suffixes(self, ins: Instruction, info: OpInfo, suffixes: list[str]) -> tuple[list[str], list[str]]:
         types, mods = [], []
         for s in suffixes:
-            if s in self.isa.all_types or s in ("f16x2", "bf16", "bf16x2"):
+            if s in self.isa.all_types:
                 types.append(s)
             elif s in info.modifiers:
                 mods.append(s)
@@ -367,7 +410,9 @@ class Assembler:
                           "hi": E.FL_HI, "wide": E.FL_WIDE, "uni": E.FL_UNI, "to": E.FL_TO,
                           "l": E.FL_SHF_L, "wrap": E.FL_SHF_WRAP, "cg": E.FL_L1_BYPASS,
                           "cv": E.FL_L1_BYPASS, "volatile": E.FL_L1_BYPASS,
-                          "shiftamt": E.FL_SHIFTAMT}.get(m, 0)
+                          "shiftamt": E.FL_SHIFTAMT, "relu": E.FL_RELU, "satfinite": E.FL_SATFINITE,
+                          "NaN": E.FL_NAN}.get(m, 0)
+        check_half_forms(ins, info.name, types, mods, len(ins.operands))
         if info.name in ("dp4a", "dp2a") and t2 == "s32":
             flags |= E.FL_B_SIGNED
         if info.name == "redux" and ((row[E.F_CMP] in E.REDUX_BITWISE) != (t1 == "b32")):
@@ -402,7 +447,7 @@ class Assembler:
         if kind in ("p", "pd"):
             return "pred"
         if name == "cvt":
-            return t1 if pos == 0 else t2
+            return t1 if pos == 0 else t2     # cvt.f16x2.f32 d, a, b: both sources .f32
         if name in ("mul", "mad") and wide and t1:
             double = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}.get(t1)
             if double is None:
@@ -607,7 +652,8 @@ def assemble(module: Module, kernel: str | None = None) -> Program:
 
 def load_program(path: str, kernel: str | None = None) -> Program:
     try:
-        text = open(path, encoding="utf-8").read()
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}") from None
     except UnicodeDecodeError as e:

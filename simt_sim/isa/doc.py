@@ -11,7 +11,8 @@ def render_isa_doc() -> str:
            "Operand kinds: `d` destination register, `pd` destination predicate, `p` source predicate,",
            "`a`..`e` source values (register, immediate, special register or symbol), `addr` memory",
            "operand, `label` code label; `?` marks an optional operand, `d|pd` allows `%r|%p`.",
-           "Unit `by_type` means int for integer types, fp32 for .f32, fp64 for .f64.",
+           "Unit `by_type`: " + ", ".join(f".{t} {u}" for t, u in table.ops[0].type_units) +
+           ", int for every other type.",
            f"Timing: how the timing model times the warp-instruction ({', '.join(TIMING_CLASSES)};",
            "see `timing:` in `isa/ptx.yaml`).  Operands marked *wide* may be registers wider than the",
            "instruction type (sources truncated, destinations sign-extended for signed integer types and",
@@ -19,7 +20,7 @@ def render_isa_doc() -> str:
            "| opcode | operands | types | modifiers | unit | timing | meaning |",
            "|---|---|---|---|---|---|---|"]
     order = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64", "f16",
-             "f32", "f64", "pred"]
+             "f16x2", "bf16", "bf16x2", "f32", "f64", "pred"]
     for op in table.ops:
         operands = ", ".join(o.kind + ("|pd" if o.pair else "") + ("?" if o.optional else "")
                              for o in op.operands)

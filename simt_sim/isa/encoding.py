@@ -48,12 +48,15 @@ VEC_IMM = 1 << 21
 
 # ---- types ----
 TYPE_NAMES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-              "b8", "b16", "b32", "b64", "f16", "f32", "f64", "pred")
+              "b8", "b16", "b32", "b64", "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2")
 TYPE_CODE = {name: code for code, name in enumerate(TYPE_NAMES)}
 T_U8, T_U16, T_U32, T_U64, T_S8, T_S16, T_S32, T_S64 = range(8)
 T_B8, T_B16, T_B32, T_B64, T_F16, T_F32, T_F64, T_PRED = range(8, 16)
-TYPE_BITS = (8, 16, 32, 64, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1)
-TYPE_SIGNED = (0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+# 16-bit floats live in the low half of a 32-bit register; the x2 types pack two of them (element
+# 0 in bits 15..0, element 1 in bits 31..16).
+T_BF16, T_F16X2, T_BF16X2 = range(16, 19)
+TYPE_BITS = (8, 16, 32, 64, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1, 16, 32, 32)
+TYPE_SIGNED = (0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 NO_TYPE = -1
 
 # ---- modifier flags ----
@@ -70,6 +73,9 @@ FL_FULL = 1 << 9
 FL_L1_BYPASS = 1 << 10   # ld.cg / .cv / .volatile: not cached in L1 (timing only)
 FL_SHIFTAMT = 1 << 11    # bfind.shiftamt
 FL_B_SIGNED = 1 << 12    # dp4a / dp2a: .btype is .s32 (the row's type is .atype)
+FL_RELU = 1 << 13        # fma / cvt to a half type: negative results become +0, NaN the canonical NaN
+FL_SATFINITE = 1 << 14   # cvt to a half type: results beyond the largest finite value clamp to it
+FL_NAN = 1 << 15         # min / max .NaN: a NaN operand gives the canonical NaN
 
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
 RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,

@@ -50,16 +50,13 @@ class OpInfo:
     timing: str                    # one of TIMING_CLASSES
     meaning: str
     wide_operands: bool = False    # data registers may be wider than the instruction type (ld, st, cvt)
+    type_units: tuple[tuple[str, str], ...] = ()   # the table's `unit_by_type`, classes expanded
 
     def unit_for(self, dtype: str | None) -> str:
         """Functional-unit class of this opcode at this type."""
         if self.unit != "by_type":
             return self.unit
-        if dtype == "f64":
-            return "fp64"
-        if dtype in ("f32", "f16"):
-            return "fp32"
-        return "int"
+        return dict(self.type_units).get(dtype, "int")
 
     @property
     def min_operands(self) -> int:
@@ -102,12 +99,18 @@ def load_isa(directory: Path = ISA_DIR) -> ISA:
     groups: dict[str, list[str]] = {}
     classes: dict[str, list[str]] = {}
     raw_ops = []
+    by_type: dict[str, str] = {}
     for path in files:
         data = yaml.safe_load(path.read_text())
         groups.update(data.get("modifier_groups", {}))
         classes.update(data.get("type_classes", {}))
+        by_type.update(data.get("unit_by_type", {}))
         raw_ops += [(path, entry) for entry in data.get("opcodes", [])]
     all_types = frozenset(classes.get("all", []))
+    type_units = tuple((t, unit) for key, unit in by_type.items() for t in classes.get(key, [key]))
+    for t, unit in type_units:
+        if t not in all_types or unit not in UNIT_NAMES:
+            raise _table_error(files[0], f"unit_by_type: unknown type {t!r} or unit {unit!r}")
     for path, entry in raw_ops:
         name = entry["name"]
         types: set[str] = set()
@@ -131,7 +134,8 @@ def load_isa(directory: Path = ISA_DIR) -> ISA:
             operands=tuple(OperandSpec.parse(o) for o in entry["operands"]),
             types=frozenset(types), type_count=entry.get("type_count", 1 if types else 0),
             modifiers=frozenset(modifiers), unit=unit, timing=_timing_class(path, entry),
-            meaning=entry["meaning"], wide_operands=bool(entry.get("wide_operands", False))))
+            meaning=entry["meaning"], type_units=type_units,
+            wide_operands=bool(entry.get("wide_operands", False))))
     by_name = {o.name: o for o in ops}
     if len(by_name) != len(ops):
         raise _table_error(files[0], "duplicate opcode names in the ISA table")

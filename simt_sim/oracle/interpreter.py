@@ -43,9 +43,12 @@ _OPNAME = {op.opcode: op.name for op in isa().ops}
 # type helpers (index = encoding type code)
 _BITS = {E.T_U8: 8, E.T_U16: 16, E.T_U32: 32, E.T_U64: 64, E.T_S8: 8, E.T_S16: 16, E.T_S32: 32,
          E.T_S64: 64, E.T_B8: 8, E.T_B16: 16, E.T_B32: 32, E.T_B64: 64, E.T_F16: 16, E.T_F32: 32,
-         E.T_F64: 64, E.T_PRED: 1}
+         E.T_F64: 64, E.T_PRED: 1, E.T_BF16: 16, E.T_F16X2: 32, E.T_BF16X2: 32}
 _SIGNED = {E.T_S8, E.T_S16, E.T_S32, E.T_S64}
-_FLOAT = {E.T_F16, E.T_F32, E.T_F64}
+_HALF = {E.T_F16, E.T_BF16, E.T_F16X2, E.T_BF16X2}     # 16-bit floats, one or two per register
+_PAIR = {E.T_F16X2, E.T_BF16X2}
+_BF = {E.T_BF16, E.T_BF16X2}
+_FLOAT = {E.T_F32, E.T_F64} | _HALF
 _DIRECTED = {E.RND_RZ, E.RND_RM, E.RND_RP}
 _INTEGRAL = {E.RND_RNI: E.RND_RN, E.RND_RZI: E.RND_RZ, E.RND_RMI: E.RND_RM, E.RND_RPI: E.RND_RP}
 
@@ -87,20 +90,12 @@ def _f64(bits: int) -> np.float64:
     return np.uint64(bits & M64).view(np.float64)
 
 
-def _f16(bits: int) -> np.float16:
-    return np.uint16(bits & 0xFFFF).view(np.float16)
-
-
 def _bits32(x) -> int:
     return int(np.float32(x).view(np.uint32))
 
 
 def _bits64(x) -> int:
     return int(np.float64(x).view(np.uint64))
-
-
-def _bits16(x) -> int:
-    return int(np.float16(x).view(np.uint16))
 
 
 _F32_MIN_NORMAL = 2.0 ** -126
@@ -120,12 +115,13 @@ def _signbit(x) -> bool:
 # exact rounding of rationals (directed rounding modes, int -> float conversions)
 # ---------------------------------------------------------------------------------------------
 
-_FORMATS = {32: (24, -126, 127), 64: (53, -1022, 1023)}
+# precision, minimum and maximum exponent of each format (key: width, or "f16" / "bf16")
+_FORMATS = {32: (24, -126, 127), 64: (53, -1022, 1023), "f16": (11, -14, 15), "bf16": (8, -126, 127)}
 
 
-def round_rational(x: Fraction, width: int, mode: int) -> float:
-    """Round a rational to the binary32/binary64 value chosen by mode (RN ties to even, RZ, RM,
-    RP); returns it as a Python float (exact for both formats)."""
+def round_rational(x: Fraction, width, mode: int) -> float:
+    """Round a rational to the binary32/binary64/f16/bf16 value chosen by mode (RN ties to even,
+    RZ, RM, RP); returns it as a Python float (exact for every format)."""
     if x == 0:
         return 0.0
     p, emin, emax = _FORMATS[width]
@@ -172,6 +168,107 @@ def _round_to(x: Fraction, ty: int, mode: int):
 
 def _next_toward(x, direction: float):
     return np.nextafter(x, type(x)(direction))
+
+
+# ---------------------------------------------------------------------------------------------
+# half precision (f16, bf16 and the packed x2 types), element by element
+# ---------------------------------------------------------------------------------------------
+# PTX: "Half-precision instructions return an unspecified NaN"; .relu and min/max.NaN name the
+# canonical NaN, which is what every NaN result is here (0x7fff in both formats).
+
+HALF_NAN = 0x7FFF
+
+
+def half_value(bits: int, bf: bool) -> float:
+    """Exact value of a 16-bit pattern (a bf16 is the high half of a float32); every NaN reads as
+    the plain float NaN (PTX leaves the NaN of a half -> f32 conversion unspecified)."""
+    x = float(_f32((bits & 0xFFFF) << 16)) if bf else float(np.uint16(bits & 0xFFFF).view(np.float16))
+    return math.nan if math.isnan(x) else x
+
+
+def half_bits(x: float, bf: bool) -> int:
+    """Bits of a value the format represents exactly (infinities too); NaN -> the canonical NaN."""
+    if math.isnan(x):
+        return HALF_NAN
+    if bf:
+        return _bits32(np.float32(x)) >> 16          # exact: the low 16 float32 bits are zero
+    return int(np.float16(x).view(np.uint16))        # exact: x is an f16 value
+
+
+def half_round(x, bf: bool, mode: int) -> int:
+    """A float64 or Fraction rounded to f16 / bf16 bits under mode."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return half_bits(x, bf)
+    if x == 0:
+        return 0x8000 if isinstance(x, float) and _signbit(x) else 0
+    return half_bits(round_rational(Fraction(x), "bf16" if bf else "f16", mode), bf)
+
+
+def _half_subnormal(bits: int, bf: bool) -> bool:
+    return (bits >> (7 if bf else 10)) & (0xFF if bf else 0x1F) == 0 and bits & 0x7FFF != 0
+
+
+def _half_ftz(bits: int, bf: bool, on: bool) -> int:
+    return bits & 0x8000 if on and _half_subnormal(bits, bf) else bits
+
+
+def _half_finish(bits: int, flags: int, bf: bool) -> int:
+    """.sat: clamp to [0, 1] (NaN and -0 to +0); .relu: negative to +0; .satfinite: infinity to
+    the largest finite value; .ftz: subnormal results to signed zero."""
+    v = half_value(bits, bf)
+    if flags & E.FL_SAT:
+        bits = 0 if math.isnan(v) or _signbit(v) else (half_bits(1.0, bf) if v > 1 else bits)
+    elif flags & E.FL_RELU and not math.isnan(v) and _signbit(v):
+        bits = 0
+    if flags & E.FL_SATFINITE and math.isinf(half_value(bits, bf)):
+        bits = (bits & 0x8000) | (0x7F7F if bf else 0x7BFF)
+    return _half_ftz(bits, bf, bool(flags & E.FL_FTZ))
+
+
+def _half_min_max(x: int, y: int, is_max: bool, nan_mode: bool, bf: bool) -> int:
+    """The manual's pseudocode: NaN only when both are NaN (or .NaN and either is); -0 < +0."""
+    a, b = half_value(x, bf), half_value(y, bf)
+    if (math.isnan(a) and math.isnan(b)) or (nan_mode and (math.isnan(a) or math.isnan(b))):
+        return HALF_NAN
+    if math.isnan(a):
+        return y
+    if math.isnan(b):
+        return x
+    return y if (_below(a, b) if is_max else _below(b, a)) else x
+
+
+def half_elementwise(name: str, x: int, y: int, z: int, flags: int, bf: bool) -> int:
+    """One 16-bit element of add sub mul fma neg abs min max: exact rational arithmetic, one
+    rounding to nearest even (IEEE specials through float64, which agrees on them)."""
+    ftz = bool(flags & E.FL_FTZ)
+    x, y, z = (_half_ftz(v, bf, ftz) for v in (x, y, z))
+    if name == "neg":
+        return x ^ 0x8000
+    if name == "abs":
+        return x & 0x7FFF
+    if name in ("min", "max"):
+        return _half_min_max(x, y, name == "max", bool(flags & E.FL_NAN), bf)
+    a, b, c = half_value(x, bf), half_value(y, bf), half_value(z, bf)
+    if name == "sub":
+        b = -b
+    if name in ("add", "sub"):
+        special, exact = a + b, (Fraction(a) + Fraction(b) if math.isfinite(a + b) else None)
+    elif name == "mul":
+        special, exact = a * b, (Fraction(a) * Fraction(b) if math.isfinite(a * b) else None)
+    else:
+        special = fma_rn(a, b, c, E.T_F64)           # its sign of an exact zero, its specials
+        exact = Fraction(a) * Fraction(b) + Fraction(c) if math.isfinite(special) else None
+    r = float(special) if exact is None or exact == 0 else exact
+    return _half_finish(half_round(r, bf, E.RND_RN), flags, bf)
+
+
+def half_op(name: str, ty: int, a: int, b: int, c: int, flags: int) -> int:
+    """A half-precision operation on register bits (both halves for the x2 types)."""
+    bf = ty in _BF
+    r = half_elementwise(name, a & 0xFFFF, b & 0xFFFF, c & 0xFFFF, flags, bf)
+    if ty in _PAIR:
+        r |= half_elementwise(name, a >> 16 & 0xFFFF, b >> 16 & 0xFFFF, c >> 16 & 0xFFFF, flags, bf) << 16
+    return r
 
 
 # ---------------------------------------------------------------------------------------------
@@ -573,7 +670,7 @@ class _Interpreter:
             return _f32(bits)
         if ty == E.T_F64:
             return _f64(bits)
-        return _f16(bits)
+        return np.float64(half_value(bits, ty in _BF))      # a half source: its low 16 bits
 
     def write(self, th: _Thread, o: _Op, bits: int) -> None:
         if o.kind == E.K_R32:
@@ -592,10 +689,8 @@ class _Interpreter:
     def write_float(self, th: _Thread, o: _Op, x, ty: int) -> None:
         if ty == E.T_F32:
             self.write(th, o, _bits32(x))
-        elif ty == E.T_F64:
-            self.write(th, o, _bits64(x))
         else:
-            self.write(th, o, _bits16(x))
+            self.write(th, o, _bits64(x))
 
     def vec_entry_read(self, th: _Thread, entry: int) -> int:
         if entry < 0:
@@ -931,7 +1026,16 @@ class _Interpreter:
             take_a = self.ival(th, c, ins.ty2) >= 0
         self.write(th, d, self.raw(th, a if take_a else b) & _mask(_BITS[ins.ty]))
 
+    def _compare_half(self, th, ins, ty, a, b, k: int) -> bool:
+        """Element k (0: bits 15..0, 1: bits 31..16) of a and b compared (.ftz flushes f16)."""
+        bf = ty in _BF
+        ftz = bool(ins.flags & E.FL_FTZ)
+        x, y = (half_value(_half_ftz(self.raw(th, o) >> (16 * k) & 0xFFFF, bf, ftz), bf) for o in (a, b))
+        return _float_compare(ins.cmp, x, y)
+
     def _compare(self, th, ins, ty, a, b) -> bool:
+        if ty in _HALF:
+            return self._compare_half(th, ins, ty, a, b, 0)
         if ty in (E.T_F32, E.T_F64):
             x, y = self.fval(th, a, ty), self.fval(th, b, ty)
             if ty == E.T_F32:
@@ -943,7 +1047,8 @@ class _Interpreter:
     def op_setp(self, th, ins):
         d, a, b = ins.ops[:3]
         r = self._compare(th, ins, ins.ty, a, b)
-        nr = not r
+        # x2 types: p from the low halves, q from the high halves (not the complement)
+        nr = self._compare_half(th, ins, ins.ty, a, b, 1) if ins.ty in _PAIR else not r
         if ins.boolop:
             c = bool(self.raw(th, ins.ops[3]) & 1)
             f = {E.BOOL_CODE["and"]: lambda x: x and c, E.BOOL_CODE["or"]: lambda x: x or c,
@@ -956,17 +1061,28 @@ class _Interpreter:
     def op_set(self, th, ins):
         d, a, b = ins.ops
         r = self._compare(th, ins, ins.ty2, a, b)
-        if ins.ty == E.T_F32:
+        if ins.ty2 in _PAIR:
+            r1 = self._compare_half(th, ins, ins.ty2, a, b, 1)
+            true = half_bits(1.0, ins.ty in _BF) if ins.ty in _HALF else 0xFFFF
+            self.write(th, d, (true if r else 0) | (true << 16 if r1 else 0))
+        elif ins.ty in _HALF:
+            self.write(th, d, half_bits(1.0, ins.ty in _BF) if r else 0)
+        elif ins.ty == E.T_F32:
             self.write(th, d, _bits32(np.float32(1.0)) if r else 0)
         else:
             self.write(th, d, _mask(_BITS[ins.ty]) if r else 0)
 
     # ---- conversions ----
     def op_cvt(self, th, ins):
-        d, s = ins.ops
+        d, s = ins.ops[:2]
         dt, st, rnd = ins.ty, ins.ty2, ins.rnd
         ftz = bool(ins.flags & E.FL_FTZ)
         sat = bool(ins.flags & E.FL_SAT)
+        if dt in _PAIR:                             # cvt.f16x2.f32 d, a, b: a high, b low
+            hi, lo = (self._to_half(float(_ftz32(self.fval(th, o, st), ftz)), dt, rnd, ins.flags)
+                      for o in ins.ops[1:3])
+            self.write(th, d, hi << 16 | lo)
+            return
         if st in _FLOAT:
             x = self.fval(th, s, st)
             if st == E.T_F32:
@@ -976,6 +1092,9 @@ class _Interpreter:
                 if rnd in _INTEGRAL:
                     xf = _round_integral(xf, rnd)
                     rnd = E.RND_RN
+                if dt in _HALF:
+                    self.write(th, d, self._to_half(xf, dt, rnd, ins.flags))
+                    return
                 r = self._float_narrow(xf, dt, rnd)
                 if sat:
                     r = type(r)(0.0) if math.isnan(r) else type(r)(min(max(float(r), 0.0), 1.0))
@@ -997,14 +1116,15 @@ class _Interpreter:
             self.write(th, d, v)        # in range of dt; extended to a wider register
             return
         v = _to_int(self.raw(th, s), st)
+        if dt in _HALF:
+            self.write(th, d, self._to_half(Fraction(v), dt, rnd, ins.flags))
+            return
         if dt in _FLOAT:
-            if v == 0:
-                self.write_float(th, d, 0.0, dt)
-            elif dt == E.T_F16:
-                self.write(th, d, _bits16(self._to_f16(Fraction(v), rnd)))
-            else:
-                mode = rnd if rnd != E.RND_NONE else E.RND_RN
-                self.write_float(th, d, _round_to(Fraction(v), dt, mode), dt)
+            mode = rnd if rnd != E.RND_NONE else E.RND_RN
+            r = _round_to(Fraction(v), dt, mode) if v else (np.float32(0.0) if dt == E.T_F32 else np.float64(0.0))
+            if sat:
+                r = type(r)(min(max(float(r), 0.0), 1.0))
+            self.write_float(th, d, r, dt)
             return
         if sat:
             bits = _BITS[dt]
@@ -1014,20 +1134,18 @@ class _Interpreter:
         self.write(th, d, _to_int(v, dt))
 
     @staticmethod
-    def _to_f16(x: Fraction, rnd: int):
-        if rnd in _DIRECTED:
-            raise NotImplementedError("oracle: directed rounding to f16 is not supported")
-        return np.float16(np.float64(round_rational(x, 64, E.RND_RN)))
+    def _to_half(x, dt: int, rnd: int, flags: int) -> int:
+        """cvt to f16 / bf16 of an exact value (float or Fraction): round (default .rn), then
+        .sat / .relu / .satfinite (cvt's .ftz concerns float32 only)."""
+        bf = dt in _BF
+        mode = rnd if rnd != E.RND_NONE else E.RND_RN
+        return _half_finish(half_round(x, bf, mode), flags & ~E.FL_FTZ, bf)
 
     @staticmethod
     def _float_narrow(x: float, dt: int, rnd: int):
-        """A float64 value (exact for f16/f32/f64 sources) -> type dt with rounding mode rnd."""
+        """A float64 value (exact for half/f32/f64 sources) -> f32 or f64 with rounding mode rnd."""
         if dt == E.T_F64:
             return np.float64(x)
-        if dt == E.T_F16:
-            if rnd in _DIRECTED:
-                raise NotImplementedError("oracle: directed rounding to f16 is not supported")
-            return np.float16(x)
         if rnd not in _DIRECTED or not math.isfinite(x) or x == 0:
             return np.float32(x)               # numpy's narrowing rounds to nearest even
         return np.float32(round_rational(Fraction(x), 32, rnd))
@@ -1238,8 +1356,9 @@ class _Interpreter:
     def _arith(self, th, ins):
         if ins.ty in (E.T_F32, E.T_F64):
             self._float_op(th, ins)
-        elif ins.ty == E.T_F16:
-            raise NotImplementedError(f"oracle: {ins.name}.f16 is not supported")
+        elif ins.ty in _HALF:
+            srcs = [self.raw(th, o) for o in ins.ops[1:]] + [0, 0]
+            self.write(th, ins.ops[0], half_op(ins.name, ins.ty, srcs[0], srcs[1], srcs[2], ins.flags))
         else:
             self._int_op(th, ins)
 

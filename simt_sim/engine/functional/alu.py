@@ -295,10 +295,48 @@ def float_to_int(x, rnd, ty):
 
 
 @njit(cache=True)
-def int_to_float64(v, ty):
-    if E.TYPE_BITS[ty] == 64 and not E.TYPE_SIGNED[ty] and v < 0:
-        return np.float64(np.uint64(v))
-    return np.float64(v)
+def int_magnitude(v, ty):
+    """(negative, |v| as uint64) of an integer extended from type ty (u64 patterns >= 2^63 are
+    positive; |INT64_MIN| = 2^63 fits)."""
+    neg = E.TYPE_SIGNED[ty] == 1 and v < 0
+    return neg, (np.uint64(-v) if neg else np.uint64(v))
+
+
+@njit(cache=True)
+def int_to_float64(v, ty, rnd):
+    """Correctly rounded int -> float64 under rnd (.rn by default): integers beyond 2^53 drop bits,
+    rounded here from the exact remainder."""
+    neg, u = int_magnitude(v, ty)
+    shift = np.uint64(0)
+    while (u >> shift) >= np.uint64(1 << 53):
+        shift += np.uint64(1)
+    kept = u >> shift
+    if shift > 0:
+        rem = u - (kept << shift)
+        half = np.uint64(1) << (shift - np.uint64(1))
+        if rnd == E.RND_RM or rnd == E.RND_RP:
+            if rem != 0 and (rnd == E.RND_RM) == neg:
+                kept += np.uint64(1)
+        elif rnd != E.RND_RZ and (rem > half or (rem == half and kept & np.uint64(1))):
+            kept += np.uint64(1)
+    f = np.float64(kept) * 2.0 ** np.float64(shift)
+    return -f if neg else f
+
+
+@njit(cache=True)
+def int_to_f64_sticky(v, ty):
+    """An integer as float64: exact within 53 bits, else its leading 53 bits with the dropped ones
+    ORed into the last (a sticky bit), so that one later rounding to a format of at most 51 bits
+    (float32, f16, bf16) in any mode is correct."""
+    neg, u = int_magnitude(v, ty)
+    shift = np.uint64(0)
+    while (u >> shift) >= np.uint64(1 << 53):
+        shift += np.uint64(1)
+    kept = u >> shift
+    if (kept << shift) != u:
+        kept |= np.uint64(1)
+    f = np.float64(kept) * 2.0 ** np.float64(shift)
+    return -f if neg else f
 
 
 @njit(cache=True)
@@ -363,21 +401,8 @@ def f32_directed(op, a, b, c, rnd):
 
 @njit(cache=True)
 def int_to_float32(v, ty, rnd):
-    """Correctly rounded int -> float32 (via float64 only when that is exact)."""
-    if E.TYPE_BITS[ty] == 64 and (v >= (np.int64(1) << 53) or v <= -(np.int64(1) << 53)
-                                  or (not E.TYPE_SIGNED[ty] and v < 0)):
-        # Drop low bits into a sticky bit so the single rounding to float32 stays correct.
-        neg = E.TYPE_SIGNED[ty] == 1 and v < 0
-        u = np.uint64(-v) if neg else np.uint64(v)
-        shift = np.uint64(0)
-        while (u >> shift) >= np.uint64(1 << 53):
-            shift += np.uint64(1)
-        kept = u >> shift
-        if (kept << shift) != u:
-            kept |= np.uint64(1)
-        f = np.float64(kept) * 2.0 ** np.float64(shift)
-        return round_f64_to_f32(-f if neg else f, rnd, 0.0)
-    return round_f64_to_f32(np.float64(v), rnd, 0.0)     # exact in float64; honour .rz/.rm/.rp
+    """Correctly rounded int -> float32 under rnd (one rounding of the sticky float64)."""
+    return round_f64_to_f32(int_to_f64_sticky(v, ty), rnd, 0.0)
 
 
 @njit(cache=True)
@@ -467,7 +492,94 @@ def sfu32(op, x):
 
 
 @njit(cache=True)
+def two_sum(x, y):
+    """(s, e) with s = x + y rounded and s + e == x + y exactly."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
+@njit(cache=True)
+def fma64_error(a, b, c, d):
+    """Sign-carrying exact error a*b + c - d of d = fma(a, b, c) (Boldo & Muller's ErrFma: the
+    error is r2 + r3 exactly, non-overlapping, so r2 carries its sign unless it is zero)."""
+    u1 = a * b
+    u2 = fma64(a, b, -u1)
+    alpha1, z = two_sum(c, u2)
+    beta1, beta2 = two_sum(u1, alpha1)
+    gamma = (beta1 - d) + beta2
+    r2 = gamma + z
+    r3 = z - (r2 - gamma)
+    return r2 if r2 != 0.0 else r3
+
+
+@njit(cache=True)
+def f64_directed(op, a, b, c, rnd):
+    """float64 add/sub/mul/fma/div/sqrt/rcp under .rz/.rm/.rp for finite operands: the
+    round-to-nearest result d moves one step when the exact error (error-free transformations)
+    points the other way than the rounding direction.  The error terms are exact unless they fall
+    below the subnormal range (results or remainders near 2^-1022)."""
+    if op == E.OP_ADD or op == E.OP_SUB:
+        d, err = two_sum(a, b if op == E.OP_ADD else -b)
+        if d == 0.0 and err == 0.0 and rnd == E.RND_RM:
+            y = b if op == E.OP_ADD else -b
+            if not (a == 0.0 and y == 0.0 and math.copysign(1.0, a) == math.copysign(1.0, y)):
+                d = -0.0                              # an exact zero sum is -0 when rounding down
+    elif op == E.OP_MUL:
+        d = a * b
+        err = fma64(a, b, -d)
+    elif op == E.OP_DIV:
+        d = a / b
+        r = fma64(-d, b, a)                           # exact remainder a - d*b
+        err = r if b > 0.0 else -r
+    elif op == E.OP_SQRT:
+        d = math.sqrt(a)
+        err = fma64(-d, d, a)                         # sign of a - d*d = sign of sqrt(a) - d
+    elif op == E.OP_RCP:
+        d = 1.0 / a
+        r = fma64(-d, a, 1.0)
+        err = r if a > 0.0 else -r
+    else:                                             # fma / mad
+        d = fma64(a, b, c)
+        err = fma64_error(a, b, c, d) if math.isfinite(d) else 0.0
+    if math.isinf(d):
+        err = -d                                      # finite operands: the exact result overflowed
+    return step_toward(d, err, rnd)
+
+
+@njit(cache=True)
+def step_toward(d, err, rnd):
+    """The directed rounding of d + err (err: the exact error of round-to-nearest d, as a sign)."""
+    if err == 0.0 or err != err:
+        return d
+    if rnd == E.RND_RZ:
+        if (d > 0.0 and err < 0.0) or (d < 0.0 and err > 0.0):
+            return np.nextafter(d, 0.0)
+    elif rnd == E.RND_RM:
+        if err < 0.0:
+            return np.nextafter(d, -math.inf)
+    elif err > 0.0:
+        return np.nextafter(d, math.inf)
+    return d
+
+
+@njit(cache=True)
 def f64_arith(op, a, b, c, flags, rnd):
+    """float64 arithmetic (.rz/.rm/.rp through f64_directed; .sat clamps to [0, 1])."""
+    r = f64_value(op, a, b, c, flags, rnd)
+    if flags & E.FL_SAT:
+        return 0.0 if r != r else min(max(r, 0.0), 1.0)
+    return r
+
+
+@njit(cache=True)
+def f64_value(op, a, b, c, flags, rnd):
+    directed = (rnd == E.RND_RZ or rnd == E.RND_RM or rnd == E.RND_RP) and math.isfinite(a) \
+        and math.isfinite(b) and math.isfinite(c)
+    if directed and (op == E.OP_ADD or op == E.OP_SUB or op == E.OP_MUL or op == E.OP_FMA
+                     or op == E.OP_MAD or (op == E.OP_DIV and b != 0.0) or (op == E.OP_SQRT and a > 0.0)
+                     or (op == E.OP_RCP and a != 0.0)):
+        return f64_directed(op, a, b, c, rnd)
     if op == E.OP_ADD:
         return a + b
     if op == E.OP_SUB:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import alu
+from simt_sim.engine.functional import half as H
 from simt_sim.isa import encoding as E
 from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.functional import fastpath as F
@@ -12,8 +13,8 @@ from simt_sim.engine.functional import address as M
 from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
-from simt_sim.engine.functional.regfile import (MASK32, compare_sources, opnd, operand_f32, read_f32, read_f64,
-                                     read_int, read_raw, write_raw)
+from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_sources, opnd, operand_f32, read_f32,
+                                     read_f64, read_int, read_raw, write_raw)
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
                                      FAULT_UNSUPPORTED, G, WF_BAR_MASK, WF_FULL, WF_GID, WF_MASK, WF_PC,
@@ -112,12 +113,16 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
                     part &= (np.int64(1) << width) - 1
                 write_vec_element(regs, code.vecs[di, k], t, part)
         return
-    if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0f) when true
-        r = compare_sources(code, regs, row, row[E.F_TYPE2], t, w, lane, geom, slot_block, counters)
-        if ty == E.T_F32:
+    if op == E.OP_SET:                  # set.CMP.dtype.stype: all ones (or 1.0 in float types) when true
+        sty = row[E.F_TYPE2]
+        r = compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters)
+        if H.is_pair(sty):              # one result per 16-bit half: 1.0 or 0xffff
+            r1 = compare_half(code, regs, row, sty, 1, t, w, lane, geom, slot_block, counters)
+            write_raw(regs, dk, di, t, (set_value(r1, ty, True) << 16) | set_value(r, ty, True))
+        elif ty == E.T_F32:
             regs.f32[di, t] = np.float32(1.0 if r else 0.0)
         else:
-            write_raw(regs, dk, di, t, alu.truncate(np.int64(-1) if r else np.int64(0), ty))
+            write_raw(regs, dk, di, t, set_value(r, ty, False))
         return
     if op == E.OP_SLCT:
         if row[E.F_TYPE2] == E.T_F32:
@@ -203,6 +208,43 @@ def write_f32(regs, dk, di, t, r):
         regs.f32[di, t] = r
 
 
+@compiled_inline
+def set_value(r, ty, per_half):
+    """What set writes for a true / false comparison at destination type ty: 1.0 in a half type,
+    all ones in an integer type (0xffff per half of a packed comparison)."""
+    if not r:
+        return np.int64(0)
+    if H.is_half(ty):
+        return H.one(H.is_bf16(ty))
+    return np.int64(0xFFFF) if per_half else alu.truncate(np.int64(-1), ty)
+
+
+@compiled
+def cvt_float_source(code, regs, row, k, st, t, w, lane, geom, slot_block, counters):
+    """Operand k of a cvt from a float type, exactly as float64 (.ftz flushes float32 inputs; a
+    half source uses the low 16 bits of its register)."""
+    kind, idx, imm, _ = opnd(row, k)
+    if st == E.T_F32:
+        return np.float64(alu.flush32(cvt_f32_source(code, regs, t, kind, idx), row[E.F_FLAGS] & E.FL_FTZ))
+    if st == E.T_F64:
+        return read_f64(code, regs, t, kind, idx)
+    raw = read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters)
+    return H.decode(raw & 0xFFFF, H.is_bf16(st))
+
+
+@compiled_inline
+def integral_rounding(rnd):
+    return rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI
+
+
+@compiled_inline
+def saturate_float(x, flags):
+    """.sat of a float destination: clamp to [0, 1], NaN to 0."""
+    if flags & E.FL_SAT:
+        return 0.0 if x != x else min(max(x, 0.0), 1.0)
+    return x
+
+
 @compiled
 def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
     dt = row[E.F_TYPE]
@@ -212,32 +254,43 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
     dk, di, _, _ = opnd(row, 0)
     sk, si, simm, _ = opnd(row, 1)
     ftz = flags & E.FL_FTZ
-    if st == E.T_F32 or st == E.T_F64:
-        x = np.float64(alu.flush32(cvt_f32_source(code, regs, t, sk, si), ftz)) if st == E.T_F32 \
-            else read_f64(code, regs, t, sk, si)
+    if H.is_pair(dt):                   # cvt.f16x2.f32 d, a, b: a to the high half, b to the low half
+        bf = H.is_bf16(dt)
+        hi = H.convert(cvt_float_source(code, regs, row, 1, st, t, w, lane, geom, slot_block, counters), rnd, flags, bf)
+        lo = H.convert(cvt_float_source(code, regs, row, 2, st, t, w, lane, geom, slot_block, counters), rnd, flags, bf)
+        write_raw(regs, dk, di, t, (hi << 16) | lo)
+        return
+    if st == E.T_F32 or st == E.T_F64 or H.is_half(st):
+        x = cvt_float_source(code, regs, row, 1, st, t, w, lane, geom, slot_block, counters)
+        if integral_rounding(rnd) and (dt == E.T_F32 or dt == E.T_F64 or H.is_half(dt)):
+            x = alu.round_integral(x, rnd)       # the integral value is exact at the same size
+            rnd = E.RND_RN
         if dt == E.T_F32:
-            if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
-                x = alu.round_integral(x, rnd)
-            r = alu.flush32(np.float32(x), ftz)
-            if flags & E.FL_SAT:
-                r = np.float32(0.0) if r != r else np.float32(min(max(np.float64(r), 0.0), 1.0))
-            write_f32(regs, dk, di, t, r)
+            r = alu.flush32(alu.round_f64_to_f32(x, rnd, 0.0), ftz)
+            write_f32(regs, dk, di, t, np.float32(saturate_float(np.float64(r), flags)))
         elif dt == E.T_F64:
-            if rnd == E.RND_RNI or rnd == E.RND_RZI or rnd == E.RND_RMI or rnd == E.RND_RPI:
-                x = alu.round_integral(x, rnd)
-            regs.f64[di, t] = x
-        else:   # a wider destination register gets the result sign- or zero-extended (by dt)
-            write_raw(regs, dk, di, t, alu.extend(alu.float_to_int(x, rnd, dt), dt))
+            regs.f64[di, t] = saturate_float(x, flags)
+        elif H.is_half(dt):
+            write_raw(regs, dk, di, t, H.convert(x, rnd, flags, H.is_bf16(dt)))
+        else:
+            write_raw(regs, dk, di, t, alu.extend(alu.float_to_int(x, rnd, dt), dt))   # extended to a wider register
         return
     v = alu.extend(read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters), st)
     if dt == E.T_F32:
-        write_f32(regs, dk, di, t, alu.int_to_float32(v, st, rnd))
+        write_f32(regs, dk, di, t, np.float32(saturate_float(np.float64(alu.int_to_float32(v, st, rnd)), flags)))
     elif dt == E.T_F64:
-        regs.f64[di, t] = alu.int_to_float64(v, st)
+        regs.f64[di, t] = saturate_float(alu.int_to_float64(v, st, rnd), flags)
+    elif H.is_half(dt):
+        write_raw(regs, dk, di, t, H.convert(alu.int_to_f64_sticky(v, st), rnd, flags, H.is_bf16(dt)))
     else:
-        if flags & E.FL_SAT:
-            if E.TYPE_SIGNED[st] == 0 and E.TYPE_BITS[st] == 64 and v < 0:
+        if flags & E.FL_SAT and E.TYPE_SIGNED[st] == 0 and E.TYPE_BITS[st] == 64 and v < 0:
+            # a u64 source >= 2^63: unchanged into a 64-bit unsigned destination, above the
+            # maximum of every other destination type
+            if E.TYPE_BITS[dt] == 64 and E.TYPE_SIGNED[dt] == 0:
+                flags = flags & ~E.FL_SAT
+            else:
                 v = np.int64(9223372036854775807)
+        if flags & E.FL_SAT:
             v = alu.saturate_int(v, dt)
         write_raw(regs, dk, di, t, alu.extend(v, dt))     # extended to a wider destination register
 

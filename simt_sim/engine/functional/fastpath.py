@@ -13,11 +13,12 @@ import numpy as np
 
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional.address import cvta_value
+from simt_sim.engine.functional import half as H
 from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.engine.functional.fparith import fma32
-from simt_sim.engine.functional.regfile import (compare_sources, opnd, read_f32, read_f64, read_int, read_raw,
-                                     write_raw)
+from simt_sim.engine.functional.regfile import (compare_half, compare_sources, opnd, read_f32, read_f64, read_int,
+                                     read_raw, write_raw)
 
 
 @compiled
@@ -38,6 +39,8 @@ def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counte
     elif (op == E.OP_SET or op == E.OP_SLCT or op == E.OP_CVT or op == E.OP_BFI
           or op == E.OP_ISSPACEP or ty == E.T_PRED):
         return False
+    elif H.is_half(ty):
+        half_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counters)
     elif ty == E.T_F32:
         f32_warp(code, regs, row, op, mask, base_t, wsz)
     elif ty == E.T_F64:
@@ -96,6 +99,26 @@ def f64_warp(code, regs, row, op, mask, base_t, wsz):
             regs.f64[di, t] = alu.f64_arith(op, a, b, c, flags, rnd)
 
 
+@compiled
+def half_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counters):
+    """f16 / bf16 / f16x2 / bf16x2 arithmetic on the raw register bits."""
+    nops = row[E.F_NOPS]
+    ty = row[E.F_TYPE]
+    flags = row[E.F_FLAGS]
+    dk, di, _, _ = opnd(row, 0)
+    ak, ai, aimm, _ = opnd(row, 1)
+    bk, bi, bimm, _ = opnd(row, 2)
+    ck, ci, cimm, _ = opnd(row, 3)
+    zero = np.int64(0)
+    for lane in range(wsz):
+        if (mask >> lane) & 1:
+            t = base_t + lane
+            a = read_raw(code, regs, t, ak, ai, aimm, w, lane, geom, slot_block, counters)
+            b = read_raw(code, regs, t, bk, bi, bimm, w, lane, geom, slot_block, counters) if nops > 2 else zero
+            c = read_raw(code, regs, t, ck, ci, cimm, w, lane, geom, slot_block, counters) if nops > 3 else zero
+            write_raw(regs, dk, di, t, H.arith_bits(op, ty, a, b, c, flags))
+
+
 @compiled_inline
 def int_op(op, ty, flags, a, b, c):
     """alu.int_arith, with unmodified add / sub / mul.lo / mad.lo and bitwise logic done here."""
@@ -142,19 +165,22 @@ def setp_warp(code, regs, row, mask, base_t, wsz, w, geom, slot_block, counters)
     boolop = row[E.F_BOOL]
     dst2 = row[E.F_DST2]
     dk, di, _, _ = opnd(row, 0)
+    pair = H.is_pair(ty)
     for lane in range(wsz):
         if (mask >> lane) & 1:
             t = base_t + lane
             r = compare_sources(code, regs, row, ty, t, w, lane, geom, slot_block, counters)
-            notr = not r
+            # x2 types: q is the comparison of the high halves (p that of the low halves)
+            notr = compare_half(code, regs, row, ty, 1, t, w, lane, geom, slot_block, counters) if pair \
+                else not r
             if boolop != 0:
                 c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) != 0
                 if boolop == 1:
-                    r, notr = r and c, (not r) and c
+                    r, notr = r and c, notr and c
                 elif boolop == 2:
-                    r, notr = r or c, (not r) or c
+                    r, notr = r or c, notr or c
                 else:
-                    r, notr = r != c, (not r) != c
+                    r, notr = r != c, notr != c
             write_raw(regs, dk, di, t, np.int64(1) if r else np.int64(0))
             if dst2 >= 0:
                 regs.pred[dst2, t] = np.uint8(1 if notr else 0)

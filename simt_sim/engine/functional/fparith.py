@@ -33,6 +33,8 @@ def fma64(a, b, c):
     if hasattr(math, "fma"):
         return np.float64(math.fma(a, b, c))
     exact = _exact(a, b, c)
+    if exact is None and math.isinf(c) and math.isfinite(a) and math.isfinite(b):
+        return np.float64(c)            # a finite product never cancels an infinite addend
     if exact is None or exact == 0:
         return np.float64(a * b + c)    # IEEE specials and the sign of an exact zero
     return np.float64(_round_fraction_to_float(exact))

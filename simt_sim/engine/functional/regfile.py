@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import alu
+from simt_sim.engine.functional import half as H
 from simt_sim.isa import encoding as E
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.machine.layout import (C_CLOCK, G)
@@ -153,9 +154,24 @@ def operand_f64(code, regs, row, k, t):
 
 
 @compiled_inline
+def compare_half(code, regs, row, sty, k, t, w, lane, geom, slot_block, counters):
+    """Element k of operand 1 CMP element k of operand 2 at half type sty (.ftz flushes subnormal
+    f16 inputs)."""
+    ftz = row[E.F_FLAGS] & E.FL_FTZ
+    ak, ai, aimm, _ = opnd(row, 1)
+    bk, bi, bimm, _ = opnd(row, 2)
+    a = read_raw(code, regs, t, ak, ai, aimm, w, lane, geom, slot_block, counters)
+    b = read_raw(code, regs, t, bk, bi, bimm, w, lane, geom, slot_block, counters)
+    return alu.float_compare(row[E.F_CMP], H.element(a, k, sty, ftz), H.element(b, k, sty, ftz))
+
+
+@compiled_inline
 def compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters):
-    """Operand 1 CMP operand 2 at type sty, for setp and set (.ftz flushes float32 inputs)."""
+    """Operand 1 CMP operand 2 at type sty, for setp and set (.ftz flushes float32 inputs; half
+    types: element 0)."""
     cmp = row[E.F_CMP]
+    if H.is_half(sty):
+        return compare_half(code, regs, row, sty, 0, t, w, lane, geom, slot_block, counters)
     if sty == E.T_F32:
         ftz = row[E.F_FLAGS] & E.FL_FTZ
         return alu.float_compare(cmp, np.float64(alu.flush32(operand_f32(code, regs, row, 1, t), ftz)),
