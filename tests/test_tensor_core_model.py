@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from simt_sim.calibrate.tensor_cases import (
-    EXTRA_CASES_PER_FAMILY, EXTRA_FAMILIES, FAMILIES, PROBE_KERNELS, cases_digest, extra_probe_cases, from_bits, probe_cases,
+    EXTRA_CASES_PER_FAMILY, EXTRA_FAMILIES, FAMILIES, PROBE_KERNELS, cases_digest, extra_probe_cases, from_bits,
+    probe_cases,
 )
 from simt_sim.oracle.tensor_math import NAN_BITS, mma_element, mma_tile
 
