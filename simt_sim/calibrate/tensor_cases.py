@@ -129,7 +129,8 @@ def cases_digest(cases: dict[str, np.ndarray]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Further probes, not yet recorded: behaviour the cases above leave open (docs/tensor-cores.md).
+# Further probes for behaviour the cases above leave open (docs/tensor-cores.md), recorded in
+# tests/data/h100/tensor_cores_extra.npz.
 # A new function, so probe_cases() and the recorded digests stay as they are.
 # ---------------------------------------------------------------------------------------------
 

@@ -1,38 +1,38 @@
 """Bit-exact model of one H100 tensor-core multiply-accumulate, D = A * B + C, for f16 / bf16
 inputs with an f32 or f16 accumulator (mma.sync m16n8k16 / m16n8k8, wmma m16n16k16 / m32n8k16 /
 m8n32k16).  Fitted to, and checked against, the results recorded on an H100
-(tests/data/h100/tensor_cores.npz, tests/test_tensor_core_model.py; docs/tensor-cores.md).
+(tests/data/h100/tensor_cores.npz and tensor_cores_extra.npz, tests/test_tensor_core_model.py;
+docs/tensor-cores.md).
 
 One element d = sum_k a_k * b_k + c is computed in a single fused step over all k products and c
 (k = 16 or 8; no blocks of 8, no intermediate rounding):
 
-1. Every product a_k * b_k is exact (the two significands multiplied in full).  Subnormal f16 /
-   bf16 inputs are used as they are, not flushed.
+1. Every product a_k * b_k is exact (the two significands multiplied in full).  Subnormal inputs
+   (f16 and bf16) and a subnormal c (f16 and f32) are used as they are, not flushed.
 2. Each nonzero term (the products and c) has a *nominal exponent*: for a product the sum of the
    two input exponents as encoded (the exponent field, a subnormal counting as the minimum
    normal exponent), for c its own exponent.  The nominal exponent ignores whether the product's
    significand, in [1, 4), carried into a second integer bit.  Let E be the largest nominal
-   exponent.
+   exponent.  Zero terms take no part (a zero times a huge number does not move E).
 3. Every term is truncated toward zero (its magnitude cut, sign kept) to a multiple of
    2^(E - 25): a fixed-point window with 25 fraction bits below the largest exponent, two more
    than binary32's 23.  Terms far below the largest one vanish altogether.
 4. The truncated terms are added exactly (the adder is wide enough for the carries).
 5. The sum is rounded once to the accumulator format: toward zero for f32, to nearest (ties to
-   even) for f16.
+   even) for f16, with gradual underflow (subnormal results are kept).  A result beyond the
+   range is infinity in both cases: for f32 too, although its rounding is toward zero.  A zero
+   result is always +0: an exact zero sum whatever the signs of the zero terms, and a nonzero
+   sum of either sign that rounds to zero.
 
 Special values: the result is the canonical NaN (0x7fffffff for f32, 0x7fff for f16, whatever
 the NaN operands were) when any input is NaN, a product is inf * 0, or infinities of both signs
-meet (among the products and c); otherwise any infinity gives an infinity of its sign.
+meet (among the products and c); otherwise any infinity gives an infinity of its sign.  An
+infinity times a (bf16 or f16) subnormal is an infinity.
 
-Recorded: an f16 result beyond the range is infinity; f16 subnormal inputs and C are kept; an
-infinity times a bf16 subnormal is an infinity; f16 results are rounded from the full window sum
-(not from a sum first cut to 24 bits).  Not pinned down by the recorded cases (no recorded
-result exercises them; `extra_probe_cases` in simt_sim/calibrate/tensor_cases.py would): the
-sign of an exactly zero sum (modelled as IEEE addition: -0 only when every term is a zero of
-negative sign, else +0), subnormal and f32-overflowing results (modelled by the same rounding,
-with gradual underflow; f32 overflow toward zero gives the largest finite number), the values of
-bf16 subnormal inputs and of subnormal f32 c (modelled like f16 subnormals: exact, exponent =
-the minimum), and whether zeros take part in the alignment (modelled: no).
+Not pinned down by the recordings (docs/tensor-cores.md): an f32 sum between the largest finite
+number and 2^128 (modelled: toward zero, the largest finite number; only sums of 2^128 and more
+overflow), the nominal exponent of a bf16 subnormal input (modelled like f16: the minimum), and
+whether the window has a floor at or below 2^-152 (modelled: none).
 
 `mma_element` is the scalar reference over Python ints; `mma_tile` is the same arithmetic on
 whole tiles with numpy (int64 fixed point, then float64, which holds the truncated sums exactly).
@@ -75,13 +75,14 @@ def decode(bits: int, kind: str):
 
 
 def round_bits(sign: int, n: int, q: int, kind: str, mode: str) -> int:
-    """Bit pattern of (-1)^sign * n * 2^q (n >= 0) rounded to `kind`, mode 'rz' (toward zero) or
-    'rn' (nearest, ties to even); gradual underflow; overflow gives the largest finite number
-    (rz) or infinity (rn)."""
+    """Bit pattern of (-1)^sign * n * 2^q (n >= 0) rounded to `kind` the way the tensor core
+    rounds its result: mode 'rz' (toward zero) or 'rn' (nearest, ties to even); gradual
+    underflow; a result of magnitude 0 is +0 whatever `sign` is; a result beyond the range is
+    infinity in both modes (not the largest finite number, as IEEE's toward-zero would give)."""
     ebits, fbits, bias = _layout(kind)
     sbit = sign << (ebits + fbits)
     if n == 0:
-        return sbit
+        return 0
     lead = n.bit_length() - 1 + q
     lsb = max(lead, 1 - bias) - fbits                 # exponent of the last kept bit
     shift = lsb - q
@@ -95,12 +96,12 @@ def round_bits(sign: int, n: int, q: int, kind: str, mode: str) -> int:
     if m >> (fbits + 1):                               # rounding carried into a new bit
         m >>= 1
         lsb += 1
-    if m >> fbits == 0:                                # subnormal (or zero after rounding)
+    if m == 0:                                         # underflow to zero: +0
+        return 0
+    if m >> fbits == 0:                                # subnormal
         return sbit | m
     exponent = lsb + fbits
-    if exponent > bias:
-        if mode == "rz":
-            return sbit | (((1 << ebits) - 2) << fbits) | ((1 << fbits) - 1)
+    if exponent > bias:                                # overflow: infinity
         return sbit | (((1 << ebits) - 1) << fbits)
     return sbit | ((exponent + bias) << fbits) | (m & ((1 << fbits) - 1))
 
@@ -140,8 +141,8 @@ def mma_element(a_bits, b_bits, c_bits: int, in_type: str, acc_type: str) -> int
         return round_bits(infs.pop(), 1, 100000, acc_type, "rn")   # overflows to infinity
 
     nonzero = [t for t in terms if t[1]]
-    if not nonzero:                                   # exact zero: IEEE sign of a sum of zeros
-        return round_bits(int(all(t[0] for t in terms)), 0, 0, acc_type, "rn")
+    if not nonzero:                                   # every term a zero (of any sign): +0
+        return 0
     q = max(t[3] for t in nonzero) - WINDOW_FRACTION_BITS
     total = 0
     for sign, sig, lsb, _ in nonzero:
@@ -216,19 +217,19 @@ def mma_tile(A_bits, B_bits, C_bits, in_type: str, acc_type: str) -> np.ndarray:
     total = np.where(ps == 1, -pv, pv).sum(-1) + np.where(sc == 1, -cv, cv)
 
     value = np.ldexp(total.astype(np.float64), np.clip(q, -2000, 2000).astype(np.int32))
-    all_zero = (pm == 0).all(-1) & (mc == 0)
-    zero_sign = (ps == 1).all(-1) & (sc == 1)         # every term a negative zero
-    value = np.where(all_zero & zero_sign, -0.0, value)
 
     if acc_type == "f32":
         out = _f32_toward_zero(value).view(np.uint32)
         inf_bits = np.uint32(0x7F800000)
         sign_bit = np.uint32(0x80000000)
+        overflow = np.abs(value) >= 2.0 ** 128        # toward zero, yet infinity beyond the range
+        out = np.where(overflow, inf_bits | np.where(value < 0, sign_bit, 0).astype(np.uint32), out)
     else:
         with np.errstate(over="ignore"):
             out = value.astype(np.float16).view(np.uint16)
         inf_bits = np.uint16(0x7C00)
         sign_bit = np.uint16(0x8000)
+    out = np.where(out == sign_bit, out.dtype.type(0), out)    # a zero result is always +0
     out = np.where(pos_inf, inf_bits, out)
     out = np.where(neg_inf, inf_bits | sign_bit, out)
     out = np.where(nan, out.dtype.type(NAN_BITS[acc_type]), out)
