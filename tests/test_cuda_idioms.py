@@ -13,14 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.frontend.assembler import load_program
+import simt_sim
+from simt_sim.errors import RuntimeFault
+from simt_sim.frontend.assembler import assemble_text, load_program
 from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import LaunchConfig, launch
 from test_oracle import assert_bits_equal
 
 CUDA = Path(__file__).parent / "cuda"
 IDIOMS = ("atomic_float", "warp_reduce", "bit_ops", "vec4_copy", "transpose_smem", "grid_stride", "block_scan",
-          "cp_async_pipe", "fast_math", "int64_atomics")
+          "cp_async_pipe", "fast_math", "int64_atomics", "named_barriers")
 M32 = 0xFFFFFFFF
 
 
@@ -193,3 +195,39 @@ def test_64_bit_integer_atomics():
     for buffers in (got, orc):                 # first writer wins: which thread depends on the order run
         for k, who in enumerate(buffers["owner"].tolist()):
             assert who >= 1 and (who - 1) % 8 == k
+
+
+def named_barrier_case():
+    r = np.random.default_rng(10)
+    x = r.integers(-1000, 1000, 3 * 128).astype(np.int32)
+    v = x.reshape(3, 128) * 3
+    stage = v + v[:, np.arange(128) ^ 64]
+    return x, (stage[:, ::-1] - 1).reshape(-1)
+
+
+def test_named_barriers_producers_and_consumers():
+    x, want = named_barrier_case()
+    got, _ = run_both("named_barriers", 3, 256, ["x", "o"], {"x": x, "o": np.zeros(3 * 128, np.int32)})
+    np.testing.assert_array_equal(got["o"], want)
+
+
+def test_named_barriers_in_the_timing_model():
+    """Consumers wait at barrier 1 until the producers' bar.arrive; the producers never wait."""
+    x, want = named_barrier_case()
+    program = simt_sim.load_program(CUDA / "named_barriers.ptx")
+    res = simt_sim.simulate(simt_sim.Launch(program, 3, 256, ["x", "o"]), {"x": x, "o": np.zeros(3 * 128, np.int32)},
+                            trace=True)
+    np.testing.assert_array_equal(res.outputs["o"], want)
+    stalls = res.metrics[0]["stall_cycles"]
+    assert stalls["barrier"] > 0
+
+
+def test_named_barrier_that_never_completes_is_a_deadlock():
+    text = (CUDA / "named_barriers.ptx").read_text().replace("bar.arrive", "// bar.arrive")
+    program = assemble_text(text)
+    x, _ = named_barrier_case()
+    bufs = {"x": x, "o": np.zeros(3 * 128, np.int32)}
+    with pytest.raises(RuntimeFault, match="deadlock"):
+        launch(program, 3, 256, ["x", "o"], bufs, config=LaunchConfig())
+    with pytest.raises(RuntimeFault, match="deadlock"):
+        run_oracle(program, 3, 256, ["x", "o"], bufs)

@@ -275,11 +275,11 @@ def test_bar_warp_sync_fences_and_named_barriers():
     assert orc.buffers["out"].tolist() == [t ^ 33 for t in range(64)]
 
 
-def test_named_barrier_over_part_of_the_block_is_refused_clearly():
-    program = assemble_text(SYNC.replace("bar.sync 1, 64;", "bar.sync 1, 32;"))
-    with pytest.raises(RuntimeFault, match=r"bar.sync with a thread count of 32 \(the block has 64 threads"):
+def test_barrier_thread_count_must_be_whole_warps():
+    program = assemble_text(SYNC.replace("bar.sync 1, 64;", "bar.sync 1, 48;"))
+    with pytest.raises(RuntimeFault, match=r"barrier thread count 48 must be a positive multiple of the warp size"):
         launch(program, 1, 64, ["out"], {"out": np.zeros(64, np.uint32)}, config=LaunchConfig())
-    with pytest.raises(RuntimeFault, match="bar.sync with a thread count of 32"):
+    with pytest.raises(RuntimeFault, match="barrier thread count 48 must be a positive multiple"):
         run_oracle(program, 1, 64, ["out"], {"out": np.zeros(64, np.uint32)})
 
 

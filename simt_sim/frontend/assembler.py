@@ -411,7 +411,7 @@ class Assembler:
                           "l": E.FL_SHF_L, "wrap": E.FL_SHF_WRAP, "cg": E.FL_L1_BYPASS,
                           "cv": E.FL_L1_BYPASS, "volatile": E.FL_L1_BYPASS,
                           "shiftamt": E.FL_SHIFTAMT, "relu": E.FL_RELU, "satfinite": E.FL_SATFINITE,
-                          "NaN": E.FL_NAN}.get(m, 0)
+                          "NaN": E.FL_NAN, "arrive": E.FL_ARRIVE}.get(m, 0)
         check_half_forms(ins, info.name, types, mods, len(ins.operands))
         if info.name in ("dp4a", "dp2a") and t2 == "s32":
             flags |= E.FL_B_SIGNED

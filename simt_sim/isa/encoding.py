@@ -76,6 +76,7 @@ FL_B_SIGNED = 1 << 12    # dp4a / dp2a: .btype is .s32 (the row's type is .atype
 FL_RELU = 1 << 13        # fma / cvt to a half type: negative results become +0, NaN the canonical NaN
 FL_SATFINITE = 1 << 14   # cvt to a half type: results beyond the largest finite value clamp to it
 FL_NAN = 1 << 15         # min / max .NaN: a NaN operand gives the canonical NaN
+FL_ARRIVE = 1 << 16      # bar.arrive: count the warp's threads at the barrier without waiting
 
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
 RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,

@@ -34,13 +34,19 @@ POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POL
 # until then), age (launch order), cycle up to which its stalls are attributed, cycles it was
 # eligible but not selected, cycle its operands are ready (and why it waits), cycle and count of
 # its last issue, two-level pool membership and the cycle it last entered/left the pool,
-# whether its slot holds a block.
+# whether its slot holds a block; the named barrier it waits at.
 WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
-               "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied")
+               "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
+               "bar_id", "bar_count", "arrived")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
- WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED) = range(len(WARP_FIELDS))
+ WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
+ WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED) = range(len(WARP_FIELDS))
+# named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
+# warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
+# bar.arrive whose count is not yet complete (a bit per barrier)
+N_NAMED_BARRIERS = 16
 
 # warp status
 W_EMPTY, W_READY, W_BARRIER, W_DONE = range(4)

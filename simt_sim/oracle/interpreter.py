@@ -539,7 +539,7 @@ _COLLECTIVE = ("mma", "match", "redux", "bar.warp")  # warp-collective ops the o
 
 
 class _Thread:
-    __slots__ = ("tib", "slot", "r32", "r64", "p", "pc", "state", "steps", "icount", "local")
+    __slots__ = ("tib", "slot", "r32", "r64", "p", "pc", "state", "steps", "icount", "local", "named")
 
     def __init__(self, tib: int, slot: int, program, local_bytes: int):
         self.tib = tib
@@ -552,6 +552,7 @@ class _Thread:
         self.steps = 0
         self.icount = 0
         self.local = bytearray(local_bytes)
+        self.named = None         # (barrier, thread count) while it waits at a named barrier
 
 
 @dataclass
@@ -752,13 +753,19 @@ class _Interpreter:
             self.smem = bytearray(self.shared_bytes)
             first_slot = blk * self.wpb * self.ws
             threads = [_Thread(t, first_slot + t, self.program, self.local_bytes) for t in range(tpb)]
+            self.arrived = [0] * 16        # threads counted at each named barrier by bar.arrive
             while True:
                 for th in threads:
                     if th.state == RUNNING:
                         self.run_thread(th)
-                if self._resolve_collectives(threads):
+                if self._resolve_collectives(threads) or self._release_named(threads):
                     continue
-                waiting = [th for th in threads if th.state == AT_BARRIER]
+                waiting = [th for th in threads if th.state == AT_BARRIER and th.named is None]
+                if any(th.state == AT_BARRIER and th.named is not None for th in threads):
+                    th = next(th for th in threads if th.named is not None)
+                    raise self.fault(th, self.code[th.pc - 1],
+                                     f"barrier deadlock: named barrier {th.named[0]} waits for "
+                                     f"{th.named[1]} threads, which never arrive")
                 if not waiting:
                     break
                 exited = [th for th in threads if th.state == EXITED]
@@ -816,13 +823,33 @@ class _Interpreter:
         raise self.fault(th, ins, "trap executed")
 
     def op_bar(self, th, ins):
-        counted = len(ins.ops) > (3 if ins.cmp != E.BARRED_NONE else 1)
-        if counted:     # `bar.sync a, b`: only b = the whole block (in whole warps) is supported
-            count = self.ival(th, ins.ops[2 if ins.cmp != E.BARRED_NONE else 1])
-            if count != self.wpb * self.ws:
-                raise self.fault(th, ins, f"bar.sync with a thread count of {count} (the block has "
-                                          f"{self.wpb * self.ws} threads in whole warps) is not supported")
+        red = ins.cmp != E.BARRED_NONE
+        counted = len(ins.ops) > (3 if red else 1)
+        count = self.ival(th, ins.ops[2 if red else 1]) if counted else -1
+        block = self.wpb * self.ws
+        if ins.flags & E.FL_ARRIVE or (counted and not red):    # a barrier with a thread count
+            if count <= 0 or count % self.ws or count > block:
+                raise self.fault(th, ins, f"barrier thread count {count} must be a positive multiple of "
+                                          f"the warp size ({self.ws}) and at most the block's {block} "
+                                          "threads in whole warps")
+            bar = (self.ival(th, ins.ops[1 if red else 0]) & 15) if len(ins.ops) > (1 if red else 0) else 0
+            if ins.flags & E.FL_ARRIVE:
+                self.arrived[bar] += 1
+                return
+            th.named = (bar, count)
         th.state = AT_BARRIER
+
+    def _release_named(self, threads) -> bool:
+        """Named barriers with their thread count complete (bar.arrive threads count too)."""
+        ran = False
+        for bar in range(16):
+            waiting = [th for th in threads if th.state == AT_BARRIER and th.named and th.named[0] == bar]
+            if waiting and len(waiting) + self.arrived[bar] >= waiting[0].named[1]:
+                for th in waiting:
+                    th.state, th.named = RUNNING, None
+                self.arrived[bar] = 0
+                ran = True
+        return ran
 
     def _barrier_reduce(self, waiting) -> None:
         """bar.red (a bar row whose cmp is BARRED_POPC / _AND / _OR): every thread that waits at one

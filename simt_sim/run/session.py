@@ -203,8 +203,8 @@ def describe_fault(program: Program, fault, warps, slot_block, grid: Dim3, block
         if extra == L.UNSUPPORTED_MMA_LANES:
             return (f"runtime error: mma.sync.aligned.m8n8k4 needs all 32 lanes of the warp active "
                     f"(active mask {addr:#010x}); {where}")
-        return (f"runtime error: bar.sync with a thread count of {addr} (the block has {wpb * ws} threads "
-                f"in whole warps) is not supported: only barriers over the whole block are; {where}")
+        return (f"runtime error: barrier thread count {addr} must be a positive multiple of the warp size "
+                f"({ws}) and at most the block's {wpb * ws} threads in whole warps; {where}")
     if code == L.FAULT_DEADLOCK:
         return describe_deadlock(program, pc, extra, warps, slot_block, grid, ws, wpb)
     return f"runtime error: fault {code}; {where}"

@@ -17,7 +17,7 @@ from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_so
                                      read_f64, read_int, read_raw, write_raw)
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
-                                     FAULT_UNSUPPORTED, G, WF_BAR_MASK, WF_FULL, WF_GID, WF_MASK, WF_PC,
+                                     FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_FULL, WF_GID, WF_MASK, WF_PC,
                                      WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY)
 
 # step results
@@ -717,16 +717,20 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             S.remove_lanes(ws, w, exec_mask)
     elif op == E.OP_BAR or op == E.OP_BARRIER:
         count = barrier_count(code, regs, row, exec_mask, base_t, w, geom, slot_block, counters)
-        if count >= 0 and count != geom[G_WPB] * wsz:   # only the whole block's count is supported
-            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, count, 0)
-            return STEP_FAULT
-        ws.f[w, WF_PC] = next_pc
-        ws.f[w, WF_STATUS] = W_BARRIER
-        ws.f[w, WF_BAR_MASK] = exec_mask
-        if not barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
-            set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, 0, slot)
-            return STEP_FAULT
-        return STEP_OK
+        if (row[E.F_FLAGS] & E.FL_ARRIVE) or (count >= 0 and row[E.F_CMP] == E.BARRED_NONE):
+            if count <= 0 or count % wsz != 0 or count > geom[G_WPB] * wsz:
+                set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, count, 0)
+                return STEP_FAULT
+            if not named_barrier(code, regs, ws, w, row, exec_mask, count, geom, slot_block, counters):
+                return STEP_OK                              # waits at the barrier
+        else:
+            ws.f[w, WF_PC] = next_pc
+            ws.f[w, WF_STATUS] = W_BARRIER
+            ws.f[w, WF_BAR_MASK] = exec_mask
+            if not barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
+                set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, 0, slot)
+                return STEP_FAULT
+            return STEP_OK
     elif op == E.OP_TRAP:
         if exec_mask != 0:
             set_fault(fault, FAULT_TRAP, gid, -1, pc, 0, 0)
@@ -852,6 +856,55 @@ def barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters):
 
 
 @compiled
+def named_barrier(code, regs, ws, w, row, exec_mask, count, geom, slot_block, counters):
+    """`bar.sync a, b` (a thread count given) or `bar.arrive a, b`: the warp counts its threads at
+    barrier a (arrive: its whole warp, as PTX counts; sync: its executing lanes) and the barrier
+    releases its waiting warps once b threads have arrived; exited threads do not count, unlike a
+    barrier without a count.  Returns whether warp w goes on."""
+    bar = barrier_id(code, regs, row, exec_mask, w * geom[G_WS], w, geom, slot_block, counters)
+    ws.f[w, WF_BAR_COUNT] = count
+    if row[E.F_FLAGS] & E.FL_ARRIVE:
+        ws.f[w, WF_ARRIVED] |= np.int64(1) << bar
+    else:
+        ws.f[w, WF_PC] += 1
+        ws.f[w, WF_STATUS] = W_BARRIER
+        ws.f[w, WF_BAR_MASK] = exec_mask
+        ws.f[w, WF_BAR_ID] = bar
+    wpb = geom[G_WPB]
+    first = (w // wpb) * wpb
+    arrived = 0
+    for v in range(first, first + wpb):
+        if waits_at_named(ws, v, bar):
+            arrived += S.popcount64(ws.f[v, WF_BAR_MASK])
+        if (ws.f[v, WF_ARRIVED] >> bar) & 1:
+            arrived += S.popcount64(ws.f[v, WF_FULL])
+    if arrived >= count:
+        for v in range(first, first + wpb):
+            if waits_at_named(ws, v, bar):
+                ws.f[v, WF_STATUS] = W_READY
+                ws.f[v, WF_BAR_COUNT] = -1
+            ws.f[v, WF_ARRIVED] &= ~(np.int64(1) << bar)
+    return ws.f[w, WF_STATUS] != W_BARRIER
+
+
+@compiled_inline
+def waits_at_named(ws, v, bar):
+    return ws.f[v, WF_STATUS] == W_BARRIER and ws.f[v, WF_BAR_COUNT] >= 0 and ws.f[v, WF_BAR_ID] == bar
+
+
+@compiled
+def barrier_id(code, regs, row, mask, base_t, w, geom, slot_block, counters):
+    """Barrier a of `bar a{, b}` (bar.red: `d, a, ...`) read by the first executing lane (0..15)."""
+    k = 1 if row[E.F_CMP] != E.BARRED_NONE else 0
+    if row[E.F_NOPS] <= k:
+        return np.int64(0)
+    for lane in range(geom[G_WS]):
+        if (mask >> lane) & 1:
+            return read_int(code, regs, row, k, base_t + lane, w, lane, geom, slot_block, counters) & 15
+    return np.int64(0)
+
+
+@compiled
 def barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
     """Release the block's barrier when every unfinished warp waits there with all its threads.
     Returns False when it can never complete (deadlock)."""
@@ -860,8 +913,8 @@ def barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
     waiting = 0
     for v in range(first, first + wpb):
         s = ws.f[v, WF_STATUS]
-        if s == W_READY:
-            return True            # someone can still arrive
+        if s == W_READY or (s == W_BARRIER and ws.f[v, WF_BAR_COUNT] >= 0):
+            return True            # someone can still arrive (a warp at a named barrier may later)
         if s == W_BARRIER:
             waiting += 1
     if waiting == 0:

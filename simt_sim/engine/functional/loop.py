@@ -12,7 +12,7 @@ from simt_sim.engine.jit import compiled
 from simt_sim.engine.functional.execute import STEP_FAULT, set_fault, step_warp
 from simt_sim.machine.layout import (C_BLOCKS_DONE, C_CLOCK, C_CURSOR, C_EVENTS, C_HIST, C_NEXT_BLOCK,
                                      C_PROGRESSED, C_WARP_INSTS, FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE,
-                                     RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, WF_BAR_MASK, WF_FULL,
+                                     RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_MASK, WF_FULL,
                                      WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC, WF_SP, WF_STATUS, W_BARRIER,
                                      W_DONE, W_EMPTY, W_READY)
 
@@ -43,6 +43,8 @@ def launch_block(slot, block, regs, ws, mem, geom, slot_block):
         ws.f[w, WF_SP] = 0
         ws.f[w, WF_MAX_SP] = 0
         ws.f[w, WF_BAR_MASK] = 0
+        ws.f[w, WF_BAR_COUNT] = -1
+        ws.f[w, WF_ARRIVED] = 0
         ws.f[w, WF_GID] = block * wpb + wib
         ws.f[w, WF_STATUS] = W_READY if n > 0 else W_DONE
     sb = geom[G_SHARED]
