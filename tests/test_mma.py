@@ -143,11 +143,13 @@ def test_mma_partial_warp_faults():
 
 @pytest.mark.parametrize("line, message", [
     ("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%fd5, %fd6}, {%fd1}, {%fd2}, {%fd3, %fd4};",
-     "unknown modifier .m16n8k8"),
+     "mma.m16n8k8.f64.f64.f64.f64: supported types are"),
     ("mma.sync.aligned.m8n8k4.row.col.f32.f64.f64.f32 {%fd5, %fd6}, {%fd1}, {%fd2}, {%fd3, %fd4};",
-     "does not take type .f32"),
+     r"mma.m8n8k4: only .f64.f64.f64.f64 \(DMMA\)"),
     ("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f32 {%fd5, %fd6}, {%fd1}, {%fd2}, {%fd3, %fd4};",
-     "only mma.sync.aligned.m8n8k4"),
+     r"mma.m8n8k4: only .f64.f64.f64.f64 \(DMMA\)"),
+    ("mma.sync.aligned.m8n8k4.row.row.f64.f64.f64.f64 {%fd5, %fd6}, {%fd1}, {%fd2}, {%fd3, %fd4};",
+     r"mma.m8n8k4: only the .row.col layout"),
     (f"{MMA} {{%fd5}}, {{%fd1}}, {{%fd2}}, {{%fd3, %fd4}};", "D fragment"),
     (f"{MMA} {{%fd5, %fd6}}, {{%fd1, %fd2}}, {{%fd2}}, {{%fd3, %fd4}};", "A fragment"),
     (f"{MMA} {{%fd5, %fd6}}, {{%fd1}}, {{%r1}}, {{%fd3, %fd4}};", "mismatch|B fragment"),

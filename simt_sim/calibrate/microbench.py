@@ -17,7 +17,7 @@ They measure the simulator the way one measures a GPU:
   stream; throughput = unit warp-instructions / (last end - first start) per SM, run with
   round-robin issue (see `measure_throughput`).
 
-Tensor-core (mma) latency and throughput are not covered: the ISA has no mma yet.
+Tensor-core (mma) latency and throughput are not covered yet (configs take the H100 value).
 """
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.cfg import build_cfg, reconvergence_pcs
 from simt_sim.frontend.parser import TYPE_SIZES, parse_ptx
 from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand, VarDecl
+from simt_sim.frontend import tensor_forms as TF
 from simt_sim.isa import OpInfo, isa
 
 FILE_R32, FILE_R64, FILE_PRED = E.K_R32, E.K_R64, E.K_PRED
@@ -38,7 +39,7 @@ class Program:
     const_u64: np.ndarray            # immediates: raw bits
     const_f32: np.ndarray            # immediates as float32 values
     const_f64: np.ndarray            # immediates as float64 values
-    vec_regs: np.ndarray             # int64[nvec, 4]: register numbers of {a, b, ...} operands
+    vec_regs: np.ndarray             # int64[nvec, E.VEC_WIDTH]: register numbers of {a, b, ...} operands
     n_r32: int
     n_r64: int
     n_pred: int
@@ -149,6 +150,7 @@ class Assembler:
         self.vecs: list[list[int]] = []
         self.symbols: dict[str, Variable] = {}
         self.wide_operands = False       # the current instruction allows wider data registers
+        self.tensor_fragments = False    # the current instruction takes 8-register fragments
 
     def refuse_unsupported(self) -> None:
         """Constructs the simulator cannot run, found before anything else so that the message
@@ -283,8 +285,9 @@ class Assembler:
     def vector(self, op: Operand, dtype: str, destination: bool) -> tuple[int, int, int]:
         """{a, b, ..} -> (K_VEC, vector-table row, element count).  `_` discards an element of a
         destination; a source element may be an immediate (`st.v2.u32 [a], {%r1, 0}`)."""
-        if len(op.items) > 4:
-            raise InputError(f"a vector has at most 4 elements, found {len(op.items)}", op.loc)
+        limit = E.VEC_WIDTH if self.tensor_fragments else E.MAX_VEC_PLAIN
+        if len(op.items) > limit:
+            raise InputError(f"a vector has at most {limit} elements, found {len(op.items)}", op.loc)
         element = dtype if dtype in TYPE_SIZES else "b32"
         regs = []
         for item in op.items:
@@ -302,7 +305,7 @@ class Assembler:
                 if f == FILE_PRED:
                     raise InputError(f"a predicate register cannot be a vector element: {item.name}", item.loc)
                 regs.append(idx if f == FILE_R32 else idx | E.VEC_R64)
-        self.vecs.append(regs + [-2] * (4 - len(regs)))
+        self.vecs.append(regs + [-2] * (E.VEC_WIDTH - len(regs)))
         return E.K_VEC, len(self.vecs) - 1, len(regs)
 
     def address(self, op: Operand, space: str) -> tuple[int, int, int]:
@@ -340,6 +343,12 @@ class Assembler:
         elif name == "bar" and suffixes[:1] == ["warp"]:
             suffixes = suffixes[1:]
             name = "bar.warp"
+        elif name == "wmma" and "wmma." + ".".join(suffixes[:2]) in TF.WMMA_OPS:
+            name = "wmma." + ".".join(suffixes[:2])
+            suffixes = suffixes[2:]
+        elif name == "wmma" and suffixes[:1] == ["mma"]:
+            name = "wmma.mma"
+            suffixes = suffixes[1:]
         elif name == "cp" and suffixes[:1] == ["async"]:
             suffixes = suffixes[1:]
             grouped = any(s in ("commit_group", "wait_group", "wait_all") for s in suffixes)
@@ -356,13 +365,14 @@ class Assembler:
             else:
                 allowed = ", ".join(sorted("." + m for m in info.modifiers)) or "none"
                 raise InputError(f"unknown modifier .{s} for {ins.opcode} (allowed: {allowed})", ins.loc)
+        types = TF.normalize_types(ins, info.name, types)
         if len(types) != info.type_count:
             if info.type_count == 0:
                 raise InputError(f"{ins.opcode} takes no type suffix", ins.loc)
             raise InputError(f"{ins.opcode} needs {info.type_count} type suffix"
                              f"{'es' if info.type_count > 1 else ''} (one of "
                              f"{', '.join(sorted('.' + t for t in info.types))})", ins.loc)
-        for t in types[:1] if info.name != "cvt" else types:
+        for t in types[:1] if info.name not in ("cvt", "mma", "wmma.mma") else types:
             if t not in info.types:
                 raise InputError(f"{ins.opcode} does not take type .{t} (allowed: "
                                  f"{', '.join(sorted('.' + x for x in info.types))})", ins.loc)
@@ -374,8 +384,6 @@ class Assembler:
         if info is None:
             raise InputError(f"unknown opcode {ins.opcode!r}", ins.loc)
         types, mods = self.split_suffixes(ins, info, suffixes)
-        if info.name == "mma" and (mods != ["sync", "aligned", "m8n8k4", "row", "col"] or set(types) != {"f64"}):
-            raise InputError("only mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 (DMMA) is supported", ins.loc)
         if info.name == "bar.red" and (len(types) != 1 or not any(m in E.BARRED_CODE for m in mods)
                                        or (types[0] == "u32") != ("popc" in mods)):
             raise InputError("bar.red needs .popc.u32, .and.pred or .or.pred", ins.loc)
@@ -403,6 +411,8 @@ class Assembler:
                 row[E.F_RND] = E.RND_CODE[m]
             elif m in E.SPACE_CODE:
                 space = m
+            elif info.name in TF.TENSOR_OPS:
+                pass                            # shapes, layouts, counts: check_tensor_form
             elif m in ("v2", "v4"):
                 row[E.F_VEC] = int(m[1])
             else:
@@ -418,27 +428,19 @@ class Assembler:
         if info.name == "redux" and ((row[E.F_CMP] in E.REDUX_BITWISE) != (t1 == "b32")):
             raise InputError("redux.sync takes .add/.min/.max with .u32/.s32 and .and/.or/.xor with .b32", ins.loc)
         row[E.F_FLAGS] = flags
+        if info.name in TF.TENSOR_OPS:
+            TF.check_tensor_form(ins, info.name, types, mods, row)
         row[E.F_SPACE] = E.SPACE_CODE[space]
         row[E.F_UNIT] = E.UNIT_CODE[info.unit_for(t1)]
         if ins.guard is not None:
             row[E.F_GUARD] = self.reg(Operand("reg", ins.loc, name=ins.guard), FILE_PRED, "a guard")[1]
             row[E.F_GUARD_NEG] = int(ins.guard_negated)
         self.wide_operands = info.wide_operands
+        self.tensor_fragments = info.name in TF.TENSOR_OPS
         self.encode_operands(ins, info, row, t1, t2, space, labels)
-        if info.name == "mma":
-            self.check_mma_fragments(ins, row)
+        if info.name in TF.TENSOR_OPS:
+            TF.check_fragments(ins, info.name, types, row, self.vecs)
         return row
-
-    def check_mma_fragments(self, ins: Instruction, row) -> None:
-        """DMMA fragments: {d0, d1}, {a0}, {b0}, {c0, c1}, all .f64 registers."""
-        for pos, (n, what) in enumerate(((2, "D"), (1, "A"), (1, "B"), (2, "C"))):
-            base = E.F_OPS + pos * E.OPERAND_FIELDS
-            kind, idx, imm = row[base], row[base + 1], row[base + 2]
-            entries = self.vecs[idx][:imm] if kind == E.K_VEC else []
-            if kind != E.K_VEC or imm != n or not all(e >= 0 and e & E.VEC_R64 for e in entries):
-                regs = ", ".join(f"%fd{k}" for k in range(n))
-                raise InputError(f"mma.m8n8k4 .f64: the {what} fragment must be {{{regs}}}-style: "
-                                 f"{n} .f64 register{'s' if n > 1 else ''} in braces", ins.operands[pos].loc)
 
     def operand_type(self, info: OpInfo, pos: int, kind: str, t1: str | None, t2: str | None, row) -> str | None:
         """Type at which operand `pos` is read or written."""
@@ -446,6 +448,12 @@ class Assembler:
         wide = row[E.F_FLAGS] & E.FL_WIDE
         if kind in ("p", "pd"):
             return "pred"
+        if name in TF.TENSOR_OPS:            # fragments: 32-bit registers (DMMA: .f64); strides: u32
+            if kind == "addr":
+                return None
+            if name.startswith("wmma.") and pos == 2:
+                return "u32"
+            return "f64" if t1 == "f64" else "b32"
         if name == "cvt":
             return t1 if pos == 0 else t2     # cvt.f16x2.f32 d, a, b: both sources .f32
         if name in ("mul", "mad") and wide and t1:
@@ -561,7 +569,7 @@ class Assembler:
         code = np.array(rows, dtype=np.int64).reshape(len(rows), E.ROW_FIELDS)
         self.add_reconvergence(code)
         consts = self.consts or [(0, 0.0, 0.0)]
-        vecs = self.vecs or [[-2, -2, -2, -2]]
+        vecs = self.vecs or [[-2] * E.VEC_WIDTH]
         declared = self.counts[FILE_R32] + 2 * self.counts[FILE_R64]
         return Program(
             name=self.kernel.name, file=self.module.file, code=code,

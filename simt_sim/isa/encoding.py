@@ -76,7 +76,10 @@ FL_B_SIGNED = 1 << 12    # dp4a / dp2a: .btype is .s32 (the row's type is .atype
 FL_RELU = 1 << 13        # fma / cvt to a half type: negative results become +0, NaN the canonical NaN
 FL_SATFINITE = 1 << 14   # cvt to a half type: results beyond the largest finite value clamp to it
 FL_NAN = 1 << 15         # min / max .NaN: a NaN operand gives the canonical NaN
-FL_ARRIVE = 1 << 16      # bar.arrive: count the warp's threads at the barrier without waiting
+FL_COL_A = 1 << 16       # mma / wmma: the first layout is .col (wmma.load / store: the memory layout)
+FL_COL_B = 1 << 17       # wmma.mma: the second layout is .col
+FL_TRANS = 1 << 18       # ldmatrix.trans
+FL_ARRIVE = 1 << 19      # bar.arrive: count the warp's threads at the barrier without waiting
 
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
 RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,
@@ -113,10 +116,26 @@ MATCH_ANY, MATCH_ALL = MATCH_CODE["any"], MATCH_CODE["all"]
 BARRED_NONE = 0                                                # F_CMP of a plain bar row
 BARRED_CODE = _group_codes("barred", first=1)                  # bar.red operation (F_CMP of a bar row)
 BARRED_POPC, BARRED_AND, BARRED_OR = (BARRED_CODE[n] for n in ("popc", "and", "or"))
+# Tensor-core shapes (F_CMP of mma, wmma.* and ldmatrix rows): the table's mmashape, wmmashape
+# and ldmshape groups in one numbering, with each shape's M, N, K (ldmatrix: 8 x 8, K unused).
+TENSOR_SHAPES = tuple(_ISA.modifier_groups["mmashape"] + _ISA.modifier_groups["wmmashape"]
+                      + _ISA.modifier_groups["ldmshape"])
+SHAPE_CODE = {name: i for i, name in enumerate(TENSOR_SHAPES)}
+SHAPE_MNK = tuple(tuple(int(x) for x in name[1:].replace("n", " ").replace("k", " ").split())
+                  + ((0,) if "k" not in name else ()) for name in TENSOR_SHAPES)
+SHAPE_M = tuple(s[0] for s in SHAPE_MNK)
+SHAPE_N = tuple(s[1] for s in SHAPE_MNK)
+SHAPE_K = tuple(s[2] for s in SHAPE_MNK)
+SHAPE_M8N8K4 = SHAPE_CODE["m8n8k4"]
+# Registers of a vector operand: 4 for ld / st / mov, 8 for the tensor-core fragments.
+VEC_WIDTH = 8
+MAX_VEC_PLAIN = 4
 # modifier -> F_CMP code, for each opcode that takes a sub-operation
 SUBOP_CODE = {"setp": CMP_CODE, "set": CMP_CODE, "atom": ATOM_CODE, "red": ATOM_CODE,
               "vote": VOTE_CODE, "shfl": SHFL_CODE, "redux": REDUX_CODE, "match": MATCH_CODE,
-              "bar.red": BARRED_CODE}
+              "bar.red": BARRED_CODE, "mma": SHAPE_CODE, "wmma.load.a": SHAPE_CODE,
+              "wmma.load.b": SHAPE_CODE, "wmma.load.c": SHAPE_CODE, "wmma.store.d": SHAPE_CODE,
+              "wmma.mma": SHAPE_CODE, "ldmatrix": SHAPE_CODE}
 
 SPACE_NAMES = ("generic", "global", "shared", "local", "param", "const")
 SPACE_CODE = {n: i for i, n in enumerate(SPACE_NAMES)}
@@ -175,3 +194,5 @@ OP_BFIND, OP_FNS, OP_DP4A, OP_DP2A, OP_MUL24, OP_MAD24 = (OPCODE[n] for n in ("b
 OP_MATCH, OP_REDUX, OP_MMA, OP_CP_ASYNC, OP_CP_ASYNC_GROUP = (OPCODE[n] for n in ("match", "redux", "mma", "cp.async", "cp.async.group"))
 OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_mask", "pop_mask", "mask_nz", "br_push"))
 OP_ISSPACEP, OP_BAR_WARP = (OPCODE[n] for n in ("isspacep", "bar.warp"))
+OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA, OP_LDMATRIX = (
+    OPCODE[n] for n in ("wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma", "ldmatrix"))

@@ -80,12 +80,12 @@ def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbe
         cu64.append(p.const_u64)
         cf32.append(p.const_f32)
         cf64.append(p.const_f64)
-        vecs.append(p.vec_regs.reshape(-1, 4) if p.vec_regs.size else np.zeros((0, 4), np.int64))
+        vecs.append(p.vec_regs.reshape(-1, E.VEC_WIDTH) if p.vec_regs.size else np.zeros((0, E.VEC_WIDTH), np.int64))
         pc += len(p)
         const += len(p.const_u64)
         vec += len(vecs[-1])
         params = param_base + max(p.param_size, 8)
-    allv = np.concatenate(vecs) if vec else np.full((1, 4), -2, np.int64)
+    allv = np.concatenate(vecs) if vec else np.full((1, E.VEC_WIDTH), -2, np.int64)
     code = Code(np.concatenate(codes), np.concatenate(cu64) if const else np.zeros(1, np.uint64),
                 np.concatenate(cf32) if const else np.zeros(1, np.float32),
                 np.concatenate(cf64) if const else np.zeros(1, np.float64), allv)

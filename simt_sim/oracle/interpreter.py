@@ -32,6 +32,7 @@ from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.isa import isa
 from simt_sim.frontend.dims import Dim3
 from simt_sim.run.session import layout_global, pack_params
+from simt_sim.oracle import tensor_math
 
 __all__ = ["OPCODE_HANDLERS", "ORACLE_UNSUPPORTED", "OracleResult", "float_min_max", "fma_rn", "run_oracle"]
 
@@ -535,7 +536,16 @@ def _decode(program) -> list[_Ins]:
 # ---------------------------------------------------------------------------------------------
 
 RUNNING, AT_BARRIER, EXITED, AT_COLLECTIVE = 0, 1, 2, 3
-_COLLECTIVE = ("mma", "match", "redux", "bar.warp")  # warp-collective ops the oracle runs (see _resolve_collectives)
+# warp-collective ops the oracle runs (see _resolve_collectives); the tensor-core ones need all 32 lanes
+_TENSOR = ("mma", "wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma", "ldmatrix")
+_COLLECTIVE = _TENSOR + ("match", "redux", "bar.warp")
+
+
+def _frag_rc(rows: int, lane: int, e: int) -> tuple[int, int]:
+    """(row, column) of element e of lane `lane` in a fragment of a matrix with `rows` rows: 8 x 8
+    blocks in column-major block order, lane l at row l>>2, columns 2(l%4) + {0, 1} of each."""
+    block = e >> 1
+    return 8 * (block % (rows // 8)) + (lane >> 2), 8 * (block // (rows // 8)) + 2 * (lane & 3) + (e & 1)
 
 
 class _Thread:
@@ -886,7 +896,7 @@ class _Interpreter:
             ins = self.code[th.pc - 1]
             group = [g for (w, _), g in by_lane.items() if w == warp and g.pc == th.pc]
             lanes = {g.tib % self.ws for g in group}
-            if ins.name == "mma":
+            if ins.name in _TENSOR:
                 need = set(range(32)) if self.ws == 32 else None
             elif ins.name == "bar.warp":
                 # __syncwarp: every non-exited thread of the membermask, at any bar.warp.sync
@@ -913,7 +923,7 @@ class _Interpreter:
         if not ran:
             th = waiting[0]
             ins = self.code[th.pc - 1]
-            what = "all 32 lanes of the warp" if ins.name == "mma" else "every lane of its membermask"
+            what = "all 32 lanes of the warp" if ins.name in _TENSOR else "every lane of its membermask"
             raise self.fault(th, ins, f"{ins.name} needs {what} to execute it together; "
                                       f"{len(waiting)} thread(s) wait and the group can never complete")
         return True
@@ -921,7 +931,124 @@ class _Interpreter:
     def _collective_bar_warp(self, members, ins):
         """bar.warp.sync: the lanes only wait for each other (the engine runs a warp in lockstep)."""
 
+    # ---- tensor cores: fragments as docs/tensor-cores.md lays them out ----
+    def _frag_get(self, th, o, e: int, wide: bool) -> int:
+        """Element e of fragment operand o: 32-bit (one per register) or 16-bit (two per register)."""
+        j = e if wide else e >> 1
+        bits = self.vec_entry_read(th, self.vecs[o.idx][j]) if o.kind == E.K_VEC else self.raw(th, o)
+        return bits & M32 if wide else (bits >> (16 * (e & 1))) & 0xFFFF
+
+    def _frag_set(self, th, o, e: int, wide: bool, v: int) -> None:
+        j = e if wide else e >> 1
+        entry = self.vecs[o.idx][j]
+        if wide:
+            self.vec_entry_write(th, entry, v)
+        else:
+            s = 16 * (e & 1)
+            old = self.vec_entry_read(th, entry) & ~(0xFFFF << s)
+            self.vec_entry_write(th, entry, old | ((v & 0xFFFF) << s))
+
+    def _fragment(self, by_lane, o, rows: int, cols: int, wide: bool) -> np.ndarray:
+        """The rows x cols matrix a fragment operand holds, gathered from the 32 lanes."""
+        out = np.zeros((rows, cols), np.int64)
+        for lane, th in by_lane.items():
+            for e in range(rows * cols // 32):
+                r, c = _frag_rc(rows, lane, e)
+                out[r, c] = self._frag_get(th, o, e, wide)
+        return out
+
+    def _collective_wmma_mma(self, members, ins):
+        self._tensor_mma(members, ins)
+
+    def _tensor_mma(self, members, ins):
+        """mma m16n8k16 / m16n8k8 and wmma.mma: D = A * B + C with tensor_math.mma_tile."""
+        by_lane = {th.tib % self.ws: th for th in members}
+        m, n, k = E.SHAPE_MNK[ins.cmp]
+        inp = "bf16" if ins.ty2 == E.T_BF16 else "f16"
+        acc = "f16" if ins.ty == E.T_F16 else "f32"
+        a = self._fragment(by_lane, ins.ops[1], m, k, False)
+        b = self._fragment(by_lane, ins.ops[2], n, k, False).T
+        c = self._fragment(by_lane, ins.ops[3], m, n, acc == "f32")
+        d = tensor_math.mma_tile(a, b, c, inp, acc).astype(np.int64)
+        for lane, th in by_lane.items():
+            for e in range(m * n // 32):
+                self._frag_set(th, ins.ops[0], e, acc == "f32", int(d[_frag_rc(m, lane, e)]))
+
+    def _wmma_memory(self, members, ins, store: bool):
+        """wmma.load.a / .b / .c, wmma.store.d: element by element through `locate`."""
+        m, n, k = E.SHAPE_MNK[ins.cmp]
+        rows, cols, mcols, transposed = {"wmma.load.a": (m, k, k, False), "wmma.load.b": (n, k, n, True)}.get(
+            ins.name, (m, n, n, False))
+        mrows = rows * cols // mcols
+        col_major = bool(ins.flags & E.FL_COL_A)
+        wide = ins.ty == E.T_F32
+        size = 4 if wide else 2
+        addr_op, frag_op = (ins.ops[0], ins.ops[1]) if store else (ins.ops[1], ins.ops[0])
+        for th in members:
+            lane = th.tib % self.ws
+            base = self.address(th, addr_op)
+            stride = self.ival(th, ins.ops[2]) if len(ins.ops) > 2 else (mrows if col_major else mcols)
+            for e in range(rows * cols // 32):
+                r, c = _frag_rc(rows, lane, e)
+                if transposed:
+                    r, c = c, r
+                addr = base + ((c * stride + r) if col_major else (r * stride + c)) * size
+                if addr % size:
+                    raise self.fault(th, ins, f"misaligned access of {size} bytes at address {addr:#x}")
+                buf, off = self.locate(th, ins, ins.space, addr, size)
+                if store:
+                    buf[off:off + size] = self._frag_get(th, frag_op, e, wide).to_bytes(size, "little")
+                else:
+                    self._frag_set(th, frag_op, e, wide, int.from_bytes(buf[off:off + size], "little"))
+            natural = rows * cols // 64
+            if not store and ins.ty == E.T_F16 and ins.name != "wmma.load.c" and natural < 8:
+                regs = self.vecs[frag_op.idx]        # f16 A / B fragments: 8 registers, repeated
+                for j in range(natural, 8):
+                    self.vec_entry_write(th, regs[j], self.vec_entry_read(th, regs[j % natural]))
+
+    def _collective_wmma_load_a(self, members, ins):
+        self._wmma_memory(members, ins, False)
+
+    _collective_wmma_load_b = _collective_wmma_load_a
+    _collective_wmma_load_c = _collective_wmma_load_a
+
+    def _collective_wmma_store_d(self, members, ins):
+        self._wmma_memory(members, ins, True)
+
+    def _collective_ldmatrix(self, members, ins):
+        """ldmatrix m8n8 .x1/.x2/.x4 (.trans): lane 8i + r addresses row r of matrix i."""
+        by_lane = {th.tib % self.ws: th for th in members}
+        count = ins.vec
+        rows = {}
+        for lane in range(8 * count):
+            rows[lane] = self.address(by_lane[lane], ins.ops[1])
+            if rows[lane] % 16:
+                raise self.fault(by_lane[lane], ins, f"misaligned access of 16 bytes at address {rows[lane]:#x}")
+        out = {}
+        for lane, th in by_lane.items():
+            for i in range(count):
+                v = 0
+                for h in range(2):
+                    r, c = lane >> 2, 2 * (lane & 3) + h
+                    if ins.flags & E.FL_TRANS:
+                        r, c = c, r
+                    buf, off = self.locate(by_lane[8 * i + r], ins, ins.space, rows[8 * i + r] + 2 * c, 2)
+                    v |= int.from_bytes(buf[off:off + 2], "little") << (16 * h)
+                out[lane, i] = v
+        for (lane, i), v in out.items():
+            o = ins.ops[0]
+            if o.kind == E.K_VEC:
+                self.vec_entry_write(by_lane[lane], self.vecs[o.idx][i], v)
+            else:
+                self.write(by_lane[lane], o, v)
+
     def _collective_mma(self, members, ins):
+        if ins.cmp != E.SHAPE_M8N8K4:
+            self._tensor_mma(members, ins)
+            return
+        self._dmma(members, ins)
+
+    def _dmma(self, members, ins):
         """DMMA m8n8k4 .f64: lane l holds A[l>>2][l%4], B[l%4][l>>2], C/D[l>>2][2*(l%4)+{0,1}];
         each element is fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c))))."""
         by_lane = {th.tib % self.ws: th for th in members}
@@ -1501,7 +1628,8 @@ OPCODE_HANDLERS = {
     "nanosleep": _Interpreter.op_nothing, "cp.async.group": _Interpreter.op_nothing,
     "bar": _Interpreter.op_bar, "barrier": _Interpreter.op_bar,
     "bar.red": _Interpreter.op_bar,     # assembled as a bar row; op_bar and _barrier_reduce run it
-    "mma": _Interpreter.wait_collective, "match": _Interpreter.wait_collective,
+    **{name: _Interpreter.wait_collective for name in _TENSOR},
+    "match": _Interpreter.wait_collective,
     "redux": _Interpreter.wait_collective,
     "bra": _Interpreter.op_bra, "ret": _Interpreter.op_exit, "exit": _Interpreter.op_exit,
     "trap": _Interpreter.op_trap,

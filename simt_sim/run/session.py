@@ -201,7 +201,8 @@ def describe_fault(program: Program, fault, warps, slot_block, grid: Dim3, block
         return f"runtime error: {messages[code]}; {where}"
     if code == L.FAULT_UNSUPPORTED:
         if extra == L.UNSUPPORTED_MMA_LANES:
-            return (f"runtime error: mma.sync.aligned.m8n8k4 needs all 32 lanes of the warp active "
+            name = [word for word in program.texts[pc].split() if not word.startswith("@")][0].rstrip(";")
+            return (f"runtime error: {name} needs all 32 lanes of the warp active "
                     f"(active mask {addr:#010x}); {where}")
         return (f"runtime error: barrier thread count {addr} must be a positive multiple of the warp size "
                 f"({ws}) and at most the block's {wpb * ws} threads in whole warps; {where}")

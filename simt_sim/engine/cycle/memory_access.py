@@ -28,7 +28,10 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     ty = row[E.F_TYPE]
     width = E.TYPE_BITS[ty] // 8 if ty != E.T_PRED else 1
     nbytes = width * row[E.F_VEC]
-    addr_k = 0 if op == E.OP_ST or op == E.OP_RED else 1
+    addr_k = 0 if op == E.OP_ST or op == E.OP_RED or op == E.OP_WMMA_STORE_D else 1
+    if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
+            or op == E.OP_WMMA_STORE_D:
+        return tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
     b = E.F_OPS + addr_k * E.OPERAND_FIELDS
     aidx = row[b + 1]
     aoff = row[b + 2]
@@ -60,4 +63,48 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
+                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:]), R_LONG
+
+
+@compiled
+def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
+    """ldmatrix and wmma.load / store, timed as the rows of memory they touch: ldmatrix, the
+    16-byte row of each address lane; wmma, each memory row (or column) of the tile as one access
+    from the first lane's base address and stride."""
+    op = row[E.F_OP]
+    base_t = w * geom[G_WS]
+    addrs = scratch[SCRATCH_ADDRS:SCRATCH_SECTORS]
+    work = scratch[SCRATCH_SECTORS:]
+    if op == E.OP_LDMATRIX:
+        b = E.F_OPS + E.OPERAND_FIELDS
+        n = 8 * row[E.F_VEC]
+        for lane in range(n):
+            addrs[lane] = generic_to_space(row[E.F_SPACE], lane_address(regs, row[b + 1], row[b + 2], base_t + lane))[1]
+        return MT.shared_access(mt, tc, sm, cycle, CO.bank_ways(addrs, n, 16, tc, work), 0), R_SHORT
+    shape = row[E.F_CMP]
+    esize = 4 if row[E.F_TYPE] == E.T_F32 else 2
+    lines, length = E.SHAPE_M[shape], E.SHAPE_K[shape]        # A: M x K
+    if op == E.OP_WMMA_LOAD_B:
+        lines, length = E.SHAPE_K[shape], E.SHAPE_N[shape]
+    elif op != E.OP_WMMA_LOAD_A:
+        lines, length = E.SHAPE_M[shape], E.SHAPE_N[shape]
+    if row[E.F_FLAGS] & E.FL_COL_A:                            # column-major: the lines are columns
+        lines, length = length, lines
+    ka = 0 if op == E.OP_WMMA_STORE_D else 1
+    b = E.F_OPS + ka * E.OPERAND_FIELDS
+    sp, base = generic_to_space(row[E.F_SPACE], lane_address(regs, row[b + 1], row[b + 2], base_t))
+    stride = np.int64(length)
+    bs = E.F_OPS + 2 * E.OPERAND_FIELDS
+    if row[E.F_NOPS] > 2:
+        if row[bs] == E.K_R32:
+            stride = np.int64(regs.r32[row[bs + 1], base_t])
+        elif row[bs] == E.K_IMM:
+            stride = np.int64(row[bs + 2])
+    for r in range(lines):
+        addrs[r] = base + r * stride * esize
+    nbytes = length * esize
+    if sp == E.SP_SHARED:
+        return MT.shared_access(mt, tc, sm, cycle, CO.bank_ways(addrs, lines, nbytes, tc, work), 0), R_SHORT
+    n_sect = CO.sectors_of(addrs, lines, nbytes, tc[T_SECTOR], work)
+    return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_WMMA_STORE_D, False, 0,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:]), R_LONG

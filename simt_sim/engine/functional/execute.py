@@ -11,6 +11,7 @@ from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.functional import fastpath as F
 from simt_sim.engine.functional import address as M
 from simt_sim.engine.functional import simt_stack as S
+from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
 from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_sources, opnd, operand_f32, read_f32,
@@ -626,6 +627,21 @@ def exec_mma(code, regs, row, base_t):
 
 
 @compiled
+def exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
+    """The warp-collective tensor-core instructions (all 32 lanes active).  False on a fault."""
+    if op == E.OP_MMA and row[E.F_CMP] == E.SHAPE_M8N8K4:
+        exec_mma(code, regs, row, base_t)
+    elif op == E.OP_MMA or op == E.OP_WMMA_MMA:
+        T.exec_tensor_mma(code, regs, row, base_t)
+    elif op == E.OP_LDMATRIX:
+        return T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault)
+    else:
+        return T.exec_wmma_memory(code, regs, mem, row, op, w, base_t, slot, geom[G_SHARED],
+                                  geom[G_LOCAL], fault)
+    return True
+
+
+@compiled
 def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block, counters, fault):
     """cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}: copied at issue, bytes past
     src_size are zero."""
@@ -769,11 +785,15 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif (op == E.OP_ACTIVEMASK or op == E.OP_VOTE or op == E.OP_SHFL or op == E.OP_MATCH
           or op == E.OP_REDUX):
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
-    elif op == E.OP_MMA:
+    elif (op == E.OP_MMA or op == E.OP_WMMA_MMA or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B
+          or op == E.OP_WMMA_LOAD_C or op == E.OP_WMMA_STORE_D or op == E.OP_LDMATRIX):
         if wsz != 32 or exec_mask != 0xFFFFFFFF:
-            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: mma lanes
+            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: all 32 lanes
             return STEP_FAULT
-        exec_mma(code, regs, row, base_t)
+        if not exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
+            fault[1] = gid
+            fault[3] = pc
+            return STEP_FAULT
     elif op == E.OP_CP_ASYNC:
         if not exec_cp_async(code, regs, mem, row, w, exec_mask, base_t, slot, geom, slot_block,
                              counters, fault):
