@@ -39,7 +39,9 @@ def run(path, args, bufs, n, cfg, trace_memory=True):
     if trace_memory:        # not while numba compiles: tracemalloc slows compilation about 3x
         tracemalloc.start()
     t0 = time.perf_counter()
-    res = simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args), bufs, cfg)
+    # registers: the PTX declarations' count, as the versions before ptxas's counts simulated, so
+    # that side_by_side.py compares the same simulation
+    res = simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs), bufs, cfg)
     dt = time.perf_counter() - t0
     if not trace_memory:
         return res, dt, 0

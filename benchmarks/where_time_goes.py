@@ -28,7 +28,7 @@ def main():
         simt_sim.simulate(simt_sim.Launch(prog, 1, 256, make(256)[1]), make(256)[2], cfg)       # warm caches
         simt_sim.run_functional(prog, 1, 256, make(256)[1], make(256)[2], cfg)
         fres, tf = timed(lambda: simt_sim.run_functional(prog, n // 256, 256, args, dict(bufs), cfg))
-        tres, tt = timed(lambda: simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args), dict(bufs), cfg))
+        tres, tt = timed(lambda: simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs), dict(bufs), cfg))
         insts = tres.metrics[0]["warp_instructions"]
         print(f"{name:<14} {n:>8} {insts:>11} {tf:>13.2f} {tt:>8.2f} {tf / tt:>16.0%} "
               f"{(tt - tf) / insts * 1e9:>15.0f}")

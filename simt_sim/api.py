@@ -33,7 +33,8 @@ from simt_sim.run.functional import RunResult, launch
 from simt_sim.run.timed import KernelLaunch, SimResult, manifest_launch
 
 # One kernel launch for simulate(): Launch(program, grid, block, args, stream=0, registers=None,
-# dynamic_shared=0).  grid and block: N, (X, Y) or (X, Y, Z); args: buffer names or numbers.
+# dynamic_shared=0).  grid and block: N, (X, Y) or (X, Y, Z); args: buffer names or numbers;
+# registers=None: as ptxas allocates them.
 Launch = KernelLaunch
 
 
@@ -98,8 +99,10 @@ def simulate(launches, buffers=None, config="h100", *, history=False, trace=Fals
     """Cycle-level run of one Launch or a list of them.  Launches share the buffers (name -> numpy
     array, copied in and out); those of one stream run one after the other, different streams
     concurrently.  history records the mask history (masks(), to_json()), trace the issue trace
-    (picture(), trace()); progress(cycle, warp_instructions, seconds) is called now and then."""
-    launches = launch_list(launches)
+    (picture(), trace()); progress(cycle, warp_instructions, seconds) is called now and then.
+    A Launch without `registers` gets what ptxas allocates (allocated_registers), as on the command
+    line."""
+    launches = [with_allocated_registers(kl) for kl in launch_list(launches)]
     cfg = configure(config)
     raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)
     return Result(raw, cfg, history, trace)

@@ -79,7 +79,8 @@ def test_cycles_and_metrics_equal_the_driver():
     program = load_ptx("tests/cuda/saxpy.ptx")
     buffers = {"x": np.arange(512, dtype=np.float32), "y": np.ones(512, np.float32)}
     cfg = load_config_deep("h100", ["num_sms=2"])
-    deep = simulate_deep([KernelLaunch(program, 2, 256, [2.0, "x", "y", 512])], buffers, cfg)
+    registers = simt_sim.allocated_registers(program).registers      # what simulate() takes without a count
+    deep = simulate_deep([KernelLaunch(program, 2, 256, [2.0, "x", "y", 512], registers=registers)], buffers, cfg)
     res = simt_sim.simulate(simt_sim.Launch(program, 2, 256, [2.0, "x", "y", 512]), buffers,
                             simt_sim.load_config("h100", {"num_sms": 2}))
     assert res.timed and res.cycles == deep.cycles > 0

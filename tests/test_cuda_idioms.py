@@ -26,14 +26,11 @@ IDIOMS = ("atomic_float", "warp_reduce", "bit_ops", "vec4_copy", "transpose_smem
 M32 = 0xFFFFFFFF
 
 
-def run_both(name, grid, block, args, buffers, order_dependent=(), oracle=True):
+def run_both(name, grid, block, args, buffers, order_dependent=()):
     """Engine and oracle on copies of the buffers; all buffers but the order-dependent ones must agree
-    bit for bit.  Returns (engine buffers, oracle buffers).  oracle=False: warp collectives (shfl,
-    redux, match, vote), which the per-thread oracle does not run; numpy is then the only check."""
+    bit for bit.  Returns (engine buffers, oracle buffers)."""
     program = load_program(str(CUDA / f"{name}.ptx"))
     eng = launch(program, grid, block, args, {k: v.copy() for k, v in buffers.items()}, config=LaunchConfig())
-    if not oracle:
-        return eng.buffers, None
     orc = run_oracle(program, grid, block, args, {k: v.copy() for k, v in buffers.items()})
     for buf in buffers:
         if buf not in order_dependent:
@@ -73,7 +70,7 @@ def test_warp_reductions_and_match():
     n = 200                                  # the last warp is partly outside: a partial membermask
     x = r.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     x[::5] = r.integers(0, 16, len(x[::5]))
-    got, _ = run_both("warp_reduce", 2, 128, ["x", "o", n], {"x": x, "o": np.zeros(5 * n, np.uint32)}, oracle=False)
+    got, _ = run_both("warp_reduce", 2, 128, ["x", "o", n], {"x": x, "o": np.zeros(5 * n, np.uint32)})
     o = got["o"].reshape(n, 5)
     for w0 in range(0, n, 32):
         lanes = np.arange(w0, min(w0 + 32, n))
@@ -151,7 +148,7 @@ def test_block_scan_with_shuffles():
     r = np.random.default_rng(6)
     n = 700
     x = r.integers(-1000, 1000, n).astype(np.int32)
-    got, _ = run_both("block_scan", 3, 256, ["x", "o", n], {"x": x, "o": np.zeros(n, np.int32)}, oracle=False)
+    got, _ = run_both("block_scan", 3, 256, ["x", "o", n], {"x": x, "o": np.zeros(n, np.int32)})
     want = np.concatenate([np.cumsum(x[k:k + 256]) for k in range(0, n, 256)]).astype(np.int32)
     np.testing.assert_array_equal(got["o"], want)
 
@@ -231,3 +228,14 @@ def test_named_barrier_that_never_completes_is_a_deadlock():
         launch(program, 3, 256, ["x", "o"], bufs, config=LaunchConfig())
     with pytest.raises(RuntimeFault, match="deadlock"):
         run_oracle(program, 3, 256, ["x", "o"], bufs)
+
+
+def test_shuffles_in_engine_and_oracle():
+    """shfl.sync idx / up / down / bfly (tests/cuda/warp_shuffle.cu) run by the oracle's warp
+    collectives too: the lanes of the membermask meet and exchange values."""
+    data = np.random.default_rng(11).integers(-2**31, 2**31, 96).astype(np.int32)
+    got, _ = run_both("warp_shuffle", 1, 96, ["i", "o", 96], {"i": data, "o": np.zeros(96 * 5, np.int32)})
+    out = got["o"].reshape(96, 5)
+    lane, base = np.arange(96) % 32, (np.arange(96) // 32) * 32
+    np.testing.assert_array_equal(out[:, 0], data[base + 3])
+    np.testing.assert_array_equal(out[:, 3], data[base + (lane ^ 5)])

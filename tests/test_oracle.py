@@ -1,6 +1,7 @@
 """The engine against the per-thread oracle (simt_sim.oracle) and against numpy references."""
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -277,12 +278,29 @@ def test_restrict_copy():
     assert_bits_equal(orc.buffers["out"], x[idx] * np.float32(2) + x, "numpy reference")
 
 
-@pytest.mark.parametrize("name", ["warp_vote", "warp_shuffle"])
-def test_warp_collectives_not_supported(name):
+def test_activemask_is_not_run_by_the_oracle():
+    """__activemask() depends on which lanes run together, which a per-thread oracle cannot know
+    (vote.sync and shfl.sync name their lanes in the membermask and run: tests/test_cuda_idioms.py)."""
     n = 32
     bufs = {"in": np.arange(n, dtype=np.int32), "out": np.zeros(5 * n, np.int32)}
     with pytest.raises(NotImplementedError, match="warp-collective"):
-        run_oracle(prog(name), 1, 32, ["in", "out", n], bufs)
+        run_oracle(prog("warp_vote"), 1, 32, ["in", "out", n], bufs)
+
+
+def test_vote_sync_in_engine_and_oracle():
+    """__any_sync / __all_sync / __ballot_sync without the __activemask() store."""
+    program = prog("warp_vote")
+    text = "\n".join(program.texts)
+    assert "vote.sync.any.pred" in text and "vote.sync.ballot.b32" in text
+    x = np.random.default_rng(12).integers(0, 9, 64).astype(np.int32)
+    text = re.sub(r"activemask\.b32\s+(%r\d+);", r"mov.b32 \1, -1;", Path(program.file).read_text())
+    eng, orc = run_both(assemble_text(text), 2, 32, ["in", "out", 64], {"in": x, "out": np.zeros(4 * 64, np.uint32)})
+    out = orc.buffers["out"].reshape(64, 4)
+    for w in range(2):
+        v = x[32 * w:32 * w + 32]
+        assert (out[32 * w:32 * w + 32, 1] == int((v > 5).any())).all()
+        assert (out[32 * w:32 * w + 32, 2] == int((v != 0).all())).all()
+        assert (out[32 * w:32 * w + 32, 3] == sum(1 << j for j in range(32) if v[j] & 1)).all()
 
 
 # ---------------------------------------------------------------------------------------------

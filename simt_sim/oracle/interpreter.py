@@ -57,8 +57,6 @@ _INTEGRAL = {E.RND_RNI: E.RND_RN, E.RND_RZI: E.RND_RZ, E.RND_RMI: E.RND_RM, E.RN
 # OPCODE_HANDLERS; tests/test_oracle_coverage.py checks that the two cover the ISA table).
 ORACLE_UNSUPPORTED = {
     "activemask": "activemask is a warp-collective operation",
-    "vote": "vote is a warp-collective operation",
-    "shfl": "shfl is a warp-collective operation",
     "push_mask": "push_mask manipulates the warp's explicit mask stack",
     "pop_mask": "pop_mask manipulates the warp's explicit mask stack",
     "mask_nz": "mask_nz manipulates the warp's explicit mask stack",
@@ -538,7 +536,7 @@ def _decode(program) -> list[_Ins]:
 RUNNING, AT_BARRIER, EXITED, AT_COLLECTIVE = 0, 1, 2, 3
 # warp-collective ops the oracle runs (see _resolve_collectives); the tensor-core ones need all 32 lanes
 _TENSOR = ("mma", "wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma", "ldmatrix")
-_COLLECTIVE = _TENSOR + ("match", "redux", "bar.warp")
+_COLLECTIVE = _TENSOR + ("match", "redux", "bar.warp", "vote", "shfl")
 
 
 def _frag_rc(rows: int, lane: int, e: int) -> tuple[int, int]:
@@ -910,7 +908,7 @@ class _Interpreter:
             else:
                 need = set()
                 for g in group:
-                    mm = self.raw(g, ins.ops[2]) & M32
+                    mm = self.raw(g, self.membermask_operand(g, ins)) & M32
                     need |= {j for j in range(min(self.ws, 32)) if mm >> j & 1}
             if need is None or not need <= lanes:
                 continue
@@ -1090,6 +1088,57 @@ class _Interpreter:
             self.write(th, ins.ops[0], r)
             if ins.dst2 >= 0:
                 th.p[ins.dst2] = int(agree)
+
+    def membermask_operand(self, th, ins):
+        """The membermask of match / redux / vote.sync (operand 2) and shfl.sync (operand 4)."""
+        k = 4 if ins.name == "shfl" else 2
+        if len(ins.ops) <= k:
+            raise self.fault(th, ins, f"the oracle runs {ins.name} only in its .sync form, with a "
+                                      "membermask (a warp's active lanes are not defined one thread at a time)")
+        return ins.ops[k]
+
+    def _collective_vote(self, members, ins):
+        """vote.sync over the lanes that execute it together (the engine's active mask)."""
+        active = sum(1 << (th.tib % self.ws) for th in members)
+        ballot = sum(1 << (th.tib % self.ws) for th in members if self.raw(th, ins.ops[1]) != 0)
+        r = {E.VOTE_ANY: int(ballot != 0), E.VOTE_ALL: int(ballot == active),
+             E.VOTE_UNI: int(ballot in (0, active))}.get(ins.cmp, ballot)
+        for th in members:
+            self.write(th, ins.ops[0], r)
+
+    def _collective_shfl(self, members, ins):
+        """shfl.sync: each lane reads lane j's a (idx / up / down / bfly within the segment and
+        clamp of c); j outside the bounds or not taking part gives the lane's own value, and the
+        predicate destination says whether j was valid."""
+        by_lane = {th.tib % self.ws: th for th in members}
+        vals = {lane: self.ival(th, ins.ops[1]) for lane, th in by_lane.items()}
+        results = []
+        for lane, th in by_lane.items():
+            b = self.ival(th, ins.ops[2]) & 0x1F
+            c = self.ival(th, ins.ops[3])
+            clamp, seg = c & 0x1F, (c >> 8) & 0x1F
+            max_lane, min_lane = (lane & seg) | (clamp & ~seg), lane & seg
+            if ins.cmp == E.SHFL_IDX:
+                j = min_lane | (b & ~seg)
+                valid = j <= max_lane
+            elif ins.cmp == E.SHFL_UP:
+                j = lane - b
+                valid = j >= min_lane
+            elif ins.cmp == E.SHFL_DOWN:
+                j = lane + b
+                valid = j <= max_lane
+            else:
+                j = lane ^ b
+                valid = j <= max_lane
+            if not valid or not 0 <= j < self.ws:
+                j = lane
+            elif j not in vals:              # an inactive lane: undefined in PTX; the own value
+                valid, j = False, lane
+            results.append((th, vals[j], valid))
+        for th, v, valid in results:
+            self.write(th, ins.ops[0], v)
+            if ins.dst2 >= 0:
+                th.p[ins.dst2] = int(valid)
 
     def _collective_redux(self, members, ins):
         vals = {th.tib % self.ws: self.ival(th, ins.ops[1]) for th in members}
@@ -1631,6 +1680,8 @@ OPCODE_HANDLERS = {
     **{name: _Interpreter.wait_collective for name in _TENSOR},
     "match": _Interpreter.wait_collective,
     "redux": _Interpreter.wait_collective,
+    "vote": _Interpreter.wait_collective,
+    "shfl": _Interpreter.wait_collective,
     "bra": _Interpreter.op_bra, "ret": _Interpreter.op_exit, "exit": _Interpreter.op_exit,
     "trap": _Interpreter.op_trap,
 }
