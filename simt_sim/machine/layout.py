@@ -67,7 +67,8 @@ N_COUNTERS = len(COUNTER_FIELDS)
 # ---- mask history (int64[n, HISTORY_FIELDS]) and divergence events (int64[n, EVENT_FIELDS]) ----
 HISTORY_FIELDS = ("gid", "pc", "mask", "exec_mask")
 EVENT_FIELDS = ("gid", "kind", "pc", "mask", "depth")
-EV_DIVERGE, EV_RECONVERGE = 1, 2
+EV_DIVERGE, EV_RECONVERGE, EV_CALL, EV_RETURN = 1, 2, 3, 4
+EVENTS_PER_STEP = 8           # room the run loops keep in the event buffer per warp-instruction
 
 # ---- faults (int64[FAULT_FIELDS]) ----
 FAULT_FIELDS = ("code", "gid", "lane", "pc", "addr", "extra")
