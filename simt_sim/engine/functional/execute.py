@@ -26,6 +26,7 @@ STEP_OK, STEP_FAULT = 0, 1
 
 G_WS, G_WPB, G_SHARED, G_LOCAL, G_POLICY = (G["warp_size"], G["wpb"], G["shared_bytes"],
                                             G["local_bytes"], G["policy"])
+G_CALL_DEPTH = G["call_depth"]
 
 
 @compiled
@@ -690,7 +691,7 @@ def exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fa
     """`call` by the lanes of exec_mask (calls.py); faults past simt.call_depth or a full stack."""
     status = CALLS.enter_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters)
     if status == CALLS.CALL_TOO_DEEP:
-        set_fault(fault, FAULT_CALL_DEPTH, gid, first_lane(exec_mask), pc, 0, geom[G["call_depth"]])
+        set_fault(fault, FAULT_CALL_DEPTH, gid, first_lane(exec_mask), pc, 0, geom[G_CALL_DEPTH])
         return STEP_FAULT
     if status == CALLS.CALL_STACK_FULL:
         set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
