@@ -356,7 +356,7 @@ def test_one_kernels_construct_does_not_make_the_module_unloadable():
     calls = assemble_text(MODULE, "calls", file="m.ptx")         # a .func defined in the module runs
     assert calls.functions == {"helper": len(calls) - 4} and calls.call_levels == 1
     launch(calls, 1, 1, ["out"], {"out": np.zeros(1, np.uint32)}, config=LaunchConfig())
-    for name, where, message in (("prints", "m.ptx:51:25", "call of 'vprintf': the function is only declared"),
+    for name, where, message in (("prints", "m.ptx:52:25", "call of 'vprintf': the function is only declared"),
                                  ("unknown", "m.ptx:36:5", "unknown opcode 'frobnicate'"),
                                  ("unparsable", "m.ptx:41:10", "kernel unparsable: vector registers are not supported")):
         with pytest.raises(InputError) as e:
