@@ -60,13 +60,14 @@ class GeneratedKernel:
     has_barrier: bool
     n_out: int = NV
     features: set = field(default_factory=set)
+    funcs: list = field(default_factory=list)      # device-function bodies (kernels_with_calls)
 
     def evaluate(self, inp: np.ndarray, block: int, grid: int) -> np.ndarray:
-        return evaluate(self.stmts, inp, block, grid)
+        return evaluate(self.stmts, inp, block, grid, self.funcs)
 
     def __repr__(self) -> str:        # what Hypothesis prints for a falsifying example
-        return (f"GeneratedKernel(nesting_depth={self.nesting_depth}, stmts={self.stmts!r}) "
-                f"with PTX:\n{self.ptx}")
+        return (f"GeneratedKernel(nesting_depth={self.nesting_depth}, stmts={self.stmts!r}, "
+                f"funcs={self.funcs!r}) with PTX:\n{self.ptx}")
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(repr(self))
@@ -83,6 +84,8 @@ class _Ctx:
     allow_loops: bool = True
     allow_nested_exit: bool = True
     features: set = field(default_factory=set)
+    callees: tuple = ()         # device functions this body may call
+    in_function: bool = False   # a device function's body: early `ret`, no exit or barrier
 
 
 def _cond(draw):
@@ -131,12 +134,16 @@ def _block(draw, ctx: _Ctx, depth_left: int, max_len: int, spine: bool = False) 
             kinds += ["if"] * 3 + ["switch"]
             if ctx.loops < 2 and ctx.allow_loops:
                 kinds += ["while"] * 2
-        if ctx.top or ctx.allow_nested_exit:
+        if (ctx.top or ctx.allow_nested_exit) and not ctx.in_function:
             kinds += ["exit"]
         if ctx.loops > 0:
             kinds += ["brk"]
-        if ctx.top and not ctx.exit_seen:
+        if ctx.top and not ctx.exit_seen and not ctx.in_function:
             kinds += ["bar"] * 2
+        if ctx.callees:
+            kinds += ["call"] * 3
+        if ctx.in_function:
+            kinds += ["ret"] * 2
         kind = draw(st.sampled_from(kinds))
         if kind == "assign":
             out.append(_assign(draw))
@@ -153,6 +160,13 @@ def _block(draw, ctx: _Ctx, depth_left: int, max_len: int, spine: bool = False) 
         elif kind == "bar":
             out.append(("bar",))
             ctx.features.add("bar")
+        elif kind == "call":
+            guard = _cond(draw) if draw(st.booleans()) else None
+            out.append(("call", draw(st.sampled_from(ctx.callees)), draw(st.integers(0, NV - 1)), guard))
+            ctx.features.add("guarded-call" if guard else "call")
+        elif kind == "ret":
+            out.append(("ret", _cond(draw)))
+            ctx.features.add("early-ret")
     return out
 
 
@@ -202,10 +216,32 @@ def kernels(draw, max_depth: int = 3, max_stmts: int = 14, loops: bool = True,
     return kernel_from_stmts(stmts, ctx.features)
 
 
-def kernel_from_stmts(stmts, features=()) -> GeneratedKernel:
-    """A GeneratedKernel for a hand-written AST (explicit examples, bug repros)."""
-    return GeneratedKernel(stmts, emit_ptx(stmts), nesting_depth(stmts), construct_depth(stmts),
-                           _has(stmts, "exit"), _has(stmts, "bar"), NV, set(features))
+@st.composite
+def kernels_with_calls(draw, max_funcs: int = 3, max_depth: int = 2, max_stmts: int = 8) -> GeneratedKernel:
+    """A kernel that calls up to max_funcs device functions; function k may call the functions
+    after it (no recursion) and return early (`@%p ret;`) in some lanes; calls may be guarded
+    (`@%p call`) or sit in divergent code."""
+    n = draw(st.integers(1, max_funcs))
+    funcs: list = [None] * n
+    features: set = set()
+    for k in reversed(range(n)):
+        ctx = _Ctx(budget=draw(st.integers(2, max_stmts)), top=False, callees=tuple(range(k + 1, n)),
+                   in_function=True, features=features)
+        funcs[k] = _block(draw, ctx, draw(st.integers(1, max_depth)), 4, spine=True)
+    ctx = _Ctx(budget=draw(st.integers(3, max_stmts)), callees=tuple(range(n)), features=features)
+    stmts = _block(draw, ctx, draw(st.integers(1, max_depth)), 5, spine=True)
+    if not _has(stmts, "call"):
+        stmts.append(("call", 0, 0, None))
+    return kernel_from_stmts(stmts, features, funcs)
+
+
+def kernel_from_stmts(stmts, features=(), funcs=()) -> GeneratedKernel:
+    """A GeneratedKernel for a hand-written AST (explicit examples, bug repros); funcs: the bodies
+    of the device functions that ("call", k, dst, guard) statements call."""
+    kernel = GeneratedKernel(stmts, emit_ptx(stmts, funcs), nesting_depth(stmts), construct_depth(stmts),
+                             _has(stmts, "exit"), _has(stmts, "bar"), NV, set(features))
+    kernel.funcs = list(funcs)
+    return kernel
 
 
 def _walk(stmts):
@@ -278,7 +314,21 @@ class _Continue(Exception):
     pass
 
 
-def _run(stmts, regs):
+class _Return(Exception):
+    pass
+
+
+def _call(funcs, k, regs) -> int:
+    """A device function's result: its v0 after its body ran on a copy of the caller's values."""
+    inner = list(regs)
+    try:
+        _run(funcs[k], inner, funcs)
+    except _Return:
+        pass
+    return inner[0]
+
+
+def _run(stmts, regs, funcs=()):
     for s in stmts:
         k = s[0]
         if k == "assign":
@@ -299,20 +349,20 @@ def _run(stmts, regs):
                 r = a << bv
             regs[dst] = r & MASK32
         elif k == "if":
-            _run(s[2] if _cond_val(regs, s[1]) else s[3], regs)
+            _run(s[2] if _cond_val(regs, s[1]) else s[3], regs, funcs)
         elif k == "while":
             c = (regs[SRC_IN] >> s[1]) & 7
             while c != 0:
                 c -= 1
                 try:
-                    _run(s[2], regs)
+                    _run(s[2], regs, funcs)
                 except _Continue:
                     pass
                 except _Break:
                     break
         elif k == "switch":
             x = regs[s[1]] & 3
-            _run(s[3][x] if x < s[2] else s[4], regs)
+            _run(s[3][x] if x < s[2] else s[4], regs, funcs)
         elif k == "break":
             raise _Break
         elif k == "continue":
@@ -320,10 +370,17 @@ def _run(stmts, regs):
         elif k == "exit":
             if _cond_val(regs, s[1]):
                 raise _Exit
+        elif k == "ret":
+            if _cond_val(regs, s[1]):
+                raise _Return
+        elif k == "call":
+            _, f, dst, guard = s
+            if guard is None or _cond_val(regs, guard):
+                regs[dst] = _call(funcs, f, regs)
         # "bar": no effect on values
 
 
-def evaluate(stmts, inp: np.ndarray, block: int, grid: int) -> np.ndarray:
+def evaluate(stmts, inp: np.ndarray, block: int, grid: int, funcs=()) -> np.ndarray:
     """out words (uint32[n_threads * NV]) the kernel must produce for input words `inp`."""
     n = block * grid
     out = np.zeros(n * NV, dtype=np.uint32)
@@ -334,7 +391,7 @@ def evaluate(stmts, inp: np.ndarray, block: int, grid: int) -> np.ndarray:
         regs[SRC_TID], regs[SRC_GTID], regs[SRC_IN] = tid, g, x
         regs[0], regs[1], regs[2], regs[3] = x, g, tid, (x ^ (g * 2654435761)) & MASK32
         try:
-            _run(stmts, regs)
+            _run(stmts, regs, funcs)
         except _Exit:
             pass
         out[g * NV:(g + 1) * NV] = regs[:NV]
@@ -475,10 +532,43 @@ class _Emitter:
                 self.ins(f"@{p} ret;")
             elif k == "bar":
                 self.ins("bar.sync 0;")
+            elif k == "ret":
+                p = self.pred(s[1], negate=False)
+                self.ins(f"@{p} st.param.b32 [func_retval0], %r6;")
+                self.ins(f"@{p} ret;")
+            elif k == "call":
+                self.call(*s[1:])
         return False
 
+    def call(self, f: int, dst: int, guard) -> None:
+        """nvcc's call sequence: the 7 values as .param arguments, v[dst] = the result."""
+        g = f"@{self.pred(guard, negate=False)} " if guard else ""
+        self.lines.append("\t{")
+        for j in range(N_SRC):
+            self.lines.append(f"\t.param .b32 param{j};")
+            self.ins(f"st.param.b32 [param{j}], {self.reg(j)};")
+        self.lines.append("\t.param .b32 retval0;")
+        args = ", ".join(f"param{j}" for j in range(N_SRC))
+        self.ins(f"{g}call{'' if g else '.uni'} (retval0), gen_f{f}, ({args});")
+        self.ins(f"{g}ld.param.b32 {self.reg(dst)}, [retval0];")
+        self.lines.append("\t}")
 
-def emit_ptx(stmts) -> str:
+
+def emit_function(k: int, stmts) -> list[str]:
+    """Device function gen_fK: its 7 parameters in the kernel's registers (%r6..%r9 = v0..v3,
+    %r3 / %r4 / %r5 = tid / gtid / in), its result v0."""
+    e = _Emitter()
+    for j in range(N_SRC):
+        e.ins(f"ld.param.u32 {e.reg(j)}, [gen_f{k}_param_{j}];")
+    e.block(stmts, None)
+    e.ins("st.param.b32 [func_retval0], %r6;")
+    e.ins("ret;")
+    params = ",\n".join(f"\t.param .b32 gen_f{k}_param_{j}" for j in range(N_SRC))
+    return [f".func  (.param .b32 func_retval0) gen_f{k}(", params, ")", "{",
+            f"\t.reg .pred \t%p<{e.n_p + 1}>;", f"\t.reg .b32 \t%r<{e.n_r + 1}>;", ""] + e.lines + ["}", ""]
+
+
+def emit_ptx(stmts, funcs=()) -> str:
     e = _Emitter()
     e.ins("ld.param.u64 %rd1, [gen_param_0];")
     e.ins("ld.param.u64 %rd2, [gen_param_1];")
@@ -504,7 +594,10 @@ def emit_ptx(stmts) -> str:
     e.store_outputs()
     e.ins("ret;")
     head = ["//", "// Generated by tests/kernelgen.py (nvcc-style PTX)", "//", "",
-            ".version 8.0", ".target sm_80", ".address_size 64", "",
+            ".version 8.0", ".target sm_80", ".address_size 64", ""]
+    for k, body in enumerate(funcs):
+        head += emit_function(k, body)
+    head += [
             "\t// .globl\tgen", "",
             ".visible .entry gen(",
             "\t.param .u64 gen_param_0,",

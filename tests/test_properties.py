@@ -7,7 +7,12 @@
   (c) per-thread instruction counts equal the oracle's exactly;
   (d) outputs (and per-thread instruction counts) do not depend on the divergence policy or the
       warp size, block sizes that are not multiples of the warp size included;
-  (e) the SIMT stack never gets deeper than the program's static nesting depth.
+  (e) the SIMT stack never gets deeper than the program's static nesting depth;
+  (f) with device functions (kernelgen.kernels_with_calls: divergent and guarded calls, early
+      `ret` in some lanes, calls inside callees): (a) to (c), reconvergence inside callees
+      included, and exact call masks: a callee runs with exactly the calling lanes, lanes that
+      return early wait (no caller instruction runs before the return), and the warp resumes
+      after the call with every lane that was active at the call.
 
 Examples per test come from the Hypothesis profile (tests/conftest.py): "ci" by default,
 `--hypothesis-profile=long` for 1000 examples each.
@@ -21,9 +26,9 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from kernelgen import NV, GeneratedKernel, kernel_from_stmts, kernels
+from kernelgen import NV, GeneratedKernel, kernel_from_stmts, kernels, kernels_with_calls
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import EV_DIVERGE, EV_RECONVERGE, POLICY_NAMES
+from simt_sim.machine.layout import EV_CALL, EV_DIVERGE, EV_RECONVERGE, EV_RETURN, POLICY_NAMES
 from simt_sim.frontend.assembler import Program, assemble_text
 from simt_sim.run.functional import LaunchConfig, RunResult, launch, mask_bits
 from simt_sim.oracle.interpreter import run_oracle
@@ -55,8 +60,8 @@ class Case:
 
 
 @st.composite
-def cases(draw, **kernel_options) -> Case:
-    kernel = draw(kernels(**kernel_options))
+def cases(draw, calls: bool = False, **kernel_options) -> Case:
+    kernel = draw(kernels_with_calls() if calls else kernels(**kernel_options))
     grid = draw(st.integers(1, 2))
     block = draw(st.one_of(st.sampled_from([24, 40, 64]), st.integers(1, 64)))
     words = draw(st.lists(st.one_of(st.integers(0, 63), st.integers(0, 2**32 - 1)),
@@ -119,7 +124,11 @@ def check_reconvergence(res: RunResult, prog: Program) -> int:
     diverge event belongs to the history row of its branch; a reconverge event happened in the
     settle of one step between the previous diverge event's row and the next one's: its mask must
     equal join & live after some step in that window (exact whenever no thread exits there).
-    Returns the number of reconverge events checked."""
+    Calls: a call event opens a frame (return pc, the mask at the call) like a diverge event; lanes
+    that `ret` inside a function leave the frames opened inside it (they count as gone until the
+    warp is back after the call); the return event must restore the call's mask exactly (minus
+    exited threads) at the return pc, and closes the callee's frames.
+    Returns the number of reconverge and return events checked."""
     ws = res.config.warp_size
     wpb = res.warps_per_block
     tpb = res.block.count
@@ -133,16 +142,29 @@ def check_reconvergence(res: RunResult, prog: Program) -> int:
         V = res.events[ev_gid == gid]
         wib = gid % wpb
         lanes = min(ws, tpb - wib * ws)
-        live = (1 << lanes) - 1
+        live_all = (1 << lanes) - 1
         live_after = []
+        exits_after = []
         div_rows = []
+        returned, open_calls, exited = 0, [], 0     # lanes gone from the innermost function
         for i, (_, pc, mask, ex) in enumerate(H):
             op = code[pc, E.F_OP]
-            if op in (E.OP_RET, E.OP_EXIT):
-                live &= ~int(ex)
+            if open_calls and pc == open_calls[-1][0]:          # back after the call
+                returned = open_calls.pop()[1]
+            if op == E.OP_RET and code[pc, E.F_FLAGS] & E.FL_IN_FUNC:
+                returned |= int(ex)
+            elif op in (E.OP_RET, E.OP_EXIT):
+                exited |= int(ex)
             elif op == E.OP_BRA and ex != 0 and (mask & ~ex) != 0:
                 div_rows.append(i)
+            elif op == E.OP_CALL and ex != 0:
+                div_rows.append(i)
+                open_calls.append((pc + 1, returned))
+                returned = 0
+            live = live_all & ~exited & ~returned
             live_after.append(live)
+            exits_after.append(live_all & ~exited)
+        live = live_all & ~exited
         where = f"warp {gid} (ws={ws}, policy={res.config.policy})"
         assert live == 0, f"{where}: threads {mask_bits(live, ws)} never exited"
         frames: list[list[int]] = []          # [rpc, join mask at the first split]
@@ -150,7 +172,7 @@ def check_reconvergence(res: RunResult, prog: Program) -> int:
         lo = 0
         for _, kind, pc, m, d in V:
             pc, m, d = int(pc), int(m), int(d)
-            if kind == EV_DIVERGE:
+            if kind == EV_CALL or kind == EV_DIVERGE:
                 assert k < len(div_rows), f"{where}: diverge event at pc {pc} without a divergent branch"
                 t = div_rows[k]
                 k += 1
@@ -160,7 +182,7 @@ def check_reconvergence(res: RunResult, prog: Program) -> int:
                 lv = live_after[t]
                 while frames and (frames[-1][1] & lv) == 0:
                     frames.pop()              # every thread of it exited: popped silently
-                rpc = int(code[pc, E.F_RECONV])
+                rpc = pc + 1 if kind == EV_CALL else int(code[pc, E.F_RECONV])
                 if d == len(frames) + 1:
                     frames.append([rpc, m])
                 elif d == len(frames):
@@ -174,6 +196,14 @@ def check_reconvergence(res: RunResult, prog: Program) -> int:
                     raise AssertionError(f"{where}: diverge event at pc {pc} reports depth {d}, "
                                          f"but {len(frames)} frames are open")
                 lo = t
+            elif kind == EV_RETURN:
+                assert d < len(frames), f"{where}: return at pc {pc} pops depth {d}, only {len(frames)} open"
+                rpc, join = frames[d]
+                assert pc == rpc, f"{where}: call at depth {d} returns to pc {pc}, not to {rpc}"
+                assert m == join & exits_after[lo], \
+                    f"{where}: return to pc {pc} with mask {mask_bits(m, ws)}, the call had {mask_bits(join, ws)}"
+                del frames[d:]                # the callee's frames: all of their lanes returned
+                checked += 1
             else:
                 assert kind == EV_RECONVERGE
                 hi = div_rows[k] - 1 if k < len(div_rows) else len(H) - 1
@@ -269,3 +299,46 @@ def test_stack_depth_bounded_by_nesting(case):
     depth, where = _max_depth_over_configs(prog, case)
     assert depth <= case.kernel.nesting_depth, \
         f"{where}: stack depth {depth} > static nesting depth {case.kernel.nesting_depth}"
+
+
+# ------------------------------------------------------------------ (f) device functions
+
+def check_call_masks(res: RunResult, prog: Program) -> int:
+    """Per warp, for every call that lanes executed: the next instruction is the callee's entry
+    with exactly the calling lanes; until the warp is back at the return pc, every instruction
+    belongs to a function (no caller instruction runs while lanes wait at the callee's exit) and
+    runs a subset of the calling lanes; back at the return pc, the mask is the call's mask.
+    Returns the number of calls checked."""
+    in_func = (prog.code[:, E.F_FLAGS] & E.FL_IN_FUNC) != 0
+    checked = 0
+    for gid in np.unique(res.history[:, 0]):
+        H = res.history[res.history[:, 0] == gid]
+        for i, (_, pc, mask, ex) in enumerate(H):
+            if prog.code[pc, E.F_OP] != E.OP_CALL or ex == 0:
+                continue
+            where = f"warp {gid}, call at pc {pc} (history row {i})"
+            assert H[i + 1, 1] == prog.code[pc, E.F_TARGET] and H[i + 1, 2] == ex, \
+                f"{where}: the callee started at pc {H[i + 1, 1]} with {mask_bits(int(H[i + 1, 2]), 32)}"
+            j = next(j for j in range(i + 1, len(H)) if H[j, 1] == pc + 1)
+            inner = H[i + 1:j]
+            assert in_func[inner[:, 1]].all(), f"{where}: caller code ran before the callee's lanes returned"
+            assert not (inner[:, 2] & ~ex).any(), f"{where}: lanes that did not call ran in the callee"
+            assert H[j, 2] == mask, \
+                f"{where}: resumed with {mask_bits(int(H[j, 2]), 32)}, the call had {mask_bits(int(mask), 32)}"
+            checked += 1
+    return checked
+
+
+@given(cases(calls=True), st.sampled_from(POLICY_NAMES), st.sampled_from(WARP_SIZES))
+def test_calls_match_oracle_and_reconverge_exactly(case, policy, warp_size):
+    prog = assemble(case)
+    res = run_engine(prog, case, warp_size, policy)
+    orc = run_oracle(prog, case.grid, case.block, ARGS, case.buffers(), warp_size=warp_size)
+    got, want = res.buffers["out"], orc.buffers["out"]
+    assert np.array_equal(got, want), "engine vs oracle: " + first_mismatch(got, want)
+    ref = expected_outputs(case)
+    assert np.array_equal(want, ref), "oracle vs kernelgen reference semantics: " + first_mismatch(want, ref)
+    assert np.array_equal(by_thread(res.thread_icount, case, warp_size),
+                          by_thread(orc.thread_icount, case, warp_size)), "per-thread instruction counts"
+    check_reconvergence(res, prog)
+    check_call_masks(res, prog)

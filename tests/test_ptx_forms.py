@@ -334,6 +334,18 @@ MODULE = HEAD + """
     .reg .v2 .b32 %v;
     ret;
 }
+.visible .entry prints(.param .u64 out)
+{
+    {
+    .param .b64 param0;
+    st.param.b64 [param0+0], 0;
+    .param .b64 param1;
+    st.param.b64 [param1+0], 0;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    }
+    ret;
+}
 """
 
 
@@ -341,7 +353,10 @@ def test_one_kernels_construct_does_not_make_the_module_unloadable():
     program = assemble_text(MODULE, "good", file="m.ptx")
     res = launch(program, 1, 1, ["out"], {"out": np.zeros(1, np.uint32)}, config=LaunchConfig())
     assert res.buffers["out"].tolist() == [77]
-    for name, where, message in (("calls", "m.ptx:28:5", "kernel calls: call is not supported"),
+    calls = assemble_text(MODULE, "calls", file="m.ptx")         # a .func defined in the module runs
+    assert calls.functions == {"helper": len(calls) - 4} and calls.call_levels == 1
+    launch(calls, 1, 1, ["out"], {"out": np.zeros(1, np.uint32)}, config=LaunchConfig())
+    for name, where, message in (("prints", "m.ptx:52:25", "call of 'vprintf': the function is only declared"),
                                  ("unknown", "m.ptx:36:5", "unknown opcode 'frobnicate'"),
                                  ("unparsable", "m.ptx:41:10", "kernel unparsable: vector registers are not supported")):
         with pytest.raises(InputError) as e:

@@ -11,6 +11,7 @@ import numpy as np
 
 from simt_sim.isa import encoding as E
 from simt_sim.errors import InputError, SourceLoc
+from simt_sim.frontend.calls import call_graph, nesting_levels, reachable_functions, reaches
 from simt_sim.frontend.cfg import build_cfg, reconvergence_pcs
 from simt_sim.frontend.parser import TYPE_SIZES, parse_ptx
 from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand, VarDecl
@@ -28,6 +29,20 @@ class Variable:
     size: int
     dtype: str
     init: list | None = None
+    kind: str = ""       # "call": a call sequence's .param variable; "arg": a .func's parameter or
+                         # return value (both live in local memory and take ld.param / st.param)
+
+
+@dataclass
+class Body:
+    """One body being assembled into the program: the kernel or a linked .func."""
+    syntax: Kernel
+    regs: dict[str, tuple[int, int]]
+    symbols: dict[str, Variable]
+    window: tuple[int, ...] = ()         # .func: r32, n, r64, n, pred, n, local, n (see E.CALL_FIELDS)
+    pc_base: int = 0
+    instrs: list[Instruction] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -57,6 +72,10 @@ class Program:
     texts: list[str]
     declared_regs: int               # 32-bit registers per thread implied by the .reg declarations
     directives: dict[str, list[int]] = field(default_factory=dict)
+    calls: np.ndarray = field(default_factory=lambda: np.zeros((0, len(E.CALL_FIELDS)), np.int64))
+    call_levels: int = 0             # deepest call nesting (0: no calls), -1 when calls may recurse
+    frame_bytes: int = 0             # bytes of one saved frame on a thread's call stack (recursion)
+    functions: dict[str, int] = field(default_factory=dict)   # linked .func name -> entry pc
 
     def __len__(self) -> int:
         return len(self.code)
@@ -149,28 +168,48 @@ class Assembler:
         self.const_index: dict[tuple[int, float, float], int] = {}
         self.vecs: list[list[int]] = []
         self.symbols: dict[str, Variable] = {}
+        self.module_symbols: dict[str, Variable] = {}
+        self.local_end = 0               # local-memory bytes placed so far
         self.wide_operands = False       # the current instruction allows wider data registers
         self.tensor_fragments = False    # the current instruction takes 8-register fragments
-
-    def refuse_unsupported(self) -> None:
-        """Constructs the simulator cannot run, found before anything else so that the message
-        names them rather than a consequence (a call's `.param` arguments, say)."""
-        for item in self.kernel.body:
-            if isinstance(item, Instruction) and item.opcode == "call":
-                raise InputError(f"kernel {self.kernel.name}: call is not supported (device functions are "
-                                 "not simulated yet): inline the function (__forceinline__) or drop "
-                                 "__noinline__", item.loc)
+        self.bodies: dict[str, Body] = {}
+        self.calls: list[list[int]] = []     # the call table's rows (E.CALL_FIELDS wide)
+        self.graph: dict[str, set[str]] = {}
+        self.local_param = False         # the current instruction names a .param variable in local memory
 
     # ---- declarations ----
-    def allocate_registers(self) -> None:
-        for name, dtype in self.kernel.regs.items():
+    def allocate_registers(self, body: Kernel) -> tuple[dict[str, tuple[int, int]], tuple[int, ...]]:
+        """Registers of one body, after those of the bodies before it -> (name -> (file, index),
+        (first, count) in the 32-bit, 64-bit and predicate files)."""
+        start = dict(self.counts)
+        regs: dict[str, tuple[int, int]] = {}
+        for name, dtype in body.regs.items():
             f = _file_of(dtype)
             idx = self.counts[f]
             self.counts[f] += 1
-            self.regs[name] = (f, idx)
+            regs[name] = (f, idx)
             self.reg_names[(f, idx)] = name
+        window = []
+        for f in (FILE_R32, FILE_R64, FILE_PRED):
+            window += [start[f], self.counts[f] - start[f]]
+        return regs, tuple(window)
 
-    def layout_variables(self) -> tuple[list[Variable], int, list[Variable], int, bool, int, list[Variable], int]:
+    def place_local(self, name: str, dtype: str, count: int, align: int, kind: str = "",
+                    init=None) -> Variable:
+        """The next local-memory variable (kernel and .func locals, call parameters)."""
+        size = TYPE_SIZES[dtype] * max(count, 0)
+        offset = _align(self.local_end, max(align, 1))
+        self.local_end = offset + size
+        return Variable(name, "local", offset, size, dtype, init, kind)
+
+    def add_symbol(self, symbols: dict[str, Variable], var: Variable, loc: SourceLoc) -> None:
+        if var.name in symbols:
+            raise InputError(f"symbol {var.name!r} declared twice", loc)
+        symbols[var.name] = var
+
+    def layout_variables(self) -> tuple[list[Variable], int, list[Variable], int, bool, list[Variable], int]:
+        """The kernel's params, the module's and the kernel's variables and the kernel's call
+        parameters (in local memory) -> self.symbols."""
         params, off = [], 0
         for p in self.kernel.params:
             size = TYPE_SIZES[p.dtype] * p.count
@@ -179,7 +218,7 @@ class Assembler:
             off += size
         param_size = off
         spaces: dict[str, list[Variable]] = {"shared": [], "local": [], "global": []}
-        sizes = {"shared": 0, "local": 0, "global": 0}
+        sizes = {"shared": 0, "global": 0}
         dynamic = False
         decls: list[VarDecl] = list(self.module.vars) + list(self.kernel.vars)
         for v in decls:
@@ -188,18 +227,45 @@ class Assembler:
                 raise InputError(f".{v.space} variables are not supported here", v.loc)
             if v.count == 0 and space == "shared":
                 dynamic = True
-            size = TYPE_SIZES[v.dtype] * max(v.count, 0)
-            o = _align(sizes[space], v.align)
-            var = Variable(v.name, space, o, size, v.dtype, v.init)
+            if space == "local":
+                var = self.place_local(v.name, v.dtype, v.count, v.align, init=v.init)
+            else:
+                size = TYPE_SIZES[v.dtype] * max(v.count, 0)
+                o = _align(sizes[space], v.align)
+                var = Variable(v.name, space, o, size, v.dtype, v.init)
+                sizes[space] = o + size
             spaces[space].append(var)
-            sizes[space] = o + size
-        for var in params + spaces["shared"] + spaces["local"] + spaces["global"]:
-            if var.name in self.symbols:
-                raise InputError(f"symbol {var.name!r} declared twice", self.kernel.loc)
-            self.symbols[var.name] = var
+            if v in self.module.vars:
+                self.module_symbols[v.name] = var
+        calls = [self.place_local(v.name, v.dtype, max(v.count, 1), v.align, "call") for v in self.kernel.call_params]
+        for var in params + spaces["shared"] + spaces["local"] + spaces["global"] + calls:
+            self.add_symbol(self.symbols, var, self.kernel.loc)
         sizes["shared"] = _align(sizes["shared"], 16)
-        return (params, param_size, spaces["shared"], sizes["shared"], dynamic, _align(sizes["local"], 8),
+        return (params, param_size, spaces["shared"], sizes["shared"], dynamic,
                 spaces["global"], _align(sizes["global"], 256))
+
+    def layout_function(self, func: Kernel) -> tuple[dict[str, Variable], int, int]:
+        """A .func's symbols: the module's variables, then its return values, parameters and
+        .local variables (the saved part, one local-memory range) and its call parameters ->
+        (symbols, first saved byte, saved bytes)."""
+        symbols = dict(self.module_symbols)
+        self.local_end = _align(self.local_end, 8)
+        first = self.local_end
+        own: list[Variable] = []
+        for p in func.returns + func.params:
+            own.append(self.place_local(p.name, p.dtype, p.count, max(p.align, TYPE_SIZES[p.dtype]), "arg"))
+        for v in func.vars:
+            if v.space != "local":
+                raise InputError(f".{v.space} variables inside a .func are not supported (declare them at "
+                                 "module scope)", v.loc)
+            own.append(self.place_local(v.name, v.dtype, v.count, v.align, init=v.init))
+        saved = self.local_end - first
+        own += [self.place_local(v.name, v.dtype, max(v.count, 1), v.align, "call") for v in func.call_params]
+        for var in own:
+            symbols.pop(var.name, None)          # a function's own name shadows a module variable
+        for var in own:
+            self.add_symbol(symbols, var, func.loc)
+        return symbols, first, saved
 
     # ---- operands ----
     def const(self, bits: int, f32: float, f64: float) -> int:
@@ -324,7 +390,9 @@ class Assembler:
         var = self.symbols.get(base.name)
         if var is None:
             raise InputError(f"unknown symbol {base.name!r}", base.loc)
-        if space not in ("generic", var.space) and not (space == "const" and var.space == "global"):
+        if space == "param" and var.kind in ("call", "arg"):
+            self.local_param = True
+        elif space not in ("generic", var.space) and not (space == "const" and var.space == "global"):
             raise InputError(f"{base.name!r} is a .{var.space} variable, not .{space}", base.loc)
         addr = var.offset if var.space != "global" else E.GLOBAL_BASE + var.offset
         if space == "generic" and var.space in ("shared", "local"):
@@ -378,7 +446,7 @@ class Assembler:
                                  f"{', '.join(sorted('.' + x for x in info.types))})", ins.loc)
         return types, mods
 
-    def encode(self, ins: Instruction, labels: dict[str, int]) -> np.ndarray:
+    def encode(self, ins: Instruction, labels: dict[str, int], in_function: bool = False) -> np.ndarray:
         info, suffixes = self.resolve_opcode(ins)
         self.current_loc = ins.loc
         if info is None:
@@ -427,6 +495,8 @@ class Assembler:
             flags |= E.FL_B_SIGNED
         if info.name == "redux" and ((row[E.F_CMP] in E.REDUX_BITWISE) != (t1 == "b32")):
             raise InputError("redux.sync takes .add/.min/.max with .u32/.s32 and .and/.or/.xor with .b32", ins.loc)
+        if in_function:
+            flags |= E.FL_IN_FUNC
         row[E.F_FLAGS] = flags
         if info.name in TF.TENSOR_OPS:
             TF.check_tensor_form(ins, info.name, types, mods, row)
@@ -436,8 +506,14 @@ class Assembler:
             row[E.F_GUARD] = self.reg(Operand("reg", ins.loc, name=ins.guard), FILE_PRED, "a guard")[1]
             row[E.F_GUARD_NEG] = int(ins.guard_negated)
         self.wide_operands = info.wide_operands
+        self.local_param = False
         self.tensor_fragments = info.name in TF.TENSOR_OPS
-        self.encode_operands(ins, info, row, t1, t2, space, labels)
+        if info.name == "call":
+            self.encode_call(ins, row)
+        else:
+            self.encode_operands(ins, info, row, t1, t2, space, labels)
+        if space == "param" and (self.local_param or in_function):
+            row[E.F_SPACE] = E.SP_LOCAL      # call parameters live in local memory (docs/ptx-subset.md)
         if info.name in TF.TENSOR_OPS:
             TF.check_fragments(ins, info.name, types, row, self.vecs)
         return row
@@ -545,32 +621,68 @@ class Assembler:
             row[base], row[base + 1], row[base + 2] = kind, idx, imm
             row[base + 3] = E.TYPE_CODE.get(dtype, E.NO_TYPE) if dtype else E.NO_TYPE
 
-    def assemble(self) -> Program:
-        self.refuse_unsupported()
-        self.allocate_registers()
-        (params, param_size, shared, shared_size, dynamic, local_size,
-         globals_, global_size) = self.layout_variables()
-        labels: dict[str, int] = {}
-        instrs: list[Instruction] = []
-        for item in self.kernel.body:
+    def collect(self, body: Body, is_function: bool) -> None:
+        """The body's instructions and labels; a body that may fall off its end gets an implicit
+        exit (a kernel) or ret (a .func), so that no body runs into the next one."""
+        for item in body.syntax.body:
             if isinstance(item, Label):
-                if item.name in labels:
+                if item.name in body.labels:
                     raise InputError(f"label {item.name!r} defined twice", item.loc)
-                labels[item.name] = len(instrs)
+                body.labels[item.name] = len(body.instrs)
             else:
-                instrs.append(item)
-        if not instrs or instrs[-1].opcode not in ("ret", "exit", "bra", "trap", "pop_mask"):
+                body.instrs.append(item)
+        instrs = body.instrs
+        end = instrs[-1].loc if instrs else body.syntax.loc
+        if is_function:
+            if not instrs or instrs[-1].guard is not None or instrs[-1].opcode not in ("ret", "exit", "bra", "trap"):
+                instrs.append(Instruction("ret", [], [], end, text="ret;"))
+        elif not instrs or instrs[-1].opcode not in ("ret", "exit", "bra", "trap", "pop_mask"):
             # PTX kernels may fall off the end; an implicit exit keeps the engine simple.
-            end = instrs[-1].loc if instrs else self.kernel.loc
             instrs.append(Instruction("exit", [], [], end, text="exit;"))
-        for name, pc in labels.items():
-            labels[name] = min(pc, len(instrs) - 1)
-        rows = [self.encode(ins, labels) for ins in instrs]
+        for name, pc in body.labels.items():
+            body.labels[name] = body.pc_base + min(pc, len(instrs) - 1)
+
+    def link_functions(self, kernel_body: Body) -> list[Body]:
+        """Every .func the kernel reaches, each with its own registers and local storage."""
+        funcs = reachable_functions(self.module, self.kernel)
+        self.graph = call_graph([self.kernel] + funcs)
+        bodies = []
+        for func in funcs:
+            regs, window = self.allocate_registers(func)
+            symbols, first, saved = self.layout_function(func)
+            bodies.append(Body(func, regs, symbols, window + (first, saved)))
+        return bodies
+
+    def assemble(self) -> Program:
+        kregs, _ = self.allocate_registers(self.kernel)
+        (params, param_size, shared, shared_size, dynamic,
+         globals_, global_size) = self.layout_variables()
+        kernel_body = Body(self.kernel, kregs, self.symbols)
+        bodies = [kernel_body] + self.link_functions(kernel_body)
+        pc = 0
+        for k, body in enumerate(bodies):
+            body.pc_base = pc
+            self.collect(body, k > 0)
+            pc += len(body.instrs)
+            self.bodies[body.syntax.name] = body
+        rows = []
+        for body in bodies:
+            self.kernel, self.regs, self.symbols = body.syntax, body.regs, body.symbols
+            for ins in body.instrs:
+                rows.append(self.encode(ins, body.labels, in_function=body is not kernel_body))
+        self.kernel = kernel_body.syntax
         code = np.array(rows, dtype=np.int64).reshape(len(rows), E.ROW_FIELDS)
         self.add_reconvergence(code)
         consts = self.consts or [(0, 0.0, 0.0)]
         vecs = self.vecs or [[-2] * E.VEC_WIDTH]
         declared = self.counts[FILE_R32] + 2 * self.counts[FILE_R64]
+        instrs = [i for b in bodies for i in b.instrs]
+        labels = dict(kernel_body.labels)
+        for body in bodies[1:]:
+            labels[body.syntax.name] = body.pc_base
+            for name, at in body.labels.items():
+                labels[name if name not in labels else f"{body.syntax.name}:{name}"] = at
+        calls = np.array(self.calls, np.int64).reshape(-1, len(E.CALL_FIELDS))
         return Program(
             name=self.kernel.name, file=self.module.file, code=code,
             const_u64=np.array([c[0] for c in consts], dtype=np.uint64),
@@ -580,10 +692,56 @@ class Assembler:
             n_r32=max(self.counts[FILE_R32], 1), n_r64=max(self.counts[FILE_R64], 1),
             n_pred=max(self.counts[FILE_PRED], 1), reg_names=self.reg_names,
             params=params, param_size=param_size, shared=shared, shared_size=shared_size,
-            dynamic_shared=dynamic, local_size=local_size, globals=globals_, global_size=global_size,
-            labels=labels, locs=[i.loc for i in instrs],
+            dynamic_shared=dynamic, local_size=_align(self.local_end, 8), globals=globals_,
+            global_size=global_size, labels=labels, locs=[i.loc for i in instrs],
             texts=[format_instruction(i) for i in instrs], declared_regs=declared,
-            directives=dict(self.kernel.directives))
+            directives=dict(self.kernel.directives), calls=calls,
+            call_levels=nesting_levels(self.graph, self.kernel.name) if self.graph else 0,
+            frame_bytes=max((int(r[E.CA_FRAME_BYTES]) for r in self.calls if r[E.CA_SAVE] == 1), default=0),
+            functions={b.syntax.name: b.pc_base for b in bodies[1:]})
+
+    # ---- calls ----
+    def encode_call(self, ins: Instruction, row) -> None:
+        """`call (r..), f, (a..)`: F_TARGET = f's entry, operand 0 = its call-table rows: the
+        descriptor (f's window, whether to save it), then a copy per argument and per return value."""
+        rets, fname, args = ins.operands
+        callee = self.bodies[fname.name]
+        func = callee.syntax
+        for what, given, wanted in (("arguments", args, func.params), ("return values", rets, func.returns)):
+            if len(given.items) != len(wanted):
+                raise InputError(f"call of {func.name}: {len(given.items)} {what} given, the function takes "
+                                 f"{len(wanted)}", fname.loc)
+        save = int(reaches(self.graph, func.name, self.kernel.name))   # the callee may be active already
+        window = list(callee.window)
+        n32, n64, npred, nlocal = window[1], window[3], window[5], window[7]
+        frame = _align(4 * n32 + 8 * n64 + npred + nlocal, 8)
+        first = len(self.calls)
+        self.calls.append([save] + window + [len(args.items), len(rets.items), frame, 0])
+        for item, p in zip(args.items, func.params):
+            src = self.call_variable(item, "argument")
+            dst = callee.symbols[p.name]
+            self.calls.append(self.copy_row(src.offset, dst.offset, min(src.size, dst.size)))
+        for item, p in zip(rets.items, func.returns):
+            dst = self.call_variable(item, "return value")
+            src = callee.symbols[p.name]
+            self.calls.append(self.copy_row(src.offset, dst.offset, min(src.size, dst.size)))
+        row[E.F_TARGET] = callee.pc_base
+        row[E.F_NOPS] = 1
+        row[E.F_OPS], row[E.F_OPS + 1], row[E.F_OPS + 2], row[E.F_OPS + 3] = E.K_CALL, first, 0, E.NO_TYPE
+
+    @staticmethod
+    def copy_row(src: int, dst: int, size: int) -> list[int]:
+        out = [0] * len(E.CALL_FIELDS)
+        out[E.CP_SRC], out[E.CP_DST], out[E.CP_BYTES] = src, dst, size
+        return out
+
+    def call_variable(self, op: Operand, what: str) -> Variable:
+        """A call's argument or return value: a .param variable of the calling body."""
+        var = self.symbols.get(op.name) if op.kind == "sym" else None
+        if var is None or var.kind not in ("call", "arg"):
+            raise InputError(f"a call's {what} must be a .param variable declared in the calling body "
+                             f"(found {format_operand(op)})", op.loc)
+        return var
 
     def add_reconvergence(self, code: np.ndarray) -> None:
         n = len(code)
@@ -634,9 +792,19 @@ def format_operand(op: Operand) -> str:
     return "?"
 
 
+def format_call(ins: Instruction) -> str:
+    rets, fname, args = ins.operands
+    parts = ([f"({', '.join(format_operand(o) for o in rets.items)})"] if rets.items else []) + [fname.name]
+    if args.items:
+        parts.append(f"({', '.join(format_operand(o) for o in args.items)})")
+    return ", ".join(parts)
+
+
 def format_instruction(ins: Instruction) -> str:
     guard = f"@{'!' if ins.guard_negated else ''}{ins.guard} " if ins.guard else ""
     name = ".".join([ins.opcode] + ins.suffixes)
+    if ins.opcode == "call" and len(ins.operands) == 3:
+        return f"{guard}{name} {format_call(ins)};"
     ops = ", ".join(format_operand(o) for o in ins.operands)
     return f"{guard}{name}{' ' + ops if ops else ''};"
 

@@ -1,10 +1,11 @@
 """PTX text -> syntax tree.
 
 Accepts the subset documented in docs/ptx-subset.md: module directives, `.entry` kernels with
-`.param`s, `.func` device functions (kept, not run), `.reg` declarations (including `%r<12>`
-ranges and names without `%`), `.shared`/`.local`/`.global` variables, labels, guards,
-instructions with vector / address / dual-destination operands and scoped `{ }` blocks, whose
-registers are renamed `NAME~K` so that they may shadow outer names.  Every error names
+`.param`s, `.func` device functions with parameters and return values, `call` (direct), `.reg`
+declarations (including `%r<12>` ranges and names without `%`), `.shared`/`.local`/`.global`
+variables, labels, guards, instructions with vector / address / dual-destination operands and
+scoped `{ }` blocks, whose registers and `.param` variables are renamed `NAME~K` so that they may
+shadow outer names (a call sequence declares `param0` in each of its blocks).  Every error names
 file:line:column and what was expected; an error inside one kernel's body is kept with that kernel
 (Kernel.error) so that the module's other kernels still load.
 """
@@ -80,6 +81,7 @@ class Parser:
         self.tokens = tokenize(text, file)
         self.i = 0
         self.scopes: list[dict[str, str]] = []    # register names visible in the body: name -> unique name
+        self.param_scopes: list[dict[str, str]] = []   # `.param` variables of the body, likewise
         self.scope_count = 0
         self.scope_ids: list[int] = []            # a number per open scope (names `NAME~K`)
 
@@ -139,6 +141,19 @@ class Parser:
         while self.tokens[self.i].kind not in ("nl", "eof"):
             self.i += 1
 
+    def skip_section(self) -> None:
+        """`.section .debug_info { .b8 ... }` (nvcc -G's DWARF): the name line and its braced body."""
+        self.skip_line()
+        if not self.at("{"):
+            return
+        open_tok = self.next()
+        depth = 1
+        while depth:
+            tok = self.next()
+            if tok.kind == "eof":
+                raise self.error(tok, f"expected '}}' to close the .section opened at {open_tok.loc}")
+            depth += {"{": 1, "}": -1}.get(tok.text, 0)
+
     # ---- module ----
     def parse_module(self) -> Module:
         module = Module(file=self.file)
@@ -157,6 +172,8 @@ class Parser:
             elif tok.text == ".address_size":
                 self.next()
                 module.address_size = self.expect_int("an address size")
+            elif tok.text == ".section":
+                self.skip_section()
             elif tok.text in _LINE_DIRECTIVES or tok.text == ".pragma":
                 self.skip_line()
             elif tok.text in (".visible", ".weak", ".extern", ".entry", ".func") or (
@@ -294,6 +311,19 @@ class Parser:
         self.scopes[-1][name] = unique
         return unique
 
+    def declare_param(self, name: str) -> str:
+        """A `.param` variable declared in the innermost scope -> its unique name (as `declare`)."""
+        unique = name if len(self.param_scopes) <= 1 else f"{name}~{self.scope_ids[-1]}"
+        self.param_scopes[-1][name] = unique
+        return unique
+
+    def symbol(self, name: str) -> str:
+        """A symbol's unique name: a `.param` variable of an enclosing scope, or the name itself."""
+        for scope in reversed(self.param_scopes):
+            if name in scope:
+                return scope[name]
+        return name
+
     def lookup(self, name: str) -> str | None:
         """The unique name of a register visible here, or None."""
         for scope in reversed(self.scopes):
@@ -305,10 +335,11 @@ class Parser:
     def parse_kernel(self, loc: SourceLoc, device_function: bool = False) -> Kernel:
         """An .entry kernel (or a .func) from its name on.  An error after the name is kept with the
         kernel, and parsing resumes after its body."""
+        returns = []
         if device_function and self.at("("):       # .func (.param .b32 retval) name(...)
-            self.parse_param_list()
+            returns = self.parse_param_list()
         name_tok = self.expect_ident("a function name" if device_function else "a kernel name")
-        kernel = Kernel(name_tok.text, [], {}, [], [], loc)
+        kernel = Kernel(name_tok.text, [], {}, [], [], loc, returns=returns, is_function=device_function)
         start = self.i
         try:
             self.parse_kernel_rest(kernel, device_function)
@@ -369,7 +400,7 @@ class Parser:
         if device_function and self.accept(";"):     # a declaration (prototype) only
             return
         self.expect("{", "'{' to open the kernel body")
-        self.scopes, self.scope_ids = [], []
+        self.scopes, self.scope_ids, self.param_scopes = [], [], []
         self.parse_block(kernel)
 
     def parse_paren_words(self) -> None:
@@ -382,6 +413,7 @@ class Parser:
     def parse_block(self, kernel: Kernel) -> None:
         """Statements up to the matching '}'; a nested `{ }` block opens a scope for .reg names."""
         self.scopes.append({})
+        self.param_scopes.append({})
         self.scope_count += 1
         self.scope_ids.append(self.scope_count)
         while True:
@@ -391,6 +423,7 @@ class Parser:
             if tok.text == "}":
                 self.next()
                 self.scopes.pop()
+                self.param_scopes.pop()
                 self.scope_ids.pop()
                 return
             if tok.text == "{":
@@ -401,7 +434,9 @@ class Parser:
             elif tok.text in (".shared", ".local", ".global", ".const"):
                 kernel.vars.append(self.parse_var_decl())
             elif tok.text == ".param":                   # argument space of a call
-                kernel.call_params.append(self.parse_var_decl())
+                var = self.parse_var_decl()
+                var.name = self.declare_param(var.name)
+                kernel.call_params.append(var)
             elif tok.text == ".pragma":
                 self.next()
                 self.next()
@@ -427,9 +462,9 @@ class Parser:
             raise self.error(tok, "expected an instruction, a label or a declaration")
         self.i += 1
         opcode, *suffixes = tok.text.split(".")
-        if opcode == "call":        # kept (without operands) so that assembling names it
-            self.skip_statement()
-            return Instruction(opcode, suffixes, [], first.loc if guard else tok.loc, guard, negated)
+        if opcode == "call":
+            operands = self.parse_call_operands(tok)
+            return Instruction(opcode, suffixes, operands, first.loc if guard else tok.loc, guard, negated)
         operands: list[Operand] = []
         if not self.at(";"):
             operands.append(self.parse_operand())
@@ -438,11 +473,41 @@ class Parser:
         self.expect(";", "',' or ';' after an operand")
         return Instruction(opcode, suffixes, operands, first.loc if guard else tok.loc, guard, negated)
 
-    def skip_statement(self) -> None:
-        while not self.accept(";"):
-            if self.peek().kind == "eof":
-                raise self.error(self.peek(), "expected ';'")
-            self.next()
+    def parse_call_operands(self, call_tok: Token) -> list[Operand]:
+        """`call (r0, ..), f, (a0, ..);`, `call f, (a0, ..);`, `call (r0), f;`, `call f;` ->
+        [returns {..}, function name, arguments {..}].  Indirect calls (through a register, with a
+        prototype) are refused here."""
+        rets = Operand("vec", call_tok.loc)
+        if self.at("("):
+            rets.items = self.parse_name_list()
+            self.expect(",", "',' after the call's return values")
+        fname = self.peek()
+        if fname.kind != "ident" or fname.text.startswith("%") or self.lookup(fname.text) is not None:
+            raise InputError(f"indirect calls (through {fname.text!r}) are not supported: call a .func by "
+                             "its name", fname.loc)
+        self.next()
+        args = Operand("vec", fname.loc)
+        if self.accept(","):
+            if not self.at("("):
+                raise InputError(f"indirect calls (with a prototype {self.peek().text!r}) are not supported",
+                                 self.peek().loc)
+            args.items = self.parse_name_list()
+            if self.at(","):
+                raise InputError("call targets lists and prototypes (indirect calls) are not supported",
+                                 self.peek().loc)
+        self.expect(";", "';' after the call")
+        return [rets, Operand("sym", fname.loc, name=fname.text), args]
+
+    def parse_name_list(self) -> list[Operand]:
+        """`(a, b, ..)` of a call: operands (names of .param variables, normally)."""
+        self.expect("(")
+        items: list[Operand] = []
+        if not self.at(")"):
+            items.append(self.parse_operand())
+            while self.accept(","):
+                items.append(self.parse_operand())
+        self.expect(")", "',' or ')' in a call's operand list")
+        return items
 
     # ---- operands ----
     def parse_operand(self) -> Operand:
@@ -474,7 +539,7 @@ class Parser:
                     self.next()
                     op.extra = self.parse_operand()
                 return op
-            return Operand("sym", tok.loc, name=tok.text)
+            return Operand("sym", tok.loc, name=self.symbol(tok.text))
         raise self.error(tok, "expected an operand (register, number, name, [address] or {vector})")
 
     def parse_number(self) -> Operand:
@@ -498,8 +563,9 @@ class Parser:
         if tok.kind == "ident":
             self.next()
             register = self.lookup(tok.text)
-            base = Operand("reg" if register or tok.text.startswith("%") else "sym", tok.loc,
-                           name=register or tok.text)
+            is_reg = register is not None or tok.text.startswith("%")
+            base = Operand("reg" if is_reg else "sym", tok.loc,
+                           name=register or (tok.text if is_reg else self.symbol(tok.text)))
             if self.at("+") or self.at("-"):
                 sign = -1 if self.next().text == "-" else 1
                 offset = sign * self.expect_int("an address offset")

@@ -65,9 +65,9 @@ class Param:
 
 @dataclass
 class Kernel:
-    """An `.entry` kernel (or a `.func` device function, kept but not run).  `error` holds the first
-    problem found while parsing its body: the rest of the module still loads, and this kernel is
-    refused (with that error) only when it is the one loaded."""
+    """An `.entry` kernel or a `.func` device function.  `error` holds the first problem found while
+    parsing its body: the rest of the module still loads, and this kernel (or a kernel that calls
+    this function) is refused with that error only when it is the one loaded."""
     name: str
     params: list[Param]
     regs: dict[str, str]               # register name -> declared type (scoped names made unique)
@@ -77,6 +77,8 @@ class Kernel:
     directives: dict[str, list[int]] = field(default_factory=dict)
     error: InputError | None = None
     call_params: list[VarDecl] = field(default_factory=list)   # `.param` declared in a body (for call)
+    returns: list[Param] = field(default_factory=list)        # a .func's return parameters
+    is_function: bool = False
 
 
 @dataclass
@@ -87,4 +89,4 @@ class Module:
     address_size: int = 64
     kernels: dict[str, Kernel] = field(default_factory=dict)
     vars: list[VarDecl] = field(default_factory=list)
-    funcs: dict[str, Kernel] = field(default_factory=dict)    # `.func` device functions (not run yet)
+    funcs: dict[str, Kernel] = field(default_factory=dict)    # `.func` device functions

@@ -30,7 +30,8 @@ def render_isa_doc() -> str:
         mods = " ".join(sorted("." + m for m in op.modifiers))
         if op.wide_operands:
             operands += " (*wide*)"
-        out.append(f"| `{op.name}` | {operands} | {types} | {mods} | {op.unit} | {op.timing} | {op.meaning} |")
+        timing = op.timing + (f" ({op.timing_in_function} in a .func)" if op.timing_in_function else "")
+        out.append(f"| `{op.name}` | {operands} | {types} | {mods} | {op.unit} | {timing} | {op.meaning} |")
     out += ["", "## Modifier groups", ""]
     for name, words in table.modifier_groups.items():
         out.append(f"- **{name}**: {' '.join('.' + w for w in words)}")

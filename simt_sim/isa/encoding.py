@@ -34,13 +34,14 @@ MAX_OPERANDS = 5
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
 
 # ---- operand kinds ----
-K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR = range(8)
+K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR, K_CALL = range(9)
 # K_ADDR: index = base register | (ADDR_R32 or ADDR_R64) << ADDR_FILE_SHIFT, or -1 for none;
 #         immediate = byte offset (or the whole address).
 # K_VEC:  index = row of the vector table, immediate = element count.  Vector-table entries are
 #         register numbers, | VEC_R64 for 64-bit registers, VEC_IMM | constant index for an
 #         immediate element (`st.v2 [a], {%r1, 0}`), -1 for `_`, -2 for unused slots.
 # K_PRED: immediate 1 means the source is negated (!%p).
+# K_CALL: index = row of the call table (a `call`'s only operand; see CALL_FIELDS).
 ADDR_R32, ADDR_R64 = 1, 2
 ADDR_FILE_SHIFT = 20
 VEC_R64 = 1 << 20
@@ -80,6 +81,19 @@ FL_COL_A = 1 << 16       # mma / wmma: the first layout is .col (wmma.load / sto
 FL_COL_B = 1 << 17       # wmma.mma: the second layout is .col
 FL_TRANS = 1 << 18       # ldmatrix.trans
 FL_ARRIVE = 1 << 19      # bar.arrive: count the warp's threads at the barrier without waiting
+FL_IN_FUNC = 1 << 20     # a row of a .func body (ret there returns from the function)
+
+# ---- the call table (int64[n, CALL_FIELDS]): per `call`, one descriptor row, then one copy row
+# per argument and one per return value (src offset, dst offset, bytes in the first three fields).
+# The callee's window: its registers (first index and count in each file) and the local-memory
+# bytes of its parameters, return values and .local variables; `save` is 1 when the callee may
+# already be active in the calling thread (recursion), so that the window is saved on the
+# thread's call stack at the call and restored at the return.
+CALL_FIELDS = ("save", "r32", "n_r32", "r64", "n_r64", "pred", "n_pred", "local", "n_local",
+               "n_args", "n_rets", "frame_bytes", "unused")
+(CA_SAVE, CA_R32, CA_N_R32, CA_R64, CA_N_R64, CA_PRED, CA_N_PRED, CA_LOCAL, CA_N_LOCAL, CA_N_ARGS,
+ CA_N_RETS, CA_FRAME_BYTES, CA_UNUSED) = range(len(CALL_FIELDS))
+CP_SRC, CP_DST, CP_BYTES = range(3)
 
 RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI = range(9)
 RND_CODE = {"rn": RND_RN, "rz": RND_RZ, "rm": RND_RM, "rp": RND_RP,
@@ -190,6 +204,7 @@ OP_RCP, OP_SQRT, OP_RSQRT, OP_SIN, OP_COS, OP_EX2, OP_LG2, OP_TANH = (OPCODE[n] 
 OP_LD, OP_LDU, OP_ST, OP_ATOM, OP_RED, OP_MEMBAR, OP_FENCE = (OPCODE[n] for n in ("ld", "ldu", "st", "atom", "red", "membar", "fence"))
 OP_BAR, OP_BARRIER, OP_ACTIVEMASK, OP_VOTE, OP_SHFL = (OPCODE[n] for n in ("bar", "barrier", "activemask", "vote", "shfl"))
 OP_BRA, OP_RET, OP_EXIT, OP_TRAP, OP_NANOSLEEP = (OPCODE[n] for n in ("bra", "ret", "exit", "trap", "nanosleep"))
+OP_CALL = OPCODE["call"]
 OP_BFIND, OP_FNS, OP_DP4A, OP_DP2A, OP_MUL24, OP_MAD24 = (OPCODE[n] for n in ("bfind", "fns", "dp4a", "dp2a", "mul24", "mad24"))
 OP_MATCH, OP_REDUX, OP_MMA, OP_CP_ASYNC, OP_CP_ASYNC_GROUP = (OPCODE[n] for n in ("match", "redux", "mma", "cp.async", "cp.async.group"))
 OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_mask", "pop_mask", "mask_nz", "br_push"))

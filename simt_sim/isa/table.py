@@ -50,6 +50,7 @@ class OpInfo:
     timing: str                    # one of TIMING_CLASSES
     meaning: str
     wide_operands: bool = False    # data registers may be wider than the instruction type (ld, st, cvt)
+    timing_in_function: str = ""   # the timing class inside a .func body, when it differs (ret)
     type_units: tuple[tuple[str, str], ...] = ()   # the table's `unit_by_type`, classes expanded
 
     def unit_for(self, dtype: str | None) -> str:
@@ -82,9 +83,9 @@ def _table_error(path: Path, message: str) -> InputError:
     return InputError(message, SourceLoc(str(path), 1, 1))
 
 
-def _timing_class(path: Path, entry: dict) -> str:
-    """The entry's `timing:` class, or its unit's default."""
-    timing = entry.get("timing", TIMING_BY_UNIT.get(entry["unit"], "alu"))
+def _timing_class(path: Path, entry: dict, key: str = "timing") -> str:
+    """The entry's `timing:` (or `timing_in_function:`) class, or its unit's default."""
+    timing = entry.get(key, TIMING_BY_UNIT.get(entry["unit"], "alu"))
     if timing not in TIMING_CLASSES:
         raise _table_error(path, f"opcode {entry['name']}: unknown timing class {timing!r} "
                                  f"(one of {', '.join(TIMING_CLASSES)})")
@@ -135,6 +136,7 @@ def load_isa(directory: Path = ISA_DIR) -> ISA:
             types=frozenset(types), type_count=entry.get("type_count", 1 if types else 0),
             modifiers=frozenset(modifiers), unit=unit, timing=_timing_class(path, entry),
             meaning=entry["meaning"], type_units=type_units,
+            timing_in_function=_timing_class(path, entry, "timing_in_function") if "timing_in_function" in entry else "",
             wide_operands=bool(entry.get("wide_operands", False))))
     by_name = {o.name: o for o in ops}
     if len(by_name) != len(ops):

@@ -122,6 +122,8 @@ SCHEMA = {
     },
     "simt": {
         "stack_depth": Field(int, between(1, 1024), doc="SIMT stack entries per warp; deeper nesting faults"),
+        "call_depth": Field(int, between(1, 1024),
+                            doc="nested device-function calls per thread (recursion depth); a deeper call faults"),
         "divergence_policy": Field(str, one_of(*POLICY_NAMES),
                                    doc="which side of a divergent branch runs first"),
     },
@@ -159,7 +161,7 @@ DEFAULTS = {
         "l2": {"latency": 200, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "bytes_per_cycle": 512},
     },
-    "simt": {"stack_depth": 32, "divergence_policy": "fewer-first"},
+    "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
 }
 
@@ -190,7 +192,7 @@ class GPUConfig:
 
     def launch_config(self) -> "LaunchConfig":
         return LaunchConfig(warp_size=self.get("warp_size"), stack_depth=self.get("simt.stack_depth"),
-                            policy=self.get("simt.divergence_policy"),
+                            call_depth=self.get("simt.call_depth"), policy=self.get("simt.divergence_policy"),
                             max_warp_insts=self.get("limits.max_warp_instructions"),
                             max_resident_blocks=self.get("sm.max_resident_blocks"), num_sms=self.get("num_sms"))
 
@@ -211,6 +213,7 @@ class LaunchConfig:
     default is the config schema's default (DEFAULTS)."""
     warp_size: int = 32
     stack_depth: int = DEFAULTS["simt"]["stack_depth"]
+    call_depth: int = DEFAULTS["simt"]["call_depth"]
     policy: str = DEFAULTS["simt"]["divergence_policy"]
     max_warp_insts: int = DEFAULTS["limits"]["max_warp_instructions"]
     max_resident_blocks: int = DEFAULTS["sm"]["max_resident_blocks"]
@@ -224,11 +227,14 @@ class LaunchConfig:
             raise InputError(f"divergence policy must be one of {', '.join(POLICY_NAMES)}, got {self.policy!r}")
         if self.stack_depth < 1:
             raise InputError("stack_depth must be at least 1")
+        if self.call_depth < 1:
+            raise InputError("call_depth must be at least 1")
 
     def gpu_config(self) -> GPUConfig:
         data = merged(DEFAULTS, {"name": "launch", "warp_size": self.warp_size, "num_sms": self.num_sms,
                                  "sm": {"max_resident_blocks": self.max_resident_blocks},
-                                 "simt": {"stack_depth": self.stack_depth, "divergence_policy": self.policy},
+                                 "simt": {"stack_depth": self.stack_depth, "call_depth": self.call_depth,
+                                          "divergence_policy": self.policy},
                                  "limits": {"max_warp_instructions": self.max_warp_insts}})
         return GPUConfig("launch", "<launch settings>", data)
 

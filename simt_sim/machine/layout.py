@@ -18,9 +18,11 @@ def _index(fields: tuple[str, ...]) -> dict[str, int]:
 # ---- per-kernel geometry (int64[K, GEOM_FIELDS]) ----
 # grid x,y,z, block x,y,z, warp size, warps/block of a slot, threads/block, slots, blocks,
 # shared bytes per block, local bytes per thread, divergence policy, max instructions, n_sm,
-# resident-block slots per SM (slot // slots_per_sm is the SM)
+# resident-block slots per SM (slot // slots_per_sm is the SM); the call stack: where it starts in
+# each thread's local memory, bytes per saved frame, deepest call nesting allowed
 GEOM_FIELDS = ("gx", "gy", "gz", "bx", "by", "bz", "warp_size", "wpb", "tpb", "slots", "blocks",
-               "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm", "slots_per_sm")
+               "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm", "slots_per_sm",
+               "call_base", "frame_bytes", "call_depth")
 G = _index(GEOM_FIELDS)
 
 # ---- divergence policies (which side of a divergent branch runs first) ----
@@ -34,15 +36,16 @@ POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POL
 # until then), age (launch order), cycle up to which its stalls are attributed, cycles it was
 # eligible but not selected, cycle its operands are ready (and why it waits), cycle and count of
 # its last issue, two-level pool membership and the cycle it last entered/left the pool,
-# whether its slot holds a block; the named barrier it waits at.
+# whether its slot holds a block; the named barrier it waits at; the call nesting depth of its
+# active lanes (0: in the kernel).
 WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
                "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
-               "bar_id", "bar_count", "arrived")
+               "bar_id", "bar_count", "arrived", "call_depth")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
- WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED) = range(len(WARP_FIELDS))
+ WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED, WF_CALL_DEPTH) = range(len(WARP_FIELDS))
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -52,11 +55,12 @@ N_NAMED_BARRIERS = 16
 W_EMPTY, W_READY, W_BARRIER, W_DONE = range(4)
 
 # ---- the SIMT stack (int64[n_warps, depth, STACK_FIELDS]) ----
-# kind (frame or explicit entry), reconvergence / restore pc, mask to restore, pending side's pc
-# and mask (see engine/functional/simt_stack.py)
+# kind (frame, explicit entry or call entry), reconvergence / restore pc, mask to restore, pending
+# side's pc and mask (a call entry: the call's pc and the lanes that called; see
+# engine/functional/simt_stack.py)
 STACK_FIELDS = ("kind", "rpc", "join", "ppc", "pmask")
 SF_KIND, SF_RPC, SF_JOIN, SF_PPC, SF_PMASK = range(len(STACK_FIELDS))
-KIND_FRAME, KIND_EXPLICIT = 0, 1
+KIND_FRAME, KIND_EXPLICIT, KIND_CALL = 0, 1, 2
 
 # ---- run counters (int64[COUNTER_FIELDS]) ----
 # (cursor, progressed: where a functional round stopped to hand a full buffer to the host)
@@ -69,12 +73,13 @@ N_COUNTERS = len(COUNTER_FIELDS)
 # ---- mask history (int64[n, HISTORY_FIELDS]) and divergence events (int64[n, EVENT_FIELDS]) ----
 HISTORY_FIELDS = ("gid", "pc", "mask", "exec_mask")
 EVENT_FIELDS = ("gid", "kind", "pc", "mask", "depth")
-EV_DIVERGE, EV_RECONVERGE = 1, 2
+EV_DIVERGE, EV_RECONVERGE, EV_CALL, EV_RETURN = 1, 2, 3, 4
+EVENTS_PER_STEP = 8           # room the run loops keep in the event buffer per warp-instruction
 
 # ---- faults (int64[FAULT_FIELDS]) ----
 FAULT_FIELDS = ("code", "gid", "lane", "pc", "addr", "extra")
 FAULT_NONE, FAULT_OOB, FAULT_MISALIGNED, FAULT_DEADLOCK, FAULT_STACK, FAULT_LIMIT, FAULT_TRAP, \
-    FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT = range(10)
+    FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT, FAULT_CALL_DEPTH = range(11)
 UNSUPPORTED_BAR_COUNT, UNSUPPORTED_MMA_LANES = 0, 1      # a FAULT_UNSUPPORTED's extra field
 
 # ---- run-loop return codes ----

@@ -30,7 +30,7 @@ class MachineImage:
     param_size: int
     numbering: RegisterNumbering
     warp_size: int
-    stack_depth: int
+    stack_depth: int               # SIMT stack entries: simt.stack_depth, + 2 per call nesting level
     wpb: int                       # warp slots per block slot (the largest block of the launches)
     n_sm: int                      # SMs that can ever hold a block
     slots_per_sm: int
@@ -53,7 +53,7 @@ class MachineImage:
         return self.n_slots * self.wpb
 
 
-def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base: int) -> np.ndarray:
+def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base: int, call_base: int) -> np.ndarray:
     code = program.code.copy()
     for f in (E.F_TARGET, E.F_TARGET2, E.F_RECONV):
         sel = code[:, f] >= 0
@@ -63,6 +63,7 @@ def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base:
         used = k < code[:, E.F_NOPS]
         code[used & (code[:, b] == E.K_IMM), b + 1] += const_base
         code[used & (code[:, b] == E.K_VEC), b + 1] += vec_base
+        code[used & (code[:, b] == E.K_CALL), b + 1] += call_base
         param = used & (code[:, b] == E.K_ADDR) & (code[:, E.F_SPACE] == E.SP_PARAM)
         code[param, b + 2] += param_base
     return code
@@ -70,12 +71,14 @@ def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base:
 
 def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbering]:
     """One code array for all programs -> (code, pc bases, parameter bases, parameter bytes, numbering)."""
-    codes, cu64, cf32, cf64, vecs, pc_bases, param_bases = [], [], [], [], [], [], []
-    pc = const = vec = params = 0
+    codes, cu64, cf32, cf64, vecs, pc_bases, param_bases, calls = [], [], [], [], [], [], [], []
+    pc = const = vec = params = ncalls = 0
     for p in programs:
         param_base = (params + 7) // 8 * 8
         param_bases.append(param_base)
-        codes.append(_relocate(p, pc, const, vec, param_base))
+        codes.append(_relocate(p, pc, const, vec, param_base, ncalls))
+        calls.append(p.calls)
+        ncalls += len(p.calls)
         pc_bases.append(pc)
         cu64.append(p.const_u64)
         cf32.append(p.const_f32)
@@ -88,10 +91,24 @@ def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbe
     allv = np.concatenate(vecs) if vec else np.full((1, E.VEC_WIDTH), -2, np.int64)
     code = Code(np.concatenate(codes), np.concatenate(cu64) if const else np.zeros(1, np.uint64),
                 np.concatenate(cf32) if const else np.zeros(1, np.float32),
-                np.concatenate(cf64) if const else np.zeros(1, np.float64), allv)
+                np.concatenate(cf64) if const else np.zeros(1, np.float64), allv,
+                np.concatenate(calls) if ncalls else np.zeros((1, len(E.CALL_FIELDS)), np.int64))
     numbering = RegisterNumbering(max(p.n_r32 for p in programs), max(p.n_r64 for p in programs),
                                   max(p.n_pred for p in programs))
     return code, pc_bases, param_bases, params, numbering
+
+
+def call_levels(program, cfg: GPUConfig) -> int:
+    """How deep calls can nest in a program: its static call depth, or simt.call_depth when calls
+    may recurse (0 without calls)."""
+    limit = cfg.get("simt.call_depth")
+    return limit if program.call_levels < 0 else min(program.call_levels, limit)
+
+
+def call_stack_bytes(program, cfg: GPUConfig) -> int:
+    """Local bytes per thread of the call stack (frames saved by recursive calls), after the
+    program's own local memory."""
+    return cfg.get("simt.call_depth") * program.frame_bytes
 
 
 def geometry(launches, cfg: GPUConfig, wpb: int, n_sm: int, slots_per_sm: int, shared_stride: int,
@@ -103,7 +120,8 @@ def geometry(launches, cfg: GPUConfig, wpb: int, n_sm: int, slots_per_sm: int, s
              "slots": n_sm * slots_per_sm, "blocks": kl.grid.count, "shared_bytes": shared_stride,
              "local_bytes": local_stride, "policy": POLICY_NAMES.index(cfg.get("simt.divergence_policy")),
              "max_warp_insts": cfg.get("limits.max_warp_instructions"), "n_sm": cfg.get("num_sms"),
-             "slots_per_sm": slots_per_sm}
+             "slots_per_sm": slots_per_sm, "call_base": kl.program.local_size,
+             "frame_bytes": kl.program.frame_bytes, "call_depth": cfg.get("simt.call_depth")}
         for name, value in g.items():
             kgeom[k, G[name]] = value
     return kgeom
@@ -115,7 +133,7 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     wpb = max(-(-kl.block.count // ws) for kl in launches)
     total_blocks = sum(kl.grid.count for kl in launches)
     shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)
-    local_stride = max(kl.program.local_size for kl in launches)
+    local_stride = max(kl.program.local_size + call_stack_bytes(kl.program, cfg) for kl in launches)
     code, pc_bases, param_bases, param_size, numbering = link([kl.program for kl in launches])
     occ: list[Occupancy] = []
     if timed:
@@ -127,7 +145,8 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     else:
         slots_per_sm = max(1, min(total_blocks, cfg.get("sm.max_resident_blocks")))
         n_sm = 1
-    image = MachineImage(code, pc_bases, param_bases, param_size, numbering, ws, cfg.get("simt.stack_depth"),
+    stack_depth = cfg.get("simt.stack_depth") + 2 * max(call_levels(kl.program, cfg) for kl in launches)
+    image = MachineImage(code, pc_bases, param_bases, param_size, numbering, ws, stack_depth,
                          wpb, n_sm, slots_per_sm, shared_stride, local_stride,
                          geometry(launches, cfg, wpb, n_sm, slots_per_sm, shared_stride, local_stride),
                          total_blocks * wpb, occ)

@@ -14,7 +14,7 @@ import numpy as np
 from simt_sim.machine.layout import (HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
-Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs")
+Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls")    # calls: the call table (isa/encoding.py)
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
 Warps = namedtuple("Warps", "f stack")             # the warp record and the SIMT stacks
 # global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory

@@ -7,7 +7,11 @@ reaches a barrier or exits, then the next one, in thread order; when every threa
 waiting at the barrier they all continue (one "phase" after another).  The warp-collective mma,
 match.sync, redux.sync and bar.warp.sync stop a thread the same way until every lane they need (the
 whole warp for mma, the membermask otherwise; for bar.warp.sync its non-exited lanes) waits at that
-instruction; then the group executes together.
+instruction; then the group executes together.  Device-function calls are plain per-thread
+recursion: `call` pushes (return pc, a copy of the callee's registers and local storage) on the
+thread's own call stack, whatever the callee, copies the arguments and jumps; `ret` with a
+non-empty call stack copies the return values, restores the copy and returns at once (no waiting
+for other threads), and exits the thread otherwise.
 
 Integer semantics use Python ints with explicit masking; floats use numpy float32 / float64
 scalars (correctly rounded IEEE arithmetic) and exact rationals for the directed rounding modes
@@ -31,6 +35,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.isa import isa
 from simt_sim.frontend.dims import Dim3
+from simt_sim.machine.config import DEFAULTS
 from simt_sim.run.session import layout_global, pack_params
 from simt_sim.oracle import tensor_math
 
@@ -547,7 +552,7 @@ def _frag_rc(rows: int, lane: int, e: int) -> tuple[int, int]:
 
 
 class _Thread:
-    __slots__ = ("tib", "slot", "r32", "r64", "p", "pc", "state", "steps", "icount", "local", "named")
+    __slots__ = ("tib", "slot", "r32", "r64", "p", "pc", "state", "steps", "icount", "local", "named", "frames")
 
     def __init__(self, tib: int, slot: int, program, local_bytes: int):
         self.tib = tib
@@ -561,6 +566,7 @@ class _Thread:
         self.icount = 0
         self.local = bytearray(local_bytes)
         self.named = None         # (barrier, thread count) while it waits at a named barrier
+        self.frames: list = []          # the call stack: (return pc, call-table row, saved window)
 
 
 @dataclass
@@ -572,8 +578,10 @@ class OracleResult:
 
 class _Interpreter:
     def __init__(self, program, grid: Dim3, block: Dim3, args, buffers, warp_size: int,
-                 max_steps: int, dynamic_shared: int):
+                 max_steps: int, dynamic_shared: int, call_depth: int = DEFAULTS["simt"]["call_depth"]):
         self.program = program
+        self.call_depth = call_depth
+        self.calls = [[int(v) for v in row] for row in program.calls]
         self.grid = grid
         self.block = block
         self.ws = warp_size
@@ -826,6 +834,44 @@ class _Interpreter:
 
     def op_exit(self, th, ins):
         th.state = EXITED
+
+    def _window(self, th, call: int) -> tuple:
+        """Copies of the callee's registers and local storage (its call-table descriptor)."""
+        d = self.calls[call]
+        lo = d[E.CA_LOCAL]
+        return (th.r32[d[E.CA_R32]:d[E.CA_R32] + d[E.CA_N_R32]], th.r64[d[E.CA_R64]:d[E.CA_R64] + d[E.CA_N_R64]],
+                th.p[d[E.CA_PRED]:d[E.CA_PRED] + d[E.CA_N_PRED]], bytes(th.local[lo:lo + d[E.CA_N_LOCAL]]))
+
+    def _restore(self, th, call: int, saved: tuple) -> None:
+        d = self.calls[call]
+        r32, r64, p, local = saved
+        th.r32[d[E.CA_R32]:d[E.CA_R32] + len(r32)] = r32
+        th.r64[d[E.CA_R64]:d[E.CA_R64] + len(r64)] = r64
+        th.p[d[E.CA_PRED]:d[E.CA_PRED] + len(p)] = p
+        th.local[d[E.CA_LOCAL]:d[E.CA_LOCAL] + len(local)] = local
+
+    def _copy_params(self, th, call: int, first: int, count: int) -> None:
+        for row in self.calls[call + 1 + first:call + 1 + first + count]:
+            src, dst, n = row[E.CP_SRC], row[E.CP_DST], row[E.CP_BYTES]
+            th.local[dst:dst + n] = th.local[src:src + n]
+
+    def op_call(self, th, ins):
+        call = ins.ops[0].idx
+        if len(th.frames) >= self.call_depth:
+            raise self.fault(th, ins, f"call stack overflow: a call nested deeper than simt.call_depth = "
+                                      f"{self.call_depth}")
+        th.frames.append((th.pc, call, self._window(th, call)))
+        self._copy_params(th, call, 0, self.calls[call][E.CA_N_ARGS])
+        th.pc = ins.target
+
+    def op_ret(self, th, ins):
+        if not th.frames:
+            th.state = EXITED
+            return
+        th.pc, call, saved = th.frames.pop()
+        d = self.calls[call]
+        self._copy_params(th, call, d[E.CA_N_ARGS], d[E.CA_N_RETS])
+        self._restore(th, call, saved)
 
     def op_trap(self, th, ins):
         raise self.fault(th, ins, "trap executed")
@@ -1682,13 +1728,15 @@ OPCODE_HANDLERS = {
     "redux": _Interpreter.wait_collective,
     "vote": _Interpreter.wait_collective,
     "shfl": _Interpreter.wait_collective,
-    "bra": _Interpreter.op_bra, "ret": _Interpreter.op_exit, "exit": _Interpreter.op_exit,
+    "bra": _Interpreter.op_bra, "ret": _Interpreter.op_ret, "exit": _Interpreter.op_exit,
+    "call": _Interpreter.op_call,
     "trap": _Interpreter.op_trap,
 }
 
 
 def run_oracle(program, grid, block, args, buffers=None, warp_size: int = 32,
-               max_steps_per_thread: int = 1_000_000, dynamic_shared: int = 0) -> OracleResult:
+               max_steps_per_thread: int = 1_000_000, dynamic_shared: int = 0,
+               call_depth: int = DEFAULTS["simt"]["call_depth"]) -> OracleResult:
     """Run `program` thread by thread.  Same arguments as launch.launch (args: a buffer name or a
     number per kernel parameter); buffers are copied, the inputs are not modified.
 
@@ -1702,6 +1750,6 @@ def run_oracle(program, grid, block, args, buffers=None, warp_size: int = 32,
         raise InputError(f"warp_size must be between 1 and 64, got {warp_size}")
     buffers = dict(buffers or {})
     interp = _Interpreter(program, grid, block, args, buffers, warp_size, max_steps_per_thread,
-                          dynamic_shared)
+                          dynamic_shared, call_depth)
     with np.errstate(all="ignore"):
         return interp.run()

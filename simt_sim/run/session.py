@@ -192,6 +192,8 @@ def describe_fault(program: Program, fault, warps, slot_block, grid: Dim3, block
         L.FAULT_OOB: f"out-of-bounds access of {extra} bytes at address {addr:#x}",
         L.FAULT_MISALIGNED: f"misaligned access of {extra} bytes at address {addr:#x}",
         L.FAULT_STACK: f"SIMT stack overflow (depth limit {extra})",
+        L.FAULT_CALL_DEPTH: f"call stack overflow: a call nested deeper than simt.call_depth = {extra} "
+                            "(unbounded recursion? raise it with --set simt.call_depth=N)",
         L.FAULT_LIMIT: f"instruction limit of {extra} warp-instructions reached",
         L.FAULT_CYCLE_LIMIT: f"cycle limit of {extra} cycles reached",
         L.FAULT_TRAP: "trap executed",

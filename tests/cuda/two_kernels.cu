@@ -1,5 +1,5 @@
-// A module with two kernels: `mixes` calls a __noinline__ device function (a .func and `call`,
-// which the simulator does not run yet), `plain` does not and must still load and run.
+// A module with two kernels: `mixes` calls a __noinline__ device function (a .func and `call`)
+// from divergent code (inside `if (i < n)`), `plain` does not.
 __device__ __noinline__ int mix(int a, int b) { return a * 31 + (b ^ 0x55); }
 
 extern "C" __global__ void mixes(const int* in, int* out, int n) {

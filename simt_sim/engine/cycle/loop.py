@@ -13,7 +13,7 @@ from simt_sim.engine.cycle.blocks import place_blocks
 from simt_sim.engine.cycle.issue import scan_scheduler
 from simt_sim.engine.functional.execute import set_fault
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (C_EVENTS, C_HIST, C_WARP_INSTS, FAULT_CYCLE_LIMIT, FAULT_DEADLOCK,
+from simt_sim.machine.layout import (C_EVENTS, C_HIST, C_WARP_INSTS, EVENTS_PER_STEP, FAULT_CYCLE_LIMIT, FAULT_DEADLOCK,
                                      FAULT_LIMIT, G, INF, KF_STATE, KSTATE_DONE, N_NOW, N_PLACE, N_SLICE,
                                      N_TLOG, N_TRACE, RUN_DONE, RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL,
                                      RUN_SLICE, RUN_TRACE_FULL, SC_WAKE, TC, U_WAKE, W_BARRIER, W_READY, WF_GID, WF_PC,
@@ -45,7 +45,7 @@ def buffer_full(run, ts, tc, per_cycle, n_warps):
     counters, hist, ev = run[2], run[5], run[6]
     if hist.shape[0] > 0 and counters[C_HIST] + per_cycle >= hist.shape[0]:
         return RUN_HISTORY_FULL
-    if counters[C_EVENTS] + 4 * per_cycle >= ev.shape[0]:
+    if counters[C_EVENTS] + EVENTS_PER_STEP * per_cycle >= ev.shape[0]:
         return RUN_EVENTS_FULL
     if tc[T_TRACE] and (ts.now[N_TRACE] + per_cycle >= ts.trace.shape[0]
                         or ts.now[N_TLOG] + 3 * per_cycle + 3 * n_warps >= ts.tlog.shape[0]):

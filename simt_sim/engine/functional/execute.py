@@ -12,13 +12,14 @@ from simt_sim.engine.functional import fastpath as F
 from simt_sim.engine.functional import address as M
 from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
+from simt_sim.engine.functional import calls as CALLS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
 from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_sources, opnd, operand_f32, read_f32,
                                      read_f64, read_int, read_raw, write_raw)
-from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_DEADLOCK,
+from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
-                                     FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_FULL, WF_GID, WF_MASK, WF_PC,
+                                     FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL, WF_GID, WF_MASK, WF_PC,
                                      WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY)
 
 # step results
@@ -26,6 +27,7 @@ STEP_OK, STEP_FAULT = 0, 1
 
 G_WS, G_WPB, G_SHARED, G_LOCAL, G_POLICY = (G["warp_size"], G["wpb"], G["shared_bytes"],
                                             G["local_bytes"], G["policy"])
+G_CALL_DEPTH = G["call_depth"]
 
 
 @compiled
@@ -692,6 +694,27 @@ def pop_and_settle(ws, w, ev, counters, fault, gid, pc):
     return STEP_OK
 
 
+@compiled
+def first_lane(mask):
+    lane = 0
+    while lane < 64 and not (mask >> lane) & 1:
+        lane += 1
+    return lane
+
+
+@compiled
+def exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid):
+    """`call` by the lanes of exec_mask (calls.py); faults past simt.call_depth or a full stack."""
+    status = CALLS.enter_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters)
+    if status == CALLS.CALL_TOO_DEEP:
+        set_fault(fault, FAULT_CALL_DEPTH, gid, first_lane(exec_mask), pc, 0, geom[G_CALL_DEPTH])
+        return STEP_FAULT
+    if status == CALLS.CALL_STACK_FULL:
+        set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
+        return STEP_FAULT
+    return STEP_OK
+
+
 @compiled_inline
 def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev, fault):
     """Execute the next instruction of warp w.  Returns STEP_OK or STEP_FAULT."""
@@ -730,7 +753,13 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             return STEP_OK
     elif op == E.OP_RET or op == E.OP_EXIT:
         if exec_mask != 0:
-            S.remove_lanes(ws, w, exec_mask)
+            if op == E.OP_RET and ws.f[w, WF_CALL_DEPTH] > 0:
+                S.leave_function(ws, w, exec_mask)      # they wait at the function's exit
+            else:
+                S.remove_lanes(ws, w, exec_mask)
+    elif op == E.OP_CALL:
+        if exec_mask != 0:
+            return exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid)
     elif op == E.OP_BAR or op == E.OP_BARRIER:
         count = barrier_count(code, regs, row, exec_mask, base_t, w, geom, slot_block, counters)
         if (row[E.F_FLAGS] & E.FL_ARRIVE) or (count >= 0 and row[E.F_CMP] == E.BARRED_NONE):
@@ -809,6 +838,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
                 exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
     ws.f[w, WF_PC] = next_pc
     S.settle(ws, w, ev, counters)
+    CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
     if ws.f[w, WF_MASK] == 0 and ws.f[w, WF_SP] == 0:
         ws.f[w, WF_STATUS] = W_DONE
         barrier_arrive(code, regs, ws, w, geom, slot_block, counters)   # a finished warp may be what a barrier waited for

@@ -10,9 +10,9 @@ import numpy as np
 from simt_sim.engine.jit import compiled
 
 from simt_sim.engine.functional.execute import STEP_FAULT, set_fault, step_warp
-from simt_sim.machine.layout import (C_BLOCKS_DONE, C_CLOCK, C_CURSOR, C_EVENTS, C_HIST, C_NEXT_BLOCK,
+from simt_sim.machine.layout import (C_BLOCKS_DONE, C_CLOCK, C_CURSOR, C_EVENTS, C_HIST, C_NEXT_BLOCK, EVENTS_PER_STEP,
                                      C_PROGRESSED, C_WARP_INSTS, FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE,
-                                     RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_MASK, WF_FULL,
+                                     RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL,
                                      WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC, WF_SP, WF_STATUS, W_BARRIER,
                                      W_DONE, W_EMPTY, W_READY)
 
@@ -42,6 +42,7 @@ def launch_block(slot, block, regs, ws, mem, geom, slot_block):
         ws.f[w, WF_FULL] = full
         ws.f[w, WF_SP] = 0
         ws.f[w, WF_MAX_SP] = 0
+        ws.f[w, WF_CALL_DEPTH] = 0
         ws.f[w, WF_BAR_MASK] = 0
         ws.f[w, WF_BAR_COUNT] = -1
         ws.f[w, WF_ARRIVED] = 0
@@ -104,7 +105,7 @@ def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icoun
             counters[C_CURSOR] = w
             if hist.shape[0] > 0 and counters[C_HIST] >= hist.shape[0]:
                 return RUN_HISTORY_FULL
-            if counters[C_EVENTS] + 2 >= ev.shape[0]:
+            if counters[C_EVENTS] + EVENTS_PER_STEP >= ev.shape[0]:
                 return RUN_EVENTS_FULL
             if counters[C_WARP_INSTS] >= max_insts:
                 set_fault(fault, FAULT_LIMIT, ws.f[w, WF_GID], -1, ws.f[w, WF_PC], 0, max_insts)

@@ -4,14 +4,19 @@ Current state of a warp: pc and active mask.  Each stack entry is either
   * a reconvergence frame (KIND_FRAME): reconvergence pc `rpc`, the mask to restore there
     (`join`), and the side of the branch still to run (`ppc`, `pmask`; pmask 0 once started);
   * an explicit entry (KIND_EXPLICIT) of the branching article's mask-stack ISA: (`join` mask, `rpc`
-    pc) pushed by push_mask / br_push and restored by pop_mask / mask_nz.
+    pc) pushed by push_mask / br_push and restored by pop_mask / mask_nz;
+  * a call entry (KIND_CALL): the return pc (`rpc`), the mask to restore there (`join`: the lanes
+    active at the call), the call's pc (`ppc`) and the lanes that called (`pmask`).  Lanes that
+    execute `ret` leave the function's frames and wait in the call entry; when no lane is left in
+    the function the caller (execute.py, calls.py) pops it, so the whole function is one region
+    that reconverges at its exit.
 A divergent branch whose reconvergence pc equals that of the frame on top, with no pending side
 (a loop's next iteration), reuses that frame; so the depth is bounded by the static nesting depth.
 """
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled
-from simt_sim.machine.layout import (EV_DIVERGE, EV_RECONVERGE, KIND_EXPLICIT, KIND_FRAME,
+from simt_sim.machine.layout import (EV_CALL, EV_DIVERGE, EV_RECONVERGE, EV_RETURN, KIND_CALL, KIND_EXPLICIT, KIND_FRAME,
                                      POLICY_FEWER_FIRST, POLICY_TAKEN_FIRST, SF_JOIN, SF_KIND, SF_PMASK,
                                      SF_PPC, SF_RPC, WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC, WF_SP)
 
@@ -93,9 +98,12 @@ def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
 @compiled
 def settle(ws, w, ev, evc):
     """After pc or mask changed: switch to the pending side or reconverge while due.
-    Marks the warp finished (mask 0, sp 0) when no thread is left."""
+    Marks the warp finished (mask 0, sp 0) when no thread is left; stops at a call entry (a
+    function's lanes have all returned when the mask is 0 there)."""
     while ws.f[w, WF_SP] > 0:
         top = ws.f[w, WF_SP] - 1
+        if ws.stack[w, top, SF_KIND] == KIND_CALL:
+            return
         if ws.stack[w, top, SF_KIND] == KIND_FRAME:
             if ws.f[w, WF_MASK] != 0 and ws.f[w, WF_PC] != ws.stack[w, top, SF_RPC]:
                 return
@@ -151,3 +159,56 @@ def pop_explicit(ws, w):
     ws.f[w, WF_PC] = ws.stack[w, sp - 1, SF_RPC]
     ws.f[w, WF_SP] = sp - 1
     return True
+
+
+@compiled
+def push_call(ws, w, return_pc, call_pc, callers, ev, evc):
+    """Enter a function with the lanes `callers`; returns False on stack overflow."""
+    sp = ws.f[w, WF_SP]
+    if sp >= ws.stack.shape[1]:
+        return False
+    ws.stack[w, sp, SF_KIND] = KIND_CALL
+    ws.stack[w, sp, SF_RPC] = return_pc
+    ws.stack[w, sp, SF_JOIN] = ws.f[w, WF_MASK]
+    ws.stack[w, sp, SF_PPC] = call_pc
+    ws.stack[w, sp, SF_PMASK] = callers
+    ws.f[w, WF_SP] = sp + 1
+    if sp + 1 > ws.f[w, WF_MAX_SP]:
+        ws.f[w, WF_MAX_SP] = sp + 1
+    log_event(ev, evc, ws.f[w, WF_GID], EV_CALL, call_pc, ws.f[w, WF_MASK], sp + 1)
+    ws.f[w, WF_MASK] = callers
+    return True
+
+
+@compiled
+def leave_function(ws, w, lanes):
+    """`ret` of `lanes` inside a function: they leave the active mask and every frame above the
+    innermost call entry, and wait in that entry until the function's other lanes return."""
+    keep = ~lanes
+    ws.f[w, WF_MASK] &= keep
+    i = ws.f[w, WF_SP] - 1
+    while i >= 0 and ws.stack[w, i, SF_KIND] != KIND_CALL:
+        ws.stack[w, i, SF_JOIN] &= keep
+        ws.stack[w, i, SF_PMASK] &= keep
+        i -= 1
+
+
+@compiled
+def pop_call(ws, w, ev, evc):
+    """Return to the caller: restore the mask of the call, continue at the return pc.  Returns
+    the call's pc and the lanes that called (minus those that exited)."""
+    top = ws.f[w, WF_SP] - 1
+    call_pc = ws.stack[w, top, SF_PPC]
+    callers = ws.stack[w, top, SF_PMASK] & ws.f[w, WF_LIVE]
+    ws.f[w, WF_PC] = ws.stack[w, top, SF_RPC]
+    ws.f[w, WF_MASK] = ws.stack[w, top, SF_JOIN] & ws.f[w, WF_LIVE]
+    ws.f[w, WF_SP] = top
+    log_event(ev, evc, ws.f[w, WF_GID], EV_RETURN, ws.f[w, WF_PC], ws.f[w, WF_MASK], top)
+    return call_pc, callers
+
+
+@compiled
+def in_call(ws, w):
+    """The warp's innermost stack entry is a call entry whose lanes have all returned."""
+    sp = ws.f[w, WF_SP]
+    return sp > 0 and ws.f[w, WF_MASK] == 0 and ws.stack[w, sp - 1, SF_KIND] == KIND_CALL
