@@ -4,6 +4,9 @@ fails here by name.  What each kernel computes is checked by the test file that 
 (test_cuda_kernels, test_cuda_forms, test_cuda_idioms, test_half, test_tensor_cores, test_calls)."""
 from __future__ import annotations
 
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -29,3 +32,24 @@ def test_every_kernel_of_the_module_loads(source):
     for name in module.kernels:
         program = load_program(str(path), name)      # raises InputError naming the refused construct
         assert len(program) > 0
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_what_nvcc_emits_today_loads(tmp_path):
+    """Every corpus source compiled now (nvcc -O3 -arch=sm_90 -ptx): all its kernels load, so a
+    form a newer nvcc starts to emit is caught even before the committed PTX is regenerated."""
+    def compile_one(src: Path) -> Path:
+        out = tmp_path / f"{src.stem}.ptx"
+        subprocess.run(["nvcc", "-O3", "-arch=sm_90", "-ptx", "-o", str(out), src.name], cwd=CUDA, check=True,
+                       capture_output=True)
+        return out
+    with ThreadPoolExecutor(2) as pool:
+        fresh = list(pool.map(compile_one, SOURCES))
+    refused = []
+    for path in fresh:
+        for name in parse_ptx(path.read_text(), str(path)).kernels:
+            try:
+                load_program(str(path), name)
+            except Exception as e:            # noqa: BLE001 - report every refusal at once
+                refused.append(f"{path.stem}.{name}: {str(e).splitlines()[0]}")
+    assert not refused, "\n".join(refused)
