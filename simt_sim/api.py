@@ -60,6 +60,8 @@ def with_allocated_registers(launch: KernelLaunch, warn=None) -> KernelLaunch:
     warn(message) (default: warnings.warn)."""
     if launch.registers is not None:
         return launch
+    if not Path(launch.program.file).is_file():      # assembled from text: no PTX file for ptxas
+        return dataclasses.replace(launch, registers=launch.program.declared_regs)
     count = ptxas.allocated_registers(launch.program)
     if count.warning:
         message = f"kernel {launch.program.name}: {count.warning}"
@@ -101,7 +103,7 @@ def simulate(launches, buffers=None, config="h100", *, history=False, trace=Fals
     concurrently.  history records the mask history (masks(), to_json()), trace the issue trace
     (picture(), trace()); progress(cycle, warp_instructions, seconds) is called now and then.
     A Launch without `registers` gets what ptxas allocates (allocated_registers), as on the command
-    line."""
+    line; a program assembled from text (no PTX file) its `.reg` declarations' count."""
     launches = [with_allocated_registers(kl) for kl in launch_list(launches)]
     cfg = configure(config)
     raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)

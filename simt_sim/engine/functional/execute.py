@@ -838,7 +838,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
                 exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
     ws.f[w, WF_PC] = next_pc
     S.settle(ws, w, ev, counters)
-    CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
+    if ws.f[w, WF_CALL_DEPTH] > 0:         # inside a function: lanes may all have returned
+        CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
     if ws.f[w, WF_MASK] == 0 and ws.f[w, WF_SP] == 0:
         ws.f[w, WF_STATUS] = W_DONE
         barrier_arrive(code, regs, ws, w, geom, slot_block, counters)   # a finished warp may be what a barrier waited for
