@@ -104,7 +104,9 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     image = lower(launches, cfg, timed=True, record_trace=record_trace)
     s = Session(image, launches, buffers or {}, record_history, record_threads=False)
     per_cycle = image.n_sm * cfg.get("sm.sub_partitions") * cfg.get("scheduler.issue_width")
-    s.ev = np.zeros((max(L.EVENT_CHUNK, 16 * per_cycle), len(L.EVENT_FIELDS)), np.int64)
+    # EVENT_CHUNK rows usable: the loop returns to drain when fewer than EVENTS_PER_STEP per
+    # possible issue of a cycle are left
+    s.ev = np.zeros((L.EVENT_CHUNK + L.EVENTS_PER_STEP * per_cycle, len(L.EVENT_FIELDS)), np.int64)
     ts = make_tstate(image, record_trace)
     mt = make_mem_timing(image.tc, image.n_sm)
     parts = {"trace": [], "tlog": []}
