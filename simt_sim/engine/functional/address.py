@@ -29,6 +29,19 @@ def generic_to_space(space, addr):
 
 
 @compiled_inline
+def lane_address(regs, aidx, aoff, t):
+    """Address of a [reg+offset] operand for thread t (aidx < 0: the offset alone)."""
+    addr = aoff
+    if aidx >= 0:
+        r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
+        if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64:
+            addr += np.int64(regs.r64[r, t])
+        else:
+            addr += np.int64(regs.r32[r, t])
+    return addr
+
+
+@compiled_inline
 def cvta_value(v, space, to_space):
     """cvta: a state-space address to a generic one (or back with .to) through the space's window."""
     window = np.int64(0)

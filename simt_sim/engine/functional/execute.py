@@ -10,6 +10,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.functional import fastpath as F
 from simt_sim.engine.functional import address as M
+from simt_sim.engine.functional.address import lane_address
 from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.functional import calls as CALLS
@@ -346,19 +347,6 @@ def atomic_apply(aop, ty, old, b, c):
     if aop == E.ATOM_OR:
         return o | v
     return o ^ v
-
-
-@compiled_inline
-def lane_address(regs, aidx, aoff, t):
-    """Address of a [reg+offset] operand for thread t (aidx < 0: the offset alone)."""
-    addr = aoff
-    if aidx >= 0:
-        r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-        if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64:
-            addr += np.int64(regs.r64[r, t])
-        else:
-            addr += np.int64(regs.r32[r, t])
-    return addr
 
 
 @compiled

@@ -278,15 +278,7 @@ def mem_fault(fault, code_, w, lane, addr, width):
 def operand_address(regs, row, k, t):
     """The address of the [reg+offset] operand k of thread t."""
     b = E.F_OPS + k * E.OPERAND_FIELDS
-    aidx = row[b + 1]
-    addr = row[b + 2]
-    if aidx >= 0:
-        r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-        if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64:
-            addr += np.int64(regs.r64[r, t])
-        else:
-            addr += np.int64(regs.r32[r, t])
-    return addr
+    return M.lane_address(regs, row[b + 1], row[b + 2], t)
 
 
 @compiled_inline
