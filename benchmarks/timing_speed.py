@@ -35,16 +35,20 @@ WORKLOADS = [("compute-bound", compute, (8192, 65536)), ("memory-bound", memory,
 
 
 def run(path, args, bufs, n, cfg, trace_memory=True):
+    """(result, seconds, peak bytes): the timed run goes untraced, because tracemalloc slows every
+    allocation; the peak comes from a second, identical run under tracemalloc."""
     prog = simt_sim.load_program(ROOT / path)
-    if trace_memory:        # not while numba compiles: tracemalloc slows compilation about 3x
-        tracemalloc.start()
-    t0 = time.perf_counter()
     # registers: the PTX declarations' count, as the versions before ptxas's counts simulated, so
     # that side_by_side.py compares the same simulation
-    res = simt_sim.simulate(simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs), bufs, cfg)
+    launch = simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs)
+    fresh = {k: v.copy() for k, v in bufs.items()}
+    t0 = time.perf_counter()
+    res = simt_sim.simulate(launch, bufs, cfg)
     dt = time.perf_counter() - t0
-    if not trace_memory:
+    if not trace_memory:    # not while numba compiles: tracemalloc slows compilation about 3x
         return res, dt, 0
+    tracemalloc.start()
+    simt_sim.simulate(launch, fresh, cfg)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return res, dt, peak

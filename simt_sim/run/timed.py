@@ -242,8 +242,8 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
     max_pipes = int(image.tables.unit_pipes.max())
     n_regs = max(image.numbering.count, 1)
 
-    def i64(*shape, fill=0):
-        return np.full(shape, fill, np.int64)
+    def i64(*shape):
+        return np.zeros(shape, np.int64)
 
     sched = i64(n_sm, n_sp, len(L.SCHED_FIELDS))
     sched[:, :, L.SC_LAST] = -1

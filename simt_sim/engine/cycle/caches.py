@@ -37,9 +37,10 @@ LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
 def make_mem_timing(tc, n_sm: int) -> MemTiming:
     l1_shape = (n_sm, tc[T_L1_SETS], tc[T_L1_WAYS])
     l2_shape = (tc[T_L2_SETS], tc[T_L2_WAYS])
-    return MemTiming(np.full(l1_shape, -1, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
+    # all zeros: the OS hands out zeroed pages lazily, so a launch touches only the sets it uses
+    return MemTiming(np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
                      np.zeros(l1_shape, np.int64),
-                     np.full(l2_shape, -1, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
+                     np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
 
 
@@ -47,12 +48,13 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
 def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate):
     """Look up one sector in a set-associative LRU cache (tag/valid/stamp are [sets, ways] views).
     Returns (hit, way) — way is where the line now lives, -1 when it is not cached; on a miss with
-    allocate the sector is filled (evicting the least recently used line)."""
+    allocate the sector is filled (evicting the least recently used line).  A tag holds line + 1,
+    so that 0 marks an empty way."""
     s = line % sets
     victim = 0
     oldest = np.int64(1) << 62
     for wy in range(ways):
-        if tag[s, wy] == line:
+        if tag[s, wy] == line + 1:
             stamp[s, wy] = now
             if valid[s, wy] & sector_bit:
                 return True, wy
@@ -64,7 +66,7 @@ def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate)
             oldest = stamp[s, wy]
             victim = wy
     if allocate:
-        tag[s, victim] = line
+        tag[s, victim] = line + 1
         valid[s, victim] = sector_bit
         stamp[s, victim] = now
         return False, victim
