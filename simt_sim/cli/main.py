@@ -70,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--html", metavar="FILE", help="write an HTML report")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
+    st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
+    st.add_argument("name", nargs="?", help="study name (studies/NAME.yaml) or a study file; none: list them")
+    st.add_argument("--json", metavar="FILE", help="write the table as JSON")
+    st.add_argument("--csv", metavar="FILE", help="write the table as CSV")
+    st.add_argument("--html", metavar="FILE", help="write an HTML report")
     hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
     hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
     rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
@@ -366,6 +371,28 @@ def cmd_validate(ns) -> int:
     return 0
 
 
+def cmd_study(ns) -> int:
+    from simt_sim.calibrate import study as S
+    root = Path(__file__).resolve().parents[2]
+    if not ns.name:
+        for st in S.list_studies(root):
+            print(f"{st.name:<22} {len(st.variants):>2} variants  {st.title}")
+        return 0
+    doc = S.run_study(root, S.find_study(root, ns.name))
+    print(S.format_table(doc))
+    if ns.json:
+        Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
+    if ns.csv:
+        Path(ns.csv).write_text(S.to_csv(doc))
+    if ns.html:
+        Path(ns.html).write_text(S.to_html(doc))
+    differ = [r["variant"] for r in doc["rows"] if r["outputs"] is False]
+    if differ:
+        print(f"error: outputs differ from the H100: {', '.join(differ)}", file=sys.stderr)
+        return EXIT_MISMATCH
+    return 0
+
+
 def cmd_hw(ns) -> int:
     from simt_sim.calibrate.record import main as record_main
     argv = [*ns.programs, "--repeats", str(ns.repeats)]
@@ -389,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         ns = parser.parse_args(argv)
         command = f"simt-sim {ns.command}"
         handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw,
-                   "validate": cmd_validate}
+                   "validate": cmd_validate, "study": cmd_study}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)

@@ -1,0 +1,283 @@
+"""Workload studies: `studies/NAME.yaml` lists one seed workload's variants (each a program in
+programs/); a study simulates every variant, reads its recorded H100 reference, and tabulates
+per variant the cycles (whole kernel and longest block span), CFE, issue-slot use and the
+speed-up over its base, simulated against measured, with the difference in percentage points.
+
+    simt-sim study                 # list the studies
+    simt-sim study ilp --csv ilp.csv --plot ilp.png
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from simt_sim.errors import InputError
+from simt_sim.frontend.dims import Dim3
+from simt_sim.frontend.manifest import load_manifest
+from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, validate
+from simt_sim.machine.config import load_config
+from simt_sim.calibrate.compare import clock_spans, validate_program
+
+EFFECT_BOUND_PP = 5.0          # the issue's target: a simulated speed-up within 5 pp of the H100's
+
+SCHEMA = {
+    "title": Field(str, required=True, doc="one line: seed and what is compared"),
+    "seed": Field(str, doc="seed document number, e.g. '002'"),
+    "description": Field(str, doc="what is compared and what the paper claims"),
+    "variants": Field(list, required=True, doc="[{name, program, base?, note?, group?}] in table order"),
+    "measure": Field(str, doc="'ncu' (default: Nsight Compute sm__cycles_elapsed.max of the kernel) or "
+                              "'elapsed' (CUDA-event time of the whole launch sequence, in cycles)"),
+    "overlap": Field(dict, doc="{tc: VARIANT, cd: VARIANT}: also report each variant's overlap rate "
+                               "(T_cd + T_tc - T) / (T_cd + T_tc)"),
+}
+VARIANT_SCHEMA = {
+    "name": Field(str, required=True), "program": Field(str, required=True),
+    "base": Field(str, doc="variant whose cycles / this variant's cycles is the speed-up (default: the first)"),
+    "note": Field(str), "group": Field(str),
+}
+
+
+@dataclass
+class Variant:
+    name: str
+    program: str
+    base: str
+    note: str = ""
+    group: str = ""
+
+
+@dataclass
+class Study:
+    name: str
+    path: Path
+    title: str
+    seed: str
+    description: str
+    variants: list[Variant]
+    measure: str = "ncu"
+    overlap: dict = field(default_factory=dict)
+
+
+def studies_dir(root: Path) -> Path:
+    return root / "studies"
+
+
+def list_studies(root: Path) -> list[Study]:
+    return [load_study(p) for p in sorted(studies_dir(root).glob("*.yaml"))]
+
+
+def find_study(root: Path, name: str) -> Study:
+    path = Path(name) if name.endswith(".yaml") else studies_dir(root) / f"{name}.yaml"
+    if not path.exists():
+        known = ", ".join(p.stem for p in sorted(studies_dir(root).glob("*.yaml"))) or "none"
+        raise InputError(f"no study {name!r} (known: {known}; `simt-sim study` lists them)")
+    return load_study(path)
+
+
+def load_study(path: Path) -> Study:
+    data, root = load_yaml_nodes(str(path))
+    validate(data, SCHEMA, str(path), root)
+    programs = path.resolve().parent.parent / "programs"      # studies/ sits beside programs/
+    variants: list[Variant] = []
+    names: set[str] = set()
+    for i, v in enumerate(data["variants"]):
+        validate(v, VARIANT_SCHEMA, str(path), root, ("variants", i))
+        if v["name"] in names:
+            raise error_at(str(path), root, ("variants", i, "name"), f"variant {v['name']!r} appears twice")
+        if not (programs / v["program"] / "manifest.yaml").exists():
+            raise error_at(str(path), root, ("variants", i, "program"),
+                           f"program {v['program']!r} not found under {programs}")
+        names.add(v["name"])
+        variants.append(Variant(v["name"], v["program"], v.get("base", data["variants"][0]["name"]),
+                                v.get("note", ""), v.get("group", "")))
+    if not variants:
+        raise error_at(str(path), root, ("variants",), "a study needs at least one variant")
+    for i, v in enumerate(variants):
+        if v.base not in names:
+            raise error_at(str(path), root, ("variants", i, "base"), f"base {v.base!r} is not a variant")
+    measure = data.get("measure", "ncu")
+    if measure not in ("ncu", "elapsed"):
+        raise error_at(str(path), root, ("measure",), "must be 'ncu' or 'elapsed'")
+    overlap = data.get("overlap") or {}
+    for key in overlap:
+        if key not in ("tc", "cd") or overlap[key] not in names:
+            raise error_at(str(path), root, ("overlap", key), "expected {tc: VARIANT, cd: VARIANT} naming variants")
+    return Study(path.stem, path, data["title"], str(data.get("seed", "")), data.get("description", ""),
+                 variants, measure, overlap)
+
+
+def active_smsps(pdir: Path) -> int:
+    """Sub-partitions that get warps: min(blocks, SMs) SMs, each with min(4, warps per block) SMSPs
+    (the same rule for the simulation and the H100, so the two issue-slot uses compare)."""
+    m = load_manifest(str(pdir))
+    cfg = load_config(m.config, m.overrides)
+    blocks, threads = Dim3.of(m.grid).count, Dim3.of(m.block).count
+    warps = -(-threads // cfg.get("warp_size"))
+    return min(blocks, cfg.get("num_sms")) * min(cfg.get("sm.sub_partitions"), warps)
+
+
+def measured_cycles(row: dict, ref: dict, measure: str) -> float | None:
+    if measure == "elapsed":
+        return (ref.get("elapsed") or {}).get("cycles")
+    return row.get("hw_cycles")
+
+
+def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
+    pdir = root / "programs" / v.program
+    ref_path = pdir / "reference" / f"{gpu}.json"
+    if ref_path.exists():
+        row = validate_program(pdir, gpu)
+        ref = json.loads(ref_path.read_text())
+    else:                      # not recorded yet: the simulated half of the row
+        row = simulated_only(pdir)
+        ref = {}
+    slots = active_smsps(pdir)
+    hw_cycles = measured_cycles(row, ref, study.measure)
+    sim_span = max((s["sim"] or 0 for s in row["clock_spans"].values()), default=None) or None
+    hw_span = max((s["hw"] or 0 for s in row["clock_spans"].values()), default=None) or None
+    hw_insts = row.get("hw_warp_instructions")
+    return {
+        "variant": v.name, "program": v.program, "base": v.base, "group": v.group, "note": v.note,
+        "outputs": None if not ref else bool(row["outputs_match"]),
+        "sim_cycles": row["sim_cycles"], "hw_cycles": hw_cycles,
+        "sim_block_span": sim_span, "hw_block_span": hw_span,
+        "sim_cfe": row["sim_cfe"], "hw_cfe": row.get("hw_cfe"),
+        "sim_warp_instructions": row["sim_warp_instructions"], "hw_warp_instructions": hw_insts,
+        "sim_issue_slot_use": row["sim_warp_instructions"] / (row["sim_cycles"] * slots),
+        "hw_issue_slot_use": hw_insts / (row["hw_cycles"] * slots) if hw_insts and row.get("hw_cycles") else None,
+        "notes": row["notes"],
+    }
+
+
+def simulated_only(pdir: Path) -> dict:
+    """The simulator's half of a validate_program row, for a program with no reference yet."""
+    from simt_sim.frontend.assembler import load_program
+    from simt_sim.run.timed import manifest_launch, simulate
+    m = load_manifest(str(pdir))
+    cfg = load_config(m.config, m.overrides)
+    prog = load_program(str(pdir / "kernel.ptx"), m.kernel)
+    res = simulate([manifest_launch(m, prog)], {s.name: s.make() for s in m.buffers}, cfg)
+    k = res.kernels[0]
+    spans = {n: {"sim": max(clock_spans(res.buffers[n]), default=None), "hw": None} for n in m.clock_outputs}
+    return {"sim_cycles": k["cycles"], "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
+            "clock_spans": spans, "notes": ["no H100 reference recorded"], "outputs_match": None}
+
+
+def add_effects(rows: list[dict], overlap: dict) -> None:
+    """Speed-up over each row's base (base cycles / cycles), simulated and measured, and their
+    difference in percentage points; overlap rates where the study names its two parts."""
+    by_name = {r["variant"]: r for r in rows}
+    for r in rows:
+        b = by_name[r["base"]]
+        r["sim_speedup"] = b["sim_cycles"] / r["sim_cycles"]
+        r["hw_speedup"] = b["hw_cycles"] / r["hw_cycles"] if b["hw_cycles"] and r["hw_cycles"] else None
+        r["speedup_diff_pp"] = (100 * (r["sim_speedup"] - r["hw_speedup"]) if r["hw_speedup"] is not None
+                                else None)
+        if overlap:
+            tc, cd = by_name[overlap["tc"]], by_name[overlap["cd"]]
+            r["sim_overlap"] = overlap_rate(cd["sim_cycles"], tc["sim_cycles"], r["sim_cycles"])
+            r["hw_overlap"] = (overlap_rate(cd["hw_cycles"], tc["hw_cycles"], r["hw_cycles"])
+                               if cd["hw_cycles"] and tc["hw_cycles"] and r["hw_cycles"] else None)
+
+
+def overlap_rate(t_cd: float, t_tc: float, t_fused: float) -> float:
+    """Seed 000's overlap rate of a fused kernel: (T_cd + T_tc - T_fuse) / (T_cd + T_tc); 0 when
+    fusing gains nothing over running the parts one after the other, 0.5 when it halves the time."""
+    return (t_cd + t_tc - t_fused) / (t_cd + t_tc)
+
+
+def summarize(rows: list[dict]) -> dict:
+    effects = [r for r in rows if r["variant"] != r["base"] and r["speedup_diff_pp"] is not None]
+    same_sign = [r for r in effects if (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0
+                 or r["sim_speedup"] == r["hw_speedup"]]
+    return {"variants": len(rows), "outputs_identical": sum(r["outputs"] is True for r in rows),
+            "recorded": sum(r["outputs"] is not None for r in rows), "effects": len(effects),
+            "effects_same_sign": len(same_sign),
+            "effects_within_5pp": sum(abs(r["speedup_diff_pp"]) <= EFFECT_BOUND_PP for r in effects),
+            "cycle_mae_pct": (float(np.mean([abs(r["sim_cycles"] - r["hw_cycles"]) / r["hw_cycles"] * 100
+                                             for r in rows if r["hw_cycles"]]))
+                              if any(r["hw_cycles"] for r in rows) else None)}
+
+
+def run_study(root: Path, study: Study, gpu: str = "h100") -> dict:
+    rows = [variant_row(root, study, v, gpu) for v in study.variants]
+    add_effects(rows, study.overlap)
+    return {"study": study.name, "title": study.title, "seed": study.seed, "description": study.description,
+            "measure": study.measure, "rows": rows, "summary": summarize(rows)}
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+COLUMNS = [("variant", "variant", "{}"), ("outputs", "out", "{}"), ("sim_cycles", "cyc sim", "{:.0f}"),
+           ("hw_cycles", "cyc hw", "{:.0f}"), ("sim_block_span", "span sim", "{:.0f}"),
+           ("hw_block_span", "span hw", "{:.0f}"), ("sim_cfe", "CFE sim", "{:.3f}"), ("hw_cfe", "CFE hw", "{:.3f}"),
+           ("sim_issue_slot_use", "slots sim", "{:.3f}"), ("hw_issue_slot_use", "slots hw", "{:.3f}"),
+           ("sim_speedup", "x sim", "{:.3f}"), ("hw_speedup", "x hw", "{:.3f}"),
+           ("speedup_diff_pp", "diff pp", "{:+.1f}")]
+OVERLAP_COLUMNS = [("sim_overlap", "ovl sim", "{:.3f}"), ("hw_overlap", "ovl hw", "{:.3f}")]
+
+
+def columns(doc: dict) -> list[tuple]:
+    return COLUMNS + (OVERLAP_COLUMNS if any("sim_overlap" in r for r in doc["rows"]) else [])
+
+
+def cell(row: dict, key: str, fmt: str) -> str:
+    v = row.get(key)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if key == "outputs":
+        return "ok" if v else "DIFF"
+    return fmt.format(v)
+
+
+def format_table(doc: dict) -> str:
+    cols = columns(doc)
+    cells = [[cell(r, k, f) for k, _, f in cols] for r in doc["rows"]]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, (_, h, _) in enumerate(cols)]
+    line = lambda vals: "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+                                   for i, (v, w) in enumerate(zip(vals, widths)))
+    out = [f"{doc['study']}: {doc['title']}", line([h for _, h, _ in cols]), "-" * (sum(widths) + 2 * len(widths))]
+    out += [line(c) for c in cells]
+    s = doc["summary"]
+    out.append("")
+    out.append(f"speed-up = base cycles / cycles (base per variant in studies/{doc['study']}.yaml); measured: "
+               + ("CUDA-event time of the launch sequence" if doc["measure"] == "elapsed"
+                  else "Nsight Compute sm__cycles_elapsed.max"))
+    if s["recorded"]:
+        out.append(f"outputs identical: {s['outputs_identical']}/{s['recorded']}; effects with the H100's sign: "
+                   f"{s['effects_same_sign']}/{s['effects']}; within {EFFECT_BOUND_PP:.0f} pp: "
+                   f"{s['effects_within_5pp']}/{s['effects']}; cycle MAE {s['cycle_mae_pct']:.1f}%")
+    else:
+        out.append("no H100 references recorded yet: simulated columns only")
+    return "\n".join(out)
+
+
+def to_csv(doc: dict) -> str:
+    keys = [k for k, _, _ in columns(doc)] + ["program", "base", "sim_warp_instructions", "hw_warp_instructions"]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in doc["rows"]:
+        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in keys})
+    return buf.getvalue()
+
+
+def to_html(doc: dict, picture_files: list[str] = ()) -> str:
+    cols = columns(doc)
+    head = "".join(f"<th>{html.escape(h)}</th>" for _, h, _ in cols)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell(r, k, f))}</td>" for k, _, f in cols) + "</tr>"
+                   for r in doc["rows"])
+    pics = "".join(f"<p><img src='{html.escape(p)}' alt='{html.escape(p)}'></p>" for p in picture_files)
+    return ("<!doctype html><meta charset='utf-8'>"
+            f"<title>simt-sim study {html.escape(doc['study'])}</title>"
+            "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd;"
+            "text-align:right}td:first-child{text-align:left}</style>"
+            f"<h1>{html.escape(doc['title'])}</h1><p>{html.escape(doc['description'])}</p>"
+            f"<table><tr>{head}</tr>{body}</table><p>{html.escape(json.dumps(doc['summary']))}</p>{pics}")

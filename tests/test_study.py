@@ -1,0 +1,98 @@
+"""`simt-sim study`: study files, the variant table against recorded references, speed-ups, formats."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simt_sim.calibrate import study as S
+from simt_sim.cli.main import main
+from simt_sim.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+SPLITS = """title: "split sizes of one branch"
+variants:
+  - {name: "1-31", program: v-split-1-31}
+  - {name: "16-16", program: v-split-16-16}
+  - {name: "8-24", program: v-split-8-24, base: "16-16"}
+"""
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """A project tree with three recorded programs and one study over them."""
+    root = tmp_path_factory.mktemp("study")
+    for name in ("v-split-1-31", "v-split-16-16", "v-split-8-24"):
+        shutil.copytree(ROOT / "programs" / name, root / "programs" / name)
+    (root / "studies").mkdir()
+    (root / "studies" / "splits.yaml").write_text(SPLITS)
+    return root
+
+
+@pytest.fixture(scope="module")
+def doc(tree):
+    return S.run_study(tree, S.find_study(tree, "splits"))
+
+
+def test_rows_carry_simulated_and_measured_values(doc):
+    rows = {r["variant"]: r for r in doc["rows"]}
+    for name, program in (("1-31", "v-split-1-31"), ("16-16", "v-split-16-16")):
+        ref = json.loads((ROOT / "programs" / program / "reference" / "h100.json").read_text())
+        cycles = sorted(c["sm__cycles_elapsed.max"] for c in ref["ncu"])
+        assert rows[name]["hw_cycles"] == cycles[len(cycles) // 2]
+        assert rows[name]["outputs"] is True
+        assert rows[name]["sim_cycles"] > 4000
+        assert 0 < rows[name]["sim_cfe"] < 1 and 0 < rows[name]["hw_cfe"] < 1
+
+
+def test_speedups_are_over_each_variants_base(doc):
+    rows = {r["variant"]: r for r in doc["rows"]}
+    assert rows["1-31"]["sim_speedup"] == 1.0                     # its own base
+    assert rows["16-16"]["sim_speedup"] == rows["1-31"]["sim_cycles"] / rows["16-16"]["sim_cycles"]
+    assert rows["8-24"]["hw_speedup"] == rows["16-16"]["hw_cycles"] / rows["8-24"]["hw_cycles"]
+    r = rows["8-24"]
+    assert r["speedup_diff_pp"] == pytest.approx(100 * (r["sim_speedup"] - r["hw_speedup"]))
+    assert doc["summary"]["effects"] == 2 and doc["summary"]["recorded"] == 3
+
+
+def test_issue_slot_use_uses_the_same_sub_partitions_on_both_sides(doc, tree):
+    r = doc["rows"][0]
+    smsps = S.active_smsps(tree / "programs" / "v-split-1-31")
+    assert r["sim_issue_slot_use"] == pytest.approx(r["sim_warp_instructions"] / (r["sim_cycles"] * smsps))
+    assert r["hw_issue_slot_use"] == pytest.approx(r["hw_warp_instructions"] / (r["hw_cycles"] * smsps))
+
+
+def test_overlap_rate():
+    assert S.overlap_rate(100, 100, 200) == 0.0        # fused = serial: nothing overlapped
+    assert S.overlap_rate(100, 100, 100) == 0.5        # fused = one part: half the time saved
+    assert S.overlap_rate(300, 100, 300) == 0.25
+
+
+def test_formats(doc):
+    text = S.format_table(doc)
+    assert text.splitlines()[1].split()[:4] == ["variant", "out", "cyc", "sim"]
+    assert "outputs identical: 3/3" in text
+    csv_lines = S.to_csv(doc).splitlines()
+    assert len(csv_lines) == 4 and csv_lines[0].startswith("variant,outputs,sim_cycles,hw_cycles")
+    assert "<table>" in S.to_html(doc) and "split sizes" in S.to_html(doc)
+
+
+def test_bad_study_files_name_the_place(tree):
+    bad = tree / "studies" / "bad.yaml"
+    bad.write_text('title: x\nvariants:\n  - {name: a, program: v-split-1-31}\n  - {name: b, program: nope}\n')
+    with pytest.raises(InputError) as e:
+        S.find_study(tree, "bad")
+    assert "bad.yaml:4" in str(e.value) and "program 'nope' not found" in str(e.value)
+    bad.write_text('title: x\nvariants:\n  - {name: a, program: v-split-1-31, base: z}\n')
+    with pytest.raises(InputError, match="base 'z' is not a variant"):
+        S.find_study(tree, "bad")
+    bad.unlink()
+    with pytest.raises(InputError, match="no study 'missing'"):
+        S.find_study(tree, "missing")
+
+
+def test_cli_lists_the_projects_studies(capsys):
+    assert main(["study"]) == 0
+    listed = capsys.readouterr().out.split("\n")
+    names = {p.stem for p in (ROOT / "studies").glob("*.yaml")}
+    assert {line.split()[0] for line in listed if line.strip()} == names
