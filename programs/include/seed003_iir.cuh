@@ -20,7 +20,8 @@
 // C alone (not by how far the compiler unrolls).  The C loads of a step are one inline-PTX group
 // (load_group), because nvcc would otherwise sink each load next to its first use, and the PTX
 // would then ask for the C loads one at a time, each after the previous chain: the paper's
-// "loaded sequentially by the couples" is an order the programmer must be able to state.  Block b covers filters [b*B*F, (b+1)*B*F).
+// "loaded sequentially by the couples" is an order the programmer must be able to state.
+// Block b covers filters [b*B*F, (b+1)*B*F).
 //
 // clk[2*b], clk[2*b+1]: clock64() at the start and end of block b (thread 0, after a barrier so the
 // end is the block's last warp).
