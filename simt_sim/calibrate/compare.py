@@ -18,6 +18,7 @@ from simt_sim.errors import InputError
 from simt_sim.frontend.assembler import load_program
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import manifest_launch, simulate
+from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use
 from simt_sim.calibrate.masktrace import decode, site_masks
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
@@ -105,6 +106,7 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
         spans[name] = {"sim": max(sim_s) if sim_s else None, "hw": max(hw_s) if hw_s else None}
     row = {"program": pdir.name, "kernel": prog.name, "outputs_match": outputs_ok, "notes": notes,
            "sim_cycles": k["cycles"], "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
+           "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
            "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()},
            "clock_spans": spans}
     if (pdir / "kernel.trace.ptx").exists() and "mask_trace" in ref:
@@ -126,6 +128,8 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
         pred_on = median([r["smsp__thread_inst_executed_pred_on.sum"] for r in ncu])
         row["hw_warp_instructions"] = inst
         row["hw_cfe"] = pred_on / (inst * 32) if inst else None
+        row["hw_issue_slot_use"] = hw_issue_slot_use({HW_INSTRUCTIONS: inst, HW_CYCLES: row["hw_cycles"]},
+                                                     k["active_smsps"])
         row["hw_pipes"] = {p: median([r.get(f"sm__inst_executed_pipe_{p}.sum") for r in ncu])
                            for p in PIPE_OF_UNIT.values()}
         row["hw_stalls"] = {key.split("stalled_")[1].split("_per_issue")[0]: median([r.get(key) for r in ncu])

@@ -25,7 +25,7 @@ _INIT_RE = re.compile(r"^(?P<name>[a-z_]+)\s*(?:\((?P<args>.*)\))?\s*$")
 MAX_BUFFER_BYTES = 2**30
 
 INIT_HELP = ("zeros | fill(V) | range | range(start,step) | values(v0,v1,...) | "
-             "random(seed=S,low=L,high=H) | lane_id(width)")
+             "random(seed=S,low=L,high=H[,sorted=true]) | lane_id(width)")
 
 
 @dataclass
@@ -91,14 +91,9 @@ def make_buffer(spec: BufferSpec) -> np.ndarray:
                 raise ValueError(f"values() gives {len(vals)} values for {n} elements")
             return np.array(vals, dtype=dt)
         if kind == "random":
-            rng = np.random.default_rng(int(kw.get("seed", pos[0] if pos else 0)))
-            if dt.kind == "f":
-                low, high = float(kw.get("low", 0.0)), float(kw.get("high", 1.0))
-                return rng.uniform(low, high, n).astype(dt)
-            info = np.iinfo(dt)
-            low = int(kw.get("low", 0))
-            high = int(kw.get("high", min(info.max, 100)))
-            return rng.integers(low, high, n, endpoint=True, dtype=np.int64).astype(dt)
+            values = random_values(dt, n, pos, kw)
+            # sorted=true: the same values in ascending order (seed 001 Figure 9: sorted loop counts)
+            return np.sort(values, kind="stable") if flag(kw.get("sorted", "false"), "sorted") else values
         if kind == "lane_id":
             width = int(pos[0]) if pos else 32
             if width < 1:
@@ -107,6 +102,32 @@ def make_buffer(spec: BufferSpec) -> np.ndarray:
     except (ValueError, IndexError, OverflowError) as e:
         raise ValueError(f"buffer {spec.name!r}: bad initialiser {spec.init!r}: {e}") from None
     raise ValueError(f"buffer {spec.name!r}: unknown initialiser {kind!r} (expected {INIT_HELP})")
+
+
+RANDOM_KEYS = {"seed", "low", "high", "sorted"}
+
+
+def random_values(dt: np.dtype, n: int, pos: list[str], kw: dict[str, str]) -> np.ndarray:
+    """random(seed=S,low=L,high=H): integers uniform in [L, H] (inclusive), floats uniform in [L, H)."""
+    unknown = sorted(set(kw) - RANDOM_KEYS)
+    if unknown:
+        raise ValueError(f"random() takes {', '.join(sorted(RANDOM_KEYS))}; found {unknown[0]!r}")
+    rng = np.random.default_rng(int(kw.get("seed", pos[0] if pos else 0)))
+    if dt.kind == "f":
+        low, high = float(kw.get("low", 0.0)), float(kw.get("high", 1.0))
+        return rng.uniform(low, high, n).astype(dt)
+    info = np.iinfo(dt)
+    low = int(kw.get("low", 0))
+    high = int(kw.get("high", min(info.max, 100)))
+    return rng.integers(low, high, n, endpoint=True, dtype=np.int64).astype(dt)
+
+
+def flag(text: str, name: str) -> bool:
+    """A yes/no initialiser argument: true/false or 1/0."""
+    value = text.strip().lower()
+    if value not in ("true", "false", "1", "0"):
+        raise ValueError(f"{name} must be true or false, found {text!r}")
+    return value in ("true", "1")
 
 
 SCHEMA = {

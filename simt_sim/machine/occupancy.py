@@ -51,3 +51,23 @@ def occupancy(cfg: GPUConfig, kernel_name: str, threads_per_block: int, register
         raise InputError(f"kernel {kernel_name}: a block of {threads_per_block} threads does not fit on an SM of "
                          f"{cfg.name}: it needs {need}")
     return Occupancy(regs, regs_warp, smem, n, limiter, limits)
+
+
+def active_smsps(cfg: GPUConfig, blocks: int, threads_per_block: int, blocks_per_sm: int) -> int:
+    """Sub-partitions (SMSPs) that get a warp during a launch.  Blocks go round robin to
+    min(blocks, SMs) SMs; a warp's SMSP is its index among the SM's resident warps modulo the
+    sub-partitions, so an SM with w warps resident at once uses min(w, sub-partitions) of them.
+    The same rule serves the simulation and the hardware counters (which do not say where warps
+    ran), so that their issue-slot uses compare."""
+    sms = max(1, min(blocks, cfg.get("num_sms")))
+    warps_per_block = -(-threads_per_block // cfg.get("warp_size"))
+    blocks_at_once = max(1, min(blocks_per_sm, -(-blocks // sms)))
+    return sms * min(cfg.get("sm.sub_partitions"), warps_per_block * blocks_at_once)
+
+
+def issue_slot_use(warp_instructions: float, cycles: float, smsps: int, issue_width: int = 1) -> float:
+    """The "GPU loading" of seed 003: warp-instructions issued / issue slots offered, where each
+    active SMSP offers issue_width slots per cycle.  1.0 means every active scheduler issued in
+    every cycle of the kernel (launch overhead included, as in sm__cycles_elapsed)."""
+    slots = cycles * smsps * issue_width
+    return warp_instructions / slots if slots > 0 else 0.0

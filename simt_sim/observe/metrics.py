@@ -5,6 +5,10 @@ executed with the guard true / (warp instructions x warp size).  SIMD efficiency
 lanes instead (predicated-off lanes included).  Stall reasons are warp-cycles, attributed per
 warp between two of its issues (see engine/cycle/stalls.py `account`); `per_issue` divides them by
 the warp-instructions issued, like Nsight Compute's smsp__average_warps_issue_stalled_*_per_issue_active.
+Issue-slot use (seed 003's "GPU loading") = warp-instructions issued / (kernel cycles x active
+SMSPs x issue width): the share of the issue slots of the sub-partitions that got warps
+(machine/occupancy.py `active_smsps`) that issued.  The same formula turns Nsight Compute's
+smsp__inst_executed.sum and sm__cycles_elapsed.max into the hardware's figure (`hw_issue_slot_use`).
 W histogram: W1..W64 = issued warp-instructions by number of active lanes; W0 = scheduler cycles
 with nothing issued (whole run, all kernels together).
 """
@@ -16,6 +20,19 @@ import numpy as np
 
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
+from simt_sim.machine.occupancy import active_smsps, issue_slot_use  # noqa: F401  (the one definition)
+
+HW_INSTRUCTIONS = "smsp__inst_executed.sum"      # warp-instructions issued, all SMSPs
+HW_CYCLES = "sm__cycles_elapsed.max"             # the kernel's cycles on its busiest SM
+
+
+def hw_issue_slot_use(counters: dict, smsps: int) -> float | None:
+    """Issue-slot use from one profiled launch's Nsight Compute counters (one instruction per SMSP
+    per cycle on the hardware); None when a counter is missing."""
+    insts, cycles = counters.get(HW_INSTRUCTIONS), counters.get(HW_CYCLES)
+    if insts is None or not cycles:
+        return None
+    return issue_slot_use(insts, cycles, smsps)
 
 
 def format_metrics(result) -> str:
@@ -36,7 +53,7 @@ def format_metrics(result) -> str:
     add("IPC (per SM)", lambda m: f"{m['ipc']:.3f} ({m['ipc_per_sm']:.3f})")
     add("CFE", lambda m: f"{m['cfe']:.4f}")
     add("SIMD efficiency", lambda m: f"{m['simd_efficiency']:.4f}")
-    add("issue-slot use", lambda m: f"{m['issue_slot_use']:.3f}")
+    add("issue-slot use (SMSPs)", lambda m: f"{m['issue_slot_use']:.3f} ({m['active_smsps']})")
     add("blocks/SM (limit)", lambda m: f"{m['occupancy']['blocks_per_sm']} ({m['occupancy']['limiter']})")
     for u in UNIT_NAMES:
         if any(m["unit_busy"][u] > 0 for m in ks):

@@ -22,6 +22,7 @@ from simt_sim.machine import layout as L
 from simt_sim.machine.config import GPUConfig
 from simt_sim.frontend.dims import Dim3, check_dims
 from simt_sim.machine.lower import MachineImage, lower
+from simt_sim.machine.occupancy import active_smsps, issue_slot_use
 from simt_sim.machine.state import TState
 from simt_sim.run.session import Session, describe_fault, lane_efficiency
 
@@ -180,6 +181,8 @@ def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineI
     n_sp = cfg.get("sm.sub_partitions")
     width = cfg.get("scheduler.issue_width")
     pipes = image.tables.unit_pipes
+    occ = image.occupancy[k]
+    smsps = active_smsps(cfg, launch.grid.count, launch.block.count, occ.blocks_per_sm)
     busy = {name: float(st[L.KS_BUSY + u]) / (cycles * n_sm * n_sp * int(pipes[u]))
             for u, name in enumerate(UNIT_NAMES)}
     stall_cycles = {name: int(st[L.KS_STALL + i]) for i, name in enumerate(L.STALL_NAMES)}
@@ -196,7 +199,8 @@ def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineI
         "ipc_per_sm": warp_insts / cycles / n_sm,
         "cfe": lane_efficiency(thread_insts, warp_insts, ws),
         "simd_efficiency": lane_efficiency(active, warp_insts, ws),
-        "issue_slot_use": warp_insts / (cycles * n_sm * n_sp * width),
+        "active_smsps": smsps,
+        "issue_slot_use": issue_slot_use(warp_insts, cycles, smsps, width),
         "unit_busy": busy,
         "unit_instructions": {name: int(st[L.KS_UNIT_INSTS + u]) for u, name in enumerate(UNIT_NAMES)},
         "stall_cycles": stall_cycles,
