@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from simt_sim.errors import InputError
-from simt_sim.frontend.dims import Dim3
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, validate
 from simt_sim.machine.config import load_config
@@ -113,16 +112,6 @@ def load_study(path: Path) -> Study:
                  variants, measure, overlap)
 
 
-def active_smsps(pdir: Path) -> int:
-    """Sub-partitions that get warps: min(blocks, SMs) SMs, each with min(4, warps per block) SMSPs
-    (the same rule for the simulation and the H100, so the two issue-slot uses compare)."""
-    m = load_manifest(str(pdir))
-    cfg = load_config(m.config, m.overrides)
-    blocks, threads = Dim3.of(m.grid).count, Dim3.of(m.block).count
-    warps = -(-threads // cfg.get("warp_size"))
-    return min(blocks, cfg.get("num_sms")) * min(cfg.get("sm.sub_partitions"), warps)
-
-
 def measured_cycles(row: dict, ref: dict, measure: str) -> float | None:
     if measure == "elapsed":
         return (ref.get("elapsed") or {}).get("cycles")
@@ -138,7 +127,6 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
     else:                      # not recorded yet: the simulated half of the row
         row = simulated_only(pdir)
         ref = {}
-    slots = active_smsps(pdir)
     hw_cycles = measured_cycles(row, ref, study.measure)
     sim_span = max((s["sim"] or 0 for s in row["clock_spans"].values()), default=None) or None
     hw_span = max((s["hw"] or 0 for s in row["clock_spans"].values()), default=None) or None
@@ -150,8 +138,8 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
         "sim_block_span": sim_span, "hw_block_span": hw_span,
         "sim_cfe": row["sim_cfe"], "hw_cfe": row.get("hw_cfe"),
         "sim_warp_instructions": row["sim_warp_instructions"], "hw_warp_instructions": hw_insts,
-        "sim_issue_slot_use": row["sim_warp_instructions"] / (row["sim_cycles"] * slots),
-        "hw_issue_slot_use": hw_insts / (row["hw_cycles"] * slots) if hw_insts and row.get("hw_cycles") else None,
+        "active_smsps": row["active_smsps"],
+        "sim_issue_slot_use": row["sim_issue_slot_use"], "hw_issue_slot_use": row.get("hw_issue_slot_use"),
         "notes": row["notes"],
     }
 
@@ -167,7 +155,7 @@ def simulated_only(pdir: Path) -> dict:
     k = res.kernels[0]
     spans = {n: {"sim": max(clock_spans(res.buffers[n]), default=None), "hw": None} for n in m.clock_outputs}
     return {"sim_cycles": k["cycles"], "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
-            "clock_spans": spans, "notes": ["no H100 reference recorded"], "outputs_match": None}
+            "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"], "clock_spans": spans, "notes": ["no H100 reference recorded"], "outputs_match": None}
 
 
 def add_effects(rows: list[dict], overlap: dict) -> None:
