@@ -25,7 +25,7 @@ _INIT_RE = re.compile(r"^(?P<name>[a-z_]+)\s*(?:\((?P<args>.*)\))?\s*$")
 MAX_BUFFER_BYTES = 2**30
 
 INIT_HELP = ("zeros | fill(V) | range | range(start,step) | values(v0,v1,...) | "
-             "random(seed=S,low=L,high=H[,sorted=true]) | lane_id(width)")
+             "random(seed=S,low=L,high=H[,sorted=true]) | lane_id(width) | file(NAME.npy)")
 
 
 @dataclass
@@ -34,20 +34,22 @@ class BufferSpec:
     dtype: str
     size: int
     init: str = "zeros"
+    base_dir: Path = Path(".")        # where file(NAME.npy) is looked up: the manifest's directory
 
     def make(self) -> np.ndarray:
         return make_buffer(self)
 
 
-def parse_buffer_spec(name: str, text: str) -> BufferSpec:
-    """`i32[128]:random(seed=1)` -> BufferSpec; raises ValueError with what was expected."""
+def parse_buffer_spec(name: str, text: str, base_dir: Path = Path(".")) -> BufferSpec:
+    """`i32[128]:random(seed=1)` -> BufferSpec; raises ValueError with what was expected.
+    base_dir: the directory file(NAME.npy) initialisers are relative to."""
     m = _SPEC_RE.match(str(text))
     if not m:
         raise ValueError(f"buffer {name!r}: expected DTYPE[SIZE] or DTYPE[SIZE]:INIT, found {text!r}")
     dtype = m.group("dtype")
     if dtype not in DTYPES:
         raise ValueError(f"buffer {name!r}: unknown dtype {dtype!r} (expected one of {', '.join(DTYPES)})")
-    spec = BufferSpec(name, dtype, int(m.group("size")), (m.group("init") or "zeros").strip())
+    spec = BufferSpec(name, dtype, int(m.group("size")), (m.group("init") or "zeros").strip(), Path(base_dir))
     nbytes = spec.size * np.dtype(DTYPES[dtype]).itemsize
     if nbytes > MAX_BUFFER_BYTES:
         raise ValueError(f"buffer {name!r}: {spec.size} elements of {dtype} are {nbytes} bytes; "
@@ -99,12 +101,33 @@ def make_buffer(spec: BufferSpec) -> np.ndarray:
             if width < 1:
                 raise ValueError(f"lane_id width must be at least 1, found {width}")
             return (np.arange(n) % width).astype(dt)
+        if kind == "file":
+            return npy_values(spec, dt, pos, kw)
     except (ValueError, IndexError, OverflowError) as e:
         raise ValueError(f"buffer {spec.name!r}: bad initialiser {spec.init!r}: {e}") from None
     raise ValueError(f"buffer {spec.name!r}: unknown initialiser {kind!r} (expected {INIT_HELP})")
 
 
 RANDOM_KEYS = {"seed", "low", "high", "sorted"}
+
+
+def npy_values(spec: BufferSpec, dt: np.dtype, pos: list[str], kw: dict[str, str]) -> np.ndarray:
+    """file(NAME.npy): a one-dimensional .npy array (path relative to the manifest) whose dtype and
+    length are exactly the declared buffer's, e.g. seed 000's regrouped inputs and index arrays."""
+    if len(pos) != 1 or kw:
+        raise ValueError("file() takes one .npy path, e.g. file(inputs.npy)")
+    path = spec.base_dir / pos[0]
+    try:
+        values = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ValueError(f"no such file {str(path)!r}") from None
+    except (OSError, ValueError) as e:       # not a .npy file, or an object array
+        raise ValueError(f"{str(path)!r} is not a numeric .npy array ({e})") from None
+    if values.dtype != dt:
+        raise ValueError(f"{pos[0]} holds {values.dtype}, the buffer is {spec.dtype} ({dt})")
+    if values.shape != (spec.size,):
+        raise ValueError(f"{pos[0]} has shape {values.shape}, the buffer is {spec.dtype}[{spec.size}]")
+    return np.ascontiguousarray(values)
 
 
 def random_values(dt: np.dtype, n: int, pos: list[str], kw: dict[str, str]) -> np.ndarray:
@@ -198,7 +221,7 @@ def load_manifest(target: str) -> Manifest:
     buffers = []
     for name, spec in (data.get("buffers") or {}).items():
         try:
-            buffers.append(parse_buffer_spec(str(name), spec))
+            buffers.append(parse_buffer_spec(str(name), spec, path.parent))
         except ValueError as e:
             raise error_at(str(path), root, ("buffers", name), str(e)) from None
     names = {b.name for b in buffers}
