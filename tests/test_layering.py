@@ -14,6 +14,7 @@ LAYERS = [
     ["engine"],
     ["run"],
     ["oracle", "observe"],
+    ["workloads"],
     ["calibrate"],
     ["api", "__init__"],
     ["cli", "__main__"],
