@@ -94,7 +94,7 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
     ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
     m = load_manifest(str(pdir))
     cfg = load_config(m.config, m.overrides)
-    prog = load_program(str(pdir / "kernel.ptx"), m.kernel)
+    prog = load_program(str(m.kernel_file), m.kernel)
     inputs = {s.name: s.make() for s in m.buffers}
     res = simulate([manifest_launch(m, prog)], {k: v.copy() for k, v in inputs.items()}, cfg)
     outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog), tuple(m.clock_outputs))
@@ -109,8 +109,8 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
            "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
            "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()},
            "clock_spans": spans}
-    if (pdir / "kernel.trace.ptx").exists() and "mask_trace" in ref:
-        tprog = load_program(str(pdir / "kernel.trace.ptx"), m.kernel)
+    if m.trace_kernel_file.exists() and "mask_trace" in ref:
+        tprog = load_program(str(m.trace_kernel_file), m.kernel)
         tres = simulate([manifest_launch(m, tprog)], {k: v.copy() for k, v in inputs.items()}, cfg)
         sim_trace = site_masks(decode(tres.module_globals["simt_trace"], tres.module_globals["simt_trace_count"]))
         hw_trace = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}

@@ -54,14 +54,29 @@ def require_gpu():
 
 
 def program_dirs(names: list[str], root: Path) -> list[Path]:
+    """The program directories to run on hardware: those named, or every program whose kernel file
+    was compiled from CUDA (kernel.cu beside it, in its own directory or, for a manifest running
+    another program's PTX, in that one's)."""
+    from simt_sim.frontend.manifest import load_manifest
     if names:
         dirs = [Path(n) if Path(n).is_dir() else root / "programs" / n for n in names]
     else:
-        dirs = sorted(p.parent for p in (root / "programs").glob("*/kernel.cu"))
+        dirs = sorted(p.parent for p in (root / "programs").glob("*/manifest.yaml")
+                      if (p.parent / "kernel.cu").exists() or shares_cuda_source(p.parent))
     for d in dirs:
-        if not (d / "kernel.cu").exists():
+        if not (d / "kernel.cu").exists() and not load_manifest(str(d)).cuda_source.exists():
             raise InputError(f"{d}: no kernel.cu (only programs with a CUDA source are run on hardware)")
     return dirs
+
+
+def shares_cuda_source(pdir: Path) -> bool:
+    """A program without its own kernel.cu whose manifest runs PTX compiled from CUDA elsewhere."""
+    from simt_sim.frontend.manifest import load_manifest
+    try:
+        m = load_manifest(str(pdir))
+    except InputError:             # not a program `hw record` can run; `simt-sim validate` reports it
+        return False
+    return m.kernel_file.parent.resolve() != pdir.resolve() and m.cuda_source.exists()
 
 
 def entry_signature(text: str, kernel: str | None):
@@ -84,7 +99,7 @@ class Prepared:
         self.dir = pdir
         self.variant = variant
         self.manifest = load_manifest(str(pdir))
-        ptx = pdir / ("kernel.trace.ptx" if variant == "trace" else "kernel.ptx")
+        ptx = self.manifest.trace_kernel_file if variant == "trace" else self.manifest.kernel_file
         try:
             self.program = load_program(str(ptx), self.manifest.kernel)
         except InputError:         # PTX the simulator cannot read yet still runs on the GPU
@@ -205,8 +220,7 @@ def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True
             ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
                    "outputs": {n: {"dtype": str(a.dtype), "hex": a.tobytes().hex()} for n, a in outputs.items()},
                    "ncu": ctr}
-            tpath = d / "kernel.trace.ptx"
-            if tpath.exists():
+            if plain.manifest.trace_kernel_file.exists():
                 tr = Prepared(cupy, d, "trace", Path(tmp))
                 tr.launch()
                 words = tr.read_global("simt_trace", 16 * 65536)

@@ -150,7 +150,7 @@ def simulated_only(pdir: Path) -> dict:
     from simt_sim.run.timed import manifest_launch, simulate
     m = load_manifest(str(pdir))
     cfg = load_config(m.config, m.overrides)
-    prog = load_program(str(pdir / "kernel.ptx"), m.kernel)
+    prog = load_program(str(m.kernel_file), m.kernel)
     res = simulate([manifest_launch(m, prog)], {s.name: s.make() for s in m.buffers}, cfg)
     k = res.kernels[0]
     spans = {n: {"sim": max(clock_spans(res.buffers[n]), default=None), "hw": None} for n in m.clock_outputs}

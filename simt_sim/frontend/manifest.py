@@ -207,6 +207,19 @@ class Manifest:
     more_launches: list[dict] = field(default_factory=list)   # kernel_file resolved to a Path
     clock_outputs: list[str] = field(default_factory=list)
 
+    # Programs built from CUDA (tools/build_programs.py) keep kernel.cu, kernel.ptx and the mask-trace
+    # variant kernel.trace.ptx together; a manifest may run another program's PTX (kernel_file:
+    # ../w-regroup-tree-base/kernel.ptx), and then its source and trace variant are that program's.
+    @property
+    def cuda_source(self) -> Path:
+        """The CUDA source the kernel file was compiled from (it may not exist)."""
+        return self.kernel_file.with_suffix(".cu")
+
+    @property
+    def trace_kernel_file(self) -> Path:
+        """The mask-trace variant of the kernel file, NAME.trace.ptx beside it (it may not exist)."""
+        return self.kernel_file.with_name(self.kernel_file.stem + ".trace.ptx")
+
 
 def manifest_path(target: str) -> Path:
     p = Path(target)
