@@ -4,6 +4,7 @@
 // Each warp predicts 16 rows per tile, tiles grid-strided over the warps of the grid;
 // classes[row] = the predicted path class.  clk[2*b], clk[2*b+1]: clock64() at block b's start and end.
 #include "../include/mlp_wmma.cuh"
+#include "../include/simt_trace.cuh"
 
 #define PREDICTOR_WARPS 4   // block = 128 threads
 
@@ -11,6 +12,7 @@ template <int K_IN, int HIDDEN, int K_OUT>
 __device__ void predict_block(const unsigned short* x, int n_rows, const MlpWeights& w, unsigned int* classes,
                               long long* clk) {
     __shared__ MlpWmmaScratch<K_IN, HIDDEN, K_OUT> scratch[PREDICTOR_WARPS];
+    SIMT_SITE(1);                                   // entry
     __syncthreads();
     const long long t0 = clock64();
     const int warp_in_block = threadIdx.x / 32;
@@ -18,6 +20,7 @@ __device__ void predict_block(const unsigned short* x, int n_rows, const MlpWeig
                                          blockIdx.x * PREDICTOR_WARPS + warp_in_block, gridDim.x * PREDICTOR_WARPS);
     __syncthreads();
     if (threadIdx.x == 0) {
+        SIMT_SITE(2);                               // thread 0 records the block span
         clk[2 * blockIdx.x] = t0;
         clk[2 * blockIdx.x + 1] = clock64();
     }
