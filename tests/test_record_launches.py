@@ -199,3 +199,53 @@ def test_summed_counters_add_counts_and_weight_stall_ratios():
     assert s[stall] == pytest.approx((1.0 * 10 + 3.0 * 30) / 40)
     assert s["kernel"] == "a+b"
     assert record.summed_counters([a]) is a
+
+
+# ---- the simulator side: simt-sim validate on a multi-launch program ------------------------------
+
+def reference_from(result, extra: dict) -> dict:
+    outputs = {n: {"dtype": str(a.dtype), "hex": np.ascontiguousarray(a).tobytes().hex()}
+               for n, a in result.outputs.items()}
+    return {"program": "two-streams", "outputs": outputs, "ncu": [], **extra}
+
+
+@pytest.fixture(scope="module")
+def two_streams(tmp_path_factory):
+    """programs/two-streams (saxpy in stream 0, an FFMA loop in stream 1) and its simulated run."""
+    import shutil
+    import simt_sim
+    d = tmp_path_factory.mktemp("p") / "two-streams"
+    shutil.copytree(PROGRAMS / "two-streams", d)
+    (d / "reference").mkdir()
+    return d, simt_sim.run_program(d)
+
+
+def test_validate_simulates_every_launch_and_compares_elapsed(two_streams):
+    import json
+    from simt_sim.calibrate.compare import validate_program, format_table, summarize
+    d, result = two_streams
+    assert len(result.metrics) == 2 and result.outputs["o"].any()        # the FFMA launch wrote o
+    hw = result.cycles * 1.25
+    (d / "reference" / "h100.json").write_text(json.dumps(reference_from(result, {
+        "elapsed": {"ms": hw / 1.98e6, "cycles": hw, "repeats": 20}})))
+    row = validate_program(d)
+    assert row["outputs_match"], row["notes"]
+    assert row["launches"] == 2 and row["sim_cycles"] == result.cycles
+    assert row["hw_cycles"] == hw and row["cycle_error_pct"] == pytest.approx(-20.0)
+    assert row["elapsed_error_pct"] == pytest.approx(-20.0)
+    insts = [k["warp_instructions"] for k in result.metrics]
+    assert row["sim_warp_instructions"] == sum(insts)
+    assert row["sim_cfe"] == pytest.approx(sum(k["cfe"] * n for k, n in zip(result.metrics, insts)) / sum(insts))
+    assert "elapsed (2 launches, CUDA events): sim" in format_table([row], summarize([row]))
+
+
+def test_validate_notices_a_launch_left_out(two_streams):
+    import json
+    from simt_sim.calibrate.compare import validate_program
+    d, result = two_streams
+    ref = reference_from(result, {})
+    ref["outputs"]["o"]["hex"] = np.zeros_like(result.outputs["o"]).tobytes().hex()   # as if ffma never ran
+    (d / "reference" / "h100.json").write_text(json.dumps(ref))
+    row = validate_program(d)
+    assert not row["outputs_match"] and row["notes"][0].startswith("o: differs")
+    assert row.get("hw_cycles") is None and "cycle_error_pct" not in row
