@@ -93,14 +93,14 @@ def table2(study: Path, root: Path = ROOT, gpu: str = "h100", cycles=simulated_c
 
 
 def format_table2(rows: list[dict]) -> str:
-    head = (f"{'variant':<14} {'program':<22} {'grid':<10} {'block':<10} {'regs':>5} {'stream':>6} "
+    head = (f"{'variant':<14} {'kernel':<12} {'grid':<10} {'block':<10} {'regs':>5} {'stream':>6} "
             f"{'sim cycles':>10} {'sim overlap':>11} {'hw cycles':>10} {'hw overlap':>10}")
     lines = [head, "-" * len(head)]
     for r in rows:
         for i, s in enumerate(r["launches"]):
             first = i == 0
             lines.append(
-                f"{r['name'] if first else '':<14} {r['program'] if first else '':<22} {s['grid']:<10} "
+                f"{r['name'] if first else '':<14} {s['kernel'] or '':<12} {s['grid']:<10} "
                 f"{s['block']:<10} {_opt(s['registers']):>5} {s['stream']:>6} "
                 f"{_opt(r['sim_cycles'] if first else None):>10} {_pct(r['sim_overlap'] if first else None):>11} "
                 f"{_opt(r['hw_cycles'] if first else None):>10} {_pct(r['hw_overlap'] if first else None):>10}")
