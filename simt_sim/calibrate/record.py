@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
+import hashlib
 import io
 import json
 import shutil
@@ -397,6 +398,21 @@ def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True
     return refs
 
 
+FULL_RECORD_BYTES = 64 * 1024     # larger buffers are kept as a SHA-256 digest and their first elements
+
+
+def buffer_record(after: np.ndarray, before: np.ndarray) -> dict:
+    """How one buffer is kept in a reference: all its bytes when small; otherwise its digest, its
+    first FULL_RECORD_BYTES (where a difference is usually found) and whether the GPU changed it,
+    so that megabyte inputs do not fill the repository."""
+    data = np.ascontiguousarray(after).tobytes()
+    if len(data) <= FULL_RECORD_BYTES:
+        return {"dtype": str(after.dtype), "hex": data.hex()}
+    return {"dtype": str(after.dtype), "size": int(after.size), "sha256": hashlib.sha256(data).hexdigest(),
+            "head_hex": data[:FULL_RECORD_BYTES].hex(),
+            "unchanged": bool(data == np.ascontiguousarray(before).tobytes())}
+
+
 def record_program(cupy, d: Path, workdir: Path, counters: list[list[dict]], provenance: dict, spin,
                    clock_khz: float) -> dict:
     """One program's reference: outputs after all its launches, their elapsed time, the ncu
@@ -406,7 +422,7 @@ def record_program(cupy, d: Path, workdir: Path, counters: list[list[dict]], pro
     dev = plain.launch()
     outputs = {n: cupy.asnumpy(a) for n, a in dev.items()}
     ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
-           "outputs": {n: {"dtype": str(a.dtype), "hex": a.tobytes().hex()} for n, a in outputs.items()},
+           "outputs": {n: buffer_record(a, plain.inputs[n]) for n, a in outputs.items()},
            "ncu": [summed_counters(launches) for launches in counters],
            "elapsed": plain.elapsed(spin, clock_khz)}
     if len(plain.steps) > 1:
