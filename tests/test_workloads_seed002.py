@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 import simt_sim
+from simt_sim.calibrate.study import find_study
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.isa import encoding as E
 from simt_sim.oracle.interpreter import fma_rn
@@ -220,15 +221,16 @@ def speedup(cycles: dict[str, int], doc: dict, variant: dict) -> float:
     return cycles[base] / cycles[variant["name"]]
 
 
-def test_studies_name_existing_programs_and_bases():
-    for s in ("ilp", "warp-specialisation", "matmul"):
-        doc = study(s)
-        assert doc["seed"] == "002" and doc["title"] and doc["description"]
-        names = [v["name"] for v in doc["variants"]]
+def test_studies_load_and_name_existing_programs_and_bases():
+    # through the loader `simt-sim study` uses (schema, bases, programs)
+    for name in ("ilp", "warp-specialisation", "matmul"):
+        s = find_study(ROOT, name)
+        assert s.seed == "002" and s.title and s.description
+        names = [v.name for v in s.variants]
         assert len(set(names)) == len(names)
-        for v in doc["variants"]:
-            assert (PROGRAMS / v["program"] / "manifest.yaml").exists(), v
-            assert v.get("base", names[0]) in names, v
+        for v in s.variants:
+            assert (PROGRAMS / v.program / "manifest.yaml").exists(), v
+            assert v.base in names, v
 
 
 def test_matmul_timed_run_is_bit_exact_and_repeatable():
