@@ -30,7 +30,7 @@ from simt_sim.observe.pictures import write_picture
 from simt_sim.observe.trace import write_perfetto
 from simt_sim.run import timed
 from simt_sim.run.functional import RunResult, launch
-from simt_sim.run.timed import KernelLaunch, SimResult, manifest_launch
+from simt_sim.run.timed import KernelLaunch, SimResult
 
 # One kernel launch for simulate(): Launch(program, grid, block, args, stream=0, registers=None,
 # dynamic_shared=0).  grid and block: N, (X, Y) or (X, Y, Z); args: buffer names or numbers;
@@ -128,9 +128,9 @@ def run_program(directory, *, functional=False, config=None, overrides=None, his
     manifest = load_manifest(str(directory))
     cfg = configure(config or manifest.config, manifest.overrides + override_items(overrides))
     buffers = {spec.name: spec.make() for spec in manifest.buffers}
-    main = manifest_launch(manifest, assembler.load_program(str(manifest.kernel_file), manifest.kernel))
+    main, *more = timed.manifest_launches(manifest)
     if not functional:
-        launches = [with_allocated_registers(kl) for kl in [main, *more_launches(manifest)]]
+        launches = [with_allocated_registers(kl) for kl in [main, *more]]
         return simulate(launches, buffers, cfg, history=history, trace=trace)
     if trace:
         raise InputError("trace=True needs the timing model (functional=False)")
@@ -162,10 +162,7 @@ def described(value) -> str:
 
 def more_launches(manifest: Manifest) -> list[KernelLaunch]:
     """The launches a manifest's more_launches adds after / beside its main one."""
-    return [Launch(assembler.load_program(str(entry["kernel_file"]), entry.get("kernel")), entry["grid"],
-                   entry["block"], list(entry["args"]), stream=entry.get("stream", 0),
-                   registers=entry.get("registers"), dynamic_shared=entry.get("dynamic_shared", 0))
-            for entry in manifest.more_launches]
+    return timed.more_launches(manifest)
 
 
 @dataclass(repr=False, eq=False)

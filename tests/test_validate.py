@@ -2,6 +2,7 @@
 mask traces must be identical; cycle error is reported and held under a regression bound.
 No GPU is needed: the references are committed (`simt-sim hw record` re-records them)."""
 import json
+import numpy as np
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,25 @@ def test_h100_config_is_what_calibration_gives():
     r = subprocess.run([sys.executable, "tools/calibrate_h100.py", "--check"], cwd=ROOT, capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_large_buffers_are_kept_as_digests_and_still_compared():
+    from simt_sim.calibrate.compare import compare_outputs
+    from simt_sim.calibrate.record import FULL_RECORD_BYTES, buffer_record
+    before = np.arange(FULL_RECORD_BYTES, dtype=np.float32)            # 4x the full-record size
+    after = before * 2
+    rec = buffer_record(after, before)
+    assert "hex" not in rec and rec["size"] == before.size and rec["unchanged"] is False
+    assert len(rec["head_hex"]) == 2 * FULL_RECORD_BYTES
+    assert buffer_record(before, before)["unchanged"] is True
+    assert compare_outputs({"y": after.copy()}, {"y": rec}, False) == (True, [])
+    late = after.copy()
+    late[-1] += 1                                                       # beyond the kept head
+    ok, notes = compare_outputs({"y": late}, {"y": rec}, False)
+    assert not ok and "after the first" in notes[0]
+    early = after.copy()
+    early[3] = -1
+    ok, notes = compare_outputs({"y": early}, {"y": rec}, False)
+    assert not ok and "first [3]: sim np.float32(-1.0)" in notes[0]
+    small = np.arange(8, dtype=np.int32)
+    assert buffer_record(small, small) == {"dtype": "int32", "hex": small.tobytes().hex()}

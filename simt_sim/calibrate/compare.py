@@ -3,9 +3,15 @@
 Per program: outputs (bit-exact, or within a stated ulp bound where the PTX uses approximate
 transcendentals), the per-warp (site, mask) trace, CFE, cycles and per-pipe instruction counts.
 For the suite: mean absolute % error and Pearson correlation of cycles, exact mask-trace matches.
+
+A manifest with more_launches is simulated with all its launches (outputs after the last; CFE,
+instructions and pipes over all kernels; cycles until the last one finishes) and its cycles are
+compared with the recorded `elapsed` time of the whole launch sequence, since ncu times each
+launch alone.  The mask trace is the main launch's alone, as recorded.
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
@@ -17,8 +23,8 @@ from simt_sim.machine.config import load_config
 from simt_sim.errors import InputError
 from simt_sim.frontend.assembler import load_program
 from simt_sim.frontend.manifest import load_manifest
-from simt_sim.run.timed import manifest_launch, simulate
-from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use
+from simt_sim.run.timed import manifest_launch, manifest_launches, simulate
+from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use, issue_slot_use
 from simt_sim.calibrate.masktrace import decode, site_masks
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
@@ -66,8 +72,15 @@ def compare_outputs(sim: dict[str, np.ndarray], ref: dict, approx: bool,
     for name, rec in ref.items():
         if name in clocks:
             continue
-        want = np.frombuffer(bytes.fromhex(rec["hex"]), dtype=np.dtype(rec["dtype"]))
         got = np.ascontiguousarray(sim[name]).reshape(-1)
+        if "sha256" in rec:                   # a large buffer: its digest and first bytes were kept
+            if got.size == rec["size"] and hashlib.sha256(got.tobytes()).hexdigest() == rec["sha256"]:
+                continue
+            ok = False
+            head = np.frombuffer(bytes.fromhex(rec["head_hex"]), dtype=np.dtype(rec["dtype"]))
+            notes.append(large_buffer_difference(name, got, head, rec["size"]))
+            continue
+        want = np.frombuffer(bytes.fromhex(rec["hex"]), dtype=np.dtype(rec["dtype"]))
         if got.tobytes() == want.tobytes():
             continue
         if approx and got.dtype.kind == "f" and got.shape == want.shape:
@@ -85,6 +98,24 @@ def compare_outputs(sim: dict[str, np.ndarray], ref: dict, approx: bool,
     return ok, notes
 
 
+def large_buffer_difference(name: str, got: np.ndarray, head: np.ndarray, size: int) -> str:
+    if got.size != size:
+        return f"{name}: sim has {got.size} elements, hw {size}"
+    part = got[:head.size]
+    bad = np.flatnonzero(part.view(f"u{part.dtype.itemsize}") != head.view(f"u{head.dtype.itemsize}"))
+    if bad.size:
+        i = int(bad[0])
+        return f"{name}: differs (first [{i}]: sim {part[i]!r}, hw {head[i]!r}; digest of {size} elements differs)"
+    return f"{name}: differs after the first {head.size} elements (SHA-256 of {size} elements differs)"
+
+
+def recorded_array(rec: dict) -> np.ndarray:
+    """A recorded buffer's values (clock buffers are always small enough to be kept whole)."""
+    if "hex" not in rec:
+        raise InputError("a clock buffer was recorded as a digest only: it must be at most 64 KiB")
+    return np.frombuffer(bytes.fromhex(rec["hex"]), dtype=np.dtype(rec["dtype"]))
+
+
 def median(values):
     v = sorted(x for x in values if x is not None)
     return v[len(v) // 2] if v else None
@@ -96,16 +127,19 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
     cfg = load_config(m.config, m.overrides)
     prog = load_program(str(m.kernel_file), m.kernel)
     inputs = {s.name: s.make() for s in m.buffers}
-    res = simulate([manifest_launch(m, prog)], {k: v.copy() for k, v in inputs.items()}, cfg)
-    outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog), tuple(m.clock_outputs))
-    k = res.kernels[0]
+    launches = manifest_launches(m, prog)
+    res = simulate(launches, {k: v.copy() for k, v in inputs.items()}, cfg)
+    approx = any(uses_approx(kl.program) for kl in launches)
+    outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], approx, tuple(m.clock_outputs))
+    k = kernels_together(res.kernels, res.cycles)
     spans = {}
     for name in m.clock_outputs:
-        hw = np.frombuffer(bytes.fromhex(ref["outputs"][name]["hex"]), dtype=np.int64)
+        hw = recorded_array(ref["outputs"][name]).view(np.int64)
         sim_s, hw_s = clock_spans(res.buffers[name]), clock_spans(hw)
         spans[name] = {"sim": max(sim_s) if sim_s else None, "hw": max(hw_s) if hw_s else None}
     row = {"program": pdir.name, "kernel": prog.name, "outputs_match": outputs_ok, "notes": notes,
-           "sim_cycles": k["cycles"], "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
+           "launches": len(launches), "sim_cycles": res.cycles, "sim_cfe": k["cfe"],
+           "sim_warp_instructions": k["warp_instructions"],
            "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
            "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()},
            "clock_spans": spans}
@@ -134,11 +168,35 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
                            for p in PIPE_OF_UNIT.values()}
         row["hw_stalls"] = {key.split("stalled_")[1].split("_per_issue")[0]: median([r.get(key) for r in ncu])
                             for key in ncu[0] if key.startswith("smsp__average_warps_issue_stalled_")}
-        if row["hw_cycles"]:
-            row["cycle_error_pct"] = 100.0 * (row["sim_cycles"] - row["hw_cycles"]) / row["hw_cycles"]
+    elapsed = ref.get("elapsed")
+    if elapsed:
+        row["hw_elapsed_cycles"] = elapsed["cycles"]
+        row["elapsed_error_pct"] = 100.0 * (row["sim_cycles"] - elapsed["cycles"]) / elapsed["cycles"]
+    if len(launches) > 1:         # ncu ran each launch alone: the sequence's time is the elapsed one
+        row["hw_cycles_ncu_sum"] = row.pop("hw_cycles", None)
+        row["hw_cycles"] = elapsed["cycles"] if elapsed else None
+    if row.get("hw_cycles"):
+        row["cycle_error_pct"] = 100.0 * (row["sim_cycles"] - row["hw_cycles"]) / row["hw_cycles"]
     row["launch_overhead"] = cfg.get("sm.kernel_launch_latency")
     row["provenance"] = ref.get("provenance", {})
     return row
+
+
+def kernels_together(kernels: list[dict], cycles: int) -> dict:
+    """Per-kernel metrics of one run as one: instructions and pipes added, CFE over all warp-
+    instructions (each kernel's CFE weighted by its warp-instructions), issue-slot use over the
+    whole run on the most sub-partitions any launch used."""
+    if len(kernels) == 1:
+        return kernels[0]
+    insts = sum(k["warp_instructions"] for k in kernels)
+    units: dict[str, int] = {}
+    for k in kernels:
+        for u, n in k["unit_instructions"].items():
+            units[u] = units.get(u, 0) + n
+    cfe = sum(k["cfe"] * k["warp_instructions"] for k in kernels) / insts if insts else 0.0
+    smsps = max(k["active_smsps"] for k in kernels)
+    return {"cfe": cfe, "warp_instructions": insts, "unit_instructions": units, "active_smsps": smsps,
+            "issue_slot_use": issue_slot_use(insts, cycles, smsps)}
 
 
 def first_trace_difference(sim: dict, hw: dict) -> str:
@@ -196,6 +254,9 @@ def format_table(rows: list[dict], summary: dict) -> str:
                      f"{r['sim_cfe']:>8.4f} {hw_cfe:>7} {r['sim_cycles']:>10} {hw_c:>10} {err:>7}  {pipes}")
         for name, sp in r.get("clock_spans", {}).items():
             lines.append(f"{'':<24}   clock span {name} (longest start..end): sim {sp['sim']}, hw {sp['hw']}")
+        if r.get("hw_elapsed_cycles") is not None:
+            lines.append(f"{'':<24}   elapsed ({r['launches']} launch{'es' if r['launches'] > 1 else ''}, CUDA events): "
+                         f"sim {r['sim_cycles']}, hw {r['hw_elapsed_cycles']} ({r['elapsed_error_pct']:+.1f}%)")
         for n in r["notes"]:
             lines.append(f"{'':<24}   note: {n}")
     s = summary

@@ -5,11 +5,21 @@ Runs only where a CUDA GPU, nvcc and cupy are present.  The GPU runs the committ
 (and kernel.trace.ptx for the mask trace), assembled by ptxas for sm_90: the same PTX the
 simulator reads.  Counters come from one `ncu` process that profiles every program's launches in
 order (`--launches-only` mode of this module), repeated `repeats` times for a spread.
+
+A manifest with `more_launches` runs every launch, each in its stream (one CUDA stream per
+manifest stream number: same stream = in order, different streams = concurrently), and the
+outputs are read after all of them.  Every program's whole launch sequence is also timed with
+CUDA events (`elapsed`: median of ELAPSED_REPEATS runs after ELAPSED_WARMUP, converted to SM
+cycles with the SM clock measured by a clock64() spin kernel), so that fused and unfused
+variants are timed alike.  ncu profiles each kernel launch on its own: a multi-launch program
+stores the per-launch counters (`ncu_launches`) and their sum (`ncu`).
 """
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime
+import hashlib
 import io
 import json
 import shutil
@@ -34,6 +44,20 @@ STALL_REASONS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_
                  "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
                  "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"]
 STALL_METRICS = [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALL_REASONS]
+ELAPSED_REPEATS = 20                 # timed runs of a program's launch sequence (median kept)
+ELAPSED_WARMUP = 3                   # untimed runs before them (module load, caches, clocks)
+SPIN_CYCLES = 200_000                # the blocker kernel before each timed run (about 0.1 ms)
+# counters that add up over launches; the stall ratios are averaged weighted by instructions
+SUMMED_METRICS = [m for m in NCU_METRICS if m.endswith(".sum") or m == "sm__cycles_elapsed.max"]
+# clock64() spin: the SM clock (kHz) from cycles / event time, and a blocker that keeps the GPU busy
+# while the host enqueues the timed launches (so the events time the GPU's work, not the host's)
+SPIN_SOURCE = r"""
+extern "C" __global__ void spin(long long cycles, long long* spun) {
+    long long t0 = clock64(), t;
+    do { t = clock64(); } while (t - t0 < cycles);
+    if (threadIdx.x == 0 && blockIdx.x == 0) spun[0] = t - t0;
+}
+"""
 PARAM_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16, "b16": np.uint16,
                 "u32": np.uint32, "s32": np.int32, "b32": np.uint32, "u64": np.uint64, "s64": np.int64,
                 "b64": np.uint64, "f32": np.float32, "f64": np.float64}
@@ -89,48 +113,181 @@ def entry_signature(text: str, kernel: str | None):
     return SimpleNamespace(name=name, params=[SimpleNamespace(dtype=t) for t in types])
 
 
+def compile_module(cupy, source: Path, cubin: Path):
+    """PTX or CUDA source -> a loaded cupy RawModule (nvcc -cubin for sm_90, as ptxas assembles it)."""
+    subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-O3", "-o", str(cubin), str(source)], check=True,
+                   capture_output=True)
+    return cupy.RawModule(path=str(cubin))
+
+
+@dataclasses.dataclass
+class LaunchStep:
+    """One kernel launch of a program: the manifest's main launch or one of its more_launches."""
+    name: str                      # the PTX entry
+    kernel: object                 # cupy RawKernel
+    params: list                   # PTX parameters (.dtype), to pack numeric arguments
+    grid: Dim3
+    block: Dim3
+    args: list
+    stream: int = 0
+    dynamic_shared: int = 0
+
+
+def launch_program(path: Path, kernel: str | None):
+    """The entry's parameter list, from the simulator's loader or (PTX it cannot read yet) a regex."""
+    from simt_sim.frontend.assembler import load_program
+    try:
+        return load_program(str(path), kernel)
+    except InputError:
+        return entry_signature(path.read_text(), kernel)
+
+
 class Prepared:
-    """One program's launch: module, kernel, host buffers and packed arguments."""
+    """One program's launches: modules, kernels, host buffers and packed arguments."""
 
     def __init__(self, cupy, pdir: Path, variant: str, workdir: Path):
-        from simt_sim.frontend.assembler import load_program
         from simt_sim.frontend.manifest import load_manifest
         self.cupy = cupy
         self.dir = pdir
         self.variant = variant
         self.manifest = load_manifest(str(pdir))
         ptx = self.manifest.trace_kernel_file if variant == "trace" else self.manifest.kernel_file
-        try:
-            self.program = load_program(str(ptx), self.manifest.kernel)
-        except InputError:         # PTX the simulator cannot read yet still runs on the GPU
-            self.program = entry_signature(ptx.read_text(), self.manifest.kernel)
-        cubin = workdir / f"{pdir.name}.{variant}.cubin"
-        subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-O3", "-o", str(cubin), str(ptx)], check=True,
-                       capture_output=True)
-        self.module = cupy.RawModule(path=str(cubin))
+        self.program = launch_program(ptx, self.manifest.kernel)   # PTX the simulator cannot read still runs
+        self.module = compile_module(cupy, ptx, workdir / f"{pdir.name}.{variant}.cubin")
         self.kernel = self.module.get_function(self.program.name)
         self.inputs = {s.name: s.make() for s in self.manifest.buffers}
+        self.steps = self.launch_steps(ptx, workdir)
+        self.streams = {n: cupy.cuda.Stream(non_blocking=True) for n in sorted({s.stream for s in self.steps})}
+
+    def launch_steps(self, ptx: Path, workdir: Path) -> list[LaunchStep]:
+        """The main launch, then (plain variant) each of more_launches, a launch from the manifest's
+        own PTX file in the same module.  The mask trace is the main launch's alone: warp ids of
+        different kernels would share one trace, interleaved as concurrent streams happen to run."""
+        m = self.manifest
+        steps = [LaunchStep(self.program.name, self.kernel, self.program.params, Dim3.of(m.grid),
+                            Dim3.of(m.block), list(m.args), m.stream, m.dynamic_shared)]
+        if self.variant == "trace":
+            return steps
+        modules = {Path(m.kernel_file).resolve(): (self.module, ptx)}
+        for i, entry in enumerate(m.more_launches):
+            path = Path(entry["kernel_file"]).resolve()
+            if path not in modules:
+                cubin = workdir / f"{self.dir.name}.{self.variant}.{i}.cubin"
+                modules[path] = (compile_module(self.cupy, path, cubin), path)
+            module, source = modules[path]
+            program = launch_program(source, entry.get("kernel"))
+            steps.append(LaunchStep(program.name, module.get_function(program.name), program.params,
+                                    Dim3.of(entry["grid"]), Dim3.of(entry["block"]), list(entry["args"]),
+                                    entry.get("stream", 0), entry.get("dynamic_shared", 0)))
+        return steps
 
     def launch(self):
-        """Fresh device buffers, one launch; returns (device buffers by name)."""
+        """Fresh device buffers, every launch of the manifest in its stream, then a device-wide
+        synchronisation; returns (device buffers by name)."""
         cp = self.cupy
         dev = {n: cp.asarray(a) for n, a in self.inputs.items()}
-        args = []
-        for p, a in zip(self.program.params, self.manifest.args):
-            args.append(dev[a] if isinstance(a, str) else PARAM_DTYPES[p.dtype](a))
-        if self.variant == "trace":            # the trace fills from entry 0 on every launch
-            cp.cuda.runtime.memset(self.module.get_global("simt_trace_count").ptr, 0, 4)
-        grid, block = Dim3.of(self.manifest.grid), Dim3.of(self.manifest.block)
-        self.kernel((grid.x, grid.y, grid.z), (block.x, block.y, block.z), tuple(args),
-                    shared_mem=self.manifest.dynamic_shared)
+        self.reset_trace()
+        cp.cuda.runtime.deviceSynchronize()       # the copies are done before any stream starts
+        self.enqueue(dev)
         cp.cuda.runtime.deviceSynchronize()
         return dev
+
+    def reset_trace(self):
+        if self.variant == "trace":            # the trace fills from entry 0 on every launch
+            self.cupy.cuda.runtime.memset(self.module.get_global("simt_trace_count").ptr, 0, 4)
+
+    def enqueue(self, dev: dict):
+        """Every launch in manifest order, each on its stream's CUDA stream (no waiting)."""
+        for step in self.steps:
+            with self.streams[step.stream]:
+                step.kernel(xyz(step.grid), xyz(step.block), packed_args(step, dev),
+                            shared_mem=step.dynamic_shared)
+
+    def elapsed(self, spin, clock_khz: float, repeats: int = ELAPSED_REPEATS, warmup: int = ELAPSED_WARMUP) -> dict:
+        """Wall time of the whole launch sequence with CUDA events: inputs restored before each run
+        (a kernel writing its inputs does the same work every time), a spin kernel first so that the
+        launches are queued before the start event fires, start -> every stream -> stop."""
+        cp = self.cupy
+        pristine = {n: cp.asarray(a) for n, a in self.inputs.items()}
+        dev = {n: a.copy() for n, a in pristine.items()}
+        master = cp.cuda.Stream(non_blocking=True)
+        times = []
+        for run in range(warmup + repeats):
+            for n, a in dev.items():
+                a[...] = pristine[n]
+            self.reset_trace()
+            cp.cuda.runtime.deviceSynchronize()
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            with master:
+                spin((1, 1, 1), (1, 1, 1), (np.int64(SPIN_CYCLES), dev_scratch(cp)))
+            start.record(master)
+            for stream in self.streams.values():
+                stream.wait_event(start)
+            self.enqueue(dev)
+            for stream in self.streams.values():
+                done = cp.cuda.Event()
+                done.record(stream)
+                master.wait_event(done)
+            stop.record(master)
+            stop.synchronize()
+            if run >= warmup:
+                times.append(float(cp.cuda.get_elapsed_time(start, stop)))
+        return elapsed_summary(times, clock_khz, warmup, len(self.steps))
 
     def read_global(self, name: str, nbytes: int) -> np.ndarray:
         ptr = self.module.get_global(name)
         out = np.empty(nbytes, np.uint8)
         self.cupy.cuda.runtime.memcpy(out.ctypes.data, ptr.ptr, nbytes, 2)     # device to host
         return out
+
+
+def xyz(d: Dim3) -> tuple[int, int, int]:
+    return (d.x, d.y, d.z)
+
+
+def packed_args(step: LaunchStep, dev: dict) -> tuple:
+    """A launch's arguments: device buffers by name, numbers as their PTX parameter's type."""
+    return tuple(dev[a] if isinstance(a, str) else PARAM_DTYPES[p.dtype](a) for p, a in zip(step.params, step.args))
+
+
+_SCRATCH = {}
+
+
+def dev_scratch(cp):
+    """One device int64 for the spin kernel's result (allocated once)."""
+    if "spun" not in _SCRATCH:
+        _SCRATCH["spun"] = cp.zeros(1, dtype=np.int64)
+    return _SCRATCH["spun"]
+
+
+def elapsed_summary(times_ms: list[float], clock_khz: float, warmup: int, launches: int) -> dict:
+    """{"ms", "cycles", "repeats", ...} of timed runs: the median, in ms and in SM cycles."""
+    if not times_ms:
+        raise ValueError("no timed runs")
+    ms = float(np.median(times_ms))
+    return {"ms": ms, "cycles": int(round(ms * clock_khz)), "repeats": len(times_ms), "warmup": warmup,
+            "ms_spread": [min(times_ms), max(times_ms)], "sm_clock_khz": clock_khz, "launches": launches}
+
+
+def spin_kernel(cupy, workdir: Path):
+    source = workdir / "spin.cu"
+    source.write_text(SPIN_SOURCE)
+    return compile_module(cupy, source, workdir / "spin.cubin").get_function("spin")
+
+
+def measure_sm_clock_khz(cupy, spin, sm_count: int, cycles: int = 20_000_000, repeats: int = 5) -> float:
+    """The SM clock while every SM spins clock64() for `cycles`: cycles / event time (median)."""
+    cp = cupy
+    spun = cp.zeros(1, dtype=np.int64)
+    rates = []
+    for _ in range(repeats + 1):                       # the first run wakes the clocks up
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        spin((sm_count, 1, 1), (32, 1, 1), (np.int64(cycles), spun))
+        stop.record()
+        stop.synchronize()
+        rates.append(int(cp.asnumpy(spun)[0]) / float(cp.cuda.get_elapsed_time(start, stop)))
+    return float(np.median(rates[1:]))
 
 
 def launches_only(names: list[str], root: Path, repeats: int) -> None:
@@ -143,32 +300,67 @@ def launches_only(names: list[str], root: Path, repeats: int) -> None:
                 p.launch()
 
 
-def profile(names: list[str], root: Path, repeats: int) -> list[list[dict]]:
-    """ncu counters per program launch: [program][repeat] -> {metric: value}."""
+def launch_count(pdir: Path) -> int:
+    """Kernel launches one run of the program makes: the main one and its more_launches."""
+    from simt_sim.frontend.manifest import load_manifest
+    return 1 + len(load_manifest(str(pdir)).more_launches)
+
+
+def profile(names: list[str], root: Path, repeats: int) -> list[list[list[dict]]]:
+    """ncu counters per program, repeat and kernel launch: [program][repeat][launch] -> {metric: value}.
+    ncu profiles (and so serialises) every launch on its own, in the order they were made."""
     dirs = program_dirs(names, root)
+    counts = [launch_count(d) for d in dirs]
     cmd = ["ncu", "--csv", "--page", "raw", "--metrics", ",".join(NCU_METRICS + STALL_METRICS),
            sys.executable, "-m", "simt_sim.calibrate.record", "--launches-only", "--repeats", str(repeats),
            *[str(d) for d in dirs]]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
     if r.returncode != 0:
         raise RuntimeError(f"ncu failed ({r.returncode}): {r.stderr[-2000:]}")
-    text = r.stdout[r.stdout.index('"ID"'):] if '"ID"' in r.stdout else r.stdout
-    rows = list(csv.DictReader(io.StringIO(text)))
-    rows = [row for row in rows if row.get("ID", "").strip().isdigit()]
+    values = ncu_rows(r.stdout)
+    expected = sum(counts) * repeats
+    if len(values) != expected:
+        raise RuntimeError(f"ncu returned {len(values)} profiled launches, expected {expected} "
+                           f"({repeats} repeats of {sum(counts)} launches)")
+    out, i = [], 0
+    for n in counts:
+        out.append([values[i + k * n:i + (k + 1) * n] for k in range(repeats)])
+        i += n * repeats
+    return out
+
+
+def ncu_rows(stdout: str) -> list[dict]:
+    """ncu --csv --page raw output -> one {metric: value or None, "kernel": name} per profiled launch."""
+    text = stdout[stdout.index('"ID"'):] if '"ID"' in stdout else stdout
+    rows = [row for row in csv.DictReader(io.StringIO(text)) if row.get("ID", "").strip().isdigit()]
     values = []
     for row in rows:
         d = {}
         for m in NCU_METRICS + STALL_METRICS:
-            v = row.get(m, "")
             try:
-                d[m] = float(v.replace(",", ""))
+                d[m] = float(row.get(m, "").replace(",", ""))
             except ValueError:
                 d[m] = None
         d["kernel"] = row.get("Kernel Name", "")
         values.append(d)
-    if len(values) != len(dirs) * repeats:
-        raise RuntimeError(f"ncu returned {len(values)} profiled launches, expected {len(dirs) * repeats}")
-    return [values[i * repeats:(i + 1) * repeats] for i in range(len(dirs))]
+    return values
+
+
+def summed_counters(launches: list[dict]) -> dict:
+    """One repeat's launches as one record: counters added (sm__cycles_elapsed.max as the launches
+    ran under ncu, one after the other), stall ratios averaged weighted by instructions issued."""
+    if len(launches) == 1:
+        return launches[0]
+    out = {"kernel": "+".join(d.get("kernel", "") for d in launches)}
+    for m in SUMMED_METRICS:
+        vals = [d.get(m) for d in launches]
+        out[m] = None if any(v is None for v in vals) else sum(vals)
+    weights = [d.get("smsp__inst_executed.sum") or 0.0 for d in launches]
+    for m in STALL_METRICS:
+        pairs = [(d.get(m), w) for d, w in zip(launches, weights) if d.get(m) is not None]
+        total = sum(w for _, w in pairs)
+        out[m] = sum(v * w for v, w in pairs) / total if pairs and total else None
+    return out
 
 
 def block_spans(trace: dict, warps_per_block: int) -> dict[str, list[int]]:
@@ -197,7 +389,6 @@ def save_references(refs: dict, root: Path, gpu_tag: str = "h100") -> list[Path]
 def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True) -> dict:
     """Run the programs on the GPU; returns {program: reference dict}."""
     cupy = require_gpu()
-    from simt_sim.calibrate.masktrace import decode
     dirs = program_dirs(names, root)
     counters = profile(names, root, repeats) if with_ncu else [[] for _ in dirs]
     props = cupy.cuda.runtime.getDeviceProperties(0)
@@ -210,29 +401,60 @@ def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True
         "nvcc": nvcc, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join(["simt-sim", "hw", "record", *names]),
         "ncu_repeats": repeats, "ptxas": "nvcc -cubin -arch=sm_90 -O3 kernel.ptx",
+        "elapsed": f"CUDA events around every launch, median of {ELAPSED_REPEATS} after {ELAPSED_WARMUP} warm-up",
     }
     refs = {}
     with tempfile.TemporaryDirectory() as tmp:
+        spin = spin_kernel(cupy, Path(tmp))
+        clock_khz = measure_sm_clock_khz(cupy, spin, provenance["sm_count"])
+        provenance["measured_sm_clock_khz"] = clock_khz
         for d, ctr in zip(dirs, counters):
-            plain = Prepared(cupy, d, "plain", Path(tmp))
-            dev = plain.launch()
-            outputs = {n: cupy.asnumpy(a) for n, a in dev.items()}
-            ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
-                   "outputs": {n: {"dtype": str(a.dtype), "hex": a.tobytes().hex()} for n, a in outputs.items()},
-                   "ncu": ctr}
-            if plain.manifest.trace_kernel_file.exists():
-                tr = Prepared(cupy, d, "trace", Path(tmp))
-                tr.launch()
-                words = tr.read_global("simt_trace", 16 * 65536)
-                count = tr.read_global("simt_trace_count", 4)
-                trace = decode(words, count)
-                ref["mask_trace"] = {str(w): [[s, m] for s, m, _ in e] for w, e in trace.items()}
-                ref["trace_clocks"] = {str(w): [c for _, _, c in e] for w, e in trace.items()}
-                ref["trace_count"] = int(count.view(np.uint32)[0])
-                wpb = -(-Dim3.of(tr.manifest.block).count // 32)
-                ref["block_clock_spans"] = block_spans(trace, wpb)
-            refs[d.name] = ref
+            refs[d.name] = record_program(cupy, d, Path(tmp), ctr, provenance, spin, clock_khz)
     return refs
+
+
+FULL_RECORD_BYTES = 64 * 1024     # larger buffers are kept as a SHA-256 digest and their first elements
+
+
+def buffer_record(after: np.ndarray, before: np.ndarray) -> dict:
+    """How one buffer is kept in a reference: all its bytes when small; otherwise its digest, its
+    first FULL_RECORD_BYTES (where a difference is usually found) and whether the GPU changed it,
+    so that megabyte inputs do not fill the repository."""
+    data = np.ascontiguousarray(after).tobytes()
+    if len(data) <= FULL_RECORD_BYTES:
+        return {"dtype": str(after.dtype), "hex": data.hex()}
+    return {"dtype": str(after.dtype), "size": int(after.size), "sha256": hashlib.sha256(data).hexdigest(),
+            "head_hex": data[:FULL_RECORD_BYTES].hex(),
+            "unchanged": bool(data == np.ascontiguousarray(before).tobytes())}
+
+
+def record_program(cupy, d: Path, workdir: Path, counters: list[list[dict]], provenance: dict, spin,
+                   clock_khz: float) -> dict:
+    """One program's reference: outputs after all its launches, their elapsed time, the ncu
+    counters (per launch as well when there are several) and the mask trace."""
+    from simt_sim.calibrate.masktrace import decode
+    plain = Prepared(cupy, d, "plain", workdir)
+    dev = plain.launch()
+    outputs = {n: cupy.asnumpy(a) for n, a in dev.items()}
+    ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
+           "outputs": {n: buffer_record(a, plain.inputs[n]) for n, a in outputs.items()},
+           "ncu": [summed_counters(launches) for launches in counters],
+           "elapsed": plain.elapsed(spin, clock_khz)}
+    if len(plain.steps) > 1:
+        ref["ncu_launches"] = counters
+        ref["launch_kernels"] = [s.name for s in plain.steps]
+    if plain.manifest.trace_kernel_file.exists():
+        tr = Prepared(cupy, d, "trace", workdir)
+        tr.launch()
+        words = tr.read_global("simt_trace", 16 * 65536)
+        count = tr.read_global("simt_trace_count", 4)
+        trace = decode(words, count)
+        ref["mask_trace"] = {str(w): [[s, m] for s, m, _ in e] for w, e in trace.items()}
+        ref["trace_clocks"] = {str(w): [c for _, _, c in e] for w, e in trace.items()}
+        ref["trace_count"] = int(count.view(np.uint32)[0])
+        wpb = -(-Dim3.of(tr.manifest.block).count // 32)
+        ref["block_clock_spans"] = block_spans(trace, wpb)
+    return ref
 
 
 def main(argv: list[str] | None = None) -> int:

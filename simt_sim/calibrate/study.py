@@ -22,7 +22,8 @@ from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, validate
 from simt_sim.machine.config import load_config
-from simt_sim.calibrate.compare import clock_spans, validate_program
+from simt_sim.calibrate.compare import clock_spans, kernels_together, validate_program
+from simt_sim.calibrate.fusion import overlap_rate
 
 EFFECT_BOUND_PP = 5.0          # the issue's target: a simulated speed-up within 5 pp of the H100's
 
@@ -33,8 +34,8 @@ SCHEMA = {
     "variants": Field(list, required=True, doc="[{name, program, base?, note?, group?}] in table order"),
     "measure": Field(str, doc="'ncu' (default: Nsight Compute sm__cycles_elapsed.max of the kernel) or "
                               "'elapsed' (CUDA-event time of the whole launch sequence, in cycles)"),
-    "overlap": Field(dict, doc="{tc: VARIANT, cd: VARIANT}: also report each variant's overlap rate "
-                               "(T_cd + T_tc - T) / (T_cd + T_tc)"),
+    "overlap": Field(dict, doc="{t_cd: VARIANT, t_tc: VARIANT}: the two parts run alone; also report each "
+                               "other variant's overlap rate (T_cd + T_tc - T) / (T_cd + T_tc)"),
 }
 VARIANT_SCHEMA = {
     "name": Field(str, required=True), "program": Field(str, required=True),
@@ -105,9 +106,10 @@ def load_study(path: Path) -> Study:
     if measure not in ("ncu", "elapsed"):
         raise error_at(str(path), root, ("measure",), "must be 'ncu' or 'elapsed'")
     overlap = data.get("overlap") or {}
-    for key in overlap:
-        if key not in ("tc", "cd") or overlap[key] not in names:
-            raise error_at(str(path), root, ("overlap", key), "expected {tc: VARIANT, cd: VARIANT} naming variants")
+    for key in ("t_cd", "t_tc") if overlap else ():
+        if overlap.get(key) not in names:
+            raise error_at(str(path), root, ("overlap",), f"overlap.{key} must name one of the variants "
+                           f"({', '.join(sorted(names))}), found {overlap.get(key)!r}")
     return Study(path.stem, path, data["title"], str(data.get("seed", "")), data.get("description", ""),
                  variants, measure, overlap)
 
@@ -146,15 +148,13 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
 
 def simulated_only(pdir: Path) -> dict:
     """The simulator's half of a validate_program row, for a program with no reference yet."""
-    from simt_sim.frontend.assembler import load_program
-    from simt_sim.run.timed import manifest_launch, simulate
+    from simt_sim.run.timed import manifest_launches, simulate
     m = load_manifest(str(pdir))
     cfg = load_config(m.config, m.overrides)
-    prog = load_program(str(m.kernel_file), m.kernel)
-    res = simulate([manifest_launch(m, prog)], {s.name: s.make() for s in m.buffers}, cfg)
-    k = res.kernels[0]
+    res = simulate(manifest_launches(m), {s.name: s.make() for s in m.buffers}, cfg)
+    k = kernels_together(res.kernels, res.cycles)
     spans = {n: {"sim": max(clock_spans(res.buffers[n]), default=None), "hw": None} for n in m.clock_outputs}
-    return {"sim_cycles": k["cycles"], "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
+    return {"sim_cycles": res.cycles, "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
             "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"], "clock_spans": spans, "notes": ["no H100 reference recorded"], "outputs_match": None}
 
 
@@ -169,16 +169,11 @@ def add_effects(rows: list[dict], overlap: dict) -> None:
         r["speedup_diff_pp"] = (100 * (r["sim_speedup"] - r["hw_speedup"]) if r["hw_speedup"] is not None
                                 else None)
         if overlap:
-            tc, cd = by_name[overlap["tc"]], by_name[overlap["cd"]]
-            r["sim_overlap"] = overlap_rate(cd["sim_cycles"], tc["sim_cycles"], r["sim_cycles"])
-            r["hw_overlap"] = (overlap_rate(cd["hw_cycles"], tc["hw_cycles"], r["hw_cycles"])
-                               if cd["hw_cycles"] and tc["hw_cycles"] and r["hw_cycles"] else None)
-
-
-def overlap_rate(t_cd: float, t_tc: float, t_fused: float) -> float:
-    """Seed 000's overlap rate of a fused kernel: (T_cd + T_tc - T_fuse) / (T_cd + T_tc); 0 when
-    fusing gains nothing over running the parts one after the other, 0.5 when it halves the time."""
-    return (t_cd + t_tc - t_fused) / (t_cd + t_tc)
+            cd, tc = by_name[overlap["t_cd"]], by_name[overlap["t_tc"]]
+            for side in ("sim", "hw"):
+                t = (cd[f"{side}_cycles"], tc[f"{side}_cycles"], r[f"{side}_cycles"])
+                part = r is cd or r is tc           # a part has no overlap of its own
+                r[f"{side}_overlap"] = None if part or not all(t) else overlap_rate(*t)
 
 
 def summarize(rows: list[dict]) -> dict:

@@ -1,0 +1,2 @@
+// Unfused: cd-only (see manifest.yaml for the launches).
+#include "../include/fusion_unfused.cuh"
