@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
     val.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
     val.add_argument("--html", metavar="FILE", help="write an HTML report")
+    val.add_argument("--workloads", action="store_true",
+                     help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
     st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
@@ -354,7 +356,7 @@ def cmd_disasm(ns) -> int:
 def cmd_validate(ns) -> int:
     from simt_sim.calibrate.compare import format_table, html_report, run_validation
     root = Path(__file__).resolve().parents[2]
-    rows, summary = run_validation(root, ns.programs or None)
+    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads)
     print(format_table(rows, summary))
     if ns.json:
         Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows}, indent=1, default=float))
