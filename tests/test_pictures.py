@@ -289,3 +289,17 @@ def test_pipe_assignment_two_pipes():
         used.append(set(pipe[alu].tolist()))
         assert len(perfetto_events(res)) > len(res.trace)
     assert used == [{0}, {0, 1}]
+
+
+def test_default_window_starts_at_the_first_issue():
+    """On the h100 config a launch takes ~3600 cycles before the first issue: the default window
+    starts there (rounded down to 100), not in the black start; a run starting at once keeps 0."""
+    import simt_sim
+    res = simt_sim.run_program("programs/data-loop", trace=True).raw
+    first = int(res.warp_spans[res.warp_spans[:, 1] >= 0, 0].min())
+    assert first > 1000
+    sel = P.select(res, max_cycles=500)
+    assert sel.c0 == first // 100 * 100 and sel.c1 == sel.c0 + 500 and sel.truncated
+    states = P.cell_states(res, sel.gids, sel.c0, sel.c1)
+    assert (states[:, first - sel.c0:] != P.INACTIVE).any()
+    assert (states[:, :first - sel.c0] != P.ACTIVE).all()

@@ -51,6 +51,7 @@ WAIT_REASONS = (L.R_PIPE, L.R_NOT_SELECTED, L.R_LG, L.R_MIO)
 
 DEFAULT_MAX_CYCLES = 3000
 DEFAULT_MAX_WARPS = 64
+WINDOW_ALIGN = 100
 
 
 @dataclass
@@ -82,13 +83,22 @@ def select(result, cycles=None, warps=None, max_cycles: int = DEFAULT_MAX_CYCLES
         if bad:
             raise InputError(f"picture: no warp {bad[0]} (global warp ids 0..{len(spans) - 1})")
     if cycles is None:
-        c0, c1 = 0, min(total, max_cycles)
+        c0 = default_first_cycle(spans, gids)
+        c1 = min(total, c0 + max_cycles)
     else:
         c0 = int(cycles[0] or 0)
         c1 = total if cycles[1] is None else int(cycles[1])
         if c1 <= c0 or c0 < 0:
             raise InputError(f"picture: empty cycle range {c0}..{c1}")
     return Selection(gids, c0, c1, len(issued), total)
+
+
+def default_first_cycle(spans: np.ndarray, gids: list[int]) -> int:
+    """Where a picture without a cycle range starts: the first issue of the warps shown, rounded
+    down to a multiple of WINDOW_ALIGN (0 for a run that starts at once; on the h100 config,
+    whose launch takes ~3600 cycles, the window skips the black start)."""
+    firsts = [int(spans[g, 0]) for g in gids if spans[g, 1] >= 0]
+    return (min(firsts) // WINDOW_ALIGN) * WINDOW_ALIGN if firsts else 0
 
 
 def cell_states(result, gids=None, c0: int = 0, c1: int | None = None) -> np.ndarray:
@@ -414,8 +424,10 @@ def save_figure(fig, target, kind: str | None = None) -> None:
     kind = kind or Path(target).suffix.lower().lstrip(".")
     if kind not in FIGURE_KINDS:
         raise InputError(f"{target}: expected a .png, .svg or .pdf file name")
+    import matplotlib
     FigureCanvasAgg(fig)
-    fig.savefig(target, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
+    with matplotlib.rc_context({"svg.hashsalt": "simt-sim"}):      # SVG ids from a fixed salt, not random
+        fig.savefig(target, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
 
 
 def figure_png(fig) -> bytes:
@@ -446,11 +458,11 @@ def png_geometry(labels: list[str], lay: Layout) -> PngGeometry:
     return PngGeometry(width, lay.top + lay.plot_h + bottom, lay)
 
 
-def history_axes_labels(ax, sel: Selection, labels: list[str], lay: Layout, y_offset: float = 0.0) -> None:
-    """Warp labels at the band centres (thinned out when bands are narrow), y = pixels from the
-    plot's top; lanes run top to bottom within each band."""
-    every = max(1, math.ceil(LABEL_SPACING_PX / (lay.band + lay.gap)))
-    ticks = [y_offset + w * (lay.band + lay.gap) + lay.band / 2 for w in range(0, lay.n_warps, every)]
+def history_axes_labels(ax, sel: Selection, labels: list[str], lay: Layout, scale: float = 1.0) -> None:
+    """Warp labels at the band centres, y = image pixels from the plot's top; thinned out when the
+    bands, shown at `scale` output pixels per image pixel, are too narrow for them."""
+    every = max(1, math.ceil(LABEL_SPACING_PX / ((lay.band + lay.gap) * scale)))
+    ticks = [w * (lay.band + lay.gap) + lay.band / 2 for w in range(0, lay.n_warps, every)]
     ax.set_yticks(ticks, [labels[w] for w in range(0, lay.n_warps, every)], fontsize=8)
     ax.set_ylabel("warp", fontsize=9)
 
@@ -486,6 +498,12 @@ def render_png(states: np.ndarray, sel: Selection, labels: list[str], ws: int, t
 
 
 # ---------------------------------------------------------------- entry point
+def require_trace(result, what: str) -> None:
+    """A picture needs the issue trace: refuse a run simulated without record_trace=True."""
+    if result.trace is None or (len(result.trace) == 0 and result.summary.get("warp_instructions", 0)):
+        raise InputError(f"{what}: the run was not recorded with record_trace=True")
+
+
 def write_picture(result, path, cycles=None, warps=None, title: str | None = None, cell=None,
                   max_cycles: int = DEFAULT_MAX_CYCLES, max_warps: int = DEFAULT_MAX_WARPS,
                   quiet: bool = False) -> Selection:
@@ -498,8 +516,7 @@ def write_picture(result, path, cycles=None, warps=None, title: str | None = Non
     kind = path.suffix.lower()
     if kind not in (".svg", ".html", ".htm", ".png"):
         raise InputError(f"--picture {path}: expected a .svg, .html or .png file name")
-    if result.trace is None or (len(result.trace) == 0 and result.summary.get("warp_instructions", 0)):
-        raise InputError("picture: the run was not recorded with record_trace=True")
+    require_trace(result, "picture")
     sel = select(result, cycles, warps, max_cycles, max_warps)
     if sel.truncated and cycles is None and warps is None and not quiet:
         print(f"picture {path}: showing cycles {sel.c0}-{sel.c1 - 1} of {sel.total_cycles} and "
