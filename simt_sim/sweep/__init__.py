@@ -1,0 +1,124 @@
+"""`simt-sim sweep`: many independent simulations (programs x configs x schedulers x `--set`
+values x seeds) in this process or on a Dask cluster, streamed into one CSV or Parquet table;
+a rerun with the same table skips the runs already in it (docs/sweeps.md).
+
+    plan = make_plan(["programs/data-loop"], root, schedulers=["lrr,gto"], sets=["scheduler.issue_width=1,2"])
+    report = run_sweep(plan, Path("results.parquet"), workers=2)
+
+The sweep sits above the API (it runs programs through simt_sim.api) and below the command line.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simt_sim.sweep.execute import (STATUS_ERROR, STATUS_MISMATCH, close_client, run_in_process, run_on_cluster,
+                                    start_client)
+from simt_sim.sweep.plan import Plan, RunSpec, make_plan
+from simt_sim.sweep.table import TableWriter, check_writable, columns_for, read_table, row_key
+
+__all__ = ["Plan", "RunSpec", "SweepReport", "make_plan", "run_sweep", "ProgressCounter", "format_rows"]
+
+
+@dataclass
+class SweepReport:
+    rows: list[dict]                      # every run of the plan, in plan order (run now or found in the file)
+    columns: list[str]
+    ran: int = 0
+    skipped: int = 0
+    failed: list[dict] = field(default_factory=list)      # rows of this sweep with status error / mismatch
+    interrupted: bool = False
+
+
+class ProgressCounter:
+    """'12/40 runs, 1 failed, 00:35' on a stream: rewritten in place on a terminal, otherwise a
+    line at every tenth of the runs."""
+
+    def __init__(self, total: int, stream=None, enabled: bool = True):
+        self.total, self.stream, self.enabled = total, stream or sys.stderr, enabled and total > 0
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.start = time.monotonic()
+        self.shown = -1
+
+    def __call__(self, done: int, failed: int) -> None:
+        if not self.enabled:
+            return
+        tenth = done * 10 // self.total
+        if not self.tty and tenth == self.shown and done != self.total:
+            return
+        self.shown = tenth
+        seconds = int(time.monotonic() - self.start)
+        text = f"{done}/{self.total} runs, {failed} failed, {seconds // 60:02d}:{seconds % 60:02d}"
+        self.stream.write(f"\r  {text}   " if self.tty else f"  {text}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.tty:
+            self.stream.write("\n")
+
+
+def run_sweep(plan: Plan, out: Path | None = None, workers: int | None = None, cluster: str | None = None,
+              retry_failed: bool = False, progress=None) -> SweepReport:
+    """Run the plan's runs that `out` does not hold yet (all of them without `out`); workers=0:
+    in this process; else a LocalCluster of `workers` processes (None: one per core), or the Dask
+    scheduler at `cluster`.  progress(done, failed) after each run.  Ctrl-C keeps what finished."""
+    existing, names = read_table(out) if out else ([], [])
+    plan_keys = {spec.key for spec in plan.runs}
+    if retry_failed:
+        existing = [r for r in existing if not (r["status"] == STATUS_ERROR and row_key(r) in plan_keys)]
+    present = {row_key(r): r for r in existing}
+    todo = [spec for spec in plan.runs if spec.key not in present]
+    report = SweepReport([], columns_for(plan.set_keys, names), skipped=len(plan.runs) - len(todo))
+    if out:
+        check_writable(out)
+    writer = TableWriter(out, report.columns, existing) if out else None
+    new: dict[tuple, dict] = {}
+    client = None
+    try:
+        if todo and not (workers == 0 and not cluster):
+            client = start_client(workers, cluster)
+        rows = run_on_cluster(todo, client) if client else run_in_process(todo)
+        for row in rows:
+            new[row_key(row)] = row
+            if row["status"] in (STATUS_ERROR, STATUS_MISMATCH):
+                report.failed.append(row)
+            if writer:
+                writer.add(row)
+            if progress:
+                progress(len(new), len(report.failed))
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        if client is not None:
+            close_client(client)
+        report.ran = len(new)
+        report.rows = [new.get(spec.key) or present[spec.key] for spec in plan.runs
+                       if spec.key in new or spec.key in present]
+        order = {spec.key: i for i, spec in enumerate(plan.runs)}
+        report.failed.sort(key=lambda r: order[row_key(r)])
+        if writer:
+            others = [r for r in existing if row_key(r) not in plan_keys]
+            writer.finish(others + report.rows)
+    return report
+
+
+SUMMARY_COLUMNS = [("program", "{}"), ("config", "{}"), ("scheduler", "{}"), ("set", "{}"), ("seed", "{}"),
+                   ("cycles", "{}"), ("ipc", "{:.3f}"), ("cfe", "{:.3f}"), ("issue_slot_use", "{:.3f}"),
+                   ("warp_instructions", "{}"), ("status", "{}")]
+
+
+def format_rows(rows: list[dict]) -> str:
+    """A plain-text table of the runs (one line each), as `simt-sim sweep` prints it."""
+    def cell(row, key, fmt):
+        value = row.get(key)
+        return "-" if value is None or value == "" else fmt.format(value)
+    cells = [[cell(r, k, f) for k, f in SUMMARY_COLUMNS] for r in rows]
+    heads = [k.replace("_", " ").replace("issue slot use", "slots") for k, _ in SUMMARY_COLUMNS]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(heads)]
+    numeric = {"seed", "cycles", "ipc", "cfe", "issue_slot_use", "warp_instructions"}
+    def line(values):
+        return "  ".join(v.rjust(w) if SUMMARY_COLUMNS[i][0] in numeric else v.ljust(w)
+                         for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+    return "\n".join([line(heads), line(["-" * w for w in widths]), *(line(c) for c in cells)])
