@@ -17,7 +17,7 @@ from pathlib import Path
 from simt_sim.sweep.execute import (STATUS_ERROR, STATUS_MISMATCH, close_client, run_in_process, run_on_cluster,
                                     start_client)
 from simt_sim.sweep.plan import Plan, RunSpec, make_plan
-from simt_sim.sweep.table import TableWriter, check_writable, columns_for, read_table, row_key
+from simt_sim.sweep.table import TableWriter, check_writable, columns_for, read_table, row_key, typed
 
 __all__ = ["Plan", "RunSpec", "SweepReport", "make_plan", "run_sweep", "ProgressCounter", "format_rows"]
 
@@ -68,9 +68,11 @@ def run_sweep(plan: Plan, out: Path | None = None, workers: int | None = None, c
     plan_keys = {spec.key for spec in plan.runs}
     if retry_failed:
         existing = [r for r in existing if not (r["status"] == STATUS_ERROR and row_key(r) in plan_keys)]
+    columns = columns_for(plan.set_keys, names)
+    existing = [complete(r, columns) for r in existing]
     present = {row_key(r): r for r in existing}
     todo = [spec for spec in plan.runs if spec.key not in present]
-    report = SweepReport([], columns_for(plan.set_keys, names), skipped=len(plan.runs) - len(todo))
+    report = SweepReport([], columns, skipped=len(plan.runs) - len(todo))
     if out:
         check_writable(out)
     writer = TableWriter(out, report.columns, existing) if out else None
@@ -81,6 +83,7 @@ def run_sweep(plan: Plan, out: Path | None = None, workers: int | None = None, c
             client = start_client(workers, cluster)
         rows = run_on_cluster(todo, client) if client else run_in_process(todo)
         for row in rows:
+            row = complete(row, columns)
             new[row_key(row)] = row
             if row["status"] in (STATUS_ERROR, STATUS_MISMATCH):
                 report.failed.append(row)
@@ -102,6 +105,11 @@ def run_sweep(plan: Plan, out: Path | None = None, workers: int | None = None, c
             others = [r for r in existing if row_key(r) not in plan_keys]
             writer.finish(others + report.rows)
     return report
+
+
+def complete(row: dict, columns: list[str]) -> dict:
+    """The row with every column of the table, each as its column's type (as read back)."""
+    return {c: typed(c, row.get(c)) for c in columns}
 
 
 SUMMARY_COLUMNS = [("program", "{}"), ("config", "{}"), ("scheduler", "{}"), ("set", "{}"), ("seed", "{}"),
