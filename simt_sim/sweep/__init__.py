@@ -112,21 +112,36 @@ def complete(row: dict, columns: list[str]) -> dict:
     return {c: typed(c, row.get(c)) for c in columns}
 
 
-SUMMARY_COLUMNS = [("program", "{}"), ("config", "{}"), ("scheduler", "{}"), ("set", "{}"), ("seed", "{}"),
-                   ("cycles", "{}"), ("ipc", "{:.3f}"), ("cfe", "{:.3f}"), ("issue_slot_use", "{:.3f}"),
-                   ("warp_instructions", "{}"), ("status", "{}")]
+KEY_SUMMARY = [("program", "{}"), ("config", "{}"), ("scheduler", "{}")]
+RESULT_SUMMARY = [("seed", "{}"), ("cycles", "{}"), ("ipc", "{:.3f}"), ("cfe", "{:.3f}"), ("issue_slot_use", "{:.3f}"),
+                  ("warp_instructions", "{}"), ("status", "{}")]
+NUMERIC = {"seed", "cycles", "ipc", "cfe", "issue_slot_use", "warp_instructions"}
+
+
+def set_summary_columns(rows: list[dict]) -> list[tuple[str, str]]:
+    """(column, header) per --set key; a key that has the same value as an earlier one in every
+    row (keys of one axis) is folded into that one's header as '+N'."""
+    keys = list(dict.fromkeys(c for r in rows for c in r if c.startswith("set.")))
+    kept: list[list[str]] = []
+    for key in keys:
+        same = next((group for group in kept if all(r.get(group[0]) == r.get(key) for r in rows)), None)
+        same.append(key) if same else kept.append([key])
+    return [(g[0], g[0][4:] + (f" +{len(g) - 1}" if len(g) > 1 else "")) for g in kept]
 
 
 def format_rows(rows: list[dict]) -> str:
     """A plain-text table of the runs (one line each), as `simt-sim sweep` prints it."""
+    columns = ([(k, k, f) for k, f in KEY_SUMMARY] + [(c, h, "{}") for c, h in set_summary_columns(rows)]
+               + [(k, k.replace("issue_slot_use", "slots").replace("_", " "), f) for k, f in RESULT_SUMMARY])
+
     def cell(row, key, fmt):
         value = row.get(key)
         return "-" if value is None or value == "" else fmt.format(value)
-    cells = [[cell(r, k, f) for k, f in SUMMARY_COLUMNS] for r in rows]
-    heads = [k.replace("_", " ").replace("issue slot use", "slots") for k, _ in SUMMARY_COLUMNS]
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(heads)]
-    numeric = {"seed", "cycles", "ipc", "cfe", "issue_slot_use", "warp_instructions"}
+
+    cells = [[cell(r, k, f) for k, _, f in columns] for r in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, (_, h, _) in enumerate(columns)]
+
     def line(values):
-        return "  ".join(v.rjust(w) if SUMMARY_COLUMNS[i][0] in numeric else v.ljust(w)
+        return "  ".join(v.rjust(w) if columns[i][0] in NUMERIC or columns[i][0].startswith("set.") else v.ljust(w)
                          for i, (v, w) in enumerate(zip(values, widths))).rstrip()
-    return "\n".join([line(heads), line(["-" * w for w in widths]), *(line(c) for c in cells)])
+    return "\n".join([line([h for _, h, _ in columns]), line(["-" * w for w in widths]), *(line(c) for c in cells)])
