@@ -231,7 +231,7 @@ def duration_chart_png(num: dict, which: str, title: str) -> bytes:
     axes[-1].set_xlabel("thread id;  bars: cycles of the thread's wave;  line: the thread alone (SIMD1)",
                         fontsize=8)
     fig.suptitle(title, fontsize=11, fontweight="bold")
-    fig.subplots_adjust(left=0.1, right=0.86, top=1 - 0.45 / fig.get_figheight(), bottom=0.6 / fig.get_figheight(),
+    fig.subplots_adjust(left=0.14, right=0.86, top=1 - 0.45 / fig.get_figheight(), bottom=0.6 / fig.get_figheight(),
                         hspace=0.25)
     return figure_png(fig)
 
