@@ -394,8 +394,8 @@ STATE_RGB = np.array([hex_rgb(c) for c in STATE_COLORS], np.uint8)
 
 
 def state_image(states: np.ndarray, lay: Layout) -> np.ndarray:
-    """uint8[plot_h, plot_w, 3]: the cells scaled to lay's cell size, warps separated by gap rows,
-    one image pixel per output pixel (so the PNG shows every cell with its exact colour)."""
+    """uint8[plot_h, plot_w, 3]: the cells scaled to lay's cell size, warps separated by gap rows
+    (the PNG shows it at one image pixel per output pixel: every cell in its exact colour)."""
     img = np.empty((lay.plot_h, lay.plot_w, 3), np.uint8)
     img[:] = hex_rgb(GAP_COLOR)
     for w in range(lay.n_warps):
@@ -420,11 +420,11 @@ REPRODUCIBLE_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creat
 def save_figure(fig, target, kind: str | None = None) -> None:
     """Write a matplotlib Figure through the Agg canvas (no pyplot, no global state) to a path or a
     binary file object; kind ('png', 'svg', 'pdf') defaults to the path's suffix."""
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     kind = kind or Path(target).suffix.lower().lstrip(".")
     if kind not in FIGURE_KINDS:
         raise InputError(f"{target}: expected a .png, .svg or .pdf file name")
-    import matplotlib
     FigureCanvasAgg(fig)
     with matplotlib.rc_context({"svg.hashsalt": "simt-sim"}):      # SVG ids from a fixed salt, not random
         fig.savefig(target, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
@@ -458,7 +458,7 @@ def png_geometry(labels: list[str], lay: Layout) -> PngGeometry:
     return PngGeometry(width, lay.top + lay.plot_h + bottom, lay)
 
 
-def history_axes_labels(ax, sel: Selection, labels: list[str], lay: Layout, scale: float = 1.0) -> None:
+def history_axes_labels(ax, labels: list[str], lay: Layout, scale: float = 1.0) -> None:
     """Warp labels at the band centres, y = image pixels from the plot's top; thinned out when the
     bands, shown at `scale` output pixels per image pixel, are too narrow for them."""
     every = max(1, math.ceil(LABEL_SPACING_PX / ((lay.band + lay.gap) * scale)))
@@ -482,7 +482,7 @@ def png_figure(states: np.ndarray, sel: Selection, labels: list[str], ws: int, t
     ax.xaxis.set_label_position("top")
     ax.tick_params(labelsize=8, length=3)
     ax.set_xlabel("cycle", fontsize=9)
-    history_axes_labels(ax, sel, labels, lay)
+    history_axes_labels(ax, labels, lay)
     fig.suptitle(title, x=4 / geo.width, y=1 - 4 / geo.height, ha="left", va="top", fontsize=10,
                  fontweight="bold")
     fig.text(lay.left / geo.width, 1 - (lay.top + lay.plot_h + 6) / geo.height,

@@ -148,5 +148,5 @@ def draw_history_panel(ax, run, sel: Selection, c0: int, c1: int, cell=None, hei
     lay = make_layout(ws, len(sel.gids), c1 - c0, cell or (1, 1), left=0, top=0)
     ax.imshow(state_image(states, lay), interpolation="nearest", aspect="auto", resample=False,
               extent=(c0, c1, lay.plot_h, 0))
-    history_axes_labels(ax, sel, warp_labels(run, sel.gids), lay, height_px / max(lay.plot_h, 1))
+    history_axes_labels(ax, warp_labels(run, sel.gids), lay, height_px / max(lay.plot_h, 1))
     ax.tick_params(labelsize=8)
