@@ -2,6 +2,7 @@
 CSV / Parquet tables, and the same table in one process and on a two-worker Dask LocalCluster."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import simt_sim
@@ -204,3 +205,24 @@ def test_cli_sweep(tmp_path, capsys):
     assert main(["sweep", str(ROOT / FIG2[0]), "--workers", "-1"]) == 2
     assert main(["sweep", str(ROOT / FIG2[0]), "--workers", "1", "--cluster", "tcp://x:1"]) == 2
     assert main(["sweep", str(ROOT / FIG2[0]), "--block", "0"]) == 2
+
+
+def test_figure9_sweep_matches_the_article_figures_script():
+    """docs/sweeps.md: the SIMD-width sweep (one block of 256 threads, warp width and unit lanes as
+    one axis) gives docs/figures.py's totals (one block per wave) for unsorted and sorted counts,
+    and sorting pays off from SIMD4 on."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("article_figures", ROOT / "docs/figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    lanes = ",".join(f"units.{u}.lanes" for u in figures.LANE_UNITS)
+    plan = make_plan(["article-fig8-loop", "article-fig9-sorted"], ROOT, grid="1", block="256",
+                     sets=[f"warp_size,{lanes}=4,16"])
+    rows = {(r["program"], int(r["set.warp_size"])): r for r in run_sweep(plan, None, workers=0).rows}
+    counts = figures.loop_counts()
+    for width in (4, 16):
+        unsorted, ordered = rows["article-fig8-loop", width], rows["article-fig9-sorted", width]
+        assert unsorted["cycles"] == figures.run_loop(width, counts)[0].cycles
+        assert ordered["cycles"] == figures.run_loop(width, np.sort(counts))[0].cycles
+        assert unsorted["cycles"] / ordered["cycles"] > 1.5
+        assert ordered["simd_efficiency"] > 0.9 > 0.7 > unsorted["simd_efficiency"]
