@@ -226,3 +226,21 @@ def test_figure9_sweep_matches_the_article_figures_script():
         assert ordered["cycles"] == figures.run_loop(width, np.sort(counts))[0].cycles
         assert unsorted["cycles"] / ordered["cycles"] > 1.5
         assert ordered["simd_efficiency"] > 0.9 > 0.7 > unsorted["simd_efficiency"]
+
+
+def test_interrupted_sweep_keeps_finished_runs(tmp_path):
+    """Ctrl-C (here raised from the progress callback after the second run) ends the sweep with
+    the finished runs in the table; the next sweep runs only the rest."""
+    out = tmp_path / "r.csv"
+    plan = plan_of(FIG2, **GRID)
+
+    def stop_after_two(done, failed):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    report = run_sweep(plan, out, workers=0, progress=stop_after_two)
+    assert report.interrupted and report.ran == 2
+    assert [r["set"] for r in read_table(out)[0]] == ["scheduler.issue_width=1", "scheduler.issue_width=2"]
+    rest = run_sweep(plan, out, workers=0)
+    assert (rest.ran, rest.skipped, rest.interrupted) == (6, 2, False)
+    assert len(read_table(out)[0]) == 8
