@@ -244,3 +244,21 @@ def test_interrupted_sweep_keeps_finished_runs(tmp_path):
     rest = run_sweep(plan, out, workers=0)
     assert (rest.ran, rest.skipped, rest.interrupted) == (6, 2, False)
     assert len(read_table(out)[0]) == 8
+
+
+def test_existing_cluster_by_address(tmp_path):
+    """--cluster ADDRESS: the runs go to that scheduler's workers, and the cluster is left running."""
+    import logging
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                      silence_logs=logging.ERROR) as cluster:
+        plan = plan_of(FIG2[:1], **GRID)
+        report = run_sweep(plan, tmp_path / "r.csv", cluster=cluster.scheduler_address)
+        assert report.ran == 4 and not report.failed
+        local = run_sweep(plan, None, workers=0)
+        assert without_wall_time(report.rows) == without_wall_time(local.rows)
+        with Client(cluster.scheduler_address) as client:          # still up
+            assert len(client.scheduler_info()["workers"]) == 1
+    from simt_sim.sweep.execute import start_client
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        start_client(address="tcp://127.0.0.1:1", timeout="1s")

@@ -99,19 +99,20 @@ def run_in_process(specs: list[RunSpec]) -> Iterator[dict]:
         yield run_one(spec)
 
 
-def start_client(workers: int | None = None, address: str | None = None):
-    """A dask.distributed Client: on the scheduler at `address`, or on a new LocalCluster of
-    `workers` single-threaded worker processes (default: one per core)."""
+def start_client(workers: int | None = None, address: str | None = None, timeout: str = "20s"):
+    """A dask.distributed Client: on the scheduler at `address` (given up after `timeout`), or on
+    a new LocalCluster of `workers` single-threaded worker processes (default: one per core)."""
     import logging
     import os
     from distributed import Client, LocalCluster
     if address:
         try:
-            return Client(address, timeout="20s")
+            return Client(address, timeout=timeout)
         except (OSError, TimeoutError) as e:
             raise InputError(f"--cluster {address}: cannot reach the Dask scheduler ({e})") from None
+    # dashboard on a free port: a second sweep (or any Dask cluster) may hold the default one
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster)
 
 
