@@ -16,6 +16,7 @@ LAYERS = [
     ["oracle", "observe"],
     ["calibrate"],
     ["api", "__init__"],
+    ["sweep"],
     ["cli", "__main__"],
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}

@@ -77,6 +77,27 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--json", metavar="FILE", help="write the table as JSON")
     st.add_argument("--csv", metavar="FILE", help="write the table as CSV")
     st.add_argument("--html", metavar="FILE", help="write an HTML report")
+    sw = sub.add_parser("sweep", help="run programs x configs x schedulers x --set values on a Dask cluster "
+                                      "into one CSV / Parquet table")
+    sw.add_argument("programs", nargs="+", help="program directories, manifests, names under programs/ or globs "
+                                                "('programs/w-*')")
+    sw.add_argument("--config", action="append", metavar="NAME[,NAME]",
+                    help="GPU configs (repeatable, comma separated; default: each manifest's)")
+    sw.add_argument("--scheduler", action="append", metavar="POLICY[,POLICY]",
+                    help="warp scheduling policies: lrr, gto, two-level, oldest (default: the config's)")
+    sw.add_argument("--set", action="append", default=[], metavar="KEY[,KEY]=V1,V2",
+                    help="one axis of config values, e.g. scheduler.issue_width=1,2; keys joined by commas take "
+                         "each value together; several --set cross each other")
+    sw.add_argument("--seed", action="append", metavar="S[,S]",
+                    help="input seed offsets: random() buffers use seed + S (default 0: the manifest's inputs)")
+    sw.add_argument("--grid", help="blocks of every program's main launch: N or X,Y,Z (default: the manifest's)")
+    sw.add_argument("--block", help="threads per block of the main launch: N or X,Y,Z (default: the manifest's)")
+    sw.add_argument("--out", metavar="FILE", help="results table, .csv or .parquet; runs already in it are skipped")
+    sw.add_argument("--retry-failed", action="store_true", help="run again the runs --out holds with status error")
+    sw.add_argument("--workers", type=int, metavar="N",
+                    help="worker processes of the local Dask cluster (default: one per core; 0: run in this process)")
+    sw.add_argument("--cluster", metavar="ADDRESS", help="use the Dask scheduler at ADDRESS (tcp://host:8786)")
+    sw.add_argument("--quiet", action="store_true", help="no progress counter and no table")
     hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
     hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
     rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
@@ -395,6 +416,33 @@ def cmd_study(ns) -> int:
     return 0
 
 
+def cmd_sweep(ns) -> int:
+    from simt_sim import sweep
+    if ns.workers is not None and ns.workers < 0:
+        raise InputError(f"--workers must be 0 or more, found {ns.workers}")
+    if ns.workers is not None and ns.cluster:
+        raise InputError("give --workers (a local cluster) or --cluster (an existing one), not both")
+    dims = {what: text.replace(" ", "") if text and parse_dims(text, what) else ""
+            for what, text in (("grid", ns.grid), ("block", ns.block))}
+    root = Path(__file__).resolve().parents[2]
+    plan = sweep.make_plan(ns.programs, root, ns.config, ns.scheduler, ns.set, ns.seed, dims["grid"], dims["block"])
+    out = Path(ns.out) if ns.out else None
+    progress = sweep.ProgressCounter(len(plan.runs), enabled=not ns.quiet)
+    report = sweep.run_sweep(plan, out, ns.workers, ns.cluster, ns.retry_failed, progress)
+    progress.close()
+    if not ns.quiet:
+        print(sweep.format_rows(report.rows))
+        print(f"{len(plan.runs)} runs: {report.ran} run now, {report.skipped} already in {out}, "
+              f"{len(report.failed)} failed" + (f"; table {out}" if out else ""))
+    for row in report.failed:
+        print(f"error: {row['program']} {row['config']} {row['scheduler']} {row['set']} seed {row['seed']}: "
+              f"{row['error']}", file=sys.stderr)
+    if report.interrupted:
+        print("interrupted: the finished runs are in the table", file=sys.stderr)
+        return 130
+    return EXIT_MISMATCH if report.failed else 0
+
+
 def cmd_hw(ns) -> int:
     from simt_sim.calibrate.record import main as record_main
     argv = [*ns.programs, "--repeats", str(ns.repeats)]
@@ -418,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         ns = parser.parse_args(argv)
         command = f"simt-sim {ns.command}"
         handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw,
-                   "validate": cmd_validate, "study": cmd_study}
+                   "validate": cmd_validate, "study": cmd_study, "sweep": cmd_sweep}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)
