@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--json", metavar="FILE", help="write the table as JSON")
     st.add_argument("--csv", metavar="FILE", help="write the table as CSV")
     st.add_argument("--html", metavar="FILE", help="write an HTML report")
+    st.add_argument("--plot", metavar="FILE", help="draw simulated against measured speed-ups (.png, .svg, .pdf)")
+    st.add_argument("--pictures", metavar="DIR",
+                    help="draw each variant's execution history beside its base's (DIR/VARIANT.png)")
     sw = sub.add_parser("sweep", help="run programs x configs x schedulers x --set values on a Dask cluster "
                                       "into one CSV / Parquet table")
     sw.add_argument("programs", nargs="+", help="program directories, manifests, names under programs/ or globs "
@@ -407,8 +410,12 @@ def cmd_study(ns) -> int:
         Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
     if ns.csv:
         Path(ns.csv).write_text(S.to_csv(doc))
+    pictures = S.history_pictures(root, S.find_study(root, ns.name), Path(ns.pictures)) if ns.pictures else []
+    if ns.plot:
+        from simt_sim.observe.plots import speedup_plot
+        speedup_plot(doc["rows"], ns.plot, title=doc["title"])
     if ns.html:
-        Path(ns.html).write_text(S.to_html(doc))
+        Path(ns.html).write_text(S.to_html(doc, [os.path.relpath(p, Path(ns.html).parent) for p in pictures]))
     differ = [r["variant"] for r in doc["rows"] if r["outputs"] is False]
     if differ:
         print(f"error: outputs differ from the H100: {', '.join(differ)}", file=sys.stderr)
