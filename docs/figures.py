@@ -28,7 +28,7 @@ import simt_sim  # noqa: E402
 from simt_sim.machine.config import UNIT_NAMES  # noqa: E402
 from simt_sim.machine import layout as L  # noqa: E402
 from simt_sim.frontend.manifest import load_manifest  # noqa: E402
-from simt_sim.observe.pictures import WAITING, Raster, cell_states  # noqa: E402
+from simt_sim.observe.pictures import WAITING, cell_states, figure_png  # noqa: E402
 from simt_sim.observe.trace import pipe_assignment  # noqa: E402
 
 SHADER = ROOT / "programs/article-fig1-shader"
@@ -208,34 +208,32 @@ def duration_chart_svg(num: dict, which: str, title: str) -> str:
 
 
 def duration_chart_png(num: dict, which: str, title: str) -> bytes:
+    """The same chart drawn with matplotlib: one panel per SIMD width, bars = each wave's cycles over
+    its threads, step line = each thread alone (SIMD1)."""
+    from matplotlib.figure import Figure
     widths = list(num["widths"])
     ymax = max(max(num["widths"][w][k]["thread_cycles"]) for w in widths for k in ("unsorted", "sorted"))
     own = num["widths"][1][which]["thread_cycles"]
-    left, top, gap = 40, 16, 12
-    right = 70
-    width = left + N_THREADS * BAR_W + right
-    height = top + len(widths) * (PANEL_H + gap) + 20
-    r = Raster(width, height, CHART_COLORS, 0)
-    r.text(4, 4, title, 1)
-    for i, w in enumerate(widths):
+    fig = Figure(figsize=(7.2, 1.0 + 0.95 * len(widths)), dpi=100, facecolor="white")
+    axes = fig.subplots(len(widths), 1, sharex=True, sharey=True)
+    for ax, w in zip(axes, widths):
         e = num["widths"][w][which]
-        y0 = top + i * (PANEL_H + gap)
-        base = y0 + PANEL_H
-        r.text(left - 4, y0 + PANEL_H // 2 - 2, f"SIMD{w}", 1, anchor="end")
-        r.text(left + N_THREADS * BAR_W + 4, y0 + 2, f"{e['cycles']} cyc", 1)
-        for j, d in enumerate(e["wave_cycles"]):
-            h = int(round(PANEL_H * d / ymax))
-            r.rect(left + j * w * BAR_W, base - h, w * BAR_W, h, 2)
-        for t, d in enumerate(own):
-            h = int(round(PANEL_H * d / ymax))
-            r.rect(left + t * BAR_W, base - h, BAR_W, 2, 3)
-        r.rect(left, base, N_THREADS * BAR_W, 1, 4)
-        r.rect(left - 1, y0, 1, PANEL_H + 1, 4)
-    yb = top + len(widths) * (PANEL_H + gap) - gap + 4
-    for t in range(0, N_THREADS + 1, 64):
-        r.text(left + t * BAR_W, yb, str(t), 1, anchor="middle")
-    r.text(left, yb + 8, "x: thread id   y: cycles of its wave   line: thread alone", 1)
-    return r.png()
+        starts = np.arange(len(e["wave_cycles"])) * w
+        ax.bar(starts, e["wave_cycles"], width=w, align="edge", color=CHART_COLORS[2], edgecolor="white",
+               linewidth=0.3 if w > 1 else 0)
+        ax.stairs(own, np.arange(N_THREADS + 1), color=CHART_COLORS[3], linewidth=1)
+        ax.set_ylabel(f"SIMD{w}", rotation=0, ha="right", va="center", fontsize=9)
+        ax.text(1.01, 0.5, f"{e['cycles']} cycles", transform=ax.transAxes, fontsize=8, va="center")
+        ax.set_ylim(0, ymax * 1.05)
+        ax.tick_params(labelsize=7)
+    axes[-1].set_xlim(0, N_THREADS)
+    axes[-1].set_xticks(range(0, N_THREADS + 1, 32))
+    axes[-1].set_xlabel("thread id;  bars: cycles of the thread's wave;  line: the thread alone (SIMD1)",
+                        fontsize=8)
+    fig.suptitle(title, fontsize=11, fontweight="bold")
+    fig.subplots_adjust(left=0.14, right=0.86, top=1 - 0.45 / fig.get_figheight(), bottom=0.6 / fig.get_figheight(),
+                        hspace=0.25)
+    return figure_png(fig)
 
 
 def loop_figures(out: Path | None) -> dict:

@@ -17,6 +17,7 @@ LAYERS = [
     ["workloads"],
     ["calibrate"],
     ["api", "__init__"],
+    ["sweep"],
     ["cli", "__main__"],
 ]
 RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}

@@ -1,8 +1,6 @@
 """Execution-history pictures (simt_sim/observe/pictures.py) and Perfetto traces (trace.py)."""
 import json
 import re
-import struct
-import zlib
 
 import numpy as np
 import pytest
@@ -158,21 +156,12 @@ def test_svg_encodes_the_matrix(loop_run, tmp_path):
         assert f">{name}</text>" in svg
 
 
-def png_info(data):
+def read_png(data):
+    """RGB pixels uint8[h, w, 3] of PNG bytes."""
+    import io
+    from PIL import Image
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks = 8, {}
-    while pos < len(data):
-        n, = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + n]
-        crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
-        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF
-        chunks.setdefault(kind, []).append(body)
-        pos += 12 + n
-    w, h, depth, ctype = struct.unpack(">IIBB", chunks[b"IHDR"][0][:10])
-    raw = zlib.decompress(b"".join(chunks[b"IDAT"]))
-    assert len(raw) == h * (w + 1) and depth == 8 and ctype == 3
-    return w, h, np.frombuffer(raw, np.uint8).reshape(h, w + 1)[:, 1:]
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
 
 def test_files_written_valid_and_deterministic(tiny, loop_run, tmp_path):
@@ -188,21 +177,59 @@ def test_files_written_valid_and_deterministic(tiny, loop_run, tmp_path):
         ET.fromstring(svg)
         page = (tmp_path / f"{tag}1.html").read_text()
         assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "Legend" in page and "<h1>" in page
-        w, h, px = png_info((tmp_path / f"{tag}1.png").read_bytes())
-        assert w > res.cycles // 8 and h > 8
-        assert set(np.unique(px)) <= set(range(len(P.PALETTE)))
+        px = read_png((tmp_path / f"{tag}1.png").read_bytes())
+        assert px.shape[1] > res.cycles and px.shape[0] > 8
 
 
-def test_png_cells_nearest_neighbour(tiny):
+def cell_centre(geo, ws, w, lane, c):
+    lay = geo.lay
+    return (lay.top + w * (lay.band + lay.gap) + lane * lay.ch + lay.ch // 2,
+            lay.left + c * lay.cw + lay.cw // 2)
+
+
+def test_png_cells_have_the_legend_colours(tiny):
+    """Every cell of the hand-checked matrix, read back from the PNG, has the colour of its
+    state's legend entry; the figure has the title, the cycle axis and the legend text."""
+    from matplotlib.colors import to_hex
     sel = P.select(tiny, cycles=(0, 28))
     states = P.cell_states(tiny, sel.gids, 0, 28)
-    w, h, px = png_info(P.render_png(states, sel, ["w0", "w1"], 4, "x", cell=(3, 2)))
-    lay = P.make_layout(4, 2, 28, (3, 2))
-    left = max(P.text_width(s) for s in ("w0", "w1")) + 8
-    y0 = 26
-    band = px[y0:y0 + 4 * 2, left:left + 28 * 3]
-    assert np.array_equal(band, np.repeat(np.repeat(states[:4], 2, axis=0), 3, axis=1))
-    assert (px[y0 + 8:y0 + 8 + lay.gap, left:left + 84] == P.GAP).all()
+    fig, geo = P.png_figure(states, sel, ["b0 w0", "b0 w1"], 4, "tiny run", cell=(5, 4))
+    px = read_png(P.figure_png(fig))
+    assert px.shape == (geo.height, geo.width, 3)
+    legend = fig.legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == list(P.STATE_NAMES)
+    legend_rgb = [P.hex_rgb(to_hex(h.get_facecolor())) for h in legend.legend_handles]
+    for w in range(2):
+        for lane in range(4):
+            for c in range(28):
+                y, x = cell_centre(geo, 4, w, lane, c)
+                assert tuple(px[y, x]) == legend_rgb[states[w * 4 + lane, c]], (w, lane, c)
+    # the gap between the two warps' bands
+    y = geo.lay.top + geo.lay.band + geo.lay.gap // 2
+    assert tuple(px[y, geo.lay.left + 2]) == P.hex_rgb(P.GAP_COLOR)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "cycle" and ax.get_xlim() == (0.0, 28.0)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["b0 w0", "b0 w1"]
+    assert fig._suptitle.get_text() == "tiny run"
+
+
+def test_png_size_follows_the_cells(tiny):
+    """The plot area is the cells at their pixel size (one image pixel per PNG pixel), inside
+    the image; the image grows with the cell size."""
+    sel = P.select(tiny, cycles=(0, 28))
+    states = P.cell_states(tiny, sel.gids, 0, 28)
+    shapes = []
+    for cell in ((3, 2), (30, 20)):
+        fig, geo = P.png_figure(states, sel, ["a", "b"], 4, "x", cell=cell)
+        lay = geo.lay
+        gap = max(2, min(4, cell[1]))
+        assert (lay.plot_w, lay.plot_h) == (28 * cell[0], 2 * 4 * cell[1] + gap)
+        px = read_png(P.render_png(states, sel, ["a", "b"], 4, "x", cell=cell))
+        assert px.shape == (geo.height, geo.width, 3)
+        assert lay.left + lay.plot_w < geo.width and lay.top + lay.plot_h < geo.height
+        shapes.append(px.shape)
+    assert shapes[1][0] - shapes[0][0] == (2 * 4 * 20 + 4) - (2 * 4 * 2 + 2)
+    assert shapes[1][1] > shapes[0][1]
 
 
 def test_bounded_output(loop_run, tmp_path, capsys):
@@ -262,3 +289,17 @@ def test_pipe_assignment_two_pipes():
         used.append(set(pipe[alu].tolist()))
         assert len(perfetto_events(res)) > len(res.trace)
     assert used == [{0}, {0, 1}]
+
+
+def test_default_window_starts_at_the_first_issue():
+    """On the h100 config a launch takes ~3600 cycles before the first issue: the default window
+    starts there (rounded down to 100), not in the black start; a run starting at once keeps 0."""
+    import simt_sim
+    res = simt_sim.run_program("programs/data-loop", trace=True).raw
+    first = int(res.warp_spans[res.warp_spans[:, 1] >= 0, 0].min())
+    assert first > 1000
+    sel = P.select(res, max_cycles=500)
+    assert sel.c0 == first // 100 * 100 and sel.c1 == sel.c0 + 500 and sel.truncated
+    states = P.cell_states(res, sel.gids, sel.c0, sel.c1)
+    assert (states[:, first - sel.c0:] != P.INACTIVE).any()
+    assert (states[:, :first - sel.c0] != P.ACTIVE).all()

@@ -97,3 +97,19 @@ def test_cli_lists_the_projects_studies(capsys):
     listed = capsys.readouterr().out.split("\n")
     names = {p.stem for p in (ROOT / "studies").glob("*.yaml")}
     assert {line.split()[0] for line in listed if line.strip()} == names
+
+
+def test_cli_writes_plot_pictures_and_files(tree, tmp_path, monkeypatch, capsys):
+    """`simt-sim study NAME --plot --pictures --csv --json --html` on a project tree of its own."""
+    import simt_sim.cli.main as cli
+    monkeypatch.setattr(cli, "__file__", str(tree / "simt_sim" / "cli" / "main.py"))   # root = tree
+    out = tmp_path / "out"
+    assert main(["study", "splits", "--plot", str(out / "x.png"), "--pictures", str(out / "pics"),
+                 "--csv", str(tmp_path / "s.csv"), "--json", str(tmp_path / "s.json"),
+                 "--html", str(out / "s.html")]) == 0 if out.mkdir() is None else False
+    assert capsys.readouterr().out.startswith("splits: split sizes")
+    assert (out / "x.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pics = sorted(p.name for p in (out / "pics").iterdir())
+    assert pics == ["16-16.png", "8-24.png"]                  # every variant beside its base
+    assert "pics/16-16.png" in (out / "s.html").read_text()
+    assert json.loads((tmp_path / "s.json").read_text())["summary"]["variants"] == 3

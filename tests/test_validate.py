@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from simt_sim.cli.main import main
-from simt_sim.calibrate.compare import reference_programs, summarize, validate_program
+from simt_sim.calibrate.compare import functional_check, reference_programs, summarize, validate_program
 from simt_sim.calibrate.record import program_dirs
+from simt_sim.frontend.manifest import load_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAMS = reference_programs(ROOT)
+PROGRAMS = reference_programs(ROOT)                       # the validation suite
+WORKLOADS = [d for d in reference_programs(ROOT, workloads=True) if d not in PROGRAMS]
 # Known differences, each with its reason; strict, so a fix shows up as XPASS.
 KNOWN_MASK_DIFFERENCES = {
     "v-switch8": "the hardware runs the 8-way switch's cases in another order than the post-dominator "
@@ -33,8 +35,19 @@ def row(name: str) -> dict:
 
 def test_suite_has_references_for_every_cuda_program():
     cuda = [d.name for d in program_dirs([], ROOT)]     # kernel.cu beside the kernel file, shared or own
-    assert [p.name for p in PROGRAMS] == cuda
-    assert len(cuda) >= 30
+    assert sorted(p.name for p in PROGRAMS + WORKLOADS) == cuda
+    assert len(PROGRAMS) >= 30 and len(WORKLOADS) >= 40
+
+
+@pytest.mark.parametrize("name", [d.name for d in WORKLOADS if not d.name.startswith("w-fusion-")])
+def test_workload_outputs_and_masks_identical_to_hardware(name):
+    """Seed workloads (their timing is compared per study): outputs and mask traces from a
+    functional run, or from the timed run when the program is several launches.  The fusion
+    programs are compared in tests/test_workloads_fusion.py, on the timed runs made there."""
+    pdir = ROOT / "programs" / name
+    r = validate_program(pdir) if load_manifest(str(pdir)).more_launches else functional_check(pdir)
+    assert r["outputs_match"], r["notes"]
+    assert r["mask_trace_match"] in (True, None), r["notes"]
 
 
 @pytest.mark.parametrize("name", [p.name for p in PROGRAMS])

@@ -2,6 +2,7 @@
 every variant computes exactly what the two unfused kernels compute (and what numpy computes, the
 tensor-core arithmetic bit for bit through the H100 model in oracle/tensor_math), writes a clock
 pair for each of its blocks, and the simulated overlap rates have the shape the seeds describe."""
+import json
 import re
 import shutil
 import sys
@@ -195,3 +196,13 @@ def test_simulated_overlap_has_the_seeds_shape(runs):
     for v in ("streams", "inner-block", "inter-block", "ptb"):            # SMs shared by both parts
         assert 0.25 < rate[v] < 0.5, (v, rate)
     assert 0.05 < rate["inner-thread"] < rate["inner-block"] - 0.1      # each thread serialises its parts
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_outputs_identical_to_the_h100(runs, variant):
+    """The recorded H100 run of the same PTX gives the same bytes (clock buffers aside)."""
+    from simt_sim.calibrate.compare import compare_outputs
+    pdir = PROGRAMS / f"w-fusion-{variant}"
+    ref = json.loads((pdir / "reference" / "h100.json").read_text())
+    ok, notes = compare_outputs(runs[variant].outputs, ref["outputs"], False, ("clk",))
+    assert ok, notes

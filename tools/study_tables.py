@@ -45,7 +45,7 @@ def main() -> int:
         text = replace_block(text, name, S.format_table(doc))
         if ns.plots:
             from simt_sim.observe.plots import speedup_plot
-            speedup_plot(S.plot_rows(doc), Path(ns.plots) / f"study-{name}.png", title=doc["title"])
+            speedup_plot(doc["rows"], Path(ns.plots) / f"study-{name}.png", title=doc["title"])
         print(f"{name}: done", file=sys.stderr)
     DOC.write_text(text)
     return 0

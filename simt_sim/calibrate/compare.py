@@ -33,7 +33,13 @@ PIPE_OF_UNIT = {"fp32": "fma", "int": "alu", "fp64": "fp64", "sfu": "xu", "tenso
                 "control": "cbu", "ldst": "lsu"}
 
 
-def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h100") -> list[Path]:
+WORKLOAD_PREFIX = "w-"               # seed workload programs: compared per study (`simt-sim study`)
+
+
+def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h100",
+                       workloads: bool = False) -> list[Path]:
+    """Programs with a recorded reference: those named, else the validation suite (and the seed
+    workload programs `w-*` too when `workloads`)."""
     if names:
         dirs = [Path(n) if Path(n).is_dir() else root / "programs" / n for n in names]
         for d in dirs:
@@ -41,7 +47,37 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
                 raise InputError(f"{d}: no recorded reference reference/{gpu}.json (run `simt-sim hw record` "
                                  "on a GPU machine)")
         return dirs
-    return sorted(p.parent.parent for p in (root / "programs").glob(f"*/reference/{gpu}.json"))
+    found = sorted(p.parent.parent for p in (root / "programs").glob(f"*/reference/{gpu}.json"))
+    return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
+
+
+def functional_check(pdir: Path, gpu: str = "h100") -> dict:
+    """Outputs and mask trace of a single-launch program against its reference, from functional
+    runs (no timing model: outputs and per-warp mask sequences do not depend on it)."""
+    from simt_sim.run.functional import launch
+    ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
+    m = load_manifest(str(pdir))
+    if m.more_launches:
+        raise InputError(f"{pdir}: several launches need the timing model (validate_program)")
+    cfg = load_config(m.config, m.overrides)
+    row = {"program": pdir.name, "mask_trace_match": None}
+    for variant in (m.kernel_file, m.trace_kernel_file):      # another program's PTX when shared
+        if variant == m.trace_kernel_file and not (variant.exists() and "mask_trace" in ref):
+            break
+        prog = load_program(str(variant), m.kernel)
+        kl = manifest_launch(m, prog)
+        res = launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers},
+                     cfg.launch_config(), dynamic_shared=kl.dynamic_shared)
+        if variant == m.kernel_file:
+            row["outputs_match"], row["notes"] = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog),
+                                                                 tuple(m.clock_outputs))
+        else:
+            sim = site_masks(decode(res.module_globals["simt_trace"], res.module_globals["simt_trace_count"]))
+            hw = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}
+            row["mask_trace_match"] = sim == hw
+            if sim != hw:
+                row["notes"].append(first_trace_difference(sim, hw))
+    return row
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
@@ -296,8 +332,9 @@ def html_report(rows: list[dict], summary: dict) -> str:
             + "".join(cells) + "</table>")
 
 
-def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100") -> tuple[list[dict], dict]:
-    rows = [validate_program(d, gpu) for d in reference_programs(root, names, gpu)]
+def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100",
+                   workloads: bool = False) -> tuple[list[dict], dict]:
+    rows = [validate_program(d, gpu) for d in reference_programs(root, names, gpu, workloads)]
     if not rows:
         raise InputError("no recorded references found under programs/*/reference/ (run `simt-sim hw record`)")
     return rows, summarize(rows)

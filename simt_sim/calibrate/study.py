@@ -13,6 +13,7 @@ import html
 import io
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,6 +195,31 @@ def run_study(root: Path, study: Study, gpu: str = "h100") -> dict:
     add_effects(rows, study.overlap)
     return {"study": study.name, "title": study.title, "seed": study.seed, "description": study.description,
             "measure": study.measure, "rows": rows, "summary": summarize(rows)}
+
+
+def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8) -> list[Path]:
+    """For every variant that has a base other than itself: its execution history and its base's
+    as two panels on one cycle axis (the first max_warps warps), out_dir/VARIANT.png."""
+    from simt_sim.api import run_program
+    from simt_sim.observe.plots import side_by_side_histories
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs: dict[str, object] = {}
+
+    def run(v: Variant):
+        if v.name not in runs:
+            runs[v.name] = run_program(root / "programs" / v.program, trace=True)
+        return runs[v.name]
+    by_name = {v.name: v for v in study.variants}
+    paths = []
+    for v in study.variants:
+        if v.base == v.name:
+            continue
+        base = by_name[v.base]
+        path = out_dir / (re.sub(r"[^A-Za-z0-9._-]+", "-", v.name).strip("-") + ".png")
+        side_by_side_histories([run(base), run(v)], [f"{base.name} (base)", v.name], path, max_warps=max_warps,
+                               title=f"{study.name}: {v.name} against {base.name}")
+        paths.append(path)
+    return paths
 
 
 # --- formats ---------------------------------------------------------------------------------

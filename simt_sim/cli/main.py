@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
     val.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
     val.add_argument("--html", metavar="FILE", help="write an HTML report")
+    val.add_argument("--workloads", action="store_true",
+                     help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
     st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
@@ -75,6 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--json", metavar="FILE", help="write the table as JSON")
     st.add_argument("--csv", metavar="FILE", help="write the table as CSV")
     st.add_argument("--html", metavar="FILE", help="write an HTML report")
+    st.add_argument("--plot", metavar="FILE", help="draw simulated against measured speed-ups (.png, .svg, .pdf)")
+    st.add_argument("--pictures", metavar="DIR",
+                    help="draw each variant's execution history beside its base's (DIR/VARIANT.png)")
+    sw = sub.add_parser("sweep", help="run programs x configs x schedulers x --set values on a Dask cluster "
+                                      "into one CSV / Parquet table")
+    sw.add_argument("programs", nargs="+", help="program directories, manifests, names under programs/ or globs "
+                                                "('programs/w-*')")
+    sw.add_argument("--config", action="append", metavar="NAME[,NAME]",
+                    help="GPU configs (repeatable, comma separated; default: each manifest's)")
+    sw.add_argument("--scheduler", action="append", metavar="POLICY[,POLICY]",
+                    help="warp scheduling policies: lrr, gto, two-level, oldest (default: the config's)")
+    sw.add_argument("--set", action="append", default=[], metavar="KEY[,KEY]=V1,V2",
+                    help="one axis of config values, e.g. scheduler.issue_width=1,2; keys joined by commas take "
+                         "each value together; several --set cross each other")
+    sw.add_argument("--seed", action="append", metavar="S[,S]",
+                    help="input seed offsets: random() buffers use seed + S (default 0: the manifest's inputs)")
+    sw.add_argument("--grid", help="blocks of every program's main launch: N or X,Y,Z (default: the manifest's)")
+    sw.add_argument("--block", help="threads per block of the main launch: N or X,Y,Z (default: the manifest's)")
+    sw.add_argument("--out", metavar="FILE", help="results table, .csv or .parquet; runs already in it are skipped")
+    sw.add_argument("--retry-failed", action="store_true", help="run again the runs --out holds with status error")
+    sw.add_argument("--workers", type=int, metavar="N",
+                    help="worker processes of the local Dask cluster (default: one per core; 0: run in this process)")
+    sw.add_argument("--cluster", metavar="ADDRESS", help="use the Dask scheduler at ADDRESS (tcp://host:8786)")
+    sw.add_argument("--quiet", action="store_true", help="no progress counter and no table")
     hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
     hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
     rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
@@ -354,7 +380,7 @@ def cmd_disasm(ns) -> int:
 def cmd_validate(ns) -> int:
     from simt_sim.calibrate.compare import format_table, html_report, run_validation
     root = Path(__file__).resolve().parents[2]
-    rows, summary = run_validation(root, ns.programs or None)
+    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads)
     print(format_table(rows, summary))
     if ns.json:
         Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows}, indent=1, default=float))
@@ -384,13 +410,44 @@ def cmd_study(ns) -> int:
         Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
     if ns.csv:
         Path(ns.csv).write_text(S.to_csv(doc))
+    pictures = S.history_pictures(root, S.find_study(root, ns.name), Path(ns.pictures)) if ns.pictures else []
+    if ns.plot:
+        from simt_sim.observe.plots import speedup_plot
+        speedup_plot(doc["rows"], ns.plot, title=doc["title"])
     if ns.html:
-        Path(ns.html).write_text(S.to_html(doc))
+        Path(ns.html).write_text(S.to_html(doc, [os.path.relpath(p, Path(ns.html).parent) for p in pictures]))
     differ = [r["variant"] for r in doc["rows"] if r["outputs"] is False]
     if differ:
         print(f"error: outputs differ from the H100: {', '.join(differ)}", file=sys.stderr)
         return EXIT_MISMATCH
     return 0
+
+
+def cmd_sweep(ns) -> int:
+    from simt_sim import sweep
+    if ns.workers is not None and ns.workers < 0:
+        raise InputError(f"--workers must be 0 or more, found {ns.workers}")
+    if ns.workers is not None and ns.cluster:
+        raise InputError("give --workers (a local cluster) or --cluster (an existing one), not both")
+    dims = {what: text.replace(" ", "") if text and parse_dims(text, what) else ""
+            for what, text in (("grid", ns.grid), ("block", ns.block))}
+    root = Path(__file__).resolve().parents[2]
+    plan = sweep.make_plan(ns.programs, root, ns.config, ns.scheduler, ns.set, ns.seed, dims["grid"], dims["block"])
+    out = Path(ns.out) if ns.out else None
+    progress = sweep.ProgressCounter(len(plan.runs), enabled=not ns.quiet)
+    report = sweep.run_sweep(plan, out, ns.workers, ns.cluster, ns.retry_failed, progress)
+    progress.close()
+    if not ns.quiet:
+        print(sweep.format_rows(report.rows))
+        print(f"{len(plan.runs)} runs: {report.ran} run now, {report.skipped} already in {out}, "
+              f"{len(report.failed)} failed" + (f"; table {out}" if out else ""))
+    for row in report.failed:
+        print(f"error: {row['program']} {row['config']} {row['scheduler']} {row['set']} seed {row['seed']}: "
+              f"{row['error']}", file=sys.stderr)
+    if report.interrupted:
+        print("interrupted: the finished runs are in the table", file=sys.stderr)
+        return 130
+    return EXIT_MISMATCH if report.failed else 0
 
 
 def cmd_hw(ns) -> int:
@@ -416,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         ns = parser.parse_args(argv)
         command = f"simt-sim {ns.command}"
         handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw,
-                   "validate": cmd_validate, "study": cmd_study}
+                   "validate": cmd_validate, "study": cmd_study, "sweep": cmd_sweep}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)

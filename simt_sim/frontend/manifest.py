@@ -130,6 +130,19 @@ def npy_values(spec: BufferSpec, dt: np.dtype, pos: list[str], kw: dict[str, str
     return np.ascontiguousarray(values)
 
 
+def with_seed_offset(spec: BufferSpec, offset: int) -> BufferSpec:
+    """The spec with its random(seed=S, ...) initialiser drawn from seed S + offset (other
+    initialisers unchanged): `simt-sim sweep --seed` repeats a program on fresh random inputs,
+    and offset 0 is the manifest's own inputs."""
+    m = _INIT_RE.match(spec.init)
+    if offset == 0 or not m or m.group("name") != "random":
+        return spec
+    pos, kw = _kwargs(m.group("args") or "")
+    seed = int(kw.pop("seed", pos.pop(0) if pos else 0))
+    args = ",".join([f"seed={seed + offset}", *pos, *(f"{k}={v}" for k, v in kw.items())])
+    return BufferSpec(spec.name, spec.dtype, spec.size, f"random({args})", spec.base_dir)
+
+
 def random_values(dt: np.dtype, n: int, pos: list[str], kw: dict[str, str]) -> np.ndarray:
     """random(seed=S,low=L,high=H): integers uniform in [L, H] (inclusive), floats uniform in [L, H)."""
     unknown = sorted(set(kw) - RANDOM_KEYS)

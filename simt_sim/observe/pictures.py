@@ -15,18 +15,17 @@ labelled on the left.  Each cell (lane, cycle) has one state:
 
 During a stall, the lanes of the mask the warp will issue with next take the stall colour; the
 other live lanes are grey.  `cell_states` computes the matrix (warps*lanes x cycles, small ints);
-`write_picture` draws it as .svg, .html (SVG inline with title, legend and metrics) or .png (written
-here with zlib + struct, no imaging library).  Output is bounded (a cycle range and a warp
+`write_picture` draws it as .svg, .html (self-contained: SVG inline with title, legend and metrics)
+or .png (matplotlib, Agg: axes in cycles and lanes, a legend of the states).  Output is bounded (a cycle range and a warp
 selection, defaults DEFAULT_MAX_CYCLES / DEFAULT_MAX_WARPS) and deterministic: the same run gives
 byte-identical files.
 """
 from __future__ import annotations
 
 import html
+import io
 import math
-import struct
 import sys
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,12 +48,10 @@ STATE_HELP = (
 )
 STATE_COLORS = ("#000000", "#ffffff", "#c8c8c8", "#808080", "#2f6bd8", "#e02b2b")
 WAIT_REASONS = (L.R_PIPE, L.R_NOT_SELECTED, L.R_LG, L.R_MIO)
-# raster palette: the states, then gap, margin background, text, axis
-GAP, BACKGROUND, TEXT, AXIS = 6, 7, 8, 9
-PALETTE = STATE_COLORS + ("#4a4a66", "#ffffff", "#000000", "#606060")
 
 DEFAULT_MAX_CYCLES = 3000
 DEFAULT_MAX_WARPS = 64
+WINDOW_ALIGN = 100
 
 
 @dataclass
@@ -86,13 +83,22 @@ def select(result, cycles=None, warps=None, max_cycles: int = DEFAULT_MAX_CYCLES
         if bad:
             raise InputError(f"picture: no warp {bad[0]} (global warp ids 0..{len(spans) - 1})")
     if cycles is None:
-        c0, c1 = 0, min(total, max_cycles)
+        c0 = default_first_cycle(spans, gids)
+        c1 = min(total, c0 + max_cycles)
     else:
         c0 = int(cycles[0] or 0)
         c1 = total if cycles[1] is None else int(cycles[1])
         if c1 <= c0 or c0 < 0:
             raise InputError(f"picture: empty cycle range {c0}..{c1}")
     return Selection(gids, c0, c1, len(issued), total)
+
+
+def default_first_cycle(spans: np.ndarray, gids: list[int]) -> int:
+    """Where a picture without a cycle range starts: the first issue of the warps shown, rounded
+    down to a multiple of WINDOW_ALIGN (0 for a run that starts at once; on the h100 config,
+    whose launch takes ~3600 cycles, the window skips the black start)."""
+    firsts = [int(spans[g, 0]) for g in gids if spans[g, 1] >= 0]
+    return (min(firsts) // WINDOW_ALIGN) * WINDOW_ALIGN if firsts else 0
 
 
 def cell_states(result, gids=None, c0: int = 0, c1: int | None = None) -> np.ndarray:
@@ -373,120 +379,131 @@ def render_html(svg: str, result, title: str, states: np.ndarray) -> str:
             "</body>\n</html>\n")
 
 
-# ---------------------------------------------------------------- raster + PNG
-# A 3x5 pixel font (rows top to bottom, '#' = ink) for labels in PNG pictures.
-_FONT_SRC = {
-    "0": "###,#.#,#.#,#.#,###", "1": ".#.,##.,.#.,.#.,###", "2": "##.,..#,.#.,#..,###",
-    "3": "##.,..#,.#.,..#,##.", "4": "#.#,#.#,###,..#,..#", "5": "###,#..,##.,..#,##.",
-    "6": ".##,#..,###,#.#,###", "7": "###,..#,.#.,.#.,.#.", "8": "###,#.#,###,#.#,###",
-    "9": "###,#.#,###,..#,##.", "A": ".#.,#.#,###,#.#,#.#", "B": "##.,#.#,##.,#.#,##.",
-    "C": ".##,#..,#..,#..,.##", "D": "##.,#.#,#.#,#.#,##.", "E": "###,#..,##.,#..,###",
-    "F": "###,#..,##.,#..,#..", "G": ".##,#..,#.#,#.#,.##", "H": "#.#,#.#,###,#.#,#.#",
-    "I": "###,.#.,.#.,.#.,###", "J": "..#,..#,..#,#.#,.#.", "K": "#.#,#.#,##.,#.#,#.#",
-    "L": "#..,#..,#..,#..,###", "M": "#.#,###,###,#.#,#.#", "N": "##.,#.#,#.#,#.#,#.#",
-    "O": ".#.,#.#,#.#,#.#,.#.", "P": "##.,#.#,##.,#..,#..", "Q": ".#.,#.#,#.#,##.,.##",
-    "R": "##.,#.#,##.,#.#,#.#", "S": ".##,#..,.#.,..#,##.", "T": "###,.#.,.#.,.#.,.#.",
-    "U": "#.#,#.#,#.#,#.#,###", "V": "#.#,#.#,#.#,#.#,.#.", "W": "#.#,#.#,###,###,#.#",
-    "X": "#.#,#.#,.#.,#.#,#.#", "Y": "#.#,#.#,.#.,.#.,.#.", "Z": "###,..#,.#.,#..,###",
-    " ": "...,...,...,...,...", "-": "...,...,###,...,...", ".": "...,...,...,...,.#.",
-    ":": "...,.#.,...,.#.,...", "/": "..#,..#,.#.,#..,#..", "(": ".#.,#..,#..,#..,.#.",
-    ")": ".#.,..#,..#,..#,.#.", "=": "...,###,...,###,...", "%": "#.#,..#,.#.,#..,#.#",
-    "_": "...,...,...,...,###", ",": "...,...,...,.#.,#..", "+": "...,.#.,###,.#.,...",
-    "x": "...,#.#,.#.,#.#,...",
-}
-FONT = {ch: np.array([[c == "#" for c in row] for row in rows.split(",")], bool) for ch, rows in _FONT_SRC.items()}
+# ---------------------------------------------------------------- PNG (matplotlib)
+PNG_DPI = 100
+GAP_COLOR = "#4a4a66"            # between warp bands
+LABEL_SPACING_PX = 11            # at least this far apart, or warp labels are thinned out
 
 
-class Raster:
-    """A palette-indexed canvas (uint8[h, w]) with rectangles and 3x5 text, written as PNG."""
-
-    def __init__(self, width: int, height: int, palette, fill: int = 0):
-        self.px = np.full((height, width), fill, np.uint8)
-        self.palette = list(palette)
-
-    def rect(self, x: int, y: int, w: int, h: int, color: int) -> None:
-        H, W = self.px.shape
-        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
-        if x1 > x0 and y1 > y0:
-            self.px[y0:y1, x0:x1] = color
-
-    def text(self, x: int, y: int, s: str, color: int, scale: int = 1, anchor: str = "start") -> None:
-        """Text with its top-left at (x, y); anchor 'end' / 'middle' aligns x."""
-        w = text_width(s, scale)
-        if anchor == "end":
-            x -= w
-        elif anchor == "middle":
-            x -= w // 2
-        for ch in s:
-            g = FONT.get(ch, FONT.get(ch.upper(), FONT[" "]))
-            for r in range(5):
-                for c in range(3):
-                    if g[r, c]:
-                        self.rect(x + c * scale, y + r * scale, scale, scale, color)
-            x += 4 * scale
-
-    def png(self) -> bytes:
-        return png_bytes(self.px, self.palette)
-
-
-def text_width(s: str, scale: int = 1) -> int:
-    return max(len(s) * 4 - 1, 0) * scale
-
-
-def _hex_rgb(c: str) -> tuple[int, int, int]:
-    c = c.lstrip("#")
+def hex_rgb(color: str) -> tuple[int, int, int]:
+    c = color.lstrip("#")
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 
 
-def png_bytes(indices: np.ndarray, palette) -> bytes:
-    """An 8-bit palette PNG of uint8[h, w] indices; palette: '#rrggbb' strings or RGB tuples."""
-    h, w = indices.shape
-    pal = b"".join(bytes(_hex_rgb(c) if isinstance(c, str) else tuple(int(v) for v in c)) for c in palette)
+STATE_RGB = np.array([hex_rgb(c) for c in STATE_COLORS], np.uint8)
 
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    raw = np.zeros((h, w + 1), np.uint8)       # filter type 0 per row
-    raw[:, 1:] = indices
-    return (b"\x89PNG\r\n\x1a\n"
-            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0))
-            + chunk(b"PLTE", pal)
-            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 9))
-            + chunk(b"IEND", b""))
+def state_image(states: np.ndarray, lay: Layout) -> np.ndarray:
+    """uint8[plot_h, plot_w, 3]: the cells scaled to lay's cell size, warps separated by gap rows
+    (the PNG shows it at one image pixel per output pixel: every cell in its exact colour)."""
+    img = np.empty((lay.plot_h, lay.plot_w, 3), np.uint8)
+    img[:] = hex_rgb(GAP_COLOR)
+    for w in range(lay.n_warps):
+        band = states[w * lay.ws:(w + 1) * lay.ws]
+        y0 = lay.warp_y(w) - lay.top
+        img[y0:y0 + lay.band] = STATE_RGB[np.repeat(np.repeat(band, lay.ch, axis=0), lay.cw, axis=1)]
+    return img
+
+
+def legend_handles():
+    """One patch per cell state, for matplotlib legends (with an edge: 'active' is white)."""
+    from matplotlib.patches import Patch
+    return [Patch(facecolor=c, edgecolor="black", linewidth=0.5, label=n) for c, n in zip(STATE_COLORS, STATE_NAMES)]
+
+
+FIGURE_KINDS = ("png", "svg", "pdf")
+# no date, tool or version in the files: the same figure gives the same bytes
+REPRODUCIBLE_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
+                         "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
+def save_figure(fig, target, kind: str | None = None) -> None:
+    """Write a matplotlib Figure through the Agg canvas (no pyplot, no global state) to a path or a
+    binary file object; kind ('png', 'svg', 'pdf') defaults to the path's suffix."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    kind = kind or Path(target).suffix.lower().lstrip(".")
+    if kind not in FIGURE_KINDS:
+        raise InputError(f"{target}: expected a .png, .svg or .pdf file name")
+    FigureCanvasAgg(fig)
+    with matplotlib.rc_context({"svg.hashsalt": "simt-sim"}):      # SVG ids from a fixed salt, not random
+        fig.savefig(target, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
+
+
+def figure_png(fig) -> bytes:
+    buffer = io.BytesIO()
+    save_figure(fig, buffer, "png")
+    return buffer.getvalue()
+
+
+@dataclass
+class PngGeometry:
+    """Where the cells lie in the PNG (pixels, origin top left): the plot area starts at
+    (left, top) and cell (row r of warp w, cycle c) covers x = left + (c - c0) * cw ... + cw,
+    y = top + w * (band + gap) + r * ch ... + ch, as in Layout."""
+    width: int
+    height: int
+    lay: Layout
+
+
+def png_geometry(labels: list[str], lay: Layout) -> PngGeometry:
+    """Margins around the plot area, from the longest warp label, title and legend."""
+    longest = max((len(s) for s in labels), default=4)
+    lay.left = 36 + 6 * longest             # warp labels (8 pt) + the y axis title
+    lay.top = 60                            # title, the cycle axis and its label on top
+    bottom = 66                             # lane note and legend below
+    right = 24
+    legend_w = 130 * 3 + 40                 # three legend columns
+    width = max(lay.left + lay.plot_w + right, legend_w + lay.left, 420)
+    return PngGeometry(width, lay.top + lay.plot_h + bottom, lay)
+
+
+def history_axes_labels(ax, labels: list[str], lay: Layout, scale: float = 1.0) -> None:
+    """Warp labels at the band centres, y = image pixels from the plot's top; thinned out when the
+    bands, shown at `scale` output pixels per image pixel, are too narrow for them."""
+    every = max(1, math.ceil(LABEL_SPACING_PX / ((lay.band + lay.gap) * scale)))
+    ticks = [w * (lay.band + lay.gap) + lay.band / 2 for w in range(0, lay.n_warps, every)]
+    ax.set_yticks(ticks, [labels[w] for w in range(0, lay.n_warps, every)], fontsize=8)
+    ax.set_ylabel("warp", fontsize=9)
+
+
+def png_figure(states: np.ndarray, sel: Selection, labels: list[str], ws: int, title: str, cell=None):
+    """The execution history as a matplotlib Figure: the cells as an image at one pixel per pixel,
+    x axis in cycles (on top), y axis the warps' lanes, title and a legend of the cell states."""
+    from matplotlib.figure import Figure
+    lay = make_layout(ws, len(sel.gids), sel.c1 - sel.c0, cell)
+    geo = png_geometry(labels, lay)
+    fig = Figure(figsize=(geo.width / PNG_DPI, geo.height / PNG_DPI), dpi=PNG_DPI, facecolor="white")
+    ax = fig.add_axes((lay.left / geo.width, 1 - (lay.top + lay.plot_h) / geo.height,
+                       lay.plot_w / geo.width, lay.plot_h / geo.height))
+    ax.imshow(state_image(states, lay), interpolation="nearest", aspect="auto", resample=False,
+              extent=(sel.c0, sel.c1, lay.plot_h, 0))
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.tick_params(labelsize=8, length=3)
+    ax.set_xlabel("cycle", fontsize=9)
+    history_axes_labels(ax, labels, lay)
+    fig.suptitle(title, x=4 / geo.width, y=1 - 4 / geo.height, ha="left", va="top", fontsize=10,
+                 fontweight="bold")
+    fig.text(lay.left / geo.width, 1 - (lay.top + lay.plot_h + 6) / geo.height,
+             f"lanes 0-{ws - 1} top to bottom within each warp", ha="left", va="top", fontsize=8)
+    fig.legend(handles=legend_handles(), loc="lower left", bbox_to_anchor=(lay.left / geo.width, 2 / geo.height),
+               ncol=3, fontsize=8, frameon=False, handlelength=1.2, columnspacing=1.2)
+    return fig, geo
 
 
 def render_png(states: np.ndarray, sel: Selection, labels: list[str], ws: int, title: str, cell=None) -> bytes:
-    lay = make_layout(ws, len(sel.gids), sel.c1 - sel.c0, cell)
-    lay.left = max(text_width(lb, 1) for lb in labels) + 8 if labels else 8
-    lay.top = 26
-    legend_w = sum(12 + text_width(n) + 12 for n in STATE_NAMES)
-    width = max(lay.left + lay.plot_w + 8, lay.left + legend_w, text_width(title) + 8)
-    height = lay.top + lay.plot_h + 24
-    r = Raster(width, height, PALETTE, BACKGROUND)
-    r.text(4, 3, title, TEXT)
-    step = nice_step(sel.c1 - sel.c0)
-    for c in range(-(-sel.c0 // step) * step, sel.c1, step):
-        x = lay.left + (c - sel.c0) * lay.cw
-        r.rect(x, lay.top - 4, 1, 3, AXIS)
-        r.text(x, lay.top - 11, str(c), TEXT, anchor="middle")
-    for w in range(len(sel.gids)):
-        y0 = lay.warp_y(w)
-        if w:
-            r.rect(lay.left, y0 - lay.gap, lay.plot_w, lay.gap, GAP)
-        r.text(lay.left - 4, y0 + max(lay.band // 2 - 2, 0), labels[w], TEXT, anchor="end")
-        band = states[w * ws:(w + 1) * ws]
-        scaled = np.repeat(np.repeat(band, lay.ch, axis=0), lay.cw, axis=1)
-        r.px[y0:y0 + lay.band, lay.left:lay.left + lay.plot_w] = scaled
-    x, y = lay.left, lay.top + lay.plot_h + 10
-    for i, name in enumerate(STATE_NAMES):
-        r.rect(x, y, 9, 9, AXIS)
-        r.rect(x + 1, y + 1, 7, 7, i)
-        r.text(x + 12, y + 2, name, TEXT)
-        x += 12 + text_width(name) + 12
-    return r.png()
+    fig, _ = png_figure(states, sel, labels, ws, title, cell)
+    return figure_png(fig)
 
 
 # ---------------------------------------------------------------- entry point
+def require_trace(result, what: str) -> None:
+    """A picture needs the issue trace: refuse a run simulated without record_trace=True."""
+    if result.trace is None or (len(result.trace) == 0 and result.summary.get("warp_instructions", 0)):
+        raise InputError(f"{what}: the run was not recorded with record_trace=True")
+
+
 def write_picture(result, path, cycles=None, warps=None, title: str | None = None, cell=None,
                   max_cycles: int = DEFAULT_MAX_CYCLES, max_warps: int = DEFAULT_MAX_WARPS,
                   quiet: bool = False) -> Selection:
@@ -499,8 +516,7 @@ def write_picture(result, path, cycles=None, warps=None, title: str | None = Non
     kind = path.suffix.lower()
     if kind not in (".svg", ".html", ".htm", ".png"):
         raise InputError(f"--picture {path}: expected a .svg, .html or .png file name")
-    if result.trace is None or (len(result.trace) == 0 and result.summary.get("warp_instructions", 0)):
-        raise InputError("picture: the run was not recorded with record_trace=True")
+    require_trace(result, "picture")
     sel = select(result, cycles, warps, max_cycles, max_warps)
     if sel.truncated and cycles is None and warps is None and not quiet:
         print(f"picture {path}: showing cycles {sel.c0}-{sel.c1 - 1} of {sel.total_cycles} and "
