@@ -200,14 +200,16 @@ def run_study(root: Path, study: Study, gpu: str = "h100") -> dict:
 def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8) -> list[Path]:
     """For every variant that has a base other than itself: its execution history and its base's
     as two panels on one cycle axis (the first max_warps warps), out_dir/VARIANT.png."""
-    from simt_sim.api import run_program
     from simt_sim.observe.plots import side_by_side_histories
+    from simt_sim.run.timed import manifest_launches, simulate
     out_dir.mkdir(parents=True, exist_ok=True)
     runs: dict[str, object] = {}
 
     def run(v: Variant):
         if v.name not in runs:
-            runs[v.name] = run_program(root / "programs" / v.program, trace=True)
+            m = load_manifest(str(root / "programs" / v.program))
+            runs[v.name] = simulate(manifest_launches(m), {b.name: b.make() for b in m.buffers},
+                                    load_config(m.config, m.overrides), record_trace=True)
         return runs[v.name]
     by_name = {v.name: v for v in study.variants}
     paths = []
