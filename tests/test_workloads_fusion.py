@@ -1,4 +1,4 @@
-"""The kernel-fusion workloads (programs/w-fusion-*, studies/fusion.yaml, docs/workloads-fusion.md):
+"""The kernel-fusion workloads (programs/w-fusion-*, studies/fusion.yaml, docs/workloads.md):
 every variant computes exactly what the two unfused kernels compute (and what numpy computes, the
 tensor-core arithmetic bit for bit through the H100 model in oracle/tensor_math), writes a clock
 pair for each of its blocks, and the simulated overlap rates have the shape the seeds describe."""

@@ -1,4 +1,4 @@
-"""Seed 000, predictor-regrouped inputs (docs/workloads-seed000.md): Algorithm 1, the numpy models
+"""Seed 000, predictor-regrouped inputs (docs/workloads.md): Algorithm 1, the numpy models
 of the three user kernels against the simulator (original, index-redirected and physically
 permuted inputs give the same outputs), CFE of regrouped vs original, the MLP predictor and its
 WMMA tensor-core kernel against numpy, and the committed inputs against their generator's rules."""

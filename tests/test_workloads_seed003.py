@@ -1,4 +1,4 @@
-"""Seed 003 and seed 001 workload programs (docs/workloads-seed003.md): outputs against numpy
+"""Seed 003 and seed 001 workload programs (docs/workloads.md): outputs against numpy
 references (bit-exact: IEEE float32 operations in the same order, or uint32 arithmetic), the
 issue-slot-use metric ("GPU loading") on programs with known counts, and the `sorted` flag of
 random(...) buffers."""
