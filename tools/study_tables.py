@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Write every study's table into docs/workloads.md, between the markers
 `<!-- study:NAME -->` and `<!-- /study:NAME -->` (a study without markers gets them appended
-under "## Study tables").  Each table is `simt-sim study NAME`'s text output.
+under "## Study tables").  Each table is `simt-sim study NAME`'s text output.  Every study's
+full result goes to docs/workloads.json, and the summary of all effects (between
+`<!-- summary -->` and `<!-- /summary -->`) is rebuilt from it.
 
     python tools/study_tables.py              # all studies
     python tools/study_tables.py ilp cslow    # only these
@@ -10,6 +12,7 @@ under "## Study tables").  Each table is `simt-sim study NAME`'s text output.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -20,6 +23,42 @@ sys.path.insert(0, str(ROOT))
 from simt_sim.calibrate import study as S  # noqa: E402
 
 DOC = ROOT / "docs" / "workloads.md"
+RESULTS = ROOT / "docs" / "workloads.json"
+CFE_BOUND_PP = 2.0             # the issue's target for CFE
+
+
+def summary_block(results: dict) -> str:
+    """Every effect of every study (variant against its base), simulated against measured."""
+    head = (f"{'study':<20} {'variant':<30} {'x sim':>6} {'x hw':>6} {'diff pp':>8} {'sign':>5} "
+            f"{'CFE sim':>8} {'CFE hw':>7}")
+    lines = [head, "-" * len(head)]
+    effects = same = within = cfe_n = cfe_ok = out_n = out_ok = ovl_n = ovl_ok = 0
+    for name, doc in results.items():
+        for r in doc["rows"]:
+            if r["outputs"] is not None:
+                out_n += 1
+                out_ok += r["outputs"] is True
+            if r["hw_cfe"] is not None:
+                cfe_n += 1
+                cfe_ok += abs(r["sim_cfe"] - r["hw_cfe"]) * 100 <= CFE_BOUND_PP
+            if r.get("sim_overlap") is not None and r.get("hw_overlap") is not None:
+                ovl_n += 1
+                ovl_ok += abs(r["sim_overlap"] - r["hw_overlap"]) * 100 <= S.EFFECT_BOUND_PP
+            part = "sim_overlap" in r and r["sim_overlap"] is None      # a fusion study's part run alone
+            if r["variant"] == r["base"] or r["hw_speedup"] is None or part:
+                continue
+            effects += 1
+            sign = (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0
+            same += sign
+            within += abs(r["speedup_diff_pp"]) <= S.EFFECT_BOUND_PP
+            lines.append(f"{name:<20} {r['variant'][:30]:<30} {r['sim_speedup']:>6.3f} {r['hw_speedup']:>6.3f} "
+                         f"{r['speedup_diff_pp']:>+8.1f} {'yes' if sign else 'NO':>5} {r['sim_cfe']:>8.3f} "
+                         f"{r['hw_cfe']:>7.3f}")
+    lines += ["", f"outputs identical to the H100: {out_ok}/{out_n} variants; effects with the H100's sign: "
+                  f"{same}/{effects}; within {S.EFFECT_BOUND_PP:.0f} pp: {within}/{effects}; "
+                  f"CFE within {CFE_BOUND_PP:.0f} pp: {cfe_ok}/{cfe_n} variants; overlap rates within "
+                  f"{S.EFFECT_BOUND_PP:.0f} pp: {ovl_ok}/{ovl_n}"]
+    return "<!-- summary -->\n```\n" + "\n".join(lines) + "\n```\n<!-- /summary -->"
 
 
 def replace_block(text: str, name: str, body: str) -> str:
@@ -36,17 +75,29 @@ def replace_block(text: str, name: str, body: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("studies", nargs="*")
+    ap.add_argument("--summary-only", action="store_true",
+                    help="rebuild the summary from docs/workloads.json without running the studies")
     ap.add_argument("--plots", metavar="DIR", help="also write DIR/study-NAME.png (speed-ups, sim vs H100)")
     ns = ap.parse_args()
-    names = ns.studies or [s.name for s in S.list_studies(ROOT)]
+    names = [] if ns.summary_only else ns.studies or [s.name for s in S.list_studies(ROOT)]
     text = DOC.read_text()
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     for name in names:
         doc = S.run_study(ROOT, S.find_study(ROOT, name))
+        results[name] = doc
+        RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True, default=float) + "\n")
         text = replace_block(text, name, S.format_table(doc))
         if ns.plots:
             from simt_sim.observe.plots import speedup_plot
             speedup_plot(doc["rows"], Path(ns.plots) / f"study-{name}.png", title=doc["title"])
         print(f"{name}: done", file=sys.stderr)
+    known = {st.name for st in S.list_studies(ROOT)}
+    results = {k: v for k, v in sorted(results.items()) if k in known}
+    block = summary_block(results)
+    if "<!-- summary -->" in text:
+        text = re.sub(r"<!-- summary -->.*?<!-- /summary -->", lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n## Summary of all effects\n\n" + block + "\n"
     DOC.write_text(text)
     return 0
 

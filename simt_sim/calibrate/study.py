@@ -178,7 +178,9 @@ def add_effects(rows: list[dict], overlap: dict) -> None:
 
 
 def summarize(rows: list[dict]) -> dict:
-    effects = [r for r in rows if r["variant"] != r["base"] and r["speedup_diff_pp"] is not None]
+    parts = [r for r in rows if "sim_overlap" in r and r["sim_overlap"] is None]     # fusion parts alone
+    effects = [r for r in rows if r["variant"] != r["base"] and r["speedup_diff_pp"] is not None
+               and not any(r is p for p in parts)]
     same_sign = [r for r in effects if (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0
                  or r["sim_speedup"] == r["hw_speedup"]]
     return {"variants": len(rows), "outputs_identical": sum(r["outputs"] is True for r in rows),
