@@ -363,6 +363,22 @@ def round_f64_to_f32(d, rnd, tail):
 
 
 @njit(cache=True)
+def quotient_error(op, a, b):
+    """float64 a / b, sqrt(a) or 1 / a rounded to nearest, and a value with the sign of the exact
+    result minus the rounded one (from the exact remainder, an error-free transformation)."""
+    if op == E.OP_DIV:
+        d = a / b
+        r = fma64(-d, b, a)                           # exact remainder a - d*b
+        return d, (r if b > 0.0 else -r)
+    if op == E.OP_SQRT:
+        d = math.sqrt(a)
+        return d, fma64(-d, d, a)                     # sign of a - d*d = sign of sqrt(a) - d
+    d = 1.0 / a
+    r = fma64(-d, a, 1.0)
+    return d, (r if a > 0.0 else -r)
+
+
+@njit(cache=True)
 def f32_directed(op, a, b, c, rnd):
     """float32 add/sub/mul/fma/div/sqrt/rcp under .rz/.rm/.rp, finite operands only: the float64
     result plus the sign of its exact error (error-free transformations) round once, correctly.
@@ -372,17 +388,8 @@ def f32_directed(op, a, b, c, rnd):
     tail = 0.0
     if op == E.OP_MUL:
         d = da * db                                   # exact: 24 x 24 bits
-    elif op == E.OP_DIV:
-        d = da / db
-        r = fma64(-d, db, da)                         # exact remainder da - d*db
-        tail = r if db > 0.0 else -r
-    elif op == E.OP_SQRT:
-        d = math.sqrt(da)
-        tail = fma64(-d, d, da)                       # sign of da - d*d = sign of sqrt(da) - d
-    elif op == E.OP_RCP:
-        d = 1.0 / da
-        r = fma64(-d, da, 1.0)
-        tail = r if da > 0.0 else -r
+    elif op == E.OP_DIV or op == E.OP_SQRT or op == E.OP_RCP:
+        d, tail = quotient_error(op, da, db)
     else:                                             # add, sub, fma / mad
         x = da
         y = db if op == E.OP_ADD else -db
@@ -528,17 +535,8 @@ def f64_directed(op, a, b, c, rnd):
     elif op == E.OP_MUL:
         d = a * b
         err = fma64(a, b, -d)
-    elif op == E.OP_DIV:
-        d = a / b
-        r = fma64(-d, b, a)                           # exact remainder a - d*b
-        err = r if b > 0.0 else -r
-    elif op == E.OP_SQRT:
-        d = math.sqrt(a)
-        err = fma64(-d, d, a)                         # sign of a - d*d = sign of sqrt(a) - d
-    elif op == E.OP_RCP:
-        d = 1.0 / a
-        r = fma64(-d, a, 1.0)
-        err = r if a > 0.0 else -r
+    elif op == E.OP_DIV or op == E.OP_SQRT or op == E.OP_RCP:
+        d, err = quotient_error(op, a, b)
     else:                                             # fma / mad
         d = fma64(a, b, c)
         err = fma64_error(a, b, c, d) if math.isfinite(d) else 0.0

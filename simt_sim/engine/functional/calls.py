@@ -44,25 +44,29 @@ def copy_params(code, mem, call, first, count, base):
 
 
 @compiled
+def move_registers(file, lmem, off, first, count, width, t, save):
+    """Save (or restore) registers first..first+count-1 of thread t (a 32- or 64-bit register file)
+    to (from) local memory at byte off, width bytes each; returns the byte after them."""
+    for i in range(count):
+        if save:
+            M.write_word(lmem, off, width, np.int64(file[first + i, t]))
+        else:
+            value = M.read_word(lmem, off, width)
+            if width == 4:
+                file[first + i, t] = np.uint32(value)
+            else:
+                file[first + i, t] = np.uint64(value)
+        off += width
+    return off
+
+
+@compiled
 def move_window(code, regs, mem, call, t, base, frame, save):
     """Save (or restore) the callee's window of thread t to (from) the frame at byte `frame` of the
     local memory: 32-bit registers, 64-bit registers, predicates, then the local bytes."""
     r = code.calls[call]
-    off = frame
-    for i in range(r[E.CA_N_R32]):
-        reg = r[E.CA_R32] + i
-        if save:
-            M.write_word(mem.lmem, off, 4, np.int64(regs.r32[reg, t]))
-        else:
-            regs.r32[reg, t] = np.uint32(M.read_word(mem.lmem, off, 4))
-        off += 4
-    for i in range(r[E.CA_N_R64]):
-        reg = r[E.CA_R64] + i
-        if save:
-            M.write_word(mem.lmem, off, 8, np.int64(regs.r64[reg, t]))
-        else:
-            regs.r64[reg, t] = np.uint64(M.read_word(mem.lmem, off, 8))
-        off += 8
+    off = move_registers(regs.r32, mem.lmem, frame, r[E.CA_R32], r[E.CA_N_R32], 4, t, save)
+    off = move_registers(regs.r64, mem.lmem, off, r[E.CA_R64], r[E.CA_N_R64], 8, t, save)
     for i in range(r[E.CA_N_PRED]):
         reg = r[E.CA_PRED] + i
         if save:
