@@ -204,13 +204,25 @@ def cuda_to_ptx(cu: Path, arch: str = DEFAULT_ARCH) -> Path:
     return out
 
 
+_DEBUG_PTX_RE = re.compile(rb"^\s*\.section\s+\.debug_info\b", re.M)
+
+
+def ptxas_flags(ptx_text: bytes, arch: str) -> list[str]:
+    """-O3 as the hardware runs release code; PTX from `nvcc -G` carries DWARF (.debug_info) and
+    ptxas refuses to optimise it ("Optimized debugging not supported"), so it gets -O0 as nvcc -G
+    itself passes."""
+    level = "-O0" if _DEBUG_PTX_RE.search(ptx_text) else "-O3"
+    return [f"-arch={arch}", level, "-lineinfo"]
+
+
 def ptx_to_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
     """`ptxas -arch=ARCH -O3 -lineinfo`, cached by the PTX's hash."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         raise InputError("ptxas not found on PATH (it comes with the CUDA toolkit's nvcc)")
-    flags = [f"-arch={arch}", "-O3", "-lineinfo"]
-    out = _cached("cubin", _read_bytes(ptx), flags, ".cubin")
+    text = _read_bytes(ptx)
+    flags = ptxas_flags(text, arch)
+    out = _cached("cubin", text, flags, ".cubin")
     if not out.exists():
         tmp = _atomic_output(out)
         r = _run([ptxas, *flags, str(ptx), "-o", str(tmp)], "ptxas")
