@@ -17,8 +17,8 @@ nvdisasm -hex prints them as two little-endian 64-bit words (low, high).  Bits 1
 instruction, i.e. bits 41..61 of the high word, are the scheduling control code:
 
     bits 105-108  stall count: cycles the scheduler waits before issuing this warp's next instruction
-    bit  109      yield bit: 0 = the scheduler should switch to another warp after this one
-                  (printed "Y"), 1 = no yield hint
+    bit  109      yield bit, printed "Y" when 0 as CuAssembler and maxas do (a hint to the warp
+                  scheduler; what the H100 does with it is for the control-code timing issue to measure)
     bits 110-112  write barrier (scoreboard) set when this variable-latency instruction's result is
                   written; 7 = none
     bits 113-115  read barrier set when this instruction has read its source registers; 7 = none
@@ -55,7 +55,7 @@ TOOL_TIMEOUT_S = 300
 @dataclass(frozen=True)
 class ControlCodes:
     stall: int                   # 0..15 cycles
-    yield_hint: bool             # True when the yield bit is 0 (nvdisasm-style "Y")
+    yield_bit: int               # raw bit 109; printed "Y" when 0 (CuAssembler's convention)
     write_barrier: int | None    # 0..5, None for no barrier
     read_barrier: int | None
     wait_mask: int               # 6 bits, bit i = wait on barrier i
@@ -65,7 +65,7 @@ class ControlCodes:
     def from_high_word(cls, high: int) -> "ControlCodes":
         code = (high >> 41) & 0x1FFFFF          # instruction bits 105..125
         wbar, rbar = (code >> 5) & 7, (code >> 8) & 7
-        return cls(stall=code & 0xF, yield_hint=not (code >> 4) & 1,
+        return cls(stall=code & 0xF, yield_bit=(code >> 4) & 1,
                    write_barrier=None if wbar == NO_BARRIER else wbar,
                    read_barrier=None if rbar == NO_BARRIER else rbar,
                    wait_mask=(code >> 11) & 0x3F, reuse=(code >> 17) & 0xF)
@@ -75,7 +75,7 @@ class ControlCodes:
         wait = "".join(str(i) if self.wait_mask >> i & 1 else "-" for i in range(6))
         r = "-" if self.read_barrier is None else str(self.read_barrier)
         w = "-" if self.write_barrier is None else str(self.write_barrier)
-        return f"B{wait}:R{r}:W{w}:{'Y' if self.yield_hint else '-'}:S{self.stall:02d}"
+        return f"B{wait}:R{r}:W{w}:{'-' if self.yield_bit else 'Y'}:S{self.stall:02d}"
 
 
 @dataclass(frozen=True)
@@ -342,3 +342,63 @@ def sass_listing(target: str, arch: str = DEFAULT_ARCH) -> SassListing:
     cubin = ptx_to_cubin(ptx, arch)
     lines = _read_bytes(ptx).decode("utf-8", "replace").splitlines()
     return SassListing(ptx, cubin, disassemble_cubin(cubin), lines)
+
+
+# ---- printing ----------------------------------------------------------------------------------
+
+def format_kernel(listing: SassListing, kernel: SassKernel) -> list[str]:
+    """One line per instruction: pc, instruction, pipe (isa/sass.yaml), control codes, PTX line,
+    and the convergence regions BSSY opens (its reconvergence pc, marked again at that pc)."""
+    from simt_sim.isa.sass_table import sass_table
+    table = sass_table()
+    regions = kernel.reconvergence_points()
+    opened_at = {target: bssy for bssy, target in regions.items()}
+    width = max((len(i.text()) for i in kernel.instructions), default=0)
+    lines = [f"// {kernel.name}: {len(kernel.instructions)} SASS instructions (ptxas sm_90 -O3), "
+             f"from {listing.ptx_file}",
+             f"{'pc':>6}  {'instruction':<{width}}  {'pipe':<8} {'control':<20} PTX line"]
+    for inst in kernel.instructions:
+        op = table.family(inst.opcode)
+        pipe = op.pipe if op else "?"
+        control = inst.control.text() + (f" reuse={inst.control.reuse:04b}" if inst.control.reuse else "")
+        ptx = f"{inst.ptx_line}: {listing.ptx_text(inst.ptx_line)}" if inst.ptx_line else ""
+        notes = []
+        if inst.pc in regions:
+            notes.append(f"reconverges at {regions[inst.pc]:#06x}")
+        if inst.pc in opened_at:
+            notes.append(f"<- reconvergence of BSSY at {opened_at[inst.pc]:#06x}")
+        if op is None:
+            notes.append("not in isa/sass.yaml")
+        note = f"  // {'; '.join(notes)}" if notes else ""
+        lines.append(f"{inst.pc:#06x}  {inst.text():<{width}}  {pipe:<8} {control:<20} {ptx}{note}".rstrip())
+    return lines
+
+
+# ---- the repository's opcode inventory ---------------------------------------------------------
+
+def corpus_files(root: Path) -> list[Path]:
+    """The PTX the SASS table must cover: programs/*/kernel.ptx and tests/cuda/*.ptx, less files
+    ptxas cannot read (the mask-stack ISA's push_mask/br_push programs are not PTX)."""
+    files = sorted(root.glob("programs/*/kernel.ptx")) + sorted(root.glob("tests/cuda/*.ptx"))
+    return [f for f in files if not _MASK_ISA_RE.search(f.read_bytes())]
+
+
+_MASK_ISA_RE = re.compile(rb"^\s*(?:@\S+\s+)?(?:push_mask|pop_mask|mask_nz|br_push)\b", re.M)
+
+
+def opcode_inventory(files: list[Path], root: Path) -> dict[str, dict]:
+    """{family: {count, modifiers, write_barriers, read_barriers, example, first_seen}} over `files`:
+    what ptxas emits, and how often each family sets a scoreboard (variable latency)."""
+    inv: dict[str, dict] = {}
+    for f in files:
+        listing = sass_listing(str(f))
+        for kernel in listing.kernels:
+            for inst in kernel.instructions:
+                entry = inv.setdefault(inst.family, {"count": 0, "modifiers": set(), "write_barriers": 0,
+                                                     "read_barriers": 0, "example": inst.text(),
+                                                     "first_seen": str(f.relative_to(root))})
+                entry["count"] += 1
+                entry["modifiers"].update(inst.modifiers)
+                entry["write_barriers"] += inst.control.write_barrier is not None
+                entry["read_barriers"] += inst.control.read_barrier is not None
+    return {k: dict(v, modifiers=sorted(v["modifiers"])) for k, v in sorted(inv.items())}
