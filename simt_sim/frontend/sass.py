@@ -41,6 +41,7 @@ import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -389,9 +390,11 @@ _MASK_ISA_RE = re.compile(rb"^\s*(?:@\S+\s+)?(?:push_mask|pop_mask|mask_nz|br_pu
 def opcode_inventory(files: list[Path], root: Path) -> dict[str, dict]:
     """{family: {count, modifiers, write_barriers, read_barriers, example, first_seen}} over `files`:
     what ptxas emits, and how often each family sets a scoreboard (variable latency)."""
+    # ptxas and nvdisasm run as subprocesses: threads overlap them; results are taken in file order
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        listings = list(pool.map(lambda f: sass_listing(str(f)), files))
     inv: dict[str, dict] = {}
-    for f in files:
-        listing = sass_listing(str(f))
+    for f, listing in zip(files, listings):
         for kernel in listing.kernels:
             for inst in kernel.instructions:
                 entry = inv.setdefault(inst.family, {"count": 0, "modifiers": set(), "write_barriers": 0,
