@@ -195,7 +195,8 @@ def test_bssy_names_its_reconvergence_point():
     by_pc = {i.pc: i for i in kernel.instructions}
     for bssy_pc, target in regions.items():
         barrier = by_pc[bssy_pc].operands[0]
-        assert by_pc[target].family == "BSYNC" and by_pc[target].operands[0] == barrier
+        # the named pc is where the threads continue once reconverged: just after the BSYNC
+        assert by_pc[target - 16].family == "BSYNC" and by_pc[target - 16].operands[0] == barrier
 
 
 @needs_tools

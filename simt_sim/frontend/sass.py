@@ -109,7 +109,8 @@ class SassKernel:
     instructions: tuple[SassInstruction, ...]
 
     def reconvergence_points(self) -> dict[int, int]:
-        """{pc of BSSY: pc its convergence barrier names} (the BSYNC's side of the region)."""
+        """{pc of BSSY: the pc it names}: where the region's threads continue once reconverged (ptxas
+        places the region's BSYNC just before it)."""
         return {i.pc: int(i.operands[-1], 16) for i in self.instructions
                 if i.family == "BSSY" and len(i.operands) == 2 and i.operands[-1].startswith("0x")}
 
