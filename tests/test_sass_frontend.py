@@ -225,6 +225,15 @@ def test_cli_disasm_sass(capsys):
 
 
 @needs_tools
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_cli_disasm_cuda_source(capsys):
+    """A .cu goes through nvcc -ptx -O3 -lineinfo first; the listing is the same kernel's SASS."""
+    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/v-lat-dram/kernel.cu")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("// lat_dram: ") and out.count(" LDG.E.STRONG.GPU ") == 32 and " EXIT " in out
+
+
+@needs_tools
 def test_cli_disasm_ptx_default_unchanged(capsys):
     assert main(["disasm", str(ROOT / "programs/v-lat-dram/kernel.ptx")]) == 0
     out = capsys.readouterr().out
