@@ -248,6 +248,12 @@ def test_not_ptx_is_a_located_error(tmp_path):
         sass_listing(str(bad))
 
 
+def test_mask_stack_program_has_no_sass(capsys):
+    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/article-ex1-mask")]) == 2
+    err = capsys.readouterr().err
+    assert "article-ex1-mask/kernel.ptx:13:1: error: push_mask is the simulator's mask-stack ISA" in err
+
+
 def test_wrong_kind_of_file_is_an_error(tmp_path, capsys):
     other = tmp_path / "notes.txt"
     other.write_text("hello\n")

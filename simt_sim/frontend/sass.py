@@ -217,12 +217,24 @@ def ptxas_flags(ptx_text: bytes, arch: str) -> list[str]:
     return [f"-arch={arch}", level, "-lineinfo"]
 
 
+def refuse_mask_stack_isa(ptx: Path, text: bytes) -> None:
+    """The article programs' explicit mask-stack instructions are this simulator's extension of PTX;
+    ptxas has no SASS for them, so say so rather than pass on ptxas's "unknown instruction"."""
+    m = _MASK_ISA_RE.search(text)
+    if m:
+        line = text.count(b"\n", 0, m.start()) + 1
+        word = m.group(0).split()[-1].decode()
+        raise InputError(f"{word} is the simulator's mask-stack ISA, not PTX: ptxas cannot compile it, so "
+                         "there is no SASS (use `simt-sim disasm` without --isa sass)", SourceLoc(str(ptx), line, 1))
+
+
 def ptx_to_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
     """`ptxas -arch=ARCH -O3 -lineinfo`, cached by the PTX's hash."""
+    text = _read_bytes(ptx)
+    refuse_mask_stack_isa(ptx, text)
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         raise InputError("ptxas not found on PATH (it comes with the CUDA toolkit's nvcc)")
-    text = _read_bytes(ptx)
     flags = ptxas_flags(text, arch)
     out = _cached("cubin", text, flags, ".cubin")
     if not out.exists():
