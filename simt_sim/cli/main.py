@@ -61,9 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     cfgs = sub.add_parser("configs", help="list the GPU configs")
     cfgs.add_argument("--show", metavar="NAME", help="print one config with every value (defaults filled in)")
     dis = sub.add_parser("disasm", help="print a kernel with pcs and reconvergence points")
-    dis.add_argument("ptx")
+    dis.add_argument("ptx", help="a .ptx file (with --isa sass also a .cu file or a program directory)")
     dis.add_argument("--kernel")
-    sub.add_parser("isa-doc", help="print docs/isa.md, generated from isa/*.yaml")
+    dis.add_argument("--isa", choices=("ptx", "sass"), default="ptx",
+                     help="sass: the SASS ptxas makes for sm_90, with pipes, control codes and PTX lines "
+                          "(docs/sass.md)")
+    doc = sub.add_parser("isa-doc", help="print docs/isa.md (or with --isa sass docs/sass.md), generated from isa/")
+    doc.add_argument("--isa", choices=("ptx", "sass"), default="ptx")
     val = sub.add_parser("validate", help="compare the simulator with recorded hardware references")
     val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
     val.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
@@ -358,6 +362,8 @@ def cmd_configs(ns) -> int:
 
 
 def cmd_disasm(ns) -> int:
+    if ns.isa == "sass":
+        return cmd_disasm_sass(ns)
     from simt_sim.isa import encoding as E
     from simt_sim.frontend.assembler import load_program
     program = load_program(ns.ptx, ns.kernel)
@@ -374,6 +380,17 @@ def cmd_disasm(ns) -> int:
         for lab in labels:
             print(f"{lab}:")
         print(f"{pc:>5}  {text:<48} [{info.unit_for(E.TYPE_NAMES[row[E.F_TYPE]] if row[E.F_TYPE] >= 0 else None)}]{note}")
+    return 0
+
+
+def cmd_disasm_sass(ns) -> int:
+    from simt_sim.frontend.sass import format_kernel, sass_listing
+    listing = sass_listing(ns.ptx)
+    kernels = [listing.kernel(ns.kernel)] if ns.kernel else listing.kernels
+    for i, kernel in enumerate(kernels):
+        if i:
+            print()
+        print("\n".join(format_kernel(listing, kernel)))
     return 0
 
 
@@ -461,6 +478,10 @@ def cmd_hw(ns) -> int:
 
 
 def cmd_isa_doc(ns) -> int:
+    if ns.isa == "sass":
+        from simt_sim.isa.sass_doc import render_sass_doc
+        sys.stdout.write(render_sass_doc())
+        return 0
     from simt_sim.isa.doc import render_isa_doc
     sys.stdout.write(render_isa_doc())
     return 0

@@ -35,11 +35,16 @@ class RegisterCount:
     warning: str | None = None  # why it is an estimate
 
 
-def cache_dir() -> Path:
+def cache_root() -> Path:
+    """$SIMT_SIM_CACHE, else $XDG_CACHE_HOME/simt-sim, else ~/.cache/simt-sim."""
     root = os.environ.get("SIMT_SIM_CACHE")
     if not root:
         root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "simt-sim"
-    return Path(root) / "ptxas-registers"
+    return Path(root)
+
+
+def cache_dir() -> Path:
+    return cache_root() / "ptxas-registers"
 
 
 def parse_ptxas_output(text: str) -> dict[str, int]:

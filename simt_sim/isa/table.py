@@ -16,6 +16,7 @@ import yaml
 from simt_sim.errors import InputError, SourceLoc
 
 ISA_DIR = Path(__file__).resolve().parents[2] / "isa"
+SASS_TABLE_FILE = "sass.yaml"
 UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
 # How the timing model treats a warp-instruction (what it waits on, how its result is timed).
 TIMING_CLASSES = ("alu", "sfu", "memory", "branch", "barrier", "exit", "other")
@@ -93,7 +94,8 @@ def _timing_class(path: Path, entry: dict, key: str = "timing") -> str:
 
 
 def load_isa(directory: Path = ISA_DIR) -> ISA:
-    files = sorted(directory.glob("*.yaml"))
+    # isa/sass.yaml is the SASS table (simt_sim/isa/sass_table.py), not part of the PTX ISA
+    files = sorted(p for p in directory.glob("*.yaml") if p.name != SASS_TABLE_FILE)
     if not files:
         raise InputError(f"no ISA table found in {directory} (install with `pip install -e .`)")
     ops: list[OpInfo] = []
