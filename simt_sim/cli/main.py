@@ -456,8 +456,9 @@ def cmd_sweep(ns) -> int:
     progress.close()
     if not ns.quiet:
         print(sweep.format_rows(report.rows))
-        print(f"{len(plan.runs)} runs: {report.ran} run now, {report.skipped} already in {out}, "
-              f"{len(report.failed)} failed" + (f"; table {out}" if out else ""))
+        kept = f", {report.skipped} already in {out}" if out else ""
+        print(f"{len(plan.runs)} runs: {report.ran} run now{kept}, {len(report.failed)} failed"
+              + (f"; table {out}" if out else ""))
     for row in report.failed:
         print(f"error: {row['program']} {row['config']} {row['scheduler']} {row['set']} seed {row['seed']}: "
               f"{row['error']}", file=sys.stderr)
