@@ -24,7 +24,7 @@ from simt_sim.machine.config import load_config  # noqa: E402
 from simt_sim.frontend.assembler import load_program  # noqa: E402
 from simt_sim.frontend.manifest import load_manifest  # noqa: E402
 from simt_sim.run.timed import manifest_launch, simulate  # noqa: E402
-from simt_sim.calibrate.compare import clock_spans  # noqa: E402
+from simt_sim.calibrate.compare import clock_spans, recorded_array  # noqa: E402
 
 CONFIG = ROOT / "configs" / "h100.yaml"
 # program, dependent steps timed, config key calibrated
@@ -57,7 +57,7 @@ def simulate_program(name, cfg):
 
 def hw_span(name):
     ref = reference(name)
-    return max(clock_spans(np.frombuffer(bytes.fromhex(ref["outputs"]["clk"]["hex"]), np.int64)))
+    return max(clock_spans(recorded_array(ref["outputs"]["clk"]).view(np.int64)))
 
 
 def set_value(text, dotted, value):

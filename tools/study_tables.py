@@ -32,32 +32,29 @@ def summary_block(results: dict) -> str:
     head = (f"{'study':<20} {'variant':<30} {'x sim':>6} {'x hw':>6} {'diff pp':>8} {'sign':>5} "
             f"{'CFE sim':>8} {'CFE hw':>7}")
     lines = [head, "-" * len(head)]
-    effects = same = within = cfe_n = cfe_ok = out_n = out_ok = ovl_n = ovl_ok = 0
+    totals = dict.fromkeys(("outputs_identical", "recorded", "effects", "effects_same_sign",
+                            "effects_within_5pp"), 0)
+    cfe_n = cfe_ok = ovl_n = ovl_ok = 0
     for name, doc in results.items():
+        for key, n in S.summarize(doc["rows"]).items():
+            if key in totals:
+                totals[key] += n
         for r in doc["rows"]:
-            if r["outputs"] is not None:
-                out_n += 1
-                out_ok += r["outputs"] is True
             if r["hw_cfe"] is not None:
                 cfe_n += 1
                 cfe_ok += abs(r["sim_cfe"] - r["hw_cfe"]) * 100 <= CFE_BOUND_PP
             if r.get("sim_overlap") is not None and r.get("hw_overlap") is not None:
                 ovl_n += 1
                 ovl_ok += abs(r["sim_overlap"] - r["hw_overlap"]) * 100 <= S.EFFECT_BOUND_PP
-            part = "sim_overlap" in r and r["sim_overlap"] is None      # a fusion study's part run alone
-            if r["variant"] == r["base"] or r["hw_speedup"] is None or part:
-                continue
-            effects += 1
-            sign = (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0
-            same += sign
-            within += abs(r["speedup_diff_pp"]) <= S.EFFECT_BOUND_PP
+        for r in S.effect_rows(doc["rows"]):
             lines.append(f"{name:<20} {r['variant'][:30]:<30} {r['sim_speedup']:>6.3f} {r['hw_speedup']:>6.3f} "
-                         f"{r['speedup_diff_pp']:>+8.1f} {'yes' if sign else 'NO':>5} {r['sim_cfe']:>8.3f} "
-                         f"{r['hw_cfe']:>7.3f}")
-    lines += ["", f"outputs identical to the H100: {out_ok}/{out_n} variants; effects with the H100's sign: "
-                  f"{same}/{effects}; within {S.EFFECT_BOUND_PP:.0f} pp: {within}/{effects}; "
-                  f"CFE within {CFE_BOUND_PP:.0f} pp: {cfe_ok}/{cfe_n} variants; overlap rates within "
-                  f"{S.EFFECT_BOUND_PP:.0f} pp: {ovl_ok}/{ovl_n}"]
+                         f"{r['speedup_diff_pp']:>+8.1f} {'yes' if S.same_sign(r) else 'NO':>5} "
+                         f"{r['sim_cfe']:>8.3f} {r['hw_cfe']:>7.3f}")
+    t = totals
+    lines += ["", f"outputs identical to the H100: {t['outputs_identical']}/{t['recorded']} variants; effects with "
+                  f"the H100's sign: {t['effects_same_sign']}/{t['effects']}; within {S.EFFECT_BOUND_PP:.0f} pp: "
+                  f"{t['effects_within_5pp']}/{t['effects']}; CFE within {CFE_BOUND_PP:.0f} pp: {cfe_ok}/{cfe_n} "
+                  f"variants; overlap rates within {S.EFFECT_BOUND_PP:.0f} pp: {ovl_ok}/{ovl_n}"]
     return "<!-- summary -->\n```\n" + "\n".join(lines) + "\n```\n<!-- /summary -->"
 
 

@@ -72,12 +72,18 @@ def functional_check(pdir: Path, gpu: str = "h100") -> dict:
             row["outputs_match"], row["notes"] = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog),
                                                                  tuple(m.clock_outputs))
         else:
-            sim = site_masks(decode(res.module_globals["simt_trace"], res.module_globals["simt_trace_count"]))
-            hw = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}
-            row["mask_trace_match"] = sim == hw
-            if sim != hw:
-                row["notes"].append(first_trace_difference(sim, hw))
+            row["mask_trace_match"] = compare_mask_trace(res.module_globals, ref, row["notes"])
     return row
+
+
+def compare_mask_trace(module_globals: dict, ref: dict, notes: list[str]) -> bool:
+    """The run's per-warp (site, mask) trace against the recorded one; the first difference goes
+    into notes."""
+    sim = site_masks(decode(module_globals["simt_trace"], module_globals["simt_trace_count"]))
+    hw = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}
+    if sim != hw:
+        notes.append(first_trace_difference(sim, hw))
+    return sim == hw
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> int:
@@ -116,7 +122,7 @@ def compare_outputs(sim: dict[str, np.ndarray], ref: dict, approx: bool,
             head = np.frombuffer(bytes.fromhex(rec["head_hex"]), dtype=np.dtype(rec["dtype"]))
             notes.append(large_buffer_difference(name, got, head, rec["size"]))
             continue
-        want = np.frombuffer(bytes.fromhex(rec["hex"]), dtype=np.dtype(rec["dtype"]))
+        want = recorded_array(rec)
         if got.tobytes() == want.tobytes():
             continue
         if approx and got.dtype.kind == "f" and got.shape == want.shape:
@@ -146,9 +152,10 @@ def large_buffer_difference(name: str, got: np.ndarray, head: np.ndarray, size: 
 
 
 def recorded_array(rec: dict) -> np.ndarray:
-    """A recorded buffer's values (clock buffers are always small enough to be kept whole)."""
+    """A recorded buffer's values, where they were kept whole (buffers up to 64 KiB, so every clock
+    buffer; larger ones keep a digest, which compare_outputs checks)."""
     if "hex" not in rec:
-        raise InputError("a clock buffer was recorded as a digest only: it must be at most 64 KiB")
+        raise InputError("a buffer over 64 KiB was recorded as a digest only: its values are not in the reference")
     return np.frombuffer(bytes.fromhex(rec["hex"]), dtype=np.dtype(rec["dtype"]))
 
 
@@ -167,26 +174,15 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
     res = simulate(launches, {k: v.copy() for k, v in inputs.items()}, cfg)
     approx = any(uses_approx(kl.program) for kl in launches)
     outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], approx, tuple(m.clock_outputs))
-    k = kernels_together(res.kernels, res.cycles)
-    spans = {}
-    for name in m.clock_outputs:
-        hw = recorded_array(ref["outputs"][name]).view(np.int64)
-        sim_s, hw_s = clock_spans(res.buffers[name]), clock_spans(hw)
-        spans[name] = {"sim": max(sim_s) if sim_s else None, "hw": max(hw_s) if hw_s else None}
     row = {"program": pdir.name, "kernel": prog.name, "outputs_match": outputs_ok, "notes": notes,
-           "launches": len(launches), "sim_cycles": res.cycles, "sim_cfe": k["cfe"],
-           "sim_warp_instructions": k["warp_instructions"],
-           "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
-           "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()},
-           "clock_spans": spans}
+           **simulated_fields(m, res)}
+    for name in m.clock_outputs:
+        hw_s = clock_spans(recorded_array(ref["outputs"][name]).view(np.int64))
+        row["clock_spans"][name]["hw"] = max(hw_s) if hw_s else None
     if m.trace_kernel_file.exists() and "mask_trace" in ref:
         tprog = load_program(str(m.trace_kernel_file), m.kernel)
         tres = simulate([manifest_launch(m, tprog)], {k: v.copy() for k, v in inputs.items()}, cfg)
-        sim_trace = site_masks(decode(tres.module_globals["simt_trace"], tres.module_globals["simt_trace_count"]))
-        hw_trace = {int(w): [tuple(e) for e in entries] for w, entries in ref["mask_trace"].items()}
-        row["mask_trace_match"] = sim_trace == hw_trace
-        if not row["mask_trace_match"]:
-            row["notes"].append(first_trace_difference(sim_trace, hw_trace))
+        row["mask_trace_match"] = compare_mask_trace(tres.module_globals, ref, row["notes"])
     else:
         row["mask_trace_match"] = None
     ncu = ref.get("ncu") or []
@@ -199,7 +195,7 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
         row["hw_warp_instructions"] = inst
         row["hw_cfe"] = pred_on / (inst * 32) if inst else None
         row["hw_issue_slot_use"] = hw_issue_slot_use({HW_INSTRUCTIONS: inst, HW_CYCLES: row["hw_cycles"]},
-                                                     k["active_smsps"])
+                                                     row["active_smsps"])
         row["hw_pipes"] = {p: median([r.get(f"sm__inst_executed_pipe_{p}.sum") for r in ncu])
                            for p in PIPE_OF_UNIT.values()}
         row["hw_stalls"] = {key.split("stalled_")[1].split("_per_issue")[0]: median([r.get(key) for r in ncu])
@@ -216,6 +212,22 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
     row["launch_overhead"] = cfg.get("sm.kernel_launch_latency")
     row["provenance"] = ref.get("provenance", {})
     return row
+
+
+def simulated_fields(m, res) -> dict:
+    """The simulator's half of a comparison row: cycles until the last launch ends, CFE,
+    instructions, issue-slot use and pipes over all launches, the longest clock span per clock
+    buffer (its "hw" filled in by the caller)."""
+    k = kernels_together(res.kernels, res.cycles)
+    spans = {}
+    for name in m.clock_outputs:
+        sim_s = clock_spans(res.buffers[name])
+        spans[name] = {"sim": max(sim_s) if sim_s else None, "hw": None}
+    return {"launches": len(res.launches), "sim_cycles": res.cycles, "sim_cfe": k["cfe"],
+            "sim_warp_instructions": k["warp_instructions"],
+            "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
+            "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()},
+            "clock_spans": spans}
 
 
 def kernels_together(kernels: list[dict], cycles: int) -> dict:

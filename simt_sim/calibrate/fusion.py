@@ -21,8 +21,7 @@ from pathlib import Path
 from simt_sim.errors import InputError
 from simt_sim.frontend.dims import Dim3
 from simt_sim.frontend.manifest import load_manifest
-from simt_sim.machine.config import load_config
-from simt_sim.run.timed import manifest_launches, simulate
+from simt_sim.run.timed import simulate_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,9 +47,17 @@ def launch_shapes(manifest) -> list[dict]:
 
 def simulated_cycles(pdir: Path) -> int:
     """Cycles until the program's last launch finishes (all launches of its manifest)."""
-    m = load_manifest(str(pdir))
-    buffers = {s.name: s.make() for s in m.buffers}
-    return simulate(manifest_launches(m), buffers, load_config(m.config, m.overrides)).cycles
+    return simulate_manifest(load_manifest(str(pdir))).cycles
+
+
+def add_overlaps(rows: list[dict], cd: dict, tc: dict) -> None:
+    """Each row's simulated and measured overlap rate against the two parts' rows cd and tc (their
+    `sim_cycles` / `hw_cycles`); the parts themselves are marked `part` and get none."""
+    for r in rows:
+        r["part"] = r is cd or r is tc
+        for side in ("sim", "hw"):
+            t = (cd[f"{side}_cycles"], tc[f"{side}_cycles"], r[f"{side}_cycles"])
+            r[f"{side}_overlap"] = None if r["part"] or not all(t) else overlap_rate(*t)
 
 
 def recorded_cycles(pdir: Path, gpu: str = "h100") -> int | None:
@@ -74,12 +81,7 @@ def table2(study: Path, root: Path = ROOT, gpu: str = "h100", cycles=simulated_c
         rows.append({"name": v.name, "program": v.program, "launches": launch_shapes(load_manifest(str(pdir))),
                      "sim_cycles": cycles(pdir), "hw_cycles": recorded_cycles(pdir, gpu)})
     by_name = {r["name"]: r for r in rows}
-    cd, tc = by_name[spec.overlap["t_cd"]], by_name[spec.overlap["t_tc"]]
-    for r in rows:
-        for side in ("sim", "hw"):
-            t = [cd[f"{side}_cycles"], tc[f"{side}_cycles"], r[f"{side}_cycles"]]
-            part = r is cd or r is tc
-            r[f"{side}_overlap"] = None if part or None in t else overlap_rate(*t)
+    add_overlaps(rows, by_name[spec.overlap["t_cd"]], by_name[spec.overlap["t_tc"]])
     return rows
 
 

@@ -22,9 +22,9 @@ import numpy as np
 from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, validate
-from simt_sim.machine.config import load_config
-from simt_sim.calibrate.compare import clock_spans, kernels_together, validate_program
-from simt_sim.calibrate.fusion import overlap_rate
+from simt_sim.calibrate.compare import simulated_fields, validate_program
+from simt_sim.calibrate.fusion import add_overlaps
+from simt_sim.run.timed import simulate_manifest
 
 EFFECT_BOUND_PP = 5.0          # the issue's target: a simulated speed-up within 5 pp of the H100's
 
@@ -115,28 +115,24 @@ def load_study(path: Path) -> Study:
                  variants, measure, overlap)
 
 
-def measured_cycles(row: dict, ref: dict, measure: str) -> float | None:
-    if measure == "elapsed":
-        return (ref.get("elapsed") or {}).get("cycles")
-    return row.get("hw_cycles")
+def measured_cycles(row: dict, measure: str) -> float | None:
+    """The H100's cycles of a validate_program row: ncu's kernel cycles, or the CUDA-event time of
+    the whole launch sequence."""
+    return row.get("hw_elapsed_cycles" if measure == "elapsed" else "hw_cycles")
 
 
 def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
     pdir = root / "programs" / v.program
-    ref_path = pdir / "reference" / f"{gpu}.json"
-    if ref_path.exists():
-        row = validate_program(pdir, gpu)
-        ref = json.loads(ref_path.read_text())
-    else:                      # not recorded yet: the simulated half of the row
-        row = simulated_only(pdir)
-        ref = {}
-    hw_cycles = measured_cycles(row, ref, study.measure)
+    recorded = (pdir / "reference" / f"{gpu}.json").exists()
+    # not recorded yet: the simulated half of the row
+    row = validate_program(pdir, gpu) if recorded else simulated_only(pdir)
+    hw_cycles = measured_cycles(row, study.measure)
     sim_span = max((s["sim"] or 0 for s in row["clock_spans"].values()), default=None) or None
     hw_span = max((s["hw"] or 0 for s in row["clock_spans"].values()), default=None) or None
     hw_insts = row.get("hw_warp_instructions")
     return {
         "variant": v.name, "program": v.program, "base": v.base, "group": v.group, "note": v.note,
-        "outputs": None if not ref else bool(row["outputs_match"]),
+        "outputs": row["outputs_match"],
         "sim_cycles": row["sim_cycles"], "hw_cycles": hw_cycles,
         "sim_block_span": sim_span, "hw_block_span": hw_span,
         "sim_cfe": row["sim_cfe"], "hw_cfe": row.get("hw_cfe"),
@@ -149,14 +145,9 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
 
 def simulated_only(pdir: Path) -> dict:
     """The simulator's half of a validate_program row, for a program with no reference yet."""
-    from simt_sim.run.timed import manifest_launches, simulate
     m = load_manifest(str(pdir))
-    cfg = load_config(m.config, m.overrides)
-    res = simulate(manifest_launches(m), {s.name: s.make() for s in m.buffers}, cfg)
-    k = kernels_together(res.kernels, res.cycles)
-    spans = {n: {"sim": max(clock_spans(res.buffers[n]), default=None), "hw": None} for n in m.clock_outputs}
-    return {"sim_cycles": res.cycles, "sim_cfe": k["cfe"], "sim_warp_instructions": k["warp_instructions"],
-            "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"], "clock_spans": spans, "notes": ["no H100 reference recorded"], "outputs_match": None}
+    return {**simulated_fields(m, simulate_manifest(m)), "notes": ["no H100 reference recorded"],
+            "outputs_match": None}
 
 
 def add_effects(rows: list[dict], overlap: dict) -> None:
@@ -169,23 +160,27 @@ def add_effects(rows: list[dict], overlap: dict) -> None:
         r["hw_speedup"] = b["hw_cycles"] / r["hw_cycles"] if b["hw_cycles"] and r["hw_cycles"] else None
         r["speedup_diff_pp"] = (100 * (r["sim_speedup"] - r["hw_speedup"]) if r["hw_speedup"] is not None
                                 else None)
-        if overlap:
-            cd, tc = by_name[overlap["t_cd"]], by_name[overlap["t_tc"]]
-            for side in ("sim", "hw"):
-                t = (cd[f"{side}_cycles"], tc[f"{side}_cycles"], r[f"{side}_cycles"])
-                part = r is cd or r is tc           # a part has no overlap of its own
-                r[f"{side}_overlap"] = None if part or not all(t) else overlap_rate(*t)
+    if overlap:
+        add_overlaps(rows, by_name[overlap["t_cd"]], by_name[overlap["t_tc"]])
+
+
+def effect_rows(rows: list[dict]) -> list[dict]:
+    """The rows that are an optimisation's effect: a variant against another as its base, with a
+    measured speed-up (a fusion study's parts, run alone, are not effects)."""
+    return [r for r in rows if r["variant"] != r["base"] and r["speedup_diff_pp"] is not None
+            and not r.get("part")]
+
+
+def same_sign(r: dict) -> bool:
+    """Whether the simulated effect goes the H100's way (both speed-ups above 1, both below, or equal)."""
+    return (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0 or r["sim_speedup"] == r["hw_speedup"]
 
 
 def summarize(rows: list[dict]) -> dict:
-    parts = [r for r in rows if "sim_overlap" in r and r["sim_overlap"] is None]     # fusion parts alone
-    effects = [r for r in rows if r["variant"] != r["base"] and r["speedup_diff_pp"] is not None
-               and not any(r is p for p in parts)]
-    same_sign = [r for r in effects if (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0
-                 or r["sim_speedup"] == r["hw_speedup"]]
+    effects = effect_rows(rows)
     return {"variants": len(rows), "outputs_identical": sum(r["outputs"] is True for r in rows),
             "recorded": sum(r["outputs"] is not None for r in rows), "effects": len(effects),
-            "effects_same_sign": len(same_sign),
+            "effects_same_sign": sum(same_sign(r) for r in effects),
             "effects_within_5pp": sum(abs(r["speedup_diff_pp"]) <= EFFECT_BOUND_PP for r in effects),
             "cycle_mae_pct": (float(np.mean([abs(r["sim_cycles"] - r["hw_cycles"]) / r["hw_cycles"] * 100
                                              for r in rows if r["hw_cycles"]]))
@@ -203,15 +198,12 @@ def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8
     """For every variant that has a base other than itself: its execution history and its base's
     as two panels on one cycle axis (the first max_warps warps), out_dir/VARIANT.png."""
     from simt_sim.observe.plots import side_by_side_histories
-    from simt_sim.run.timed import manifest_launches, simulate
     out_dir.mkdir(parents=True, exist_ok=True)
     runs: dict[str, object] = {}
 
     def run(v: Variant):
         if v.name not in runs:
-            m = load_manifest(str(root / "programs" / v.program))
-            runs[v.name] = simulate(manifest_launches(m), {b.name: b.make() for b in m.buffers},
-                                    load_config(m.config, m.overrides), record_trace=True)
+            runs[v.name] = simulate_manifest(load_manifest(str(root / "programs" / v.program)), record_trace=True)
         return runs[v.name]
     by_name = {v.name: v for v in study.variants}
     paths = []

@@ -421,13 +421,14 @@ def cmd_study(ns) -> int:
         for st in S.list_studies(root):
             print(f"{st.name:<22} {len(st.variants):>2} variants  {st.title}")
         return 0
-    doc = S.run_study(root, S.find_study(root, ns.name))
+    spec = S.find_study(root, ns.name)
+    doc = S.run_study(root, spec)
     print(S.format_table(doc))
     if ns.json:
         Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
     if ns.csv:
         Path(ns.csv).write_text(S.to_csv(doc))
-    pictures = S.history_pictures(root, S.find_study(root, ns.name), Path(ns.pictures)) if ns.pictures else []
+    pictures = S.history_pictures(root, spec, Path(ns.pictures)) if ns.pictures else []
     if ns.plot:
         from simt_sim.observe.plots import speedup_plot
         speedup_plot(doc["rows"], ns.plot, title=doc["title"])

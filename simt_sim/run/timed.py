@@ -19,7 +19,7 @@ from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program, load_program
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
-from simt_sim.machine.config import GPUConfig
+from simt_sim.machine.config import GPUConfig, load_config
 from simt_sim.frontend.dims import Dim3, check_dims
 from simt_sim.machine.lower import MachineImage, lower
 from simt_sim.machine.occupancy import active_smsps, issue_slot_use
@@ -164,6 +164,13 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
     return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
                      warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals())
+
+
+def simulate_manifest(manifest, record_trace: bool = False) -> SimResult:
+    """Every launch of a manifest on its own config and fresh buffers, as the manifest says."""
+    buffers = {spec.name: spec.make() for spec in manifest.buffers}
+    return simulate(manifest_launches(manifest), buffers, load_config(manifest.config, manifest.overrides),
+                    record_trace=record_trace)
 
 
 def fault_message(s: Session, image: MachineImage, launches: list[KernelLaunch]) -> str:
