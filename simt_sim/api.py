@@ -19,6 +19,7 @@ from pathlib import Path
 from simt_sim.errors import InputError
 from simt_sim.frontend import assembler
 from simt_sim.frontend.assembler import Program
+from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import Manifest, load_manifest
 from simt_sim.frontend.ptxas import RegisterCount
 from simt_sim.frontend import ptxas
@@ -38,14 +39,15 @@ from simt_sim.run.timed import KernelLaunch, SimResult
 Launch = KernelLaunch
 
 
-def load_program(path, kernel: str | None = None) -> Program:
+def load_program(path, kernel: str | None = None, isa: str | None = None) -> Program:
     """A kernel from a PTX file (`kernel` names the entry when the file has several), or the main
-    kernel of a program directory (or its manifest.yaml)."""
+    kernel of a program directory (or its manifest.yaml); isa="sass" runs the sm_90 SASS ptxas
+    makes of it (default: PTX, or the manifest's `isa`)."""
     path = Path(path)
     if not (path.is_dir() or path.suffix in (".yaml", ".yml")):
-        return assembler.load_program(str(path), kernel)
+        return load_kernel(str(path), kernel, isa or "ptx")
     manifest = load_manifest(str(path))
-    return assembler.load_program(str(manifest.kernel_file), kernel or manifest.kernel)
+    return load_kernel(str(manifest.kernel_file), kernel or manifest.kernel, isa or manifest.isa)
 
 
 def allocated_registers(program: Program) -> RegisterCount:
@@ -122,13 +124,13 @@ def run_functional(program: Program, grid, block, args, buffers=None, config="h1
 
 
 def run_program(directory, *, functional=False, config=None, overrides=None, history=False,
-                trace=False) -> Result:
+                trace=False, isa=None) -> Result:
     """What `simt-sim run DIR` does: the manifest's kernel, buffers, launches and config (or
     `config`), with its `set` and then `overrides` applied."""
     manifest = load_manifest(str(directory))
     cfg = configure(config or manifest.config, manifest.overrides + override_items(overrides))
     buffers = {spec.name: spec.make() for spec in manifest.buffers}
-    main, *more = timed.manifest_launches(manifest)
+    main, *more = timed.manifest_launches(manifest, isa=isa)
     if not functional:
         launches = [with_allocated_registers(kl) for kl in [main, *more]]
         return simulate(launches, buffers, cfg, history=history, trace=trace)
@@ -160,9 +162,9 @@ def described(value) -> str:
     return repr(str(value)) if isinstance(value, (str, Path)) else f"a {type(value).__name__}"
 
 
-def more_launches(manifest: Manifest) -> list[KernelLaunch]:
+def more_launches(manifest: Manifest, isa: str | None = None) -> list[KernelLaunch]:
     """The launches a manifest's more_launches adds after / beside its main one."""
-    return timed.more_launches(manifest)
+    return timed.more_launches(manifest, isa)
 
 
 @dataclass(repr=False, eq=False)

@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a program directory, a manifest or a PTX file")
     run.add_argument("target", help="programs/NAME, a manifest.yaml, or a .ptx file")
     run.add_argument("--kernel", help="entry name (for a PTX file with several)")
+    run.add_argument("--isa", choices=["ptx", "sass"],
+                     help="run the PTX (default) or the sm_90 SASS ptxas makes of it (default: the manifest's isa)")
     run.add_argument("--grid", help="blocks: N or X,Y,Z")
     run.add_argument("--block", help="threads per block: N or X,Y,Z")
     run.add_argument("--buffer", action="append", default=[], metavar="NAME=SPEC",
@@ -206,7 +208,7 @@ def prepare_run(ns):
         names = {s.name for s in specs}
         args = ([parse_arg_value(a, names) for a in ns.args.split(",")] if ns.args
                 else [s.name for s in specs])
-        program = api.load_program(target, ns.kernel)
+        program = api.load_program(target, ns.kernel, ns.isa)
         check_shared_bytes(ns.shared_bytes)
         config = api.load_config(ns.config or "h100", ns.set)
         return (program, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"), args, specs,
@@ -215,8 +217,8 @@ def prepare_run(ns):
     if ns.registers is None:
         ns.registers = m.registers
     ns.stream = m.stream
-    ns.more_launches = api.more_launches(m)
-    program = api.load_program(m.kernel_file, ns.kernel or m.kernel)
+    ns.more_launches = api.more_launches(m, ns.isa)
+    program = api.load_program(m.kernel_file, ns.kernel or m.kernel, ns.isa or m.isa)
     config = api.load_config(ns.config or m.config, m.overrides + ns.set)
     grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
     block = parse_dims(ns.block, "block") if ns.block else m.block
@@ -232,8 +234,11 @@ def check_expectations(result, expect: dict, program, grid, block, args, inputs,
         got = result.buffers[name]
         if want == "oracle":
             if oracle_out is None:
+                from simt_sim.frontend.assembler import load_program
                 from simt_sim.oracle.interpreter import run_oracle
-                oracle_out = run_oracle(program, grid, block, args, inputs, warp_size=warp_size).buffers
+                # the oracle interprets PTX: a SASS run is checked against its PTX's meaning
+                ptx = load_program(program.file, program.name) if program.isa == "sass" else program
+                oracle_out = run_oracle(ptx, grid, block, args, inputs, warp_size=warp_size).buffers
             ref = oracle_out[name]
         else:
             ref = np.array(want, dtype=got.dtype)

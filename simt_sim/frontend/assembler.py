@@ -76,6 +76,7 @@ class Program:
     call_levels: int = 0             # deepest call nesting (0: no calls), -1 when calls may recurse
     frame_bytes: int = 0             # bytes of one saved frame on a thread's call stack (recursion)
     functions: dict[str, int] = field(default_factory=dict)   # linked .func name -> entry pc
+    isa: str = "ptx"                 # "sass": rows lowered from ptxas's SASS (frontend/sass_lower.py)
 
     def __len__(self) -> int:
         return len(self.code)

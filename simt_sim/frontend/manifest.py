@@ -186,6 +186,7 @@ SCHEMA = {
     "stream": Field(int, between(0, MAX_STREAM),
                     doc="stream of the main launch (default 0)"),
     "more_launches": Field(list, doc="further kernel launches after / beside the main one (timing runs)"),
+    "isa": Field(str, doc="what runs: ptx (default; the PTX itself) or sass (the sm_90 SASS ptxas makes of it)"),
 }
 
 # one entry of more_launches: same stream = after the previous launch, another stream = concurrently
@@ -219,6 +220,7 @@ class Manifest:
     stream: int = 0
     more_launches: list[dict] = field(default_factory=list)   # kernel_file resolved to a Path
     clock_outputs: list[str] = field(default_factory=list)
+    isa: str = "ptx"
 
     # Programs built from CUDA (tools/build_programs.py) keep kernel.cu, kernel.ptx and the mask-trace
     # variant kernel.trace.ptx together; a manifest may run another program's PTX (kernel_file:
@@ -261,6 +263,8 @@ def load_manifest(target: str) -> Manifest:
         if not kfile.exists():
             raise error_at(str(path), root, ("more_launches", i), f"kernel file {str(kfile)!r} not found")
         more.append(dict(entry, kernel_file=kfile))
+    if data.get("isa", "ptx") not in ("ptx", "sass"):
+        raise error_at(str(path), root, ("isa",), f"isa must be ptx or sass, found {data['isa']!r}")
     for i, name in enumerate(data.get("clock_outputs") or []):
         if name not in names:
             raise error_at(str(path), root, ("clock_outputs", i), f"clock output {name!r} is not a buffer")
@@ -283,7 +287,7 @@ def load_manifest(target: str) -> Manifest:
                     [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
                     data["args"], data.get("expect") or {}, data.get("description", ""),
                     data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more,
-                    [str(c) for c in data.get("clock_outputs") or []])
+                    [str(c) for c in data.get("clock_outputs") or []], data.get("isa", "ptx"))
 
 
 def check_launch_dims(launch: dict, path: str, root, prefix: tuple) -> None:

@@ -28,13 +28,16 @@ F_RECONV = 13     # immediate post-dominator pc of a conditional branch (-1: ker
 F_UNIT = 14       # functional-unit class (UNIT_*)
 F_DST2 = 15       # extra predicate destination (`%r|%p`, `%p|%q`), -1 when absent
 F_NOPS = 16       # number of operands
-F_OPS = 17        # operands start here: OPERAND_FIELDS ints each
+F_NDST = 17       # SASS rows: how many leading operands are destinations (PTX rows: from the ISA table)
+F_OPS = 18        # operands start here: OPERAND_FIELDS ints each
 OPERAND_FIELDS = 4  # kind, index, immediate, type the operand is read/written at
-MAX_OPERANDS = 5
+MAX_OPERANDS = 7    # SASS: PLOP3 has seven (two predicate results, three sources, two LUTs)
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
 
 # ---- operand kinds ----
-K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR, K_CALL = range(9)
+K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR, K_CALL, K_RPAIR, K_CONST = range(11)
+# K_RPAIR (SASS): a 64-bit value in two adjacent 32-bit registers, index = the low one.
+# K_CONST (SASS): a constant-bank word c[bank][offset]: index = bank, immediate = byte offset.
 # K_ADDR: index = base register | (ADDR_R32 or ADDR_R64) << ADDR_FILE_SHIFT, or -1 for none;
 #         immediate = byte offset (or the whole address).
 # K_VEC:  index = row of the vector table, immediate = element count.  Vector-table entries are
@@ -42,7 +45,7 @@ K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR, K_CALL = range(9)
 #         immediate element (`st.v2 [a], {%r1, 0}`), -1 for `_`, -2 for unused slots.
 # K_PRED: immediate 1 means the source is negated (!%p).
 # K_CALL: index = row of the call table (a `call`'s only operand; see CALL_FIELDS).
-ADDR_R32, ADDR_R64 = 1, 2
+ADDR_R32, ADDR_R64, ADDR_RPAIR = 1, 2, 3   # ADDR_RPAIR (SASS): `[R2.64]`, a register pair
 ADDR_FILE_SHIFT = 20
 VEC_R64 = 1 << 20
 VEC_IMM = 1 << 21
@@ -211,3 +214,57 @@ OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_m
 OP_ISSPACEP, OP_BAR_WARP = (OPCODE[n] for n in ("isspacep", "bar.warp"))
 OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA, OP_LDMATRIX = (
     OPCODE[n] for n in ("wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma", "ldmatrix"))
+
+# ---- SASS (isa/sass.yaml) ----
+# Every SASS family gets an engine opcode after the PTX ones; memory, barrier and exit families
+# are lowered to the PTX rows whose semantics they share (frontend/sass_lower.py), the rest run
+# in engine/functional/sass_*.py.  Registers: R0..R254 are r32[0..254], the uniform registers
+# UR0..UR62 follow at SASS_UR_BASE; predicates P0..P6 are pred[0..6], UP0..UP6 follow at
+# SASS_UP_BASE.  RZ / URZ read 0 and PT / UPT read 1 (immediates); writes to them are dropped.
+from simt_sim.isa.sass_table import sass_table as _sass_table   # noqa: E402
+
+SASS_FAMILIES = tuple(o.name for o in _sass_table().ops)
+SASS_OP_BASE = len(_ISA.ops)
+SASS_OPCODE = {name: SASS_OP_BASE + i for i, name in enumerate(SASS_FAMILIES)}
+SASS_UR_BASE = 256
+SASS_N_R32 = SASS_UR_BASE + 64
+SASS_UP_BASE = 8
+SASS_N_PRED = SASS_UP_BASE + 8
+SASS_CBARRIERS = 16                    # convergence barriers B0..B15
+# A SASS source operand's modifiers, in the operand's type field (SASS rows only).
+OM_NEG, OM_ABS, OM_NOT = 1, 2, 4       # -x, |x|, ~x (and !P for predicates)
+OM_H0_H0, OM_H1_H1, OM_H1 = 8, 16, 32  # half-pair selectors of HADD2 / HFMA2 / HSETP2 operands
+OM_B1, OM_B2, OM_B3, OM_H1_SEL = 64, 128, 256, 512   # byte / half selects of I2F / I2FP sources
+# Comparison codes of SASS compare rows: PTX's, plus always-true / always-false (FSETP.T / .F).
+SASS_CMP_CODE = dict(CMP_CODE, t=len(CMP_NAMES), f=len(CMP_NAMES) + 1)
+CMP_TRUE, CMP_FALSE = SASS_CMP_CODE["t"], SASS_CMP_CODE["f"]
+# Type words of SASS modifiers -> the engine's type codes (conversions, signedness).
+SASS_TYPE_CODE = {"U8": T_U8, "S8": T_S8, "U16": T_U16, "S16": T_S16, "U32": T_U32, "S32": T_S32,
+                  "U64": T_U64, "S64": T_S64, "F16": T_F16, "BF16": T_BF16, "F32": T_F32, "F64": T_F64}
+# Modifier words that change what a SASS row computes (F_FLAGS bits).
+SM_X, SM_HI, SM_WIDE, SM_EX, SM_FTZ, SM_SAT, SM_SX32, SM_W, SM_L, SM_SH, SM_NAN, SM_CLEAR, SM_64, \
+    SM_RELU, SM_NTZ, SM_PACK_AB, SM_BF16_V2, SM_F32 = (1 << i for i in range(18))
+SASS_MODIFIER_FLAG = {"X": SM_X, "HI": SM_HI, "WIDE": SM_WIDE, "EX": SM_EX, "FTZ": SM_FTZ, "SAT": SM_SAT,
+                      "SX32": SM_SX32, "W": SM_W, "L": SM_L, "SH": SM_SH, "NAN": SM_NAN, "CLEAR": SM_CLEAR,
+                      "64": SM_64, "U64": SM_64, "S64": SM_64, "RELU": SM_RELU, "NTZ": SM_NTZ,
+                      "PACK_AB": SM_PACK_AB, "BF16_V2": SM_BF16_V2, "F32": SM_F32}
+# The families that run as SASS rows (engine/functional/sass_*.py); the others are lowered to PTX
+# rows (frontend/sass_lower.py).  tests/test_sass_engine.py checks the engine dispatches them all.
+SASS_IMPLEMENTED = frozenset((
+    "MOV", "IMAD", "IADD3", "VIADD", "LOP3", "PLOP3", "SHF", "LEA", "ISETP", "SEL", "FSEL", "IABS",
+    "VIMNMX", "POPC", "FLO", "BREV", "PRMT", "SGXT", "S2R", "CS2R", "NOP", "LDC",
+    "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "MUFU", "I2F", "I2FP", "F2I", "F2F",
+    "DADD", "DMUL", "DFMA", "DSETP",
+    "UMOV", "UIADD3", "UIMAD", "USHF", "ULEA", "UISETP", "ULDC", "UFLO", "S2UR", "R2UR",
+    "BRA", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "BMOV", "YIELD", "DEPBAR", "LDGDEPBAR", "ERRBAR",
+    "CGAERRBAR", "VOTE", "VOTEU"))
+for _name in (*SASS_IMPLEMENTED,):
+    globals()[f"OP_S_{_name}"] = SASS_OPCODE[_name]
+# MUFU functions (F_CMP of a MUFU row) and the PTX operation each approximates.
+MUFU_NAMES = ("EX2", "LG2", "RCP", "RSQ", "SIN", "COS", "SQRT", "TANH", "RCP64H")
+MUFU_CODE = {n: i for i, n in enumerate(MUFU_NAMES)}
+MUFU_RCP64H = MUFU_CODE["RCP64H"]
+MUFU_PTX_OP = (OP_EX2, OP_LG2, OP_RCP, OP_RSQRT, OP_SIN, OP_COS, OP_SQRT, OP_TANH, OP_RCP)
+SM_UNIFORM = 1 << 30                   # a uniform-datapath row: it writes every lane of the warp
+VOTE_MODE_ANY, VOTE_MODE_ALL = 0, 1    # F_CMP of VOTE / VOTEU rows
+PARAM_BANK_OFFSET = 0x210              # sm_90: kernel parameters start here in constant bank 0

@@ -22,7 +22,7 @@ def _index(fields: tuple[str, ...]) -> dict[str, int]:
 # each thread's local memory, bytes per saved frame, deepest call nesting allowed
 GEOM_FIELDS = ("gx", "gy", "gz", "bx", "by", "bz", "warp_size", "wpb", "tpb", "slots", "blocks",
                "shared_bytes", "local_bytes", "policy", "max_warp_insts", "n_sm", "slots_per_sm",
-               "call_base", "frame_bytes", "call_depth")
+               "call_base", "frame_bytes", "call_depth", "isa")
 G = _index(GEOM_FIELDS)
 
 # ---- divergence policies (which side of a divergent branch runs first) ----
@@ -60,7 +60,17 @@ W_EMPTY, W_READY, W_BARRIER, W_DONE = range(4)
 # engine/functional/simt_stack.py)
 STACK_FIELDS = ("kind", "rpc", "join", "ppc", "pmask")
 SF_KIND, SF_RPC, SF_JOIN, SF_PPC, SF_PMASK = range(len(STACK_FIELDS))
-KIND_FRAME, KIND_EXPLICIT, KIND_CALL = 0, 1, 2
+KIND_FRAME, KIND_EXPLICIT, KIND_CALL, KIND_PENDING = 0, 1, 2, 3
+# KIND_PENDING (SASS): threads split off at a divergent branch, waiting to run from `ppc` (`pmask`)
+ISA_PTX, ISA_SASS = 0, 1             # geometry field "isa": how a kernel's warps diverge and reconverge
+
+# ---- SASS convergence barriers (int64[n_warps, CBAR_SLOTS, CBAR_FIELDS]) ----
+# B0..B15 (BSSY / BSYNC / BREAK / BMOV), then one slot for WARPSYNC: the threads the barrier
+# waits for, those that arrived, and the pc where they continue once it completes
+CBAR_FIELDS = ("members", "arrived", "pc")
+CB_MEMBERS, CB_ARRIVED, CB_PC = range(len(CBAR_FIELDS))
+CBAR_SLOTS = 17
+CBAR_WARPSYNC = 16
 
 # ---- run counters (int64[COUNTER_FIELDS]) ----
 # (cursor, progressed: where a functional round stopped to hand a full buffer to the host)

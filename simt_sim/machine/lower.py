@@ -16,7 +16,7 @@ import numpy as np
 
 from simt_sim.isa import encoding as E
 from simt_sim.machine.config import GPUConfig
-from simt_sim.machine.layout import GEOM_FIELDS, KF, KF_FIELDS, KSTATE_WAITING, POLICY_NAMES, G
+from simt_sim.machine.layout import GEOM_FIELDS, ISA_PTX, ISA_SASS, KF, KF_FIELDS, KSTATE_WAITING, POLICY_NAMES, G
 from simt_sim.machine.occupancy import Occupancy, occupancy
 from simt_sim.machine.state import Code
 from simt_sim.machine.tables import RegisterNumbering, machine_scalars, pc_tables
@@ -66,6 +66,8 @@ def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base:
         code[used & (code[:, b] == E.K_CALL), b + 1] += call_base
         param = used & (code[:, b] == E.K_ADDR) & (code[:, E.F_SPACE] == E.SP_PARAM)
         code[param, b + 2] += param_base
+        bank0_params = used & (code[:, b] == E.K_CONST) & (code[:, b + 1] == 0) & (code[:, b + 2] >= E.PARAM_BANK_OFFSET)
+        code[bank0_params, b + 2] += param_base
     return code
 
 
@@ -121,7 +123,8 @@ def geometry(launches, cfg: GPUConfig, wpb: int, n_sm: int, slots_per_sm: int, s
              "local_bytes": local_stride, "policy": POLICY_NAMES.index(cfg.get("simt.divergence_policy")),
              "max_warp_insts": cfg.get("limits.max_warp_instructions"), "n_sm": cfg.get("num_sms"),
              "slots_per_sm": slots_per_sm, "call_base": kl.program.local_size,
-             "frame_bytes": kl.program.frame_bytes, "call_depth": cfg.get("simt.call_depth")}
+             "frame_bytes": kl.program.frame_bytes, "call_depth": cfg.get("simt.call_depth"),
+             "isa": ISA_SASS if kl.program.isa == "sass" else ISA_PTX}
         for name, value in g.items():
             kgeom[k, G[name]] = value
     return kgeom

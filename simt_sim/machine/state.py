@@ -11,12 +11,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from simt_sim.machine.layout import (HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
+from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
 Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls")    # calls: the call table (isa/encoding.py)
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
-Warps = namedtuple("Warps", "f stack")             # the warp record and the SIMT stacks
+Warps = namedtuple("Warps", "f stack cbar")        # the warp record, SIMT stacks, SASS convergence barriers
 # global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory
 # of every slot, local memory of every thread slot, the parameter block
 Memory = namedtuple("Memory", "gmem allocs smem lmem pmem")
@@ -34,7 +34,8 @@ def make_warps(n_warps: int, depth: int) -> Warps:
     f = np.zeros((n_warps, len(WARP_FIELDS)), dtype=np.int64)
     f[:, WF_STATUS] = W_EMPTY
     f[:, WF_LAST_CYCLE] = -1
-    return Warps(f, np.zeros((n_warps, depth, len(STACK_FIELDS)), dtype=np.int64))
+    return Warps(f, np.zeros((n_warps, depth, len(STACK_FIELDS)), dtype=np.int64),
+                 np.zeros((n_warps, CBAR_SLOTS, len(CBAR_FIELDS)), dtype=np.int64))
 
 
 def empty_history(rows: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from simt_sim.machine.state import Tables
 from simt_sim.machine.layout import CL_CODE, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
+from simt_sim.isa.sass_table import sass_table
 
 
 def unit_home(cfg: GPUConfig) -> list[int]:
@@ -105,30 +106,45 @@ class RegisterNumbering:
             return self.n_r32 + (entry & (E.VEC_R64 - 1))
         return entry
 
-    def of_address(self, aidx: int) -> int | None:
+    def of_address(self, aidx: int) -> list[int]:
         if aidx < 0:
-            return None
+            return []
         reg = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-        return self.n_r32 + reg if (aidx >> E.ADDR_FILE_SHIFT) == E.ADDR_R64 else reg
+        file = aidx >> E.ADDR_FILE_SHIFT
+        if file == E.ADDR_RPAIR:
+            return [reg, reg + 1]
+        return [self.n_r32 + reg if file == E.ADDR_R64 else reg]
+
+    def of_sass_operand(self, kind: int, index: int) -> list[int]:
+        """Registers of a SASS operand: a pair is two, RZ / PT / constants none."""
+        if kind == E.K_RPAIR:
+            return [index, index + 1]
+        reg = self.of_operand(kind, index)
+        return [] if reg is None else [reg]
 
 
 def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int], list[int]]:
     """(sources, destinations) of one instruction in the unified register numbering."""
-    info = isa().ops[int(row[E.F_OP])]
+    op = int(row[E.F_OP])
+    sass = op >= E.SASS_OP_BASE
+    info = None if sass else isa().ops[op]
     srcs: list[int] = []
     dsts: list[int] = []
     for k in range(int(row[E.F_NOPS])):
         b = E.F_OPS + k * E.OPERAND_FIELDS
         kind, idx, imm = int(row[b]), int(row[b + 1]), int(row[b + 2])
-        spec = info.operands[min(k, len(info.operands) - 1)]
-        target = dsts if spec.kind in ("d", "pd") else srcs
+        if sass:
+            target = dsts if k < row[E.F_NDST] else srcs
+        else:
+            spec = info.operands[min(k, len(info.operands) - 1)]
+            target = dsts if spec.kind in ("d", "pd") else srcs
         if kind == E.K_VEC:
             regs = [numbering.of_vec_entry(int(vecs[idx, j])) for j in range(imm)]
         elif kind == E.K_ADDR:
-            regs = [numbering.of_address(idx)]
+            regs = numbering.of_address(idx)
             target = srcs
         else:
-            regs = [numbering.of_operand(kind, idx)]
+            regs = numbering.of_sass_operand(kind, idx)
         target.extend(r for r in regs if r is not None)
     if row[E.F_DST2] >= 0:
         dsts.append(numbering.of_operand(E.K_PRED, int(row[E.F_DST2])))
@@ -137,9 +153,23 @@ def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int
     return sorted(set(srcs)), sorted(set(dsts))
 
 
+SASS_TIMING = {"branch": "branch", "convergence": "branch", "call": "branch", "exit": "exit",
+               "barrier": "barrier", "transcendental": "sfu"}
+
+
 def timing_class(op: int) -> int:
-    """CL_* code of an opcode, from its class in the ISA table."""
+    """CL_* code of an opcode, from its class in the ISA table (SASS: from its semantics class in
+    isa/sass.yaml)."""
+    if op >= E.SASS_OP_BASE:
+        entry = sass_table().ops[op - E.SASS_OP_BASE]
+        return CL_CODE[SASS_TIMING.get(entry.semantics, "alu")]
     return CL_CODE[isa().ops[op].timing]
+
+
+def opcode_name(op: int) -> str:
+    if op >= E.SASS_OP_BASE:
+        return sass_table().ops[op - E.SASS_OP_BASE].name
+    return isa().ops[op].name
 
 
 def result_latency(latency: int, interval: int) -> int:
@@ -169,7 +199,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     for pc in range(n):
         row = code[pc]
         u = int(row[E.F_UNIT])
-        name = isa().ops[int(row[E.F_OP])].name
+        name = opcode_name(int(row[E.F_OP]))
         unit[pc] = home[u]
         own[pc] = u
         cls[pc] = timing_class(int(row[E.F_OP]))

@@ -17,6 +17,7 @@ from simt_sim.engine.cycle.caches import make_mem_timing
 from simt_sim.engine.cycle.loop import run_timed
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program, load_program
+from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import GPUConfig, load_config
@@ -51,19 +52,22 @@ def manifest_launch(manifest, program: Program) -> KernelLaunch:
                         dynamic_shared=m.dynamic_shared)
 
 
-def more_launches(manifest) -> list[KernelLaunch]:
+def more_launches(manifest, isa: str | None = None) -> list[KernelLaunch]:
     """The launches a manifest's more_launches adds after / beside its main one."""
-    return [KernelLaunch(load_program(str(entry["kernel_file"]), entry.get("kernel")), entry["grid"],
+    isa = isa or manifest.isa
+    return [KernelLaunch(load_kernel(str(entry["kernel_file"]), entry.get("kernel"), isa), entry["grid"],
                          entry["block"], list(entry["args"]), stream=entry.get("stream", 0),
                          registers=entry.get("registers"), dynamic_shared=entry.get("dynamic_shared", 0))
             for entry in manifest.more_launches]
 
 
-def manifest_launches(manifest, program: Program | None = None) -> list[KernelLaunch]:
+def manifest_launches(manifest, program: Program | None = None, isa: str | None = None) -> list[KernelLaunch]:
     """Every launch of a manifest, in order: the main one (of `program` when given, e.g. the
-    mask-trace variant; else the manifest's kernel), then its more_launches."""
-    program = program or load_program(str(manifest.kernel_file), manifest.kernel)
-    return [manifest_launch(manifest, program), *more_launches(manifest)]
+    mask-trace variant; else the manifest's kernel, as PTX or SASS: `isa`, else the manifest's),
+    then its more_launches."""
+    isa = isa or manifest.isa
+    program = program or load_kernel(str(manifest.kernel_file), manifest.kernel, isa)
+    return [manifest_launch(manifest, program), *more_launches(manifest, isa)]
 
 
 @dataclass

@@ -14,6 +14,8 @@ from simt_sim.engine.functional.address import lane_address
 from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.functional import calls as CALLS
+from simt_sim.engine.functional import convergence as CV
+from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
 from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_sources, opnd, operand_f32, read_f32,
@@ -21,7 +23,7 @@ from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_so
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
                                      FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL, WF_GID, WF_MASK, WF_PC,
-                                     WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY)
+                                     WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY, ISA_SASS)
 
 # step results
 STEP_OK, STEP_FAULT = 0, 1
@@ -29,6 +31,7 @@ STEP_OK, STEP_FAULT = 0, 1
 G_WS, G_WPB, G_SHARED, G_LOCAL, G_POLICY = (G["warp_size"], G["wpb"], G["shared_bytes"],
                                             G["local_bytes"], G["policy"])
 G_CALL_DEPTH = G["call_depth"]
+G_ISA = G["isa"]
 
 
 @compiled
@@ -820,12 +823,22 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif (op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP
           or op == E.OP_CP_ASYNC_GROUP or op == E.OP_BAR_WARP):
         pass            # ordering only; bar.warp.sync: the warp's lanes run in lockstep anyway
+    elif op >= E.SASS_OP_BASE:
+        next_pc = SS.step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters,
+                               ev, fault)
+        if next_pc < 0:
+            return STEP_FAULT
     elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
         for lane in range(wsz):
             if (exec_mask >> lane) & 1:
                 exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
     ws.f[w, WF_PC] = next_pc
-    S.settle(ws, w, ev, counters)
+    if geom[G_ISA] == ISA_SASS:
+        if not CV.settle(ws, w, ev, counters):
+            set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, CV.waiting_threads(ws, w), -1)
+            return STEP_FAULT
+    else:
+        S.settle(ws, w, ev, counters)
     if ws.f[w, WF_CALL_DEPTH] > 0:         # inside a function: lanes may all have returned
         CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
     if ws.f[w, WF_MASK] == 0 and ws.f[w, WF_SP] == 0:

@@ -46,6 +46,7 @@ def launch_block(slot, block, regs, ws, mem, geom, slot_block):
         ws.f[w, WF_BAR_MASK] = 0
         ws.f[w, WF_BAR_COUNT] = -1
         ws.f[w, WF_ARRIVED] = 0
+        ws.cbar[w, :, :] = 0
         ws.f[w, WF_GID] = block * wpb + wib
         ws.f[w, WF_STATUS] = W_READY if n > 0 else W_DONE
     sb = geom[G_SHARED]

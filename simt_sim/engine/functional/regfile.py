@@ -40,6 +40,8 @@ def source_bits(code, regs, t, kind, idx, imm):
         return 1 - v if imm else v
     if kind == E.K_IMM:
         return np.int64(code.cu64[idx])
+    if kind == E.K_RPAIR:
+        return np.int64(regs.r32[idx, t]) | (np.int64(regs.r32[idx + 1, t]) << 32)
     return np.int64(0)
 
 
@@ -73,6 +75,9 @@ def write_raw(regs, kind, idx, t, v):
         regs.r64[idx, t] = np.uint64(v)
     elif kind == E.K_PRED:
         regs.pred[idx, t] = np.uint8(v & 1)
+    elif kind == E.K_RPAIR:
+        regs.r32[idx, t] = np.uint32(v & MASK32)
+        regs.r32[idx + 1, t] = np.uint32((v >> 32) & MASK32)
 
 
 @compiled

@@ -1,0 +1,154 @@
+"""SASS convergence as the H100 does it: convergence barriers (BSSY / BSYNC / BREAK / BMOV,
+WARPSYNC) and divergent branches that split the warp into groups run one at a time.
+
+* A divergent BRA splits the running group; the side with fewer threads runs first (a tie: the
+  fall-through side), the other waits on the warp's stack as a pending group (KIND_PENDING), as
+  measured on the H100 (../shared/h100-facts.md: "fewer active threads first, fall-through on a
+  tie, no interleaving").  A pending group at the same pc as the one below merges with it.
+* BSSY Bx records the running threads as the barrier's members.  A group reaching BSYNC Bx waits
+  there until every member that has not exited has arrived; the last arrival continues with all of
+  them.  BREAK Bx takes threads out of the members (a loop's early leavers).
+* When the running group has no threads left (all waiting or exited), a barrier that became
+  complete releases its threads, else the most recent pending group runs.  Nothing left to run
+  while threads wait is a deadlock (a fault).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simt_sim.engine.functional.simt_stack import log_event, popcount64
+from simt_sim.engine.jit import compiled
+from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, CBAR_WARPSYNC, EV_DIVERGE,
+                                     EV_RECONVERGE, KIND_PENDING, POLICY_FEWER_FIRST, POLICY_TAKEN_FIRST,
+                                     SF_KIND, SF_PMASK, SF_PPC, WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC,
+                                     WF_SP)
+
+
+@compiled
+def push_pending(ws, w, pc, mask):
+    """Park a group at pc; returns False when the stack is full."""
+    sp = ws.f[w, WF_SP]
+    if sp > 0 and ws.stack[w, sp - 1, SF_KIND] == KIND_PENDING and ws.stack[w, sp - 1, SF_PPC] == pc:
+        ws.stack[w, sp - 1, SF_PMASK] |= mask
+        return True
+    if sp >= ws.stack.shape[1]:
+        return False
+    ws.stack[w, sp, SF_KIND] = KIND_PENDING
+    ws.stack[w, sp, SF_PPC] = pc
+    ws.stack[w, sp, SF_PMASK] = mask
+    ws.f[w, WF_SP] = sp + 1
+    if sp + 1 > ws.f[w, WF_MAX_SP]:
+        ws.f[w, WF_MAX_SP] = sp + 1
+    return True
+
+
+@compiled
+def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
+    """BRA of the running group with `taken` threads going to target; False on stack overflow."""
+    mask = ws.f[w, WF_MASK]
+    fall = mask & ~taken
+    if fall == 0:
+        ws.f[w, WF_PC] = target
+        return True
+    if taken == 0:
+        ws.f[w, WF_PC] = fall_pc
+        return True
+    if policy == POLICY_FEWER_FIRST:
+        taken_first = popcount64(taken) < popcount64(fall)
+    else:
+        taken_first = policy == POLICY_TAKEN_FIRST
+    log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], mask, ws.f[w, WF_SP] + 1)
+    if taken_first:
+        ok = push_pending(ws, w, fall_pc, fall)
+        ws.f[w, WF_PC], ws.f[w, WF_MASK] = target, taken
+    else:
+        ok = push_pending(ws, w, target, taken)
+        ws.f[w, WF_PC], ws.f[w, WF_MASK] = fall_pc, fall
+    return ok
+
+
+@compiled
+def open_barrier(ws, w, b, members):
+    ws.cbar[w, b, CB_MEMBERS] = members
+    ws.cbar[w, b, CB_ARRIVED] = 0
+
+
+@compiled
+def complete(ws, w, b):
+    live = ws.f[w, WF_LIVE]
+    arrived = ws.cbar[w, b, CB_ARRIVED]
+    return arrived != 0 and (ws.cbar[w, b, CB_MEMBERS] & live & ~arrived) == 0
+
+
+@compiled
+def arrive(ws, w, b, arriving, next_pc, ev, evc):
+    """BSYNC (or WARPSYNC) of `arriving` threads: either the barrier completes and all its threads
+    continue at next_pc together, or the arrivals wait and the rest of the group goes on."""
+    ws.cbar[w, b, CB_ARRIVED] |= arriving
+    ws.cbar[w, b, CB_PC] = next_pc
+    if complete(ws, w, b):
+        release(ws, w, b, ev, evc)
+        return
+    ws.f[w, WF_MASK] &= ~arriving
+    ws.f[w, WF_PC] = next_pc
+
+
+@compiled
+def release(ws, w, b, ev, evc):
+    merged = ws.cbar[w, b, CB_ARRIVED] & ws.f[w, WF_LIVE]
+    ws.cbar[w, b, CB_ARRIVED] = 0
+    ws.f[w, WF_MASK] = merged
+    ws.f[w, WF_PC] = ws.cbar[w, b, CB_PC]
+    log_event(ev, evc, ws.f[w, WF_GID], EV_RECONVERGE, ws.f[w, WF_PC], merged, ws.f[w, WF_SP])
+
+
+@compiled
+def break_out(ws, w, b, leaving):
+    ws.cbar[w, b, CB_MEMBERS] &= ~leaving
+
+
+@compiled
+def warpsync(ws, w, wanted, arriving, next_pc, ev, evc):
+    """WARPSYNC: a barrier over `wanted` (less exited threads) opened by its first arrival."""
+    b = CBAR_WARPSYNC
+    if ws.cbar[w, b, CB_ARRIVED] == 0:
+        ws.cbar[w, b, CB_MEMBERS] = wanted
+    if (ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE] & ~(arriving | ws.cbar[w, b, CB_ARRIVED])) == 0 \
+            and ws.cbar[w, b, CB_ARRIVED] == 0:
+        ws.f[w, WF_PC] = next_pc          # everyone is here already: nothing to wait for
+        return
+    arrive(ws, w, b, arriving, next_pc, ev, evc)
+
+
+@compiled
+def settle(ws, w, ev, evc):
+    """While the running group is empty: release a completed barrier, else run the newest pending
+    group.  Returns False on a deadlock (threads wait and nothing can run)."""
+    while ws.f[w, WF_MASK] == 0:
+        released = False
+        for b in range(CBAR_SLOTS):
+            if complete(ws, w, b):
+                release(ws, w, b, ev, evc)
+                released = True
+                break
+        if released:
+            continue
+        sp = ws.f[w, WF_SP]
+        if sp > 0:
+            ws.f[w, WF_PC] = ws.stack[w, sp - 1, SF_PPC]
+            ws.f[w, WF_MASK] = ws.stack[w, sp - 1, SF_PMASK] & ws.f[w, WF_LIVE]
+            ws.f[w, WF_SP] = sp - 1
+            continue
+        if ws.f[w, WF_LIVE] != 0:
+            return False
+        return True
+    return True
+
+
+@compiled
+def waiting_threads(ws, w):
+    """Threads parked at convergence barriers (for a deadlock message)."""
+    m = np.int64(0)
+    for b in range(CBAR_SLOTS):
+        m |= ws.cbar[w, b, CB_ARRIVED]
+    return m

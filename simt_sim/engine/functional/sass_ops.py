@@ -1,0 +1,586 @@
+"""Semantics of the SASS rows (frontend/sass_lower.py): integer, logic, compare, move, float,
+conversion and uniform-datapath families, one lane at a time, and the warp-wide ones (uniform
+broadcasts, votes).
+
+A SASS row lists its destinations first (F_NDST of them), then its sources; a source's modifiers
+(-x, |x|, ~x, .H1) are in its operand's type field (E.OM_*).  Registers: R0..R254 and UR0..UR62
+live in r32 (UR at E.SASS_UR_BASE), 64-bit values in register pairs (K_RPAIR), predicates P0..P6
+and UP0..UP6 in pred.  The uniform families write every lane of the warp, since a uniform
+register has one value per warp whichever lanes are active.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simt_sim.engine.functional import alu
+from simt_sim.engine.functional import half as H
+from simt_sim.engine.functional.regfile import opnd, sreg_value
+from simt_sim.engine.jit import allocating, compiled
+from simt_sim.isa import encoding as E
+from simt_sim.machine.layout import G
+
+M32 = np.int64(0xFFFFFFFF)
+SIGN32 = np.int64(0x80000000)
+CANONICAL_NAN32 = np.int64(0x7FFFFFFF)
+PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
+G_BX, G_GX, G_LOCAL, G_WS = G["bx"], G["gx"], G["local_bytes"], G["warp_size"]
+
+
+@compiled
+def const_word(mem, geom, bank, off, width):
+    """c[bank][off] of the running kernel (sm_90 bank 0: block dims at 0x0, grid dims at 0xc, the
+    local stack top at 0x28, parameters from 0x210, relocated to the kernel's parameter block)."""
+    v = np.int64(0)
+    if bank != 0:
+        return v
+    if off >= PARAM_BANK_OFFSET:
+        p = off - PARAM_BANK_OFFSET
+        for i in range(width):
+            if p + i < mem.pmem.shape[0]:
+                v |= np.int64(mem.pmem[p + i]) << (8 * i)
+        return v
+    if off % 4 == 0 and off < 0x18:
+        v = geom[G_BX + off // 4] if off < 0xC else geom[G_GX + (off - 0xC) // 4]
+        if width == 8 and off + 4 < 0x18:
+            nxt = off + 4
+            v |= (geom[G_BX + nxt // 4] if nxt < 0xC else geom[G_GX + (nxt - 0xC) // 4]) << 32
+        return v
+    if off == 0x28:
+        return geom[G_LOCAL]
+    return v
+
+
+@compiled
+def raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """Bits of source operand k of thread t, without its modifiers (pairs: 64 bits)."""
+    kind, idx, imm, _ = opnd(row, k)
+    if kind == E.K_R32:
+        return np.int64(regs.r32[idx, t])
+    if kind == E.K_IMM:
+        return np.int64(code.cu64[idx])
+    if kind == E.K_PRED:
+        v = np.int64(regs.pred[idx, t])
+        return 1 - v if imm else v
+    if kind == E.K_RPAIR:
+        return np.int64(regs.r32[idx, t]) | (np.int64(regs.r32[idx + 1, t]) << 32)
+    if kind == E.K_CONST:
+        return const_word(mem, geom, idx, imm, 8 if row[E.F_FLAGS] & E.SM_64 else 4)
+    if kind == E.K_SREG:
+        v = sreg_value(idx, w, lane, geom, slot_block, counters)
+        return (v >> 32) & M32 if imm else v
+    return np.int64(0)
+
+
+@compiled
+def mods_of(row, k):
+    return row[E.F_OPS + k * E.OPERAND_FIELDS + 3]
+
+
+@compiled
+def src_int(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """A 32-bit integer source with -x / ~x applied (two's complement, 32 bits)."""
+    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
+    m = mods_of(row, k)
+    if m & E.OM_NOT:
+        v = ~v & M32
+    if m & E.OM_NEG:
+        v = (-v) & M32
+    return v
+
+
+@compiled
+def src_f32_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """A float32 source's bits with |x| and -x applied (sign-bit operations, NaNs kept)."""
+    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
+    m = mods_of(row, k)
+    if m & E.OM_ABS:
+        v &= ~SIGN32 & M32
+    if m & E.OM_NEG:
+        v ^= SIGN32
+    return v
+
+
+@compiled
+def src_f64_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
+    kind = row[E.F_OPS + k * E.OPERAND_FIELDS]
+    if kind == E.K_IMM and (v >> 32) == 0 and v != 0:
+        v = v << 32                       # a 32-bit immediate of a DADD is the value's upper word
+    m = mods_of(row, k)
+    if m & E.OM_ABS:
+        v &= np.int64(0x7FFFFFFFFFFFFFFF)
+    if m & E.OM_NEG:
+        v ^= np.int64(-0x8000000000000000)
+    return v
+
+
+@compiled
+def pred_src(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """A predicate source (!P applied); past the row's operands: false."""
+    if k >= row[E.F_NOPS]:
+        return np.int64(0)
+    kind, idx, imm, _ = opnd(row, k)
+    if kind == E.K_PRED:
+        v = np.int64(regs.pred[idx, t])
+        return 1 - v if imm else v
+    return raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & 1
+
+
+@compiled
+def put(regs, row, k, t, v):
+    """Write destination k of thread t (RZ / PT destinations are K_NONE: dropped)."""
+    kind, idx, _, _ = opnd(row, k)
+    if kind == E.K_R32:
+        regs.r32[idx, t] = np.uint32(v & M32)
+    elif kind == E.K_RPAIR:
+        regs.r32[idx, t] = np.uint32(v & M32)
+        regs.r32[idx + 1, t] = np.uint32((v >> 32) & M32)
+    elif kind == E.K_PRED:
+        regs.pred[idx, t] = np.uint8(v & 1)
+
+
+@allocating
+def bits_to_f32(u):
+    a = np.empty(1, np.uint32)
+    a[0] = u
+    return a.view(np.float32)[0]
+
+
+@allocating
+def f32_to_bits(x):
+    a = np.empty(1, np.float32)
+    a[0] = np.float32(x)
+    return np.int64(a.view(np.uint32)[0])
+
+
+@allocating
+def f64_of(bits):
+    a = np.empty(1, np.int64)
+    a[0] = bits
+    return a.view(np.float64)[0]
+
+
+@allocating
+def f64_to_bits(x):
+    a = np.empty(1, np.float64)
+    a[0] = x
+    return a.view(np.int64)[0]
+
+
+@compiled
+def f32_result(x):
+    """Bits of a float32 result; NaN results are the GPU's canonical NaN."""
+    if x != x:
+        return CANONICAL_NAN32
+    return f32_to_bits(x)
+
+
+@compiled
+def lop3(a, b, c, lut):
+    r = np.int64(0)
+    for i in range(8):
+        if (lut >> i) & 1:
+            term = M32
+            term &= a if (i >> 2) & 1 else ~a
+            term &= b if (i >> 1) & 1 else ~b
+            term &= c if i & 1 else ~c
+            r |= term
+    return r & M32
+
+
+@compiled
+def signed32(v):
+    v &= M32
+    return v - (np.int64(1) << 32) if v & SIGN32 else v
+
+
+@compiled
+def combine(r, bool_op, p):
+    if bool_op == 1:
+        return r & p
+    if bool_op == 2:
+        return r | p
+    if bool_op == 3:
+        return r ^ p
+    return r
+
+
+@compiled
+def set_compare(code, regs, mem, row, r, t, w, lane, geom, slot_block, counters, src_pred):
+    """P0 = r BOOL Pc, P1 = !r BOOL Pc (the two predicate results of every *SETP)."""
+    p = pred_src(code, regs, mem, row, src_pred, t, w, lane, geom, slot_block, counters)
+    bop = row[E.F_BOOL]
+    put(regs, row, 0, t, combine(r, bop, p))
+    put(regs, row, 1, t, combine(1 - r, bop, p))
+
+
+@compiled
+def float_cmp(cmp, a, b):
+    if cmp == E.CMP_TRUE:
+        return np.int64(1)
+    if cmp == E.CMP_FALSE:
+        return np.int64(0)
+    return np.int64(1 if alu.float_compare(cmp, a, b) else 0)
+
+
+@compiled
+def shf(lo, s, hi, flags, signed):
+    """Funnel shift of {hi:lo}: .L / .R, .W wraps the count (mod 32, .U64/.S64: mod 64), else it
+    clamps; .HI: the upper word of the result."""
+    limit = 64 if flags & E.SM_64 else 32
+    if flags & E.SM_W:
+        s &= limit - 1
+    elif s > limit or s < 0:
+        s = limit
+    v = ((hi & M32) << 32) | (lo & M32)
+    if flags & E.SM_L:
+        r = v << s if s < 64 else np.int64(0)
+    else:
+        if signed:
+            r = v >> s if s < 64 else (v >> 63)
+        else:
+            r = np.int64(np.uint64(v) >> np.uint64(s)) if s < 64 else np.int64(0)
+    if flags & E.SM_HI:
+        return (r >> 32) & M32
+    return r & M32
+
+
+@compiled
+def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
+    """Integer, logic, compare and move families.  Returns False when op is not one of them."""
+    nd = row[E.F_NDST]
+    fl = row[E.F_FLAGS]
+    ty = row[E.F_TYPE]
+    unsigned = ty == E.T_U32
+    if op == E.OP_S_MOV or op == E.OP_S_UMOV:
+        put(regs, row, 0, t, raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+    elif op == E.OP_S_IADD3 or op == E.OP_S_UIADD3:
+        total = np.int64(0)
+        for k in range(nd, nd + 3):
+            v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
+            m = mods_of(row, k)
+            if m & E.OM_NOT:
+                v = ~v & M32
+            if m & E.OM_NEG:
+                v = ~v & M32
+                total += 0 if fl & E.SM_X else 1          # -x is ~x + 1; .X forms carry that 1 in
+            total += v
+        if fl & E.SM_X:
+            for k in range(nd + 3, row[E.F_NOPS]):
+                total += pred_src(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, total)
+        carry = total >> 32
+        if nd > 1:
+            put(regs, row, 1, t, carry & 1)
+        if nd > 2:
+            put(regs, row, 2, t, (carry >> 1) & 1)
+    elif op == E.OP_S_VIADD:
+        put(regs, row, 0, t, src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+            + src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
+    elif op == E.OP_S_IMAD or op == E.OP_S_UIMAD:
+        exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl, unsigned)
+    elif op == E.OP_S_LOP3:
+        b0 = 1 if nd == 2 else 0          # LOP3.LUT P0, R0, a, b, c, lut, p: P0 = result != 0
+        r = lop3(src_int(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters),
+                 src_int(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters),
+                 src_int(code, regs, mem, row, nd + 2, t, w, lane, geom, slot_block, counters),
+                 raw(code, regs, mem, row, nd + 3, t, w, lane, geom, slot_block, counters))
+        put(regs, row, b0, t, r)
+        if nd == 2:
+            put(regs, row, 0, t, np.int64(1 if r != 0 else 0))
+    elif op == E.OP_S_PLOP3:
+        i = (pred_src(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) << 2) \
+            | (pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters) << 1) \
+            | pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, (raw(code, regs, mem, row, 5, t, w, lane, geom, slot_block, counters) >> i) & 1)
+        put(regs, row, 1, t, (raw(code, regs, mem, row, 6, t, w, lane, geom, slot_block, counters) >> i) & 1)
+    elif op == E.OP_S_SHF or op == E.OP_S_USHF:
+        put(regs, row, 0, t, shf(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
+                                 raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & M32,
+                                 src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters),
+                                 fl, ty == E.T_S32))
+    elif op == E.OP_S_LEA or op == E.OP_S_ULEA:
+        exec_lea(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl)
+    elif op == E.OP_S_ISETP or op == E.OP_S_UISETP:
+        a = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        b = src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        if not unsigned:
+            a, b = signed32(a), signed32(b)
+        r = np.int64(1 if alu.int_compare(row[E.F_CMP], a, b, E.T_S64) else 0)
+        if fl & E.SM_EX and a == b:          # 64-bit chain: equal upper words defer to the lower result
+            r = pred_src(code, regs, mem, row, 5, t, w, lane, geom, slot_block, counters)
+        set_compare(code, regs, mem, row, r, t, w, lane, geom, slot_block, counters, 4)
+    elif op == E.OP_S_SEL or op == E.OP_S_FSEL:
+        p = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, src_f32_bits(code, regs, mem, row, 1 if p else 2, t, w, lane, geom, slot_block,
+                                          counters) if op == E.OP_S_FSEL else
+            src_int(code, regs, mem, row, 1 if p else 2, t, w, lane, geom, slot_block, counters))
+    elif op == E.OP_S_IABS:
+        put(regs, row, 0, t, abs(signed32(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))))
+    elif op == E.OP_S_VIMNMX:
+        a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        b = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        if not unsigned:
+            a, b = signed32(a), signed32(b)
+        want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, min(a, b) if want_min else max(a, b))
+    elif op == E.OP_S_POPC:
+        put(regs, row, 0, t, alu.popcount(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
+                                                  counters), 32))
+    elif op == E.OP_S_FLO or op == E.OP_S_UFLO:
+        a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, alu.find_msb(a, 32, not unsigned, (fl & E.SM_SH) != 0))
+    elif op == E.OP_S_BREV:
+        put(regs, row, 0, t, alu.bit_reverse(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
+                                                     counters), 32))
+    elif op == E.OP_S_PRMT:
+        a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        sel = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        b = src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, alu.int_arith(E.OP_PRMT, E.T_B32, 0, a, b, sel))
+    elif op == E.OP_S_SGXT:
+        a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        n = raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & M32
+        if n == 0:
+            r = np.int64(0)
+        elif n >= 32:
+            r = a
+        else:
+            r = a & ((np.int64(1) << n) - 1)
+            if not unsigned and (r >> (n - 1)) & 1:
+                r -= np.int64(1) << n
+        put(regs, row, 0, t, r)
+    elif op == E.OP_S_S2R or op == E.OP_S_S2UR or op == E.OP_S_CS2R:
+        put(regs, row, 0, t, raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+    elif op == E.OP_S_LDC or op == E.OP_S_ULDC:
+        _, bank, off, _ = opnd(row, 1)
+        off += raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, const_word(mem, geom, bank, off, row[E.F_VEC]))
+    else:
+        return False
+    return True
+
+
+@compiled
+def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl, unsigned):
+    """IMAD d[, carry], a, b, c[, carry in]: .WIDE gives a 64-bit pair, .HI the upper word of a*b
+    plus c, .X adds the carry in."""
+    a = raw(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters) & M32
+    b = raw(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters) & M32
+    if mods_of(row, nd + 1) & E.OM_NEG:
+        b = (-b) & M32
+    if not unsigned:
+        a, b = signed32(a), signed32(b)
+    c = raw(code, regs, mem, row, nd + 2, t, w, lane, geom, slot_block, counters)
+    cm = mods_of(row, nd + 2)
+    cin = pred_src(code, regs, mem, row, nd + 3, t, w, lane, geom, slot_block, counters) if fl & E.SM_X else 0
+    if fl & E.SM_WIDE:
+        if cm & E.OM_NEG:
+            c = -c
+        put(regs, row, 0, t, a * b + c + cin)
+        return
+    if cm & E.OM_NOT:
+        c = ~c
+    if cm & E.OM_NEG:
+        c = -c
+    c &= M32
+    if fl & E.SM_HI:
+        total = (((a * b) >> 32) & M32) + c + cin       # int64 wraps: the low 64 bits are exact
+    else:
+        total = ((a * b) & M32) + c + cin
+    put(regs, row, 0, t, total)
+    if nd > 1:
+        put(regs, row, 1, t, (total >> 32) & 1)
+
+
+@compiled
+def exec_lea(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl):
+    """LEA d[, carry], a, b, s: (a << s) + b; LEA.HI d, a, b, c, s: upper word of ({c:a} << s) + b
+    (.SX32: c is a's sign); .X adds the carry in (the last operand)."""
+    a = src_int(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters)
+    b = src_int(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters)
+    n = row[E.F_NOPS]
+    last_src = n - 1 if fl & E.SM_X else n
+    s = raw(code, regs, mem, row, last_src - 1, t, w, lane, geom, slot_block, counters) & 31
+    cin = pred_src(code, regs, mem, row, n - 1, t, w, lane, geom, slot_block, counters) if fl & E.SM_X else 0
+    if fl & E.SM_HI:
+        if fl & E.SM_SX32:
+            c = M32 if a & SIGN32 else np.int64(0)
+        else:
+            c = src_int(code, regs, mem, row, nd + 2, t, w, lane, geom, slot_block, counters)
+        shifted = ((((c << 32) | a) << s) >> 32) & M32
+    else:
+        shifted = (a << s) & M32
+    total = shifted + b + cin
+    put(regs, row, 0, t, total)
+    if nd > 1:
+        put(regs, row, 1, t, (total >> 32) & 1)
+
+
+@compiled
+def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
+    """FP32 / FP64 arithmetic, compares, MUFU and conversions.  False when op is none of them."""
+    fl = row[E.F_FLAGS]
+    rnd = row[E.F_RND] if row[E.F_RND] > 0 else E.RND_RN
+    pflags = (E.FL_FTZ if fl & E.SM_FTZ else 0) | (E.FL_SAT if fl & E.SM_SAT else 0)
+    if op == E.OP_S_FADD or op == E.OP_S_FMUL or op == E.OP_S_FFMA:
+        a = bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)))
+        b = bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)))
+        c = np.float32(0.0)
+        pop = E.OP_ADD if op == E.OP_S_FADD else E.OP_MUL
+        if op == E.OP_S_FFMA:
+            c = bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block,
+                                                   counters)))
+            pop = E.OP_FMA
+        put(regs, row, 0, t, f32_result(alu.f32_arith(pop, a, b, c, pflags, rnd)))
+    elif op == E.OP_S_FMNMX:
+        a = np.float64(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
+                                                          counters))))
+        b = np.float64(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block,
+                                                          counters))))
+        want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, f32_result(alu.float_min_max(a, b, not want_min)))
+    elif op == E.OP_S_FSETP:
+        a = np.float64(alu.flush32(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
+        b = np.float64(alu.flush32(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
+        set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
+    elif op == E.OP_S_DADD or op == E.OP_S_DMUL or op == E.OP_S_DFMA:
+        a = f64_of(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+        b = f64_of(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
+        c = 0.0
+        pop = E.OP_ADD if op == E.OP_S_DADD else E.OP_MUL
+        if op == E.OP_S_DFMA:
+            c = f64_of(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
+            pop = E.OP_FMA
+        r = alu.f64_arith(pop, a, b, c, 0, rnd)
+        put(regs, row, 0, t, f64_to_bits(r))
+    elif op == E.OP_S_DSETP:
+        a = f64_of(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
+        b = f64_of(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
+        set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
+    elif op == E.OP_S_MUFU:
+        exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
+    elif op == E.OP_S_I2F or op == E.OP_S_I2FP or op == E.OP_S_F2I or op == E.OP_S_F2F:
+        exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd, fl)
+    else:
+        return False
+    return True
+
+
+@compiled
+def exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
+    """MUFU.<fn> d, a (F_CMP: the function, E.MUFU_*): the SFU's approximations, modelled by the
+    correctly rounded function (within the ulp bounds of docs/sass-differential.md)."""
+    fn = row[E.F_CMP]
+    bits = src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    if fn == E.MUFU_RCP64H:               # reciprocal of the double whose upper word is a
+        d = f64_of((bits & M32) << 32)
+        r = 1.0 / d if d != 0.0 else math.copysign(math.inf, d)
+        put(regs, row, 0, t, (f64_to_bits(r) >> 32) & M32)
+        return
+    x = np.float64(alu.flush32(bits_to_f32(np.uint32(bits)), True))
+    put(regs, row, 0, t, f32_result(alu.flush32(np.float32(alu.sfu32(E.MUFU_PTX_OP[fn], x)), True)))
+
+
+@compiled
+def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd, fl):
+    dty = row[E.F_TYPE]
+    sty = row[E.F_TYPE2]
+    v = raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    m = mods_of(row, 1)
+    if op == E.OP_S_I2F or op == E.OP_S_I2FP:
+        if m & E.OM_B1:
+            v >>= 8
+        elif m & E.OM_B2:
+            v >>= 16
+        elif m & E.OM_B3:
+            v >>= 24
+        iv = alu.extend(v, sty)
+        if dty == E.T_F64:
+            put(regs, row, 0, t, f64_to_bits(alu.int_to_float64(iv, sty, rnd)))
+        elif dty == E.T_F32:
+            put(regs, row, 0, t, f32_to_bits(alu.int_to_float32(iv, sty, rnd)))
+        else:
+            put(regs, row, 0, t, H.convert(alu.int_to_float64(iv, sty, E.RND_RN), rnd, 0, dty == E.T_BF16))
+        return
+    if sty == E.T_F64:
+        x = f64_of(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+    elif sty == E.T_F16 or sty == E.T_BF16:
+        x = H.decode((v >> 16) & 0xFFFF if m & E.OM_H1 else v & 0xFFFF, sty == E.T_BF16)
+    else:
+        x = np.float64(alu.flush32(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
+    if op == E.OP_S_F2I:
+        rmode = E.RND_RZI if rnd == E.RND_RZ else (E.RND_RMI if rnd == E.RND_RM else
+                                                  (E.RND_RPI if rnd == E.RND_RP else E.RND_RNI))
+        put(regs, row, 0, t, alu.float_to_int(x, rmode, dty))
+    elif dty == E.T_F64:
+        put(regs, row, 0, t, f64_to_bits(x))
+    elif dty == E.T_F32:
+        if rnd == E.RND_RN or sty != E.T_F64:
+            r = np.float32(x)
+        else:
+            r = alu.round_f64_to_f32(x, rnd, 0.0)
+        put(regs, row, 0, t, f32_result(alu.flush32(r, fl & E.SM_FTZ)))
+    else:
+        put(regs, row, 0, t, H.convert(x, rnd, 0, dty == E.T_BF16))
+
+
+@compiled
+def exec_vote(code, regs, mem, row, op, w, exec_mask, base_t, wsz, geom, slot_block, counters):
+    """VOTE.ANY / .ALL Rd, Pd, Psrc and VOTEU.ANY URd, UPd, Psrc: Rd = the ballot of the active
+    lanes, Pd = any / all of them."""
+    nd = row[E.F_NDST]
+    ballot = np.int64(0)
+    for lane in range(wsz):
+        if (exec_mask >> lane) & 1 and pred_src(code, regs, mem, row, nd, base_t + lane, w, lane, geom,
+                                                slot_block, counters):
+            ballot |= np.int64(1) << lane
+    if row[E.F_CMP] == E.VOTE_MODE_ALL:
+        flag = np.int64(1 if ballot == exec_mask else 0)
+    else:
+        flag = np.int64(1 if ballot != 0 else 0)
+    lanes = exec_mask if op == E.OP_S_VOTE else (np.int64(1) << wsz) - 1
+    for lane in range(wsz):
+        if (lanes >> lane) & 1:
+            kind = row[E.F_OPS]
+            if nd == 2 or kind != E.K_PRED:
+                put(regs, row, 0, base_t + lane, ballot)
+                if nd == 2:
+                    put(regs, row, 1, base_t + lane, flag)
+            else:
+                put(regs, row, 0, base_t + lane, flag)
+
+
+@compiled
+def exec_sass(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters):
+    """One SASS row for the lanes in exec_mask (uniform rows: every lane of the warp).  Returns
+    False when the opcode has no semantics here (the caller faults)."""
+    wsz = geom[G_WS]
+    if exec_mask == 0:
+        return True
+    if op == E.OP_S_VOTE or op == E.OP_S_VOTEU:
+        exec_vote(code, regs, mem, row, op, w, exec_mask, base_t, wsz, geom, slot_block, counters)
+        return True
+    lanes = exec_mask
+    if row[E.F_FLAGS] & E.SM_UNIFORM:
+        lanes = (np.int64(1) << wsz) - 1
+    if op == E.OP_S_R2UR:                 # the value of the first active lane, for the whole warp
+        first = 0
+        while not (exec_mask >> first) & 1:
+            first += 1
+        v = raw(code, regs, mem, row, 1, base_t + first, w, first, geom, slot_block, counters)
+        for lane in range(wsz):
+            put(regs, row, 0, base_t + lane, v)
+        return True
+    for lane in range(wsz):
+        if (lanes >> lane) & 1:
+            t = base_t + lane
+            if not exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
+                if not exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
+                    return False
+    return True

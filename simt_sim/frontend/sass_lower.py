@@ -1,0 +1,599 @@
+"""SASS -> the engine's instruction rows: one row per SASS instruction, so that warp- and
+thread-instruction counts are the hardware's.
+
+Memory, barrier and exit families are lowered to the PTX rows whose semantics they share (LDG.E.64
+is `ld.global.v2.b32` of two adjacent registers, BAR.SYNC is `bar.sync`), so the coalescing, cache
+and fault machinery serve both ISAs; every other family becomes a SASS row (opcode
+E.SASS_OPCODE[family]) executed by engine/functional/sass_*.py, with its modifiers as flags
+(E.SM_*), its destinations first (F_NDST of them) and each source's modifiers (-, |.|, ~, .H1)
+in the operand's type field (E.OM_*).
+
+The kernel's metadata (parameters and their offsets, shared and local variables, module globals)
+comes from the PTX that ptxas compiled, assembled as usual; SASS reads parameters from constant
+bank 0 (c[0x0][0x210 + offset] on sm_90), which the engine serves from the parameter block.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import replace
+
+import numpy as np
+
+from simt_sim.errors import InputError, SourceLoc
+from simt_sim.frontend.assembler import Program
+from simt_sim.frontend.sass import SassInstruction, SassKernel
+from simt_sim.isa import encoding as E
+from simt_sim.isa.sass_table import sass_table
+
+PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
+PIPE_UNIT = {"fma": "fp32", "fmaheavy": "fp32", "fmalite": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu",
+             "lsu": "ldst", "adu": "control", "cbu": "control", "tensor": "tensor", "uniform": "int"}
+SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CTAID.X": "%ctaid.x",
+        "SR_CTAID.Y": "%ctaid.y", "SR_CTAID.Z": "%ctaid.z", "SR_LANEID": "%laneid", "SR_CLOCKLO": "%clock64",
+        "SR_CLOCKHI": "%clock64", "SR_GLOBALTIMERLO": "%globaltimer", "SR_GLOBALTIMERHI": "%globaltimer",
+        "SR_LANEMASK_EQ": "%lanemask_eq", "SR_EQMASK": "%lanemask_eq", "SR_LTMASK": "%lanemask_lt",
+        "SR_LEMASK": "%lanemask_le", "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge",
+        "SR_LANEMASK_LT": "%lanemask_lt", "SR_LANEMASK_LE": "%lanemask_le", "SR_LANEMASK_GT": "%lanemask_gt",
+        "SR_LANEMASK_GE": "%lanemask_ge", "SR_VIRTID": "%warpid", "SR_SMID": "%smid", "SR_VIRTUALSMID": "%smid"}
+SREG_HIGH = ("SR_CLOCKHI", "SR_GLOBALTIMERHI")     # the upper word of a 64-bit counter
+INT_CMP = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
+FLOAT_CMP = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge", "EQU": "equ",
+             "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu", "NUM": "num", "NAN": "nan",
+             "T": "t", "F": "f"}
+MEM_TYPES = {"U8": "u8", "S8": "s8", "U16": "u16", "S16": "s16", "64": "b32", "128": "b32"}
+ATOM_OPS = {"ADD": "add", "MIN": "min", "MAX": "max", "EXCH": "exch", "CAS": "cas", "INC": "inc", "DEC": "dec",
+            "AND": "and", "OR": "or", "XOR": "xor"}
+ROUNDING = {"RN": E.RND_RN, "RZ": E.RND_RZ, "RM": E.RND_RM, "RP": E.RND_RP, "TRUNC": E.RND_RZ,
+            "FLOOR": E.RND_RM, "CEIL": E.RND_RP}
+
+_REG_RE = re.compile(r"^(U?)R(\d+|Z)$")
+_PRED_RE = re.compile(r"^(U?)P(\d|T)$")
+_CONST_RE = re.compile(r"^c\[(0x[0-9a-f]+)\]\[(.+)\]$")
+_FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*(e[+-]?\d+)?|INF|QNAN|NAN)$", re.I)
+
+
+class SassLoweringError(InputError):
+    pass
+
+
+class RowBuilder:
+    """The immediates, vectors and rows of one kernel under construction."""
+
+    def __init__(self, kernel: SassKernel, where: str):
+        self.kernel, self.where = kernel, where
+        self.u64: list[int] = []
+        self.vecs: list[list[int]] = []
+        self.rows: list[np.ndarray] = []
+        self.inst: SassInstruction | None = None
+
+    # ---- errors ----
+    def error(self, message: str) -> SassLoweringError:
+        pc = self.inst.pc if self.inst else 0
+        text = self.inst.text() if self.inst else ""
+        return SassLoweringError(f"SASS {text!r} at pc {pc:#06x}: {message}",
+                                 SourceLoc(self.where, (pc // 16) + 1, 1))
+
+    # ---- operands ----
+    def imm(self, bits: int) -> tuple[int, int, int, int]:
+        self.u64.append(bits & 0xFFFF_FFFF_FFFF_FFFF)
+        return E.K_IMM, len(self.u64) - 1, 0, 0
+
+    def vec(self, regs: list[int]) -> tuple[int, int, int, int]:
+        self.vecs.append(regs + [-2] * (E.VEC_WIDTH - len(regs)))
+        return E.K_VEC, len(self.vecs) - 1, len(regs), E.TYPE_CODE["b32"]
+
+    def register(self, text: str, dest: bool = False) -> tuple[int, int] | None:
+        """(kind, index) of R/UR text, None for RZ/URZ."""
+        m = _REG_RE.match(text)
+        if not m:
+            return None
+        if m.group(2) == "Z":
+            return (E.K_NONE if dest else E.K_IMM), -1
+        n = int(m.group(2)) + (E.SASS_UR_BASE if m.group(1) else 0)
+        return E.K_R32, n
+
+    def operand(self, text: str, number: str = "int", dest: bool = False) -> tuple[int, int, int, int]:
+        """A SASS operand -> (kind, index, immediate, modifiers).  `number`: how a decimal
+        immediate is read (int, f32, f64, f16x2)."""
+        mods = 0
+        t = text.replace(".reuse", "")
+        if t in SREG or t == "SRZ" or t.startswith("SR_"):
+            return self.special(t, mods)
+        while t[:1] in "-~!|" and t:
+            if t[0] == "|":
+                if not t.endswith("|"):
+                    raise self.error(f"unbalanced |...| in operand {text!r}")
+                mods |= E.OM_ABS
+                t = t[1:-1]
+            else:
+                mods |= {"-": E.OM_NEG, "~": E.OM_NOT, "!": E.OM_NOT}[t[0]]
+                t = t[1:]
+        if t[:1] == "-" and mods & E.OM_ABS:        # -|R2|
+            mods |= E.OM_NEG
+            t = t[1:]
+        for suffix, flag in ((".H0_H0", E.OM_H0_H0), (".H1_H1", E.OM_H1_H1), (".H1", E.OM_H1), (".H0", 0),
+                             (".B1", E.OM_B1), (".B2", E.OM_B2), (".B3", E.OM_B3), (".64", -1)):
+            if t.endswith(suffix):
+                t = t[: -len(suffix)]
+                if flag == -1:
+                    reg = self.register(t, dest)
+                    if reg is None or reg[0] != E.K_R32:
+                        raise self.error(f"operand {text!r}: .64 of something other than a register")
+                    return E.K_RPAIR, reg[1], 0, mods
+                mods |= flag
+                break
+        reg = self.register(t, dest)
+        if reg is not None:
+            kind, idx = reg
+            if kind == E.K_IMM:
+                k, i, _, _ = self.imm(0)
+                return k, i, 0, mods
+            return kind, idx, 0, mods
+        m = _PRED_RE.match(t)
+        if m:
+            if m.group(2) == "T":
+                if dest:
+                    return E.K_NONE, -1, 0, 0
+                k, i, _, _ = self.imm(0 if mods & E.OM_NOT else 1)
+                return k, i, 0, 0
+            base = E.SASS_UP_BASE if m.group(1) else 0
+            return E.K_PRED, base + int(m.group(2)), 1 if mods & E.OM_NOT else 0, mods
+        m = _CONST_RE.match(t)
+        if m:
+            return self.constant(int(m.group(1), 16), m.group(2), mods)
+        if t in SREG or t == "SRZ" or t.startswith("SR_"):
+            return self.special(t, mods)
+        if t.startswith("0x") or (t[:1] == "-" and t[1:3] == "0x"):
+            value = int(t, 16)
+            k, i, _, _ = self.imm(value)
+            return k, i, 0, mods
+        if _FLOAT_RE.match(t):
+            k, i, _, _ = self.imm(self.float_bits(t, number))
+            return k, i, 0, mods
+        raise self.error(f"operand {text!r} is not supported")
+
+    def float_bits(self, t: str, number: str) -> int:
+        u = t.upper().lstrip("+")
+        neg = u.startswith("-")
+        u = u.lstrip("-")
+        if number == "int":
+            if not u.isdigit():
+                raise self.error(f"integer immediate expected, found {t!r}")
+            return -int(u) if neg else int(u)
+        value = {"INF": float("inf"), "QNAN": float("nan"), "NAN": float("nan")}.get(u)
+        value = float(u) if value is None else value
+        value = -value if neg else value
+        if number == "f64":
+            return struct.unpack("<Q", struct.pack("<d", value))[0]
+        if number == "f16":
+            return int(np.float16(value).view(np.uint16))
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        return 0x7FFFFFFF if u in ("QNAN", "NAN") else bits
+
+    def constant(self, bank: int, inner: str, mods: int) -> tuple[int, int, int, int]:
+        """c[bank][offset] (a plain offset; an indexed form is LDC's business)."""
+        if not inner.startswith("0x"):
+            raise self.error(f"indexed constant c[{bank:#x}][{inner}] outside LDC")
+        return E.K_CONST, bank, int(inner, 16), mods
+
+    def special(self, name: str, mods: int) -> tuple[int, int, int, int]:
+        if name == "SRZ":
+            k, i, _, _ = self.imm(0)
+            return k, i, 0, mods
+        if name not in SREG:
+            raise self.error(f"special register {name} is not supported")
+        code = E.sreg_code(SREG[name])
+        return E.K_SREG, code, 1 if name in SREG_HIGH else 0, mods
+
+    def address(self, text: str) -> tuple[int, int, int, int]:
+        """[R2.64+0x10], desc[UR4][R2.64], [R5+0x100], [UR4+0x8], [0x40] -> K_ADDR."""
+        t = text.replace(".reuse", "")
+        if t.startswith("desc["):
+            t = t[t.index("]") + 1:]
+        if not (t.startswith("[") and t.endswith("]")):
+            raise self.error(f"address {text!r} is not supported")
+        base, offset = -1, 0
+        for part in re.split(r"\+(?=[^+])", t[1:-1].replace("-0x", "+-0x")):
+            part = part.strip()
+            if not part:
+                continue
+            if part.startswith("0x") or part.startswith("-0x"):
+                offset += int(part, 16)
+                continue
+            pair = part.endswith(".64")
+            reg = self.register(part[:-3] if pair else part)
+            if reg is None or base >= 0:
+                raise self.error(f"address {text!r}: only one base register and an offset are supported")
+            if reg[0] == E.K_IMM:
+                continue
+            base = reg[1] | ((E.ADDR_RPAIR if pair else E.ADDR_R32) << E.ADDR_FILE_SHIFT)
+        return E.K_ADDR, base, offset, 0
+
+    def target(self, text: str) -> int:
+        t = text.strip("`() ")
+        try:
+            return int(t, 16) // 16
+        except ValueError:
+            raise self.error(f"branch target {text!r} is not an address") from None
+
+    # ---- rows ----
+    def row(self, op: int, operands: list[tuple[int, int, int, int]], ndst: int = 0, **fields) -> np.ndarray:
+        if len(operands) > E.MAX_OPERANDS:
+            raise self.error(f"{len(operands)} operands (at most {E.MAX_OPERANDS})")
+        inst = self.inst
+        row = np.zeros(E.ROW_FIELDS, np.int64)
+        row[[E.F_TYPE, E.F_TYPE2, E.F_GUARD, E.F_TARGET, E.F_TARGET2, E.F_RECONV, E.F_DST2]] = -1
+        row[E.F_OP] = op
+        row[E.F_NOPS] = len(operands)
+        row[E.F_NDST] = ndst
+        entry = sass_table().family(inst.opcode)
+        row[E.F_UNIT] = E.UNIT_CODE[PIPE_UNIT[entry.pipe]]
+        guard = inst.predicate.lstrip("@")
+        if guard:
+            neg = guard.startswith("!")
+            m = _PRED_RE.match(guard.lstrip("!"))
+            if not m:
+                raise self.error(f"guard {inst.predicate!r} is not supported")
+            if m.group(2) == "T":
+                if neg:                                   # @!PT: never executes
+                    row[E.F_GUARD], row[E.F_GUARD_NEG] = E.SASS_N_PRED - 1, 0
+            else:
+                row[E.F_GUARD] = (E.SASS_UP_BASE if m.group(1) else 0) + int(m.group(2))
+                row[E.F_GUARD_NEG] = int(neg)
+        for name, value in fields.items():
+            row[getattr(E, name)] = value
+        if entry.pipe == "uniform":
+            row[E.F_FLAGS] |= E.SM_UNIFORM
+        for k, (kind, idx, imm, ty) in enumerate(operands):
+            b = E.F_OPS + k * E.OPERAND_FIELDS
+            row[b:b + 4] = (kind, idx, imm, ty)
+        return row
+
+
+def _mods(inst: SassInstruction) -> tuple[str, ...]:
+    return inst.modifiers
+
+
+def sass_flags(mods: tuple[str, ...]) -> int:
+    """E.SM_* flags of the modifier words that change a SASS row's meaning."""
+    flags = 0
+    for word in mods:
+        flags |= E.SASS_MODIFIER_FLAG.get(word, 0)
+    return flags
+
+
+def lower_memory(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    mods = _mods(inst)
+    space = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local",
+             "STL": "local", "LD": "generic", "ST": "generic"}[family]
+    width = next((w for w in ("U8", "S8", "U16", "S16", "64", "128") if w in mods), None)
+    ty = E.TYPE_CODE[MEM_TYPES.get(width, "b32")]
+    nvec = {"64": 2, "128": 4}.get(width, 1)
+    load = family.startswith("LD")
+    ops = inst.operands
+    value_text, addr_text = (ops[0], ops[1]) if load else (ops[1], ops[0])
+    addr = b.address(addr_text)
+    value = _value_registers(b, value_text, nvec, dest=load)
+    flags = E.FL_L1_BYPASS if ("STRONG" in mods and "GPU" in mods) or "STRONG.SYS" in inst.opcode else 0
+    op = E.OP_LD if load else E.OP_ST
+    operands = [value, addr] if load else [addr, value]
+    return b.row(op, operands, ndst=1 if load else 0, F_TYPE=ty, F_SPACE=E.SPACE_CODE[space], F_VEC=nvec,
+                 F_FLAGS=flags)
+
+
+def _value_registers(b: RowBuilder, text: str, n: int, dest: bool):
+    kind, idx, imm, mods = b.operand(text, dest=dest)
+    if n == 1:
+        return kind, idx, imm, E.TYPE_CODE["b32"]
+    if kind == E.K_NONE or (kind == E.K_IMM and not dest):       # RZ: n zero words
+        zero = E.VEC_IMM | b.imm(0)[1]
+        return b.vec([-1 if dest else zero] * n)
+    if kind not in (E.K_R32, E.K_RPAIR):
+        raise b.error(f"vector operand {text!r} is not a register")
+    return b.vec([idx + j for j in range(n)])
+
+
+def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """ATOMG / ATOMS (PT, d, [a], b[, c]) and REDG ([a], b) -> atom / red rows."""
+    mods = _mods(inst)
+    aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
+    if aop is None:
+        raise b.error("atomic without a known operation")
+    wide = "64" in mods
+    if "F32" in mods:
+        ty = "f32"
+    elif "F64" in mods:
+        ty = "f64"
+    elif "S32" in mods:
+        ty = "s32"
+    elif "S64" in mods:
+        ty = "s64"
+    else:
+        ty = "u64" if wide else "u32"
+    space = "shared" if family == "ATOMS" else "global"
+    ops = list(inst.operands)
+    if ops and _PRED_RE.match(ops[0].lstrip("!")):
+        ops = ops[1:]                       # the unused predicate result
+    as_value = (lambda t: _wide(b, t)) if wide or ty == "f64" else (lambda t: b.operand(t))
+    fields = dict(F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE[space], F_CMP=E.ATOM_CODE[aop], F_VEC=1)
+    if family == "REDG":
+        return b.row(E.OP_RED, [b.address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
+    dest = _wide(b, ops[0], dest=True) if (wide or ty == "f64") else b.operand(ops[0], dest=True)
+    srcs = [_typed(as_value(t), ty) for t in ops[2:]]
+    return b.row(E.OP_ATOM, [_typed(dest, ty), b.address(ops[1]), *srcs], ndst=1, **fields)
+
+
+def _typed(operand, ty: str):
+    kind, idx, imm, _ = operand
+    return kind, idx, imm, E.TYPE_CODE[ty]
+
+
+def _wide(b: RowBuilder, text: str, dest: bool = False):
+    kind, idx, imm, mods = b.operand(text, dest=dest)
+    if kind == E.K_R32:
+        return E.K_RPAIR, idx, imm, mods
+    return kind, idx, imm, mods
+
+
+def lower_bar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    mods = _mods(inst)
+    ops = [b.operand(t) for t in inst.operands] or [b.imm(0)]
+    for k, (kind, idx, imm, _) in enumerate(ops):
+        ops[k] = (kind, idx, imm, E.TYPE_CODE["u32"])
+    return b.row(E.OP_BAR, ops, F_FLAGS=E.FL_ARRIVE if "ARV" in mods else 0, F_CMP=E.BARRED_NONE)
+
+
+def lower_plain(b: RowBuilder, op: int):
+    return lambda b_, inst, family: b.row(op, [])
+
+
+# How many leading operands of each SASS family are destinations (the rest are sources).
+DESTINATIONS = {"ISETP": 2, "FSETP": 2, "DSETP": 2, "HSETP2": 2, "UISETP": 2, "PLOP3": 2, "VOTE": 2,
+                "SHFL": 2, "IADD3": 3, "UIADD3": 3, "LEA": 2, "ULEA": 2, "IMAD": 2, "UIMAD": 2,
+                "MATCH": 2, "BSSY": 0, "BSYNC": 0, "BREAK": 0, "WARPSYNC": 0, "BRA": 0, "NOP": 0,
+                "EXIT": 0, "DEPBAR": 0, "LDGDEPBAR": 0, "MEMBAR": 0, "ERRBAR": 0, "CGAERRBAR": 0,
+                "YIELD": 0, "BPT": 0, "CALL": 0, "RET": 0}
+PRED_CARRY_FAMILIES = ("IADD3", "UIADD3", "LEA", "ULEA", "IMAD", "UIMAD")
+NUMBER_KIND = {"float_arith": "f32", "fp64_arith": "f64", "half_arith": "f16x2"}
+
+
+def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """A SASS row: destinations first, sources with their modifiers in the type field."""
+    op = E.SASS_OPCODE[family]
+    entry = sass_table().by_name[family]
+    number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX") else "int")
+    if family in ("DSETP",):
+        number = "f64"
+    if family in ("HSETP2", "HMNMX2", "HADD2", "HMUL2", "HFMA2"):
+        number = "f16"
+    texts = list(inst.operands)
+    ndst = _destination_count(family, texts)
+    ops = []
+    for k, t in enumerate(texts):
+        dest = k < ndst
+        if family in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX") and not t.startswith("c[") and _REG_RE.match(t.split(".")[0].lstrip("-|")):
+            ops.append(_wide(b, t, dest))
+        else:
+            ops.append(b.operand(t, number=number, dest=dest))
+    types = _type_fields(family, _mods(inst))
+    _widen_pairs(family, _mods(inst), types, ops, ndst)
+    return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(_mods(inst)), **_compare_fields(b, family, _mods(inst)),
+                 **types)
+
+
+WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)
+
+
+def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, ndst: int) -> None:
+    """Operands that hold 64 bits become register pairs: IMAD.WIDE's result and addend, and the
+    64-bit side of a conversion."""
+    def pair(k):
+        if k < len(ops) and ops[k][0] == E.K_R32:
+            ops[k] = (E.K_RPAIR,) + tuple(ops[k][1:])
+    if family in ("IMAD", "UIMAD") and "WIDE" in mods:
+        pair(0)
+        pair(ndst + 2)
+    if family in ("I2F", "F2I", "F2F"):
+        if types["F_TYPE"] in WIDE_TYPES:
+            pair(0)
+        if types["F_TYPE2"] in WIDE_TYPES:
+            pair(1)
+
+
+def _destination_count(family: str, texts: list[str]) -> int:
+    """Leading destinations: IADD3 R4, P0, P1, a, b, c and LEA R2, P0, a, b, s put their carries
+    out right after the result (a predicate at the end is a carry in, a source)."""
+    if family in ("VOTE", "VOTEU"):             # [Rd,] Pd, Psrc
+        return len(texts) - 1
+    if family == "LOP3":                        # LOP3.LUT [P0,] R0, a, b, c, lut, p
+        return 2 if _PRED_RE.match(texts[0]) else 1
+    if family in PRED_CARRY_FAMILIES:
+        n = 1
+        while n < len(texts) and _PRED_RE.match(texts[n]) and n < len(texts) - 2:
+            n += 1
+        return n
+    return DESTINATIONS.get(family, 1)
+
+
+def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
+    fields = {}
+    table = INT_CMP if family in ("ISETP", "UISETP") else FLOAT_CMP
+    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2"):
+        cmp = next((table[m] for m in mods if m in table), None)
+        if cmp is None:
+            raise b.error("comparison without a known test")
+        fields["F_CMP"] = E.SASS_CMP_CODE[cmp]
+        fields["F_BOOL"] = next((E.BOOL_CODE[m.lower()] for m in mods if m in ("AND", "OR", "XOR")), 0)
+    if family == "MUFU":
+        fn = next((m for m in mods if m in E.MUFU_CODE), None)
+        if fn is None:
+            raise b.error("MUFU without a known function")
+        fields["F_CMP"] = E.MUFU_CODE[fn]
+    if family in ("VOTE", "VOTEU"):
+        fields["F_CMP"] = E.VOTE_MODE_ALL if "ALL" in mods else E.VOTE_MODE_ANY
+    rnd = next((ROUNDING[m] for m in mods if m in ROUNDING), None)
+    if rnd is not None:
+        fields["F_RND"] = rnd
+    return fields
+
+
+def _type_fields(family: str, mods: tuple[str, ...]) -> dict:
+    """Source and destination types of conversions, integer signedness of the rest."""
+    words = [m for m in mods if m in E.SASS_TYPE_CODE]
+    if family in ("I2F", "F2I", "F2F", "I2FP", "F2FP"):
+        names = {"I2F": ("F32", "S32"), "F2I": ("S32", "F32"), "F2F": ("F32", "F32"), "I2FP": ("F32", "S32"),
+                 "F2FP": ("F16", "F32")}[family]
+        dst, src = names
+        if family in ("I2F", "I2FP"):
+            dst = next((w for w in words if w.startswith("F") or w.startswith("BF")), dst)
+            src = next((w for w in words if w[0] in "SU"), src)
+        elif family == "F2I":
+            dst = next((w for w in words if w[0] in "SU"), dst)
+            src = next((w for w in words if w.startswith("F")), src)
+        elif family == "F2F":
+            if len(words) >= 2:
+                dst, src = words[0], words[1]
+            elif words:
+                dst = words[0]
+        elif family == "F2FP":
+            dst = "BF16" if "BF16" in words else "F16"
+        return {"F_TYPE": E.SASS_TYPE_CODE[dst], "F_TYPE2": E.SASS_TYPE_CODE[src]}
+    if "U32" in mods or "U64" in mods:
+        return {"F_TYPE": E.SASS_TYPE_CODE["U32"]}
+    if "S32" in mods or "S64" in mods:
+        return {"F_TYPE": E.SASS_TYPE_CODE["S32"]}
+    return {}
+
+
+def lower_branch(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """BRA target (BRA.DIV's uniform-register operand says only that the branch may diverge)."""
+    target = b.target(inst.operands[-1])
+    return b.row(E.SASS_OPCODE["BRA"], [], F_TARGET=target)
+
+
+def lower_bssy(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """BSSY Bx, target: F_CMP = barrier, F_TARGET = where the region's threads reconverge."""
+    return b.row(E.SASS_OPCODE["BSSY"], [], F_CMP=_barrier_number(b, inst.operands[0]),
+                 F_TARGET=b.target(inst.operands[1]))
+
+
+def lower_barrier_op(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """BSYNC Bx / BREAK Bx."""
+    return b.row(E.SASS_OPCODE[family], [], F_CMP=_barrier_number(b, inst.operands[0]))
+
+
+def lower_warpsync(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    ops = [b.operand(inst.operands[0])] if inst.operands else [b.imm(0xFFFFFFFF)]
+    if "ALL" in inst.modifiers:
+        ops = [b.imm(0xFFFFFFFF)]
+    return b.row(E.SASS_OPCODE["WARPSYNC"], ops)
+
+
+def lower_bmov(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """BMOV.32 Rd, Bx (read a barrier's threads; .CLEAR empties it) / BMOV.32 Bx, Ra (set them)."""
+    d, s = inst.operands[0], inst.operands[1]
+    flags = sass_flags(inst.modifiers)
+    if d.startswith("B"):
+        return b.row(E.SASS_OPCODE["BMOV"], [b.operand(s)], F_CMP=_barrier_number(b, d), F_FLAGS=flags)
+    return b.row(E.SASS_OPCODE["BMOV"], [b.operand(d, dest=True)], ndst=1, F_CMP=_barrier_number(b, s),
+                 F_FLAGS=flags)
+
+
+def _barrier_number(b: RowBuilder, text: str) -> int:
+    m = re.match(r"^B(\d+)$", text)
+    if not m or int(m.group(1)) >= E.SASS_CBARRIERS:
+        raise b.error(f"convergence barrier {text!r} is not B0..B{E.SASS_CBARRIERS - 1}")
+    return int(m.group(1))
+
+
+def lower_ldc(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """LDC / ULDC Rd, c[bank][Ra+offset]: a row with the bank, offset and index register."""
+    mods = inst.modifiers
+    dest = b.operand(inst.operands[0], dest=True)
+    if "64" in mods and dest[0] == E.K_R32:
+        dest = (E.K_RPAIR,) + dest[1:]
+    m = _CONST_RE.match(inst.operands[1])
+    if not m:
+        raise b.error("LDC without a constant operand")
+    bank, inner = int(m.group(1), 16), m.group(2)
+    index = (E.K_IMM, b.imm(0)[1], 0, 0)
+    offset = 0
+    for part in inner.replace("-0x", "+-0x").split("+"):
+        if part.startswith("0x") or part.startswith("-0x"):
+            offset += int(part, 16)
+        elif part:
+            index = b.operand(part)
+    width = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8}.get(next((x for x in mods if x in
+                                                                      ("U8", "S8", "U16", "S16", "64")), ""), 4)
+    return b.row(E.SASS_OPCODE[family], [dest, (E.K_CONST, bank, offset, 0), index], ndst=1, F_VEC=width,
+                 F_FLAGS=sass_flags(mods))
+
+
+LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": lower_memory,
+         "LDL": lower_memory, "STL": lower_memory, "LD": lower_memory, "ST": lower_memory,
+         "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
+         "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
+         "WARPSYNC": lower_warpsync, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
+PTX_EQUIVALENT = {"EXIT": "OP_EXIT", "MEMBAR": "OP_MEMBAR"}
+UNSUPPORTED = {"CALL", "RET", "LDGSTS", "HMMA", "DMMA", "LDSM", "MOVM"}
+
+
+def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
+    b.inst = inst
+    family = inst.family
+    if sass_table().family(inst.opcode) is None:
+        raise b.error(f"opcode {inst.opcode} is not in isa/sass.yaml")
+    if family in UNSUPPORTED or family not in E.SASS_IMPLEMENTED and family not in LOWER \
+            and family not in PTX_EQUIVALENT:
+        raise b.error(f"opcode {family} has no semantics in the simulator yet")
+    if family in LOWER:
+        return LOWER[family](b, inst, family)
+    if family in PTX_EQUIVALENT:
+        return b.row(getattr(E, PTX_EQUIVALENT[family]), [])
+    return lower_generic(b, inst, family)
+
+
+def frame_bytes(kernel: SassKernel) -> int:
+    """Bytes ptxas reserves on the thread's stack: `R1 -= N` right after R1 is loaded."""
+    for inst in kernel.instructions[:16]:
+        if inst.family in ("IADD3", "VIADD") and inst.operands[:2] == ("R1", "R1"):
+            value = inst.operands[2]
+            if value.startswith("-0x"):
+                return int(value[3:], 16)
+    return 0
+
+
+def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str) -> Program:
+    """The SASS kernel as a Program whose metadata is the PTX program's."""
+    b = RowBuilder(kernel, where)
+    rows = [lower_instruction(b, inst) for inst in kernel.instructions]
+    code = np.array(rows, np.int64).reshape(len(rows), E.ROW_FIELDS)
+    u64 = np.array(b.u64 or [0], np.uint64)
+    vecs = np.array(b.vecs, np.int64).reshape(-1, E.VEC_WIDTH) if b.vecs else np.zeros((0, E.VEC_WIDTH), np.int64)
+    local = max(ptx_program.local_size, frame_bytes(kernel))
+    return replace(ptx_program, code=code, const_u64=u64, const_f32=np.zeros(len(u64), np.float32), const_f64=np.zeros(len(u64), np.float64),
+                   vec_regs=vecs, n_r32=E.SASS_N_R32, n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
+                   local_size=(local + 15) // 16 * 16, labels={}, directives=dict(ptx_program.directives),
+                   locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
+                   texts=[i.text() for i in kernel.instructions], isa="sass")
+
+
+ISAS = ("ptx", "sass")
+
+
+def load_kernel(path: str, kernel: str | None = None, isa: str = "ptx") -> Program:
+    """A kernel of a PTX file, run as its PTX (`ptx`) or as the SASS ptxas makes of it (`sass`)."""
+    from simt_sim.frontend.assembler import load_program
+    if isa not in ISAS:
+        raise InputError(f"unknown ISA {isa!r} (one of {', '.join(ISAS)})")
+    return load_sass_program(path, kernel) if isa == "sass" else load_program(path, kernel)
+
+
+def load_sass_program(path: str, kernel: str | None = None) -> Program:
+    """The kernel of a PTX file as ptxas compiles it for sm_90, lowered for the engine."""
+    from simt_sim.frontend.assembler import load_program
+    from simt_sim.frontend.sass import sass_listing
+    ptx_program = load_program(path, kernel)
+    listing = sass_listing(path)
+    return lower_kernel(listing.kernel(ptx_program.name), ptx_program, f"{listing.cubin.name}:{ptx_program.name}")
