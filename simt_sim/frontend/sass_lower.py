@@ -37,6 +37,12 @@ SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CT
         "SR_LANEMASK_LT": "%lanemask_lt", "SR_LANEMASK_LE": "%lanemask_le", "SR_LANEMASK_GT": "%lanemask_gt",
         "SR_LANEMASK_GE": "%lanemask_ge", "SR_VIRTID": "%warpid", "SR_SMID": "%smid", "SR_VIRTUALSMID": "%smid"}
 SREG_HIGH = ("SR_CLOCKHI", "SR_GLOBALTIMERHI")     # the upper word of a 64-bit counter
+# Special registers that are constants here: the block's rank in its cluster (launches are not
+# clustered) and the upper word of the shared window in the generic address space.
+SREG_CONSTANT = {"SR_CgaCtaId": 0, "SR_SWINHI": E.SHARED_WINDOW >> 32, "SRZ": 0}
+# sm_90 reserves the first 1 KiB of a block's shared memory: ptxas addresses shared variables from
+# 0x400 (UMOV UR4, 0x400; ULEA UR4, SR_CgaCtaId, UR4, 0x18), so a SASS kernel's shared space is larger
+SHARED_RESERVED = 0x400
 INT_CMP = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
 FLOAT_CMP = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge", "EQU": "equ",
              "NEU": "neu", "LTU": "ltu", "LEU": "leu", "GTU": "gtu", "GEU": "geu", "NUM": "num", "NAN": "nan",
@@ -178,8 +184,8 @@ class RowBuilder:
         return E.K_CONST, bank, int(inner, 16), mods
 
     def special(self, name: str, mods: int) -> tuple[int, int, int, int]:
-        if name == "SRZ":
-            k, i, _, _ = self.imm(0)
+        if name in SREG_CONSTANT:
+            k, i, _, _ = self.imm(SREG_CONSTANT[name])
             return k, i, 0, mods
         if name not in SREG:
             raise self.error(f"special register {name} is not supported")
@@ -193,8 +199,8 @@ class RowBuilder:
             t = t[t.index("]") + 1:]
         if not (t.startswith("[") and t.endswith("]")):
             raise self.error(f"address {text!r} is not supported")
-        base, offset = -1, 0
-        for part in re.split(r"\+(?=[^+])", t[1:-1].replace("-0x", "+-0x")):
+        base, second, offset = -1, 0, 0
+        for part in t[1:-1].replace("+-", "-").replace("-0x", "+-0x").split("+"):
             part = part.strip()
             if not part:
                 continue
@@ -203,11 +209,18 @@ class RowBuilder:
                 continue
             pair = part.endswith(".64")
             reg = self.register(part[:-3] if pair else part)
-            if reg is None or base >= 0:
-                raise self.error(f"address {text!r}: only one base register and an offset are supported")
+            if reg is None:
+                raise self.error(f"address {text!r}: {part!r} is not a register or an offset")
             if reg[0] == E.K_IMM:
                 continue
-            base = reg[1] | ((E.ADDR_RPAIR if pair else E.ADDR_R32) << E.ADDR_FILE_SHIFT)
+            if reg[1] >= E.SASS_UR_BASE and not pair and second == 0:
+                second = reg[1] + 1                  # the uniform register of [R4+UR4]
+            elif base < 0:
+                base = reg[1] | ((E.ADDR_RPAIR if pair else E.ADDR_R32) << E.ADDR_FILE_SHIFT)
+            else:
+                raise self.error(f"address {text!r}: more registers than a base and a uniform register")
+        if second:
+            base = (max(base, 0) if base >= 0 else 0) | (second << E.ADDR_SECOND_SHIFT)
         return E.K_ADDR, base, offset, 0
 
     def target(self, text: str) -> int:
@@ -344,6 +357,19 @@ def lower_bar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     return b.row(E.OP_BAR, ops, F_FLAGS=E.FL_ARRIVE if "ARV" in mods else 0, F_CMP=E.BARRED_NONE)
 
 
+def lower_shfl(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """SHFL.<mode> Pd, Rd, a, lane, clamp -> the PTX shfl.sync row (same lane / clamp packing)."""
+    mode = next((m.lower() for m in inst.modifiers if m.lower() in E.SHFL_CODE), None)
+    if mode is None:
+        raise b.error("SHFL without a known mode")
+    pd, d, *srcs = inst.operands
+    pkind, pidx, _, _ = b.operand(pd, dest=True)
+    b32 = E.TYPE_CODE["b32"]
+    ops = [_typed(b.operand(d, dest=True), "b32")] + [_typed(b.operand(t), "b32") for t in srcs]
+    return b.row(E.OP_SHFL, ops, ndst=1, F_CMP=E.SHFL_CODE[mode], F_TYPE=b32,
+                 F_DST2=pidx if pkind == E.K_PRED else -1)
+
+
 def lower_plain(b: RowBuilder, op: int):
     return lambda b_, inst, family: b.row(op, [])
 
@@ -368,6 +394,8 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     if family in ("HSETP2", "HMNMX2", "HADD2", "HMUL2", "HFMA2"):
         number = "f16"
     texts = list(inst.operands)
+    if number == "f16":
+        texts = _merge_half_immediates(b, texts)
     ndst = _destination_count(family, texts)
     ops = []
     for k, t in enumerate(texts):
@@ -394,11 +422,30 @@ def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, nds
     if family in ("IMAD", "UIMAD") and "WIDE" in mods:
         pair(0)
         pair(ndst + 2)
+    if family in ("IMAD", "UIMAD") and "HI" in mods:
+        pair(ndst + 2)
     if family in ("I2F", "F2I", "F2F"):
         if types["F_TYPE"] in WIDE_TYPES:
             pair(0)
         if types["F_TYPE2"] in WIDE_TYPES:
             pair(1)
+
+
+def _merge_half_immediates(b: RowBuilder, texts: list[str]) -> list[str]:
+    """nvdisasm prints a packed half immediate as two numbers (`HFMA2 R5, -RZ, RZ, 0, 5.96e-08`),
+    the upper half first; they become one 32-bit immediate (kept as a hex literal)."""
+    out: list[str] = []
+    i = 0
+    while i < len(texts):
+        t = texts[i]
+        if i + 1 < len(texts) and _FLOAT_RE.match(t) and _FLOAT_RE.match(texts[i + 1]):
+            hi, lo = b.float_bits(t, "f16"), b.float_bits(texts[i + 1], "f16")
+            out.append(f"{(hi << 16) | lo:#x}")
+            i += 2
+        else:
+            out.append(t)
+            i += 1
+    return out
 
 
 def _destination_count(family: str, texts: list[str]) -> int:
@@ -534,7 +581,7 @@ LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": l
          "LDL": lower_memory, "STL": lower_memory, "LD": lower_memory, "ST": lower_memory,
          "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
-         "WARPSYNC": lower_warpsync, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
+         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
 PTX_EQUIVALENT = {"EXIT": "OP_EXIT", "MEMBAR": "OP_MEMBAR"}
 UNSUPPORTED = {"CALL", "RET", "LDGSTS", "HMMA", "DMMA", "LDSM", "MOVM"}
 
@@ -574,7 +621,7 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str) -> Progra
     local = max(ptx_program.local_size, frame_bytes(kernel))
     return replace(ptx_program, code=code, const_u64=u64, const_f32=np.zeros(len(u64), np.float32), const_f64=np.zeros(len(u64), np.float64),
                    vec_regs=vecs, n_r32=E.SASS_N_R32, n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
-                   local_size=(local + 15) // 16 * 16, labels={}, directives=dict(ptx_program.directives),
+                   local_size=(local + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
                    locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
                    texts=[i.text() for i in kernel.instructions], isa="sass")
 

@@ -46,6 +46,9 @@ K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR, K_CALL, K_RPAIR, K_C
 # K_PRED: immediate 1 means the source is negated (!%p).
 # K_CALL: index = row of the call table (a `call`'s only operand; see CALL_FIELDS).
 ADDR_R32, ADDR_R64, ADDR_RPAIR = 1, 2, 3   # ADDR_RPAIR (SASS): `[R2.64]`, a register pair
+# SASS `[R4+UR4+0x10]`: a second (uniform) register, its r32 index + 1 from bit ADDR_SECOND_SHIFT
+ADDR_SECOND_SHIFT = 24
+ADDR_FILE_MASK = 0xF
 ADDR_FILE_SHIFT = 20
 VEC_R64 = 1 << 20
 VEC_IMM = 1 << 21
@@ -254,7 +257,7 @@ SASS_IMPLEMENTED = frozenset((
     "MOV", "IMAD", "IADD3", "VIADD", "LOP3", "PLOP3", "SHF", "LEA", "ISETP", "SEL", "FSEL", "IABS",
     "VIMNMX", "POPC", "FLO", "BREV", "PRMT", "SGXT", "S2R", "CS2R", "NOP", "LDC",
     "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "MUFU", "I2F", "I2FP", "F2I", "F2F",
-    "DADD", "DMUL", "DFMA", "DSETP",
+    "DADD", "DMUL", "DFMA", "DSETP", "HFMA2", "HADD2", "HMUL2",
     "UMOV", "UIADD3", "UIMAD", "USHF", "ULEA", "UISETP", "ULDC", "UFLO", "S2UR", "R2UR",
     "BRA", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "BMOV", "YIELD", "DEPBAR", "LDGDEPBAR", "ERRBAR",
     "CGAERRBAR", "VOTE", "VOTEU"))

@@ -110,10 +110,13 @@ class RegisterNumbering:
         if aidx < 0:
             return []
         reg = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-        file = aidx >> E.ADDR_FILE_SHIFT
+        file = (aidx >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK
+        second = [(aidx >> E.ADDR_SECOND_SHIFT) - 1] if aidx >> E.ADDR_SECOND_SHIFT else []
         if file == E.ADDR_RPAIR:
-            return [reg, reg + 1]
-        return [self.n_r32 + reg if file == E.ADDR_R64 else reg]
+            return [reg, reg + 1] + second
+        if file == 0:                      # [UR4+0x10]: the uniform register alone
+            return second
+        return [self.n_r32 + reg if file == E.ADDR_R64 else reg] + second
 
     def of_sass_operand(self, kind: int, index: int) -> list[int]:
         """Registers of a SASS operand: a pair is two, RZ / PT / constants none."""

@@ -34,12 +34,15 @@ def lane_address(regs, aidx, aoff, t):
     addr = aoff
     if aidx >= 0:
         r = aidx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-        file = aidx >> E.ADDR_FILE_SHIFT
+        file = (aidx >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK
+        second = aidx >> E.ADDR_SECOND_SHIFT
+        if second > 0:
+            addr += np.int64(regs.r32[second - 1, t])
         if file == E.ADDR_R64:
             addr += np.int64(regs.r64[r, t])
         elif file == E.ADDR_RPAIR:
             addr += np.int64(regs.r32[r, t]) | (np.int64(regs.r32[r + 1, t]) << 32)
-        else:
+        elif file == E.ADDR_R32:
             addr += np.int64(regs.r32[r, t])
     return addr
 

@@ -365,8 +365,8 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
 
 @compiled
 def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl, unsigned):
-    """IMAD d[, carry], a, b, c[, carry in]: .WIDE gives a 64-bit pair, .HI the upper word of a*b
-    plus c, .X adds the carry in."""
+    """IMAD d[, carry], a, b, c[, carry in]: .WIDE gives the 64-bit pair a*b + c (c a pair), .HI the
+    upper word of a*b + c (c a pair: IMAD.HI.U32 R5, R3, R7, R2 adds R3:R2), .X adds the carry in."""
     a = raw(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters) & M32
     b = raw(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters) & M32
     if mods_of(row, nd + 1) & E.OM_NEG:
@@ -376,20 +376,18 @@ def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, 
     c = raw(code, regs, mem, row, nd + 2, t, w, lane, geom, slot_block, counters)
     cm = mods_of(row, nd + 2)
     cin = pred_src(code, regs, mem, row, nd + 3, t, w, lane, geom, slot_block, counters) if fl & E.SM_X else 0
-    if fl & E.SM_WIDE:
+    if fl & E.SM_WIDE or fl & E.SM_HI:          # c is a register pair (64 bits)
         if cm & E.OM_NEG:
             c = -c
-        put(regs, row, 0, t, a * b + c + cin)
+        total = a * b + c                       # int64 wraps: bits 0..63 are exact
+        put(regs, row, 0, t, ((total >> 32) & M32) + cin if fl & E.SM_HI else total + cin)
         return
     if cm & E.OM_NOT:
         c = ~c
     if cm & E.OM_NEG:
         c = -c
     c &= M32
-    if fl & E.SM_HI:
-        total = (((a * b) >> 32) & M32) + c + cin       # int64 wraps: the low 64 bits are exact
-    else:
-        total = ((a * b) & M32) + c + cin
+    total = ((a * b) & M32) + c + cin
     put(regs, row, 0, t, total)
     if nd > 1:
         put(regs, row, 1, t, (total >> 32) & 1)
@@ -417,6 +415,41 @@ def exec_lea(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, f
     put(regs, row, 0, t, total)
     if nd > 1:
         put(regs, row, 1, t, (total >> 32) & 1)
+
+
+@compiled
+def src_half2(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """A packed half pair with its selectors (.H0_H0 / .H1_H1 broadcast one half) and -x / |x|
+    applied to both halves."""
+    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
+    m = mods_of(row, k)
+    if m & E.OM_H0_H0:
+        v = (v & 0xFFFF) | ((v & 0xFFFF) << 16)
+    elif m & E.OM_H1_H1:
+        v = (v >> 16) | (v & np.int64(0xFFFF0000))
+    if m & E.OM_ABS:
+        v &= np.int64(0x7FFF7FFF)
+    if m & E.OM_NEG:
+        v ^= np.int64(0x80008000)
+    return v
+
+
+@compiled
+def exec_half(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
+    """HFMA2 / HADD2 / HMUL2 on f16x2 (.BF16_V2: bf16x2) pairs."""
+    fl = row[E.F_FLAGS]
+    ty = E.T_BF16X2 if fl & E.SM_BF16_V2 else E.T_F16X2
+    pflags = (E.FL_RELU if fl & E.SM_RELU else 0) | (E.FL_SAT if fl & E.SM_SAT else 0) \
+        | (E.FL_FTZ if fl & E.SM_FTZ else 0)
+    a = src_half2(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    b = src_half2(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+    if op == E.OP_S_HFMA2:
+        c = src_half2(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, H.arith_bits(E.OP_FMA, ty, a, b, c, pflags))
+    elif op == E.OP_S_HADD2:
+        put(regs, row, 0, t, H.arith_bits(E.OP_ADD, ty, a, b, 0, pflags))
+    else:
+        put(regs, row, 0, t, H.arith_bits(E.OP_MUL, ty, a, b, 0, pflags))
 
 
 @compiled
@@ -464,6 +497,8 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
     elif op == E.OP_S_MUFU:
         exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
+    elif op == E.OP_S_HFMA2 or op == E.OP_S_HADD2 or op == E.OP_S_HMUL2:
+        exec_half(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_I2F or op == E.OP_S_I2FP or op == E.OP_S_F2I or op == E.OP_S_F2F:
         exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd, fl)
     else:
