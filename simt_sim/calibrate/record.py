@@ -114,7 +114,15 @@ def entry_signature(text: str, kernel: str | None):
 
 
 def compile_module(cupy, source: Path, cubin: Path):
-    """PTX or CUDA source -> a loaded cupy RawModule (nvcc -cubin for sm_90, as ptxas assembles it)."""
+    """PTX or CUDA source -> a loaded cupy RawModule: the program's committed sm_90 cubin when it
+    matches the PTX (the very SASS that `--isa sass` simulates; tools/commit_cubins.py), else
+    nvcc -cubin for sm_90, as ptxas assembles it."""
+    if source.suffix == ".ptx":
+        from simt_sim.frontend.sass import DEFAULT_ARCH, committed_cubin, ptxas_flags
+        text = source.read_bytes()
+        committed = committed_cubin(source, text, ptxas_flags(text, DEFAULT_ARCH), DEFAULT_ARCH)
+        if committed is not None:
+            return cupy.RawModule(path=str(committed))
     subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-O3", "-o", str(cubin), str(source)], check=True,
                    capture_output=True)
     return cupy.RawModule(path=str(cubin))

@@ -228,10 +228,46 @@ def refuse_mask_stack_isa(ptx: Path, text: bytes) -> None:
                          "there is no SASS (use `simt-sim disasm` without --isa sass)", SourceLoc(str(ptx), line, 1))
 
 
+def cubin_key(text: bytes, flags: list[str]) -> str:
+    return hashlib.sha256("\0".join(flags).encode() + b"\0" + text).hexdigest()
+
+
+def committed_cubin_path(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
+    """Where a program keeps the cubin of its PTX (kernel.ptx -> kernel.sm_90.cubin), with the key
+    of the PTX and flags it was made from in kernel.sm_90.cubin.key."""
+    return ptx.with_name(f"{ptx.stem}.{arch}.cubin")
+
+
+def committed_cubin(ptx: Path, text: bytes, flags: list[str], arch: str) -> Path | None:
+    """The committed cubin when it was made from this very PTX with these flags (so machines
+    without ptxas run the SASS that the H100 ran), else None."""
+    cubin = committed_cubin_path(ptx, arch)
+    key = cubin.with_name(cubin.name + ".key")
+    if cubin.is_file() and key.is_file() and key.read_text().strip() == cubin_key(text, flags):
+        return cubin
+    return None
+
+
+def commit_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
+    """Write kernel.sm_90.cubin (+ .key) beside a program's PTX (tools/build_programs.py --cubin)."""
+    text = _read_bytes(ptx)
+    flags = ptxas_flags(text, arch)
+    made = ptx_to_cubin(ptx, arch)
+    cubin = committed_cubin_path(ptx, arch)
+    if made != cubin:
+        cubin.write_bytes(made.read_bytes())
+    cubin.with_name(cubin.name + ".key").write_text(cubin_key(text, flags) + "\n")
+    return cubin
+
+
 def ptx_to_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
-    """`ptxas -arch=ARCH -O3 -lineinfo`, cached by the PTX's hash."""
+    """`ptxas -arch=ARCH -O3 -lineinfo`: the program's committed cubin when it matches the PTX,
+    else compiled and cached by the PTX's hash."""
     text = _read_bytes(ptx)
     refuse_mask_stack_isa(ptx, text)
+    found = committed_cubin(ptx, text, ptxas_flags(text, arch), arch)
+    if found is not None:
+        return found
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         raise InputError("ptxas not found on PATH (it comes with the CUDA toolkit's nvcc)")
