@@ -1,7 +1,7 @@
 #include "../include/sass_diff.cuh"
 
 // IADD3 (two and three register operands, negated operands), IADD3.X (carry chains of 64-bit
-// adds and PTX add.cc/addc), VIADD (add of an immediate).
+// adds and word-by-word 96-bit adds), VIADD (add of an immediate).
 extern "C" __global__ void s_iadd3(const unsigned* a, const unsigned* b, const unsigned* c,
                                    unsigned* out, int n) {
     int i = SASS_DIFF_TID();
@@ -17,11 +17,12 @@ extern "C" __global__ void s_iadd3(const unsigned* a, const unsigned* b, const u
     unsigned long long q = ((unsigned long long)y << 32 | z) - ((unsigned long long)x << 32 | y);
     PUT(6, (unsigned)q);
     PUT(7, (unsigned)(q >> 32));
-    unsigned s0, s1, s2, d0, d1;
-    // explicit carry chain: the carry out of each add feeds the next (IADD3 ... P0 / IADD3.X)
-    asm("add.cc.u32 %0, %3, %4;\n\taddc.cc.u32 %1, %4, %5;\n\taddc.u32 %2, %5, %3;"
-        : "=r"(s0), "=r"(s1), "=r"(s2) : "r"(x), "r"(y), "r"(z));
-    asm("sub.cc.u32 %0, %2, %3;\n\tsubc.u32 %1, %3, %4;" : "=r"(d0), "=r"(d1) : "r"(x), "r"(y), "r"(z));
+    // a 96-bit add and a 64-bit subtract spelled word by word: the carry (borrow) out of each word
+    // feeds the next (IADD3 with a carry-out predicate, IADD3.X)
+    unsigned long long lo = (unsigned long long)x + y;
+    unsigned long long mid = (unsigned long long)y + z + (lo >> 32);
+    unsigned s0 = (unsigned)lo, s1 = (unsigned)mid, s2 = z + x + (unsigned)(mid >> 32);
+    unsigned d0 = x - y, d1 = y - z - (x < y ? 1u : 0u);
     PUT(8, s0);
     PUT(9, s1);
     PUT(10, s2);

@@ -1,7 +1,11 @@
+#include <mma.h>
 #include "../include/sass_diff.cuh"
 
+using namespace nvcuda;
+
 // HMMA.16816.F32 (f16 and bf16 inputs, f32 accumulate), HMMA.16816.F16 (f16 accumulate),
-// HMMA.1688.F32, DMMA.8x8x4 (f64), LDSM (ldmatrix .x4 and .x4.trans) and MOVM (movmatrix.trans).
+// HMMA.1688.F32, DMMA.8x8x4 (f64), LDSM (ldmatrix .x4 and .x4.trans) and MOVM (ptxas's transpose of a row-major wmma B operand;
+// the PTX parser does not read movmatrix).
 // Each thread loads its own fragment registers in fragment order (A: 4 words, B: 2, C: 4 f32,
 // D: 4 doubles), so the operand files need no knowledge of the fragment layout; warp w of the grid
 // uses tile w.  Results are written in fragment order too.
@@ -65,7 +69,18 @@ extern "C" __global__ void s_tensor(const unsigned* A, const unsigned* B, const 
     PUT(23, m1);
     PUT(24, m2);
     PUT(25, m3);
-    unsigned t;
-    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t) : "r"(b0));
-    PUT(26, t);
+    // wmma with both operands row-major: ptxas transposes B with MOVM.16.MT88.  A is this warp's A
+    // tile, B the next warp's (16x16 halves each); the 16x16 f32 result of warp w goes row-major
+    // to out[26 * n + 256 * w ...] (rows 26-33 of the result table)
+    unsigned warps = (unsigned)n / 32u, gw = (unsigned)i / 32u;
+    const __half* ta = (const __half*)(A + 128u * gw);
+    const __half* tb = (const __half*)(A + 128u * ((gw + 1u) % warps));
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::load_matrix_sync(fa, ta, 16);
+    wmma::load_matrix_sync(fb, tb, 16);
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync((float*)(out + 26u * (unsigned)n + 256u * gw), fc, 16, wmma::mem_row_major);
 }

@@ -187,6 +187,8 @@ SCHEMA = {
                     doc="stream of the main launch (default 0)"),
     "more_launches": Field(list, doc="further kernel launches after / beside the main one (timing runs)"),
     "isa": Field(str, doc="what runs: ptx (default; the PTX itself) or sass (the sm_90 SASS ptxas makes of it)"),
+    "sass_families": Field(list, doc="SASS opcode families (isa/sass.yaml names, e.g. IADD3) the program exists "
+                                     "to check; tests/test_sass_diff_programs.py asserts ptxas emits each"),
 }
 
 # one entry of more_launches: same stream = after the previous launch, another stream = concurrently
@@ -221,6 +223,7 @@ class Manifest:
     more_launches: list[dict] = field(default_factory=list)   # kernel_file resolved to a Path
     clock_outputs: list[str] = field(default_factory=list)
     isa: str = "ptx"
+    sass_families: list[str] = field(default_factory=list)
 
     # Programs built from CUDA (tools/build_programs.py) keep kernel.cu, kernel.ptx and the mask-trace
     # variant kernel.trace.ptx together; a manifest may run another program's PTX (kernel_file:
@@ -268,6 +271,7 @@ def load_manifest(target: str) -> Manifest:
     for i, name in enumerate(data.get("clock_outputs") or []):
         if name not in names:
             raise error_at(str(path), root, ("clock_outputs", i), f"clock output {name!r} is not a buffer")
+    check_sass_families(data.get("sass_families") or [], str(path), root)
     if more and any(v == "oracle" for v in (data.get("expect") or {}).values()):
         raise error_at(str(path), root, ("expect",), "'oracle' checks one launch; with more_launches "
                        "give the expected values")
@@ -287,7 +291,20 @@ def load_manifest(target: str) -> Manifest:
                     [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
                     data["args"], data.get("expect") or {}, data.get("description", ""),
                     data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more,
-                    [str(c) for c in data.get("clock_outputs") or []], data.get("isa", "ptx"))
+                    [str(c) for c in data.get("clock_outputs") or []], data.get("isa", "ptx"),
+                    list(data.get("sass_families") or []))
+
+
+SASS_FAMILY_RE = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def check_sass_families(names: list, path: str, root) -> None:
+    """`sass_families`: opcode family names as nvdisasm spells them (upper case, no modifiers)."""
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not SASS_FAMILY_RE.fullmatch(name):
+            raise error_at(path, root, ("sass_families", i),
+                           f"sass_families: expected an opcode family such as IADD3 (upper case, no "
+                           f"modifiers), found {name!r}")
 
 
 def check_launch_dims(launch: dict, path: str, root, prefix: tuple) -> None:
