@@ -50,10 +50,12 @@ extern "C" __global__ void s_memory(const unsigned* __restrict__ a, const unsign
     __syncthreads();
     uint4 r = ((uint4*)sh)[255u - t];
     PUT(16, r.x + r.y * 3u + r.z * 5u + r.w * 7u);
-    // a local array indexed at run time lives in local memory (STL / LDL)
-    unsigned loc[16];
-    for (int k = 0; k < 16; k++) loc[k] = x * (unsigned)k + y;
-    loc[y & 15u] ^= x;
-    PUT(17, loc[x & 15u]);
-    PUT(18, loc[(x >> 4) & 15u] + loc[(y >> 8) & 15u]);
+    // a local array indexed at run time lives in local memory (STL / LDL; 64 words is more than
+    // ptxas turns into registers)
+    unsigned loc[64];
+#pragma unroll 1
+    for (int k = 0; k < 64; k++) loc[k] = x * (unsigned)k + y;
+    loc[y & 63u] ^= x;
+    PUT(17, loc[x & 63u]);
+    PUT(18, loc[(x >> 6) & 63u] + loc[(y >> 8) & 63u]);
 }
