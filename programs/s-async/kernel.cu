@@ -5,6 +5,7 @@
 // and DEPBAR.LE (wait for all but the newest groups): three groups in flight, consumed in order.
 extern "C" __global__ void s_async(const unsigned* a, const unsigned* b, const unsigned* c,
                                    unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     __shared__ __align__(16) unsigned sa[128 * 4];
     __shared__ __align__(16) unsigned sb[128 * 2];
     __shared__ __align__(16) unsigned sc[128];

@@ -4,6 +4,7 @@
 // a shared slot of its own (deterministic old values), and shared counters updated by many
 // threads with order-independent integer adds / min / max.
 extern "C" __global__ void s_atomic_shared(const unsigned* a, const unsigned* b, unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     __shared__ unsigned slot[8][256];
     __shared__ unsigned long long slot64[256];
     __shared__ unsigned counter[4];

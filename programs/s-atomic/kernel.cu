@@ -7,6 +7,7 @@
 extern "C" __global__ void s_atomic(const unsigned* a, const unsigned* b, unsigned* slot, unsigned* old,
                                     unsigned* red, unsigned long long* slot64, unsigned long long* old64,
                                     unsigned long long* red64, float* facc, double* dacc, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i];

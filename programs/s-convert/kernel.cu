@@ -8,6 +8,7 @@
 // (two floats -> half2 / bfloat162) and F2FP with .RZ.  a: float bits, b: integers, d: double bits.
 extern "C" __global__ void s_convert(const unsigned* a, const unsigned* b, const unsigned long long* d,
                                      unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     float x = as_f32(a[i]);

@@ -5,6 +5,7 @@
 // (one bit each), and FCHK with the IEEE division and square root sequences ptxas builds.
 extern "C" __global__ void s_fp32(const unsigned* a, const unsigned* b, const unsigned* c,
                                   unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     float x = as_f32(a[i]), y = as_f32(b[i]), z = as_f32(c[i]);

@@ -8,6 +8,7 @@
 
 extern "C" __global__ void s_fp64(const unsigned long long* a, const unsigned long long* b,
                                   const unsigned long long* c, unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     double x = as_f64(a[i]), y = as_f64(b[i]), z = as_f64(c[i]);

@@ -12,6 +12,7 @@ __device__ __forceinline__ unsigned w(__nv_bfloat162 v) { return *(unsigned*)&v;
 
 extern "C" __global__ void s_half(const unsigned* a, const unsigned* b, const unsigned* c,
                                   unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], z = c[i];

@@ -4,6 +4,7 @@
 // adds and word-by-word 96-bit adds), VIADD (add of an immediate).
 extern "C" __global__ void s_iadd3(const unsigned* a, const unsigned* b, const unsigned* c,
                                    unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], z = c[i];

@@ -5,6 +5,7 @@
 // (ptxas's use of the multiplier for shifts, adds and moves).
 extern "C" __global__ void s_imad(const unsigned* a, const unsigned* b, const unsigned* c,
                                   unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], z = c[i];

@@ -5,6 +5,7 @@
 // (sign-replicating nibbles included).
 extern "C" __global__ void s_int_misc(const unsigned* a, const unsigned* b, const unsigned* c,
                                       unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], z = c[i];

@@ -4,6 +4,7 @@
 // and the .EX chains of 64-bit comparisons; each result word packs one comparison per bit.
 extern "C" __global__ void s_isetp(const unsigned* a, const unsigned* b, const unsigned* c,
                                    unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], z = c[i];

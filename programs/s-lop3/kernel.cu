@@ -4,6 +4,7 @@
 // LOP3 with a predicate result, PLOP3.LUT (boolean algebra on predicates kept in predicate registers).
 extern "C" __global__ void s_lop3(const unsigned* a, const unsigned* b, const unsigned* c,
                                   unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], z = c[i];

@@ -6,6 +6,7 @@
 extern "C" __global__ void s_memory(const unsigned* __restrict__ a, const unsigned* __restrict__ b,
                                     unsigned* out, unsigned char* o8, unsigned short* o16,
                                     unsigned long long* o64, uint4* o128, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     __shared__ __align__(16) unsigned sh[256 * 4];
     int i = SASS_DIFF_TID();
     if (i >= n) return;                               // n is a multiple of the 256-thread block

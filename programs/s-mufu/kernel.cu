@@ -7,6 +7,7 @@
 // exponent range; b: values in [-100, 100]; c: values in [-pi, pi].
 extern "C" __global__ void s_mufu(const unsigned* a, const unsigned* b, const unsigned* c,
                                   const unsigned long long* d, unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     float x = as_f32(a[i]), y = as_f32(b[i]), z = as_f32(c[i]);

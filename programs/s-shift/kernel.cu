@@ -5,6 +5,7 @@
 // bfe), LEA / LEA.HI / LEA.HI.X / LEA.HI.X.SX32 (scaled 64-bit address arithmetic).
 extern "C" __global__ void s_shift(const unsigned* a, const unsigned* b, const unsigned* c,
                                    unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;
     unsigned x = a[i], y = b[i], s = c[i];

@@ -4,6 +4,7 @@
 // grid dimensions (constant bank loads), on a 3-D block and a 2-D grid so that every component
 // differs from the linear index.  (%clock and %smid / %warpid are not deterministic: not read.)
 extern "C" __global__ void s_special(unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     unsigned threads = blockDim.x * blockDim.y * blockDim.z;
     int i = (int)(block * threads + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));

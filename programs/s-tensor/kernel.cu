@@ -11,6 +11,7 @@ using namespace nvcuda;
 // uses tile w.  Results are written in fragment order too.
 extern "C" __global__ void s_tensor(const unsigned* A, const unsigned* B, const unsigned* C,
                                     const unsigned long long* D, unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     __shared__ __align__(16) unsigned sh[4 * 128];    // 4 warps x four 8x8 b16 matrices
     int i = SASS_DIFF_TID();
     unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

@@ -8,6 +8,7 @@
 // exactly n threads (a power of two, at most 1024), so control flow stays uniform.
 extern "C" __global__ void s_uniform(const unsigned* a, unsigned* out, unsigned* count, int n, int rounds,
                                      int stride, unsigned salt) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     __shared__ unsigned table[1024];
     int i = SASS_DIFF_TID();
     // blockIdx.x appears only in the first loop: used in vector arithmetic as well, ptxas keeps it

@@ -6,6 +6,7 @@
 #define FULL 0xffffffffu
 
 extern "C" __global__ void s_warp(const unsigned* a, const unsigned* b, unsigned* out, int n) {
+    SIMT_SITE(1);                                   // entry (trace variant only)
     int i = SASS_DIFF_TID();
     if (i >= n) return;                              // n is a multiple of 32: whole warps only
     unsigned lane = threadIdx.x & 31u;
