@@ -34,6 +34,7 @@ extern "C" __global__ void s_memory(const unsigned* __restrict__ a, const unsign
     sh[4 * t] = x;
     ((unsigned long long*)sh)[2 * t + 1] = (unsigned long long)y << 32 | x;
     ((unsigned char*)sh)[16 * t + 4] = (unsigned char)y;
+    ((unsigned char*)sh)[16 * t + 5] = (unsigned char)(x >> 24);   // every byte of the slot is written
     ((unsigned short*)sh)[8 * t + 3] = (unsigned short)(x >> 7);
     __syncthreads();
     unsigned u = (t * 37u + (x & 7u)) & 255u;         // another thread's words
