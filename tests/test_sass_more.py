@@ -103,7 +103,7 @@ def test_hmma_needs_the_whole_warp():
 
 
 def test_dmma_gives_the_ptx_results():
-    """programs/v-mma-f64: six chained DMMA.8x8x4 on non-integer doubles (rounding order matters)."""
+    """programs/v-mma-f64: sixteen chained DMMA.8x8x4 on non-integer doubles (rounding order matters)."""
     from simt_sim.frontend.manifest import load_manifest
     m = load_manifest(str(ROOT / "programs" / "v-mma-f64"))
     bufs = {spec.name: spec.make() for spec in m.buffers}
@@ -115,7 +115,7 @@ def test_dmma_gives_the_ptx_results():
     ptx, sass_ = run_both(m.kernel_file, m.kernel, grid, block, args, bufs)
     assert_same(ptx, sass_, ["D"])             # clk: the two ISAs take different instruction counts
     _, ops = sass_rows(m.kernel_file, m.kernel)
-    assert ops.count(E.OP_S_DMMA) == 6
+    assert ops.count(E.OP_S_DMMA) == 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def test_hsetp2_gives_the_ptx_predicates():
     bufs = {"a": a, "b": b, "o": np.zeros(n, np.int32)}
     ptx, sass_ = run_both(CUDA / "half_compare.ptx", None, (n + 127) // 128, 128, ["a", "b", "o", n], bufs)
     assert_same(ptx, sass_, ["o"])
-    assert len(set(ptx["o"].tolist())) >= 5
+    assert len(set(ptx["o"].tolist())) >= 4
 
 
 def test_f2fp_and_hadd2_f32_give_the_ptx_conversions():
@@ -150,7 +150,13 @@ def test_f2fp_and_hadd2_f32_give_the_ptx_conversions():
             "h": np.zeros(6 * n, np.uint16), "p": np.zeros(2 * n, np.uint32), "f": np.zeros(2 * n, np.float32),
             "i": np.zeros(n, np.int32)}
     ptx, sass_ = run_both(CUDA / "half_convert.ptx", None, 2, 128, ["a", "b", "k", "h", "p", "f", "i", n], bufs)
-    assert_same(ptx, sass_, ["h", "p", "f", "i"])
+    assert_same(ptx, sass_, ["h", "p", "i"])
+    # __bfloat162float is `SHF.L.U32 d, h, 0x10` in SASS: a bf16 NaN keeps its bits (0x7fff0000), where
+    # the PTX engine's cvt.f32.bf16 gives 0x7fc00000; the f16 half (HADD2.F32) agrees with PTX on NaN too
+    back_ptx, back_sass = ptx["f"].view(np.uint32).reshape(n, 2), sass_["f"].view(np.uint32).reshape(n, 2)
+    assert (back_ptx[:, 0] == back_sass[:, 0]).all()
+    nan = np.isnan(x)
+    assert (back_ptx[~nan, 1] == back_sass[~nan, 1]).all() and (back_sass[nan, 1] == 0x7FFF0000).all()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -93,10 +93,9 @@ REDUX_OPS = {"SUM": "add", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or",
 
 
 def lower_redux(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """REDUX[.SUM|.MIN|.MAX|.OR|.XOR][.S32] d, a (no operation word: .AND)."""
     mods = inst.modifiers
-    op = next((REDUX_OPS[m] for m in mods if m in REDUX_OPS), None)
-    if op is None:
-        raise b.error("REDUX without a known operation")
+    op = next((REDUX_OPS[m] for m in mods if m in REDUX_OPS), "and")     # nvdisasm prints .AND as plain REDUX
     ops = [b.operand(inst.operands[0], dest=True), b.operand(inst.operands[1])]
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=E.REDUX_CODE[op],
                  F_TYPE=E.T_S32 if "S32" in mods else E.T_U32)
