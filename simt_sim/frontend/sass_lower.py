@@ -582,8 +582,11 @@ LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": l
          "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
          "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
+from simt_sim.frontend.sass_lower_more import LOWER_MORE  # noqa: E402  (it uses RowBuilder)
+
+LOWER.update(LOWER_MORE)
 PTX_EQUIVALENT = {"EXIT": "OP_EXIT", "MEMBAR": "OP_MEMBAR"}
-UNSUPPORTED = {"CALL", "RET", "LDGSTS", "HMMA", "DMMA", "LDSM", "MOVM"}
+UNSUPPORTED = {"CALL", "RET"}
 
 
 def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:

@@ -436,20 +436,15 @@ def src_half2(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
 
 @compiled
 def exec_half(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
-    """HFMA2 / HADD2 / HMUL2 on f16x2 (.BF16_V2: bf16x2) pairs."""
+    """HFMA2 on f16x2 (.BF16_V2: bf16x2) pairs."""
     fl = row[E.F_FLAGS]
     ty = E.T_BF16X2 if fl & E.SM_BF16_V2 else E.T_F16X2
     pflags = (E.FL_RELU if fl & E.SM_RELU else 0) | (E.FL_SAT if fl & E.SM_SAT else 0) \
         | (E.FL_FTZ if fl & E.SM_FTZ else 0)
     a = src_half2(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
     b = src_half2(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
-    if op == E.OP_S_HFMA2:
-        c = src_half2(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
-        put(regs, row, 0, t, H.arith_bits(E.OP_FMA, ty, a, b, c, pflags))
-    elif op == E.OP_S_HADD2:
-        put(regs, row, 0, t, H.arith_bits(E.OP_ADD, ty, a, b, 0, pflags))
-    else:
-        put(regs, row, 0, t, H.arith_bits(E.OP_MUL, ty, a, b, 0, pflags))
+    c = src_half2(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+    put(regs, row, 0, t, H.arith_bits(E.OP_FMA, ty, a, b, c, pflags))
 
 
 @compiled
@@ -497,7 +492,7 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
     elif op == E.OP_S_MUFU:
         exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
-    elif op == E.OP_S_HFMA2 or op == E.OP_S_HADD2 or op == E.OP_S_HMUL2:
+    elif op == E.OP_S_HFMA2:            # HADD2 / HMUL2 and the other half families: sass_half.py
         exec_half(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_I2F or op == E.OP_S_I2FP or op == E.OP_S_F2I or op == E.OP_S_F2F:
         exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd, fl)
