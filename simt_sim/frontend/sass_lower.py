@@ -381,7 +381,7 @@ DESTINATIONS = {"ISETP": 2, "FSETP": 2, "DSETP": 2, "HSETP2": 2, "UISETP": 2, "P
                 "EXIT": 0, "DEPBAR": 0, "LDGDEPBAR": 0, "MEMBAR": 0, "ERRBAR": 0, "CGAERRBAR": 0,
                 "YIELD": 0, "BPT": 0, "CALL": 0, "RET": 0}
 PRED_CARRY_FAMILIES = ("IADD3", "UIADD3", "LEA", "ULEA", "IMAD", "UIMAD")
-NUMBER_KIND = {"float_arith": "f32", "fp64_arith": "f64", "half_arith": "f16x2"}
+NUMBER_KIND = {"float_arith": "f32", "fp64_arith": "f64"}
 
 
 def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
@@ -391,11 +391,7 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX") else "int")
     if family in ("DSETP",):
         number = "f64"
-    if family in ("HSETP2", "HMNMX2", "HADD2", "HMUL2", "HFMA2"):
-        number = "f16"
     texts = list(inst.operands)
-    if number == "f16":
-        texts = _merge_half_immediates(b, texts)
     ndst = _destination_count(family, texts)
     ops = []
     for k, t in enumerate(texts):
@@ -429,23 +425,6 @@ def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, nds
             pair(0)
         if types["F_TYPE2"] in WIDE_TYPES:
             pair(1)
-
-
-def _merge_half_immediates(b: RowBuilder, texts: list[str]) -> list[str]:
-    """nvdisasm prints a packed half immediate as two numbers (`HFMA2 R5, -RZ, RZ, 0, 5.96e-08`),
-    the upper half first; they become one 32-bit immediate (kept as a hex literal)."""
-    out: list[str] = []
-    i = 0
-    while i < len(texts):
-        t = texts[i]
-        if i + 1 < len(texts) and _FLOAT_RE.match(t) and _FLOAT_RE.match(texts[i + 1]):
-            hi, lo = b.float_bits(t, "f16"), b.float_bits(texts[i + 1], "f16")
-            out.append(f"{(hi << 16) | lo:#x}")
-            i += 2
-        else:
-            out.append(t)
-            i += 1
-    return out
 
 
 def _destination_count(family: str, texts: list[str]) -> int:

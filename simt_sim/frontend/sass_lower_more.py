@@ -47,7 +47,7 @@ def merge_half_immediates(b: SL.RowBuilder, texts: list[str], bf16: bool) -> lis
 
 
 def lower_half(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
-    """HADD2 / HMUL2 / HMNMX2 / HSETP2 (and HFMA2): destinations, then packed sources."""
+    """HFMA2 / HADD2 / HMUL2 / HMNMX2 / HSETP2: destinations, then packed sources."""
     mods = inst.modifiers
     bf16 = "BF16_V2" in mods
     ndst = HALF_DESTINATIONS[family]
@@ -152,6 +152,6 @@ def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
                  F_FLAGS=E.FL_L1_BYPASS if "BYPASS" in mods else 0)
 
 
-LOWER_MORE = {"HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
+LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,
               "DMMA": lower_fragment_op, "MOVM": lower_fragment_op, "LDSM": lower_ldsm, "LDGSTS": lower_ldgsts}

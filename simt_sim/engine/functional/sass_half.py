@@ -1,10 +1,11 @@
-"""Semantics of the SASS half-precision rows HADD2, HMUL2, HMNMX2, HSETP2 and F2FP, one lane at a
+"""Semantics of the SASS half-precision rows HFMA2, HADD2, HMUL2, HMNMX2, HSETP2 and F2FP, one lane at a
 time, on half.py's arithmetic (the PTX path's f16 / bf16 rules: one rounding, canonical NaN 0x7fff).
 
 A packed source is a register (or a two-half immediate, frontend/sass_lower_more.py) whose halves
 the operand's selector may replace (.H0_H0: both the low half, .H1_H1: both the high half), then
 |x| and -x act on both sign bits.  .BF16_V2 rows compute bf16x2, the others f16x2.
 
+  HFMA2          d, a, b, c       both halves, fused (.MMA, the tensor-pipe form, computes the same)
   HADD2 / HMUL2  d, a, b          both halves; HADD2.F32 d, a, b: the f32 sum of the low halves
                                   (ptxas's cvt.f32.f16 is HADD2.F32 d, -RZ, b.H0_H0)
   HMNMX2         d, a, b, p       p: min, !p: max (.NAN: a NaN operand gives the canonical NaN)
@@ -18,7 +19,8 @@ import numpy as np
 
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional import half as H
-from simt_sim.engine.functional.sass_ops import (bits_to_f32, combine, f32_to_bits, mods_of, pred_src, put, raw,
+from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits
+from simt_sim.engine.functional.sass_ops import (combine, mods_of, pred_src, put, raw,
                                                  src_f32_bits)
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
@@ -63,7 +65,12 @@ def exec_half_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, count
     fl = row[E.F_FLAGS]
     bf = (fl & E.SM_BF16_V2) != 0
     flags = half_flags(fl)
-    if op == E.OP_S_HADD2 or op == E.OP_S_HMUL2:
+    if op == E.OP_S_HFMA2:
+        a = src_pair(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        b = src_pair(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        c = src_pair(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, H.arith_bits(E.OP_FMA, E.T_BF16X2 if bf else E.T_F16X2, a, b, c, flags))
+    elif op == E.OP_S_HADD2 or op == E.OP_S_HMUL2:
         a = src_pair(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
         b = src_pair(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
         if fl & E.SM_F32:                   # HADD2.F32: one f32 result from the low halves
@@ -123,7 +130,7 @@ def exec_f2fp(code, regs, mem, row, t, w, lane, geom, slot_block, counters, fl):
     flags = E.FL_RELU if fl & E.SM_RELU else 0
     out = np.int64(0)
     for k in range(2):
-        x = np.float64(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1 + k, t, w, lane, geom,
+        x = np.float64(f32_from_bits((src_f32_bits(code, regs, mem, row, 1 + k, t, w, lane, geom,
                                                           slot_block, counters))))
         out |= H.convert(x, rnd, flags, bf) << (16 * (1 - k))
     put(regs, row, 0, t, out)

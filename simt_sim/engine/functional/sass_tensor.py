@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import tensor as T
+from simt_sim.engine.functional.bits import f64_from_bits, f64_to_bits
 from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.jit import allocating, compiled
 from simt_sim.isa import encoding as E
@@ -85,24 +86,10 @@ def exec_hmma(regs, row, base_t):
                 put_word(regs, row, 0, e, t, d[T.frag_row(m, lane, e) * n + T.frag_col(m, lane, e)])
 
 
-@allocating
-def f64_of(bits):
-    a = np.empty(1, np.int64)
-    a[0] = bits
-    return a.view(np.float64)[0]
-
-
-@allocating
-def bits_of(x):
-    a = np.empty(1, np.float64)
-    a[0] = x
-    return a.view(np.int64)[0]
-
-
 @compiled
 def pair(regs, row, k, j, t):
     """Double j of fragment operand k (register pair j: registers 2j, 2j+1)."""
-    return f64_of(word(regs, row, k, 2 * j, t) | (word(regs, row, k, 2 * j + 1, t) << 32))
+    return f64_from_bits(word(regs, row, k, 2 * j, t) | (word(regs, row, k, 2 * j + 1, t) << 32))
 
 
 @allocating
@@ -127,7 +114,7 @@ def exec_dmma(regs, row, base_t):
             acc = c[2 * lane + q]
             for k in range(4):
                 acc = fma64(a[4 * i + k], b[4 * j + k], acc)     # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
-            v = bits_of(acc)
+            v = f64_to_bits(acc)
             put_word(regs, row, 0, 2 * q, t, v)
             put_word(regs, row, 0, 2 * q + 1, t, v >> 32)
 
