@@ -4,14 +4,13 @@ give the outputs of the same kernels run as PTX (the PTX engine is validated aga
 for the tensor cores, the D bits recorded on the H100.  Needs ptxas and nvdisasm (skipped without)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from simt_sim.calibrate.tensor_cases import PROBE_KERNELS, probe_cases
-from simt_sim.errors import InputError, RuntimeFault
+from simt_sim.errors import RuntimeFault
 from simt_sim.frontend import sass
 from simt_sim.frontend.sass import sass_listing
 from simt_sim.frontend.sass_lower import RowBuilder, load_kernel, lower_instruction
@@ -24,17 +23,7 @@ CUDA = HERE / "cuda"
 ROOT = HERE.parent
 
 
-def _have_tools() -> bool:
-    if shutil.which("ptxas") is None:
-        return False
-    try:
-        sass.tool_path("nvdisasm")
-    except InputError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _have_tools(), reason="needs ptxas and nvdisasm")
+pytestmark = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
 
 
 def run_isa(path, kernel, isa, grid, block, args, buffers):
