@@ -26,7 +26,6 @@ from simt_sim.frontend.sass import SassInstruction, SassKernel
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
 
-PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
 PIPE_UNIT = {"fma": "fp32", "fmaheavy": "fp32", "fmalite": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu",
              "lsu": "ldst", "adu": "control", "cbu": "control", "tensor": "tensor", "uniform": "int"}
 SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CTAID.X": "%ctaid.x",
@@ -264,10 +263,6 @@ class RowBuilder:
         return row
 
 
-def _mods(inst: SassInstruction) -> tuple[str, ...]:
-    return inst.modifiers
-
-
 def sass_flags(mods: tuple[str, ...]) -> int:
     """E.SM_* flags of the modifier words that change a SASS row's meaning."""
     flags = 0
@@ -277,7 +272,7 @@ def sass_flags(mods: tuple[str, ...]) -> int:
 
 
 def lower_memory(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    mods = _mods(inst)
+    mods = inst.modifiers
     space = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local",
              "STL": "local", "LD": "generic", "ST": "generic"}[family]
     width = next((w for w in ("U8", "S8", "U16", "S16", "64", "128") if w in mods), None)
@@ -309,7 +304,7 @@ def _value_registers(b: RowBuilder, text: str, n: int, dest: bool):
 
 def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     """ATOMG / ATOMS (PT, d, [a], b[, c]) and REDG ([a], b) -> atom / red rows."""
-    mods = _mods(inst)
+    mods = inst.modifiers
     aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
     if aop is None:
         raise b.error("atomic without a known operation")
@@ -350,7 +345,7 @@ def _wide(b: RowBuilder, text: str, dest: bool = False):
 
 
 def lower_bar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    mods = _mods(inst)
+    mods = inst.modifiers
     ops = [b.operand(t) for t in inst.operands] or [b.imm(0)]
     for k, (kind, idx, imm, _) in enumerate(ops):
         ops[k] = (kind, idx, imm, E.TYPE_CODE["u32"])
@@ -368,10 +363,6 @@ def lower_shfl(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     ops = [_typed(b.operand(d, dest=True), "b32")] + [_typed(b.operand(t), "b32") for t in srcs]
     return b.row(E.OP_SHFL, ops, ndst=1, F_CMP=E.SHFL_CODE[mode], F_TYPE=b32,
                  F_DST2=pidx if pkind == E.K_PRED else -1)
-
-
-def lower_plain(b: RowBuilder, op: int):
-    return lambda b_, inst, family: b.row(op, [])
 
 
 # How many leading operands of each SASS family are destinations (the rest are sources).
@@ -400,10 +391,10 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
             ops.append(_wide(b, t, dest))
         else:
             ops.append(b.operand(t, number=number, dest=dest))
-    types = _type_fields(family, _mods(inst))
-    _widen_pairs(family, _mods(inst), types, ops, ndst)
-    return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(_mods(inst)), **_compare_fields(b, family, _mods(inst)),
-                 **types)
+    mods = inst.modifiers
+    types = _type_fields(family, mods)
+    _widen_pairs(family, mods, types, ops, ndst)
+    return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(mods), **_compare_fields(b, family, mods), **types)
 
 
 WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)
