@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simt_sim.errors import InputError
-from simt_sim.frontend import assembler
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import Manifest, load_manifest

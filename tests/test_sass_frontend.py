@@ -25,17 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 INVENTORY = json.loads((ROOT / "tests/data/sass_inventory.json").read_text())
 
 
-def _have_tools() -> bool:
-    if shutil.which("ptxas") is None:
-        return False
-    try:
-        sass.tool_path("nvdisasm")
-    except InputError:
-        return False
-    return True
-
-
-needs_tools = pytest.mark.skipif(not _have_tools(), reason="needs ptxas and nvdisasm")
+needs_tools = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,7 @@ import numpy as np
 from simt_sim.machine.config import load_config
 from simt_sim.errors import InputError
 from simt_sim.frontend.assembler import load_program
+from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import manifest_launch, manifest_launches, simulate
 from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use, issue_slot_use
@@ -164,22 +165,25 @@ def median(values):
     return v[len(v) // 2] if v else None
 
 
-def validate_program(pdir: Path, gpu: str = "h100") -> dict:
+def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> dict:
+    """One program against its reference; isa="sass" runs the SASS ptxas made (the mask-trace
+    variant, whose trace buffers are module globals, is compared in PTX mode only)."""
     ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
     m = load_manifest(str(pdir))
+    isa = isa or m.isa
     cfg = load_config(m.config, m.overrides)
-    prog = load_program(str(m.kernel_file), m.kernel)
+    prog = load_kernel(str(m.kernel_file), m.kernel, isa)
     inputs = {s.name: s.make() for s in m.buffers}
-    launches = manifest_launches(m, prog)
+    launches = manifest_launches(m, prog, isa)
     res = simulate(launches, {k: v.copy() for k, v in inputs.items()}, cfg)
     approx = any(uses_approx(kl.program) for kl in launches)
     outputs_ok, notes = compare_outputs(res.buffers, ref["outputs"], approx, tuple(m.clock_outputs))
-    row = {"program": pdir.name, "kernel": prog.name, "outputs_match": outputs_ok, "notes": notes,
+    row = {"program": pdir.name, "kernel": prog.name, "isa": isa, "outputs_match": outputs_ok, "notes": notes,
            **simulated_fields(m, res)}
     for name in m.clock_outputs:
         hw_s = clock_spans(recorded_array(ref["outputs"][name]).view(np.int64))
         row["clock_spans"][name]["hw"] = max(hw_s) if hw_s else None
-    if m.trace_kernel_file.exists() and "mask_trace" in ref:
+    if m.trace_kernel_file.exists() and "mask_trace" in ref and isa == "ptx":
         tprog = load_program(str(m.trace_kernel_file), m.kernel)
         tres = simulate([manifest_launch(m, tprog)], {k: v.copy() for k, v in inputs.items()}, cfg)
         row["mask_trace_match"] = compare_mask_trace(tres.module_globals, ref, row["notes"])
@@ -193,6 +197,7 @@ def validate_program(pdir: Path, gpu: str = "h100") -> dict:
         inst = median([r["smsp__inst_executed.sum"] for r in ncu])
         pred_on = median([r["smsp__thread_inst_executed_pred_on.sum"] for r in ncu])
         row["hw_warp_instructions"] = inst
+        row["hw_thread_instructions"] = pred_on
         row["hw_cfe"] = pred_on / (inst * 32) if inst else None
         row["hw_issue_slot_use"] = hw_issue_slot_use({HW_INSTRUCTIONS: inst, HW_CYCLES: row["hw_cycles"]},
                                                      row["active_smsps"])
@@ -224,7 +229,7 @@ def simulated_fields(m, res) -> dict:
         sim_s = clock_spans(res.buffers[name])
         spans[name] = {"sim": max(sim_s) if sim_s else None, "hw": None}
     return {"launches": len(res.launches), "sim_cycles": res.cycles, "sim_cfe": k["cfe"],
-            "sim_warp_instructions": k["warp_instructions"],
+            "sim_warp_instructions": k["warp_instructions"], "sim_thread_instructions": k.get("thread_instructions"),
             "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
             "sim_pipes": {PIPE_OF_UNIT[u]: n for u, n in k["unit_instructions"].items()},
             "clock_spans": spans}
@@ -244,6 +249,7 @@ def kernels_together(kernels: list[dict], cycles: int) -> dict:
     cfe = sum(k["cfe"] * k["warp_instructions"] for k in kernels) / insts if insts else 0.0
     smsps = max(k["active_smsps"] for k in kernels)
     return {"cfe": cfe, "warp_instructions": insts, "unit_instructions": units, "active_smsps": smsps,
+            "thread_instructions": sum(k.get("thread_instructions", 0) for k in kernels),
             "issue_slot_use": issue_slot_use(insts, cycles, smsps)}
 
 
@@ -345,8 +351,8 @@ def html_report(rows: list[dict], summary: dict) -> str:
 
 
 def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100",
-                   workloads: bool = False) -> tuple[list[dict], dict]:
-    rows = [validate_program(d, gpu) for d in reference_programs(root, names, gpu, workloads)]
+                   workloads: bool = False, isa: str | None = None) -> tuple[list[dict], dict]:
+    rows = [validate_program(d, gpu, isa) for d in reference_programs(root, names, gpu, workloads)]
     if not rows:
         raise InputError("no recorded references found under programs/*/reference/ (run `simt-sim hw record`)")
     return rows, summarize(rows)

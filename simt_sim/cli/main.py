@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--html", metavar="FILE", help="write an HTML report")
     val.add_argument("--workloads", action="store_true",
                      help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
+    val.add_argument("--isa", choices=["ptx", "sass"],
+                     help="run each program's PTX (default) or the sm_90 SASS ptxas makes of it")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
     st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
@@ -402,7 +404,7 @@ def cmd_disasm_sass(ns) -> int:
 def cmd_validate(ns) -> int:
     from simt_sim.calibrate.compare import format_table, html_report, run_validation
     root = Path(__file__).resolve().parents[2]
-    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads)
+    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads, isa=ns.isa)
     print(format_table(rows, summary))
     if ns.json:
         Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows}, indent=1, default=float))

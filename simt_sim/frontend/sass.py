@@ -157,6 +157,17 @@ def tool_path(name: str) -> str:
     return found
 
 
+def tools_available() -> bool:
+    """Whether SASS can be made here: ptxas on PATH and nvdisasm (NVIDIA's wheel or PATH)."""
+    if shutil.which("ptxas") is None:
+        return False
+    try:
+        tool_path("nvdisasm")
+    except InputError:
+        return False
+    return True
+
+
 def _run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, cwd=cwd)

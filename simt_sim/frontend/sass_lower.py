@@ -26,7 +26,6 @@ from simt_sim.frontend.sass import SassInstruction, SassKernel
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
 
-PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
 PIPE_UNIT = {"fma": "fp32", "fmaheavy": "fp32", "fmalite": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu",
              "lsu": "ldst", "adu": "control", "cbu": "control", "tensor": "tensor", "uniform": "int"}
 SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CTAID.X": "%ctaid.x",
@@ -264,10 +263,6 @@ class RowBuilder:
         return row
 
 
-def _mods(inst: SassInstruction) -> tuple[str, ...]:
-    return inst.modifiers
-
-
 def sass_flags(mods: tuple[str, ...]) -> int:
     """E.SM_* flags of the modifier words that change a SASS row's meaning."""
     flags = 0
@@ -277,7 +272,7 @@ def sass_flags(mods: tuple[str, ...]) -> int:
 
 
 def lower_memory(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    mods = _mods(inst)
+    mods = inst.modifiers
     space = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local",
              "STL": "local", "LD": "generic", "ST": "generic"}[family]
     width = next((w for w in ("U8", "S8", "U16", "S16", "64", "128") if w in mods), None)
@@ -309,7 +304,7 @@ def _value_registers(b: RowBuilder, text: str, n: int, dest: bool):
 
 def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     """ATOMG / ATOMS (PT, d, [a], b[, c]) and REDG ([a], b) -> atom / red rows."""
-    mods = _mods(inst)
+    mods = inst.modifiers
     aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
     if aop is None:
         raise b.error("atomic without a known operation")
@@ -350,7 +345,7 @@ def _wide(b: RowBuilder, text: str, dest: bool = False):
 
 
 def lower_bar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    mods = _mods(inst)
+    mods = inst.modifiers
     ops = [b.operand(t) for t in inst.operands] or [b.imm(0)]
     for k, (kind, idx, imm, _) in enumerate(ops):
         ops[k] = (kind, idx, imm, E.TYPE_CODE["u32"])
@@ -370,10 +365,6 @@ def lower_shfl(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
                  F_DST2=pidx if pkind == E.K_PRED else -1)
 
 
-def lower_plain(b: RowBuilder, op: int):
-    return lambda b_, inst, family: b.row(op, [])
-
-
 # How many leading operands of each SASS family are destinations (the rest are sources).
 DESTINATIONS = {"ISETP": 2, "FSETP": 2, "DSETP": 2, "HSETP2": 2, "UISETP": 2, "PLOP3": 2, "VOTE": 2,
                 "SHFL": 2, "IADD3": 3, "UIADD3": 3, "LEA": 2, "ULEA": 2, "IMAD": 2, "UIMAD": 2,
@@ -381,7 +372,7 @@ DESTINATIONS = {"ISETP": 2, "FSETP": 2, "DSETP": 2, "HSETP2": 2, "UISETP": 2, "P
                 "EXIT": 0, "DEPBAR": 0, "LDGDEPBAR": 0, "MEMBAR": 0, "ERRBAR": 0, "CGAERRBAR": 0,
                 "YIELD": 0, "BPT": 0, "CALL": 0, "RET": 0}
 PRED_CARRY_FAMILIES = ("IADD3", "UIADD3", "LEA", "ULEA", "IMAD", "UIMAD")
-NUMBER_KIND = {"float_arith": "f32", "fp64_arith": "f64", "half_arith": "f16x2"}
+NUMBER_KIND = {"float_arith": "f32", "fp64_arith": "f64"}
 
 
 def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
@@ -391,11 +382,7 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX") else "int")
     if family in ("DSETP",):
         number = "f64"
-    if family in ("HSETP2", "HMNMX2", "HADD2", "HMUL2", "HFMA2"):
-        number = "f16"
     texts = list(inst.operands)
-    if number == "f16":
-        texts = _merge_half_immediates(b, texts)
     ndst = _destination_count(family, texts)
     ops = []
     for k, t in enumerate(texts):
@@ -404,10 +391,10 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
             ops.append(_wide(b, t, dest))
         else:
             ops.append(b.operand(t, number=number, dest=dest))
-    types = _type_fields(family, _mods(inst))
-    _widen_pairs(family, _mods(inst), types, ops, ndst)
-    return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(_mods(inst)), **_compare_fields(b, family, _mods(inst)),
-                 **types)
+    mods = inst.modifiers
+    types = _type_fields(family, mods)
+    _widen_pairs(family, mods, types, ops, ndst)
+    return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(mods), **_compare_fields(b, family, mods), **types)
 
 
 WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)
@@ -429,23 +416,6 @@ def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, nds
             pair(0)
         if types["F_TYPE2"] in WIDE_TYPES:
             pair(1)
-
-
-def _merge_half_immediates(b: RowBuilder, texts: list[str]) -> list[str]:
-    """nvdisasm prints a packed half immediate as two numbers (`HFMA2 R5, -RZ, RZ, 0, 5.96e-08`),
-    the upper half first; they become one 32-bit immediate (kept as a hex literal)."""
-    out: list[str] = []
-    i = 0
-    while i < len(texts):
-        t = texts[i]
-        if i + 1 < len(texts) and _FLOAT_RE.match(t) and _FLOAT_RE.match(texts[i + 1]):
-            hi, lo = b.float_bits(t, "f16"), b.float_bits(texts[i + 1], "f16")
-            out.append(f"{(hi << 16) | lo:#x}")
-            i += 2
-        else:
-            out.append(t)
-            i += 1
-    return out
 
 
 def _destination_count(family: str, texts: list[str]) -> int:
@@ -582,8 +552,11 @@ LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": l
          "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
          "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
+from simt_sim.frontend.sass_lower_more import LOWER_MORE  # noqa: E402  (it uses RowBuilder)
+
+LOWER.update(LOWER_MORE)
 PTX_EQUIVALENT = {"EXIT": "OP_EXIT", "MEMBAR": "OP_MEMBAR"}
-UNSUPPORTED = {"CALL", "RET", "LDGSTS", "HMMA", "DMMA", "LDSM", "MOVM"}
+UNSUPPORTED = {"CALL", "RET"}
 
 
 def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:

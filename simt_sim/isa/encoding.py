@@ -257,10 +257,13 @@ SASS_IMPLEMENTED = frozenset((
     "MOV", "IMAD", "IADD3", "VIADD", "LOP3", "PLOP3", "SHF", "LEA", "ISETP", "SEL", "FSEL", "IABS",
     "VIMNMX", "POPC", "FLO", "BREV", "PRMT", "SGXT", "S2R", "CS2R", "NOP", "LDC",
     "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "MUFU", "I2F", "I2FP", "F2I", "F2F",
-    "DADD", "DMUL", "DFMA", "DSETP", "HFMA2", "HADD2", "HMUL2",
+    "DADD", "DMUL", "DFMA", "DSETP", "HFMA2",
     "UMOV", "UIADD3", "UIMAD", "USHF", "ULEA", "UISETP", "ULDC", "UFLO", "S2UR", "R2UR",
     "BRA", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "BMOV", "YIELD", "DEPBAR", "LDGDEPBAR", "ERRBAR",
-    "CGAERRBAR", "VOTE", "VOTEU"))
+    "CGAERRBAR", "VOTE", "VOTEU",
+    # half, warp and tensor families (sass_half.py, sass_warp.py, sass_tensor.py)
+    "HADD2", "HMUL2", "HMNMX2", "HSETP2", "F2FP", "MATCH", "REDUX", "VIADDMNMX", "VABSDIFF", "FCHK",
+    "HMMA", "DMMA", "MOVM"))
 for _name in (*SASS_IMPLEMENTED,):
     globals()[f"OP_S_{_name}"] = SASS_OPCODE[_name]
 # MUFU functions (F_CMP of a MUFU row) and the PTX operation each approximates.
@@ -268,6 +271,8 @@ MUFU_NAMES = ("EX2", "LG2", "RCP", "RSQ", "SIN", "COS", "SQRT", "TANH", "RCP64H"
 MUFU_CODE = {n: i for i, n in enumerate(MUFU_NAMES)}
 MUFU_RCP64H = MUFU_CODE["RCP64H"]
 MUFU_PTX_OP = (OP_EX2, OP_LG2, OP_RCP, OP_RSQRT, OP_SIN, OP_COS, OP_SQRT, OP_TANH, OP_RCP)
+SM_H_AND = 1 << 18                     # HSETP2.H_AND: both predicates are the and of the two halves
+SASS_MODIFIER_FLAG["H_AND"] = SM_H_AND
 SM_UNIFORM = 1 << 30                   # a uniform-datapath row: it writes every lane of the warp
 VOTE_MODE_ANY, VOTE_MODE_ALL = 0, 1    # F_CMP of VOTE / VOTEU rows
 PARAM_BANK_OFFSET = 0x210              # sm_90: kernel parameters start here in constant bank 0

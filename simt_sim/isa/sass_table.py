@@ -11,10 +11,9 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 
 from simt_sim.errors import InputError, SourceLoc
-from simt_sim.isa.table import ISA_DIR, SASS_TABLE_FILE
+from simt_sim.isa.table import ISA_DIR, SASS_TABLE_FILE, read_table
 
 LATENCIES = ("fixed", "variable")
 REQUIRED_KEYS = ("name", "class", "pipe", "latency", "meaning")
@@ -64,7 +63,7 @@ def _entry(path: Path, raw: dict, pipes: tuple, classes: tuple) -> SassOp:
 
 def load_sass_table(path: Path = ISA_DIR / SASS_TABLE_FILE) -> SassTable:
     try:
-        data = yaml.safe_load(path.read_text())
+        data = read_table(path)
     except OSError as e:
         raise InputError(f"cannot read the SASS table {path}: {e.strerror}") from None
     pipes, classes = tuple(data["pipes"]), tuple(data["classes"])

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simt_sim.errors import InputError
 from simt_sim.isa import encoding as E
 from simt_sim.machine.config import GPUConfig
 from simt_sim.machine.layout import GEOM_FIELDS, ISA_PTX, ISA_SASS, KF, KF_FIELDS, KSTATE_WAITING, POLICY_NAMES, G
@@ -133,6 +134,10 @@ def geometry(launches, cfg: GPUConfig, wpb: int, n_sm: int, slots_per_sm: int, s
 def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = False) -> MachineImage:
     """launches: objects with program, grid, block (Dim3), stream, registers, dynamic_shared."""
     ws = cfg.get("warp_size")
+    sass = [kl.program.name for kl in launches if kl.program.isa == "sass"]
+    if sass and ws != 32:
+        raise InputError(f"kernel {sass[0]} runs as sm_90 SASS, which needs 32-lane warps; config {cfg.name} "
+                         f"has warp_size {ws}")
     wpb = max(-(-kl.block.count // ws) for kl in launches)
     total_blocks = sum(kl.grid.count for kl in launches)
     shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)

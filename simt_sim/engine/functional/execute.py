@@ -15,6 +15,7 @@ from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.functional import calls as CALLS
 from simt_sim.engine.functional import convergence as CV
+from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits
 from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
@@ -186,16 +187,6 @@ def in_space(space, addr):
     if space == E.SP_GLOBAL:
         return not shared and not local
     return False
-
-
-@allocating
-def f32_from_bits(bits):
-    return np.array([bits & MASK32], dtype=np.uint32).view(np.float32)[0]
-
-
-@allocating
-def f32_to_bits(x):
-    return np.int64(np.array([x], dtype=np.float32).view(np.uint32)[0])
 
 
 @compiled_inline

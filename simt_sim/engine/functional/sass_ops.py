@@ -17,7 +17,8 @@ import numpy as np
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional import half as H
 from simt_sim.engine.functional.regfile import opnd, sreg_value
-from simt_sim.engine.jit import allocating, compiled
+from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits
+from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import G
 
@@ -139,34 +140,6 @@ def put(regs, row, k, t, v):
         regs.r32[idx + 1, t] = np.uint32((v >> 32) & M32)
     elif kind == E.K_PRED:
         regs.pred[idx, t] = np.uint8(v & 1)
-
-
-@allocating
-def bits_to_f32(u):
-    a = np.empty(1, np.uint32)
-    a[0] = u
-    return a.view(np.float32)[0]
-
-
-@allocating
-def f32_to_bits(x):
-    a = np.empty(1, np.float32)
-    a[0] = np.float32(x)
-    return np.int64(a.view(np.uint32)[0])
-
-
-@allocating
-def f64_of(bits):
-    a = np.empty(1, np.int64)
-    a[0] = bits
-    return a.view(np.float64)[0]
-
-
-@allocating
-def f64_to_bits(x):
-    a = np.empty(1, np.float64)
-    a[0] = x
-    return a.view(np.int64)[0]
 
 
 @compiled
@@ -418,87 +391,50 @@ def exec_lea(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, f
 
 
 @compiled
-def src_half2(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
-    """A packed half pair with its selectors (.H0_H0 / .H1_H1 broadcast one half) and -x / |x|
-    applied to both halves."""
-    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
-    m = mods_of(row, k)
-    if m & E.OM_H0_H0:
-        v = (v & 0xFFFF) | ((v & 0xFFFF) << 16)
-    elif m & E.OM_H1_H1:
-        v = (v >> 16) | (v & np.int64(0xFFFF0000))
-    if m & E.OM_ABS:
-        v &= np.int64(0x7FFF7FFF)
-    if m & E.OM_NEG:
-        v ^= np.int64(0x80008000)
-    return v
-
-
-@compiled
-def exec_half(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
-    """HFMA2 / HADD2 / HMUL2 on f16x2 (.BF16_V2: bf16x2) pairs."""
-    fl = row[E.F_FLAGS]
-    ty = E.T_BF16X2 if fl & E.SM_BF16_V2 else E.T_F16X2
-    pflags = (E.FL_RELU if fl & E.SM_RELU else 0) | (E.FL_SAT if fl & E.SM_SAT else 0) \
-        | (E.FL_FTZ if fl & E.SM_FTZ else 0)
-    a = src_half2(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
-    b = src_half2(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
-    if op == E.OP_S_HFMA2:
-        c = src_half2(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
-        put(regs, row, 0, t, H.arith_bits(E.OP_FMA, ty, a, b, c, pflags))
-    elif op == E.OP_S_HADD2:
-        put(regs, row, 0, t, H.arith_bits(E.OP_ADD, ty, a, b, 0, pflags))
-    else:
-        put(regs, row, 0, t, H.arith_bits(E.OP_MUL, ty, a, b, 0, pflags))
-
-
-@compiled
 def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
     """FP32 / FP64 arithmetic, compares, MUFU and conversions.  False when op is none of them."""
     fl = row[E.F_FLAGS]
     rnd = row[E.F_RND] if row[E.F_RND] > 0 else E.RND_RN
     pflags = (E.FL_FTZ if fl & E.SM_FTZ else 0) | (E.FL_SAT if fl & E.SM_SAT else 0)
     if op == E.OP_S_FADD or op == E.OP_S_FMUL or op == E.OP_S_FFMA:
-        a = bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)))
-        b = bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)))
+        a = f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)))
+        b = f32_from_bits((src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)))
         c = np.float32(0.0)
         pop = E.OP_ADD if op == E.OP_S_FADD else E.OP_MUL
         if op == E.OP_S_FFMA:
-            c = bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block,
+            c = f32_from_bits((src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block,
                                                    counters)))
             pop = E.OP_FMA
         put(regs, row, 0, t, f32_result(alu.f32_arith(pop, a, b, c, pflags, rnd)))
     elif op == E.OP_S_FMNMX:
-        a = np.float64(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
+        a = np.float64(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
                                                           counters))))
-        b = np.float64(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block,
+        b = np.float64(f32_from_bits((src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block,
                                                           counters))))
         want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, f32_result(alu.float_min_max(a, b, not want_min)))
     elif op == E.OP_S_FSETP:
-        a = np.float64(alu.flush32(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom,
+        a = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom,
                                                                       slot_block, counters))), fl & E.SM_FTZ))
-        b = np.float64(alu.flush32(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom,
+        b = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom,
                                                                       slot_block, counters))), fl & E.SM_FTZ))
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
     elif op == E.OP_S_DADD or op == E.OP_S_DMUL or op == E.OP_S_DFMA:
-        a = f64_of(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
-        b = f64_of(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
+        a = f64_from_bits(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+        b = f64_from_bits(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
         c = 0.0
         pop = E.OP_ADD if op == E.OP_S_DADD else E.OP_MUL
         if op == E.OP_S_DFMA:
-            c = f64_of(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
+            c = f64_from_bits(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
             pop = E.OP_FMA
         r = alu.f64_arith(pop, a, b, c, 0, rnd)
         put(regs, row, 0, t, f64_to_bits(r))
     elif op == E.OP_S_DSETP:
-        a = f64_of(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
-        b = f64_of(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
+        a = f64_from_bits(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
+        b = f64_from_bits(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
     elif op == E.OP_S_MUFU:
         exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
-    elif op == E.OP_S_HFMA2 or op == E.OP_S_HADD2 or op == E.OP_S_HMUL2:
-        exec_half(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_I2F or op == E.OP_S_I2FP or op == E.OP_S_F2I or op == E.OP_S_F2F:
         exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd, fl)
     else:
@@ -513,11 +449,11 @@ def exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
     fn = row[E.F_CMP]
     bits = src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
     if fn == E.MUFU_RCP64H:               # reciprocal of the double whose upper word is a
-        d = f64_of((bits & M32) << 32)
+        d = f64_from_bits((bits & M32) << 32)
         r = 1.0 / d if d != 0.0 else math.copysign(math.inf, d)
         put(regs, row, 0, t, (f64_to_bits(r) >> 32) & M32)
         return
-    x = np.float64(alu.flush32(bits_to_f32(np.uint32(bits)), True))
+    x = np.float64(alu.flush32(f32_from_bits((bits)), True))
     put(regs, row, 0, t, f32_result(alu.flush32(np.float32(alu.sfu32(E.MUFU_PTX_OP[fn], x)), True)))
 
 
@@ -543,11 +479,11 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
             put(regs, row, 0, t, H.convert(alu.int_to_float64(iv, sty, E.RND_RN), rnd, 0, dty == E.T_BF16))
         return
     if sty == E.T_F64:
-        x = f64_of(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+        x = f64_from_bits(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
     elif sty == E.T_F16 or sty == E.T_BF16:
         x = H.decode((v >> 16) & 0xFFFF if m & E.OM_H1 else v & 0xFFFF, sty == E.T_BF16)
     else:
-        x = np.float64(alu.flush32(bits_to_f32(np.uint32(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
+        x = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
                                                                       slot_block, counters))), fl & E.SM_FTZ))
     if op == E.OP_S_F2I:
         rmode = E.RND_RZI if rnd == E.RND_RZ else (E.RND_RMI if rnd == E.RND_RM else

@@ -6,11 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import convergence as C
+from simt_sim.engine.functional import sass_half as SH
+from simt_sim.engine.functional import sass_tensor as ST
+from simt_sim.engine.functional import sass_warp as SW
 from simt_sim.engine.functional.sass_ops import exec_sass, raw
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, FAULT_STACK, FAULT_UNSUPPORTED, G, WF_GID, WF_MASK,
-                                     WF_PC)
+from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, FAULT_STACK, FAULT_UNSUPPORTED, G,
+                                     UNSUPPORTED_MMA_LANES, WF_GID, WF_MASK, WF_PC)
 
 G_POLICY, G_WS = G["policy"], G["warp_size"]
 NO_SEMANTICS = 2          # a FAULT_UNSUPPORTED's extra field: the SASS opcode has no semantics
@@ -68,7 +71,30 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     if (op == E.OP_S_NOP or op == E.OP_S_YIELD or op == E.OP_S_DEPBAR or op == E.OP_S_LDGDEPBAR
             or op == E.OP_S_ERRBAR or op == E.OP_S_CGAERRBAR):
         return pc + 1
-    if not exec_sass(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters):
+    if ST.is_tensor(op):
+        if geom[G_WS] != 32 or exec_mask != 0xFFFFFFFF:      # warp-collective: all 32 lanes, as in PTX
+            sass_fault(fault, FAULT_UNSUPPORTED, gid, pc, UNSUPPORTED_MMA_LANES)
+            fault[4] = exec_mask
+            return -1
+        ST.exec_sass_tensor(regs, row, op, base_t)
+        return pc + 1
+    if not exec_sass(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters) and \
+            not exec_more(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters):
         sass_fault(fault, FAULT_UNSUPPORTED, gid, pc, NO_SEMANTICS)
         return -1
     return pc + 1
+
+
+@compiled
+def exec_more(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters):
+    """The half and warp families (sass_half.py, sass_warp.py); False when op is none of them."""
+    if SW.is_collective(op):
+        SW.exec_collective(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters)
+        return True
+    for lane in range(geom[G_WS]):
+        if (exec_mask >> lane) & 1:
+            t = base_t + lane
+            if not SH.exec_half_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters) and \
+                    not SW.exec_warp_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
+                return False
+    return True

@@ -1,0 +1,157 @@
+"""Lowering of the SASS half, warp, tensor-core and async-copy families (sass_lower.py's LOWER table
+points here).  Semantics: engine/functional/sass_half.py, sass_warp.py, sass_tensor.py; LDSM and
+LDGSTS become the PTX rows ldmatrix and cp.async, whose memory semantics they share.
+
+nvdisasm prints a packed-half immediate as two numbers, the high half first
+(`HFMA2.MMA R2, -RZ, RZ, 1.875, 0` is 0x3f800000); `merge_half_immediates` joins them into one
+32-bit immediate operand.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from simt_sim.frontend import sass_lower as SL
+from simt_sim.isa import encoding as E
+
+_NUMBER_RE = re.compile(r"^-?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)
+HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1}
+HMMA_SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
+LDGSTS_SIZES = {"64": 8, "128": 16}
+
+
+def half_bits(b: SL.RowBuilder, text: str, bf16: bool) -> int:
+    """16-bit pattern of one printed half (a decimal value, or 0x.. raw bits)."""
+    t = text.strip()
+    if t.lower().startswith("0x") or t.lower().startswith("-0x"):
+        return int(t, 16) & 0xFFFF
+    value = SL.RowBuilder.float_bits(b, t, "f32")      # the exact float32 of the printed value
+    if bf16:
+        return (value >> 16) & 0xFFFF                  # a printed bf16 is exact in f32's upper half
+    return int(np.float32(np.uint32(value).view(np.float32)).astype(np.float16).view(np.uint16))
+
+
+def merge_half_immediates(b: SL.RowBuilder, texts: list[str], bf16: bool) -> list:
+    """Operands with each (high, low) pair of printed half immediates joined into one operand."""
+    out, k = [], 0
+    while k < len(texts):
+        if k + 1 < len(texts) and _NUMBER_RE.match(texts[k]) and _NUMBER_RE.match(texts[k + 1]):
+            hi, lo = half_bits(b, texts[k], bf16), half_bits(b, texts[k + 1], bf16)
+            out.append(b.imm((hi << 16) | lo))
+            k += 2
+        else:
+            out.append(texts[k])
+            k += 1
+    return out
+
+
+def lower_half(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """HFMA2 / HADD2 / HMUL2 / HMNMX2 / HSETP2: destinations, then packed sources."""
+    mods = inst.modifiers
+    bf16 = "BF16_V2" in mods
+    ndst = HALF_DESTINATIONS[family]
+    ops = []
+    for k, item in enumerate(merge_half_immediates(b, list(inst.operands), bf16)):
+        if isinstance(item, tuple):
+            ops.append(item)
+        elif _NUMBER_RE.match(item):                 # a lone immediate: one half, in the low bits
+            ops.append(b.imm(half_bits(b, item, bf16)))
+        else:
+            ops.append(b.operand(item, number="f16", dest=k < ndst))
+    return b.row(E.SASS_OPCODE[family], ops, ndst=ndst, F_FLAGS=SL.sass_flags(mods),
+                 **SL._compare_fields(b, family, mods))
+
+
+def lower_f2fp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """F2FP.{F16,BF16}.F32.PACK_AB[.RZ][.RELU] d, a, b (the only forms nvcc 13 emits for sm_90 here)."""
+    mods = inst.modifiers
+    if "PACK_AB" not in mods or "F32" not in mods:
+        raise b.error("only F2FP.{F16,BF16}.F32.PACK_AB is supported")
+    ops = [b.operand(t, number="f32", dest=k == 0) for k, t in enumerate(inst.operands)]
+    fields = {"F_TYPE": E.T_BF16 if "BF16" in mods else E.T_F16}
+    rnd = next((SL.ROUNDING[m] for m in mods if m in SL.ROUNDING), None)
+    if rnd is not None:
+        fields["F_RND"] = rnd
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), **fields)
+
+
+def lower_match(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """MATCH.ANY d, a / MATCH.ALL [P,] d, a (.U64: a is a register pair)."""
+    mods = inst.modifiers
+    mode = "any" if "ANY" in mods else "all" if "ALL" in mods else None
+    if mode is None:
+        raise b.error("MATCH without .ANY or .ALL")
+    texts = list(inst.operands)
+    ndst = len(texts) - 1
+    ops = [b.operand(t, dest=True) for t in texts[:ndst]]
+    src = SL._wide(b, texts[-1]) if ("U64" in mods or "64" in mods) else b.operand(texts[-1])
+    return b.row(E.SASS_OPCODE[family], ops + [src], ndst=ndst, F_CMP=E.MATCH_CODE[mode])
+
+
+REDUX_OPS = {"SUM": "add", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or", "XOR": "xor"}
+
+
+def lower_redux(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """REDUX[.SUM|.MIN|.MAX|.OR|.XOR][.S32] d, a (no operation word: .AND)."""
+    mods = inst.modifiers
+    op = next((REDUX_OPS[m] for m in mods if m in REDUX_OPS), "and")     # nvdisasm prints .AND as plain REDUX
+    ops = [b.operand(inst.operands[0], dest=True), b.operand(inst.operands[1])]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=E.REDUX_CODE[op],
+                 F_TYPE=E.T_S32 if "S32" in mods else E.T_U32)
+
+
+def lower_hmma(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """HMMA.{16816,1688}.{F32,F16}[.BF16] D, A, B, C: each operand a fragment's first register."""
+    mods = inst.modifiers
+    shape = next((HMMA_SHAPES[m] for m in mods if m in HMMA_SHAPES), None)
+    if shape is None:
+        raise b.error(f"HMMA shape {'.'.join(mods)} is not supported (16816, 1688)")
+    acc = E.T_F16 if "F16" in mods and "F32" not in mods else E.T_F32
+    if acc == E.T_F16 and "BF16" in mods:
+        raise b.error("HMMA with bf16 inputs and an f16 accumulator does not exist")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=E.SHAPE_CODE[shape], F_TYPE=acc,
+                 F_TYPE2=E.T_BF16 if "BF16" in mods else E.T_F16)
+
+
+def lower_fragment_op(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """DMMA.8x8x4 D, A, B, C and MOVM.16.MT88 D, A."""
+    if family == "DMMA" and "8x8x4" not in inst.modifiers:
+        raise b.error("only DMMA.8x8x4 is supported")
+    if family == "MOVM" and inst.modifiers != ("16", "MT88"):
+        raise b.error("only MOVM.16.MT88 is supported")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1,
+                 F_CMP=E.SHAPE_M8N8K4 if family == "DMMA" else 0)
+
+
+def lower_ldsm(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """LDSM.16.{M88,MT88}.{1,2,4} D, [a] -> ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16."""
+    mods = inst.modifiers
+    count = next((int(m) for m in mods if m in ("1", "2", "4")), 1)
+    if "16" not in mods or not ("M88" in mods or "MT88" in mods):
+        raise b.error("only LDSM.16.M88 / LDSM.16.MT88 are supported")
+    kind, first, _, _ = b.operand(inst.operands[0], dest=True)
+    if kind != E.K_R32:
+        raise b.error("LDSM needs destination registers")
+    return b.row(E.OP_LDMATRIX, [b.vec([first + j for j in range(count)]), b.address(inst.operands[1])], ndst=1,
+                 F_VEC=count, F_FLAGS=E.FL_TRANS if "MT88" in mods else 0, F_SPACE=E.SP_SHARED,
+                 F_TYPE=E.TYPE_CODE["b16"], F_CMP=E.SHAPE_CODE["m8n8"])
+
+
+def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """LDGSTS.E[.BYPASS][.64|.128] [shared], [global] -> cp.async of 4, 8 or 16 bytes."""
+    mods = inst.modifiers
+    if len(inst.operands) != 2 or "ZFILL" in mods:
+        raise b.error("LDGSTS with a zero-fill source size is not supported (no nvcc 13 program emits it)")
+    size = next((LDGSTS_SIZES[m] for m in mods if m in LDGSTS_SIZES), 4)
+    dst, src = b.address(inst.operands[0]), b.address(inst.operands[1])
+    k, i, _, _ = b.imm(size)
+    return b.row(E.OP_CP_ASYNC, [dst, src, (k, i, 0, E.TYPE_CODE["u32"])], F_SPACE=E.SP_GLOBAL,
+                 F_FLAGS=E.FL_L1_BYPASS if "BYPASS" in mods else 0)
+
+
+LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
+              "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,
+              "DMMA": lower_fragment_op, "MOVM": lower_fragment_op, "LDSM": lower_ldsm, "LDGSTS": lower_ldgsts}
