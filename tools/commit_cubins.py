@@ -1,6 +1,7 @@
-"""Write each program's sm_90 cubin beside its PTX (programs/NAME/kernel.sm_90.cubin + .key), so
-that `--isa sass` runs and `simt-sim hw record` use the very SASS ptxas made, also on machines
-without ptxas (the key is the sha256 of the ptxas flags and the PTX; a stale cubin is ignored).
+"""Write each program's sm_90 cubins beside its PTX (programs/NAME/kernel.sm_90.cubin + .key, and
+kernel.trace.sm_90.cubin + .key for the mask-trace variant), so that `--isa sass` runs and
+`simt-sim hw record` use the very SASS ptxas made, also on machines without ptxas (the key is the
+sha256 of the ptxas flags and the PTX; a stale cubin is ignored).
 
     python tools/commit_cubins.py [NAME ...] [--check]
 """
@@ -18,9 +19,12 @@ from simt_sim.frontend.sass import (DEFAULT_ARCH, _MASK_ISA_RE, commit_cubin, co
                                     ptxas_flags)
 
 
+VARIANTS = ("kernel.ptx", "kernel.trace.ptx")      # the kernel and its mask-trace variant
+
+
 def program_ptx(names: list[str]) -> list[Path]:
     dirs = [ROOT / "programs" / n for n in names] if names else sorted((ROOT / "programs").iterdir())
-    files = [d / "kernel.ptx" for d in dirs if (d / "kernel.ptx").is_file()]
+    files = [d / v for d in dirs for v in VARIANTS if (d / v).is_file()]
     return [f for f in files if not _MASK_ISA_RE.search(f.read_bytes())]
 
 
@@ -35,7 +39,7 @@ def main() -> int:
         if committed_cubin(ptx, text, ptxas_flags(text, DEFAULT_ARCH), DEFAULT_ARCH) is not None:
             continue
         if ns.check:
-            stale.append(ptx.parent.name)
+            stale.append(f"{ptx.parent.name}/{ptx.name}")
             continue
         try:
             print(f"{ptx.parent.name}: {commit_cubin(ptx).relative_to(ROOT)}")

@@ -21,7 +21,6 @@ import numpy as np
 
 from simt_sim.machine.config import load_config
 from simt_sim.errors import InputError
-from simt_sim.frontend.assembler import load_program
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import manifest_launch, manifest_launches, simulate
@@ -52,20 +51,22 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 
 
-def functional_check(pdir: Path, gpu: str = "h100") -> dict:
+def functional_check(pdir: Path, gpu: str = "h100", isa: str = "ptx") -> dict:
     """Outputs and mask trace of a single-launch program against its reference, from functional
-    runs (no timing model: outputs and per-warp mask sequences do not depend on it)."""
+    runs (no timing model: outputs and per-warp mask sequences do not depend on it); isa="sass"
+    runs the SASS ptxas made of both variants (the trace variant's committed
+    kernel.trace.sm_90.cubin is the one the H100 ran)."""
     from simt_sim.run.functional import launch
     ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
     m = load_manifest(str(pdir))
     if m.more_launches:
         raise InputError(f"{pdir}: several launches need the timing model (validate_program)")
     cfg = load_config(m.config, m.overrides)
-    row = {"program": pdir.name, "mask_trace_match": None}
+    row = {"program": pdir.name, "isa": isa, "mask_trace_match": None}
     for variant in (m.kernel_file, m.trace_kernel_file):      # another program's PTX when shared
         if variant == m.trace_kernel_file and not (variant.exists() and "mask_trace" in ref):
             break
-        prog = load_program(str(variant), m.kernel)
+        prog = load_kernel(str(variant), m.kernel, isa)
         kl = manifest_launch(m, prog)
         res = launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers},
                      cfg.launch_config(), dynamic_shared=kl.dynamic_shared)
@@ -166,8 +167,9 @@ def median(values):
 
 
 def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> dict:
-    """One program against its reference; isa="sass" runs the SASS ptxas made (the mask-trace
-    variant, whose trace buffers are module globals, is compared in PTX mode only)."""
+    """One program against its reference; isa="sass" runs the SASS ptxas made, of the kernel and
+    of its mask-trace variant (whose trace buffers are module globals, reached through constant
+    bank 4)."""
     ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
     m = load_manifest(str(pdir))
     isa = isa or m.isa
@@ -183,8 +185,8 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
     for name in m.clock_outputs:
         hw_s = clock_spans(recorded_array(ref["outputs"][name]).view(np.int64))
         row["clock_spans"][name]["hw"] = max(hw_s) if hw_s else None
-    if m.trace_kernel_file.exists() and "mask_trace" in ref and isa == "ptx":
-        tprog = load_program(str(m.trace_kernel_file), m.kernel)
+    if m.trace_kernel_file.exists() and "mask_trace" in ref:
+        tprog = load_kernel(str(m.trace_kernel_file), m.kernel, isa)
         tres = simulate([manifest_launch(m, tprog)], {k: v.copy() for k, v in inputs.items()}, cfg)
         row["mask_trace_match"] = compare_mask_trace(tres.module_globals, ref, row["notes"])
     else:

@@ -3,7 +3,9 @@ per-block clock spans and Nsight Compute counters as programs/NAME/reference/<gp
 
 Runs only where a CUDA GPU, nvcc and cupy are present.  The GPU runs the committed kernel.ptx
 (and kernel.trace.ptx for the mask trace), assembled by ptxas for sm_90: the same PTX the
-simulator reads.  Counters come from one `ncu` process that profiles every program's launches in
+simulator reads, and the same bytes `--isa sass` runs: each variant's committed cubin
+(kernel.sm_90.cubin, kernel.trace.sm_90.cubin; tools/commit_cubins.py) when it matches its PTX,
+named with its sha256 in the reference's `cubins`.  Counters come from one `ncu` process that profiles every program's launches in
 order (`--launches-only` mode of this module), repeated `repeats` times for a spread.
 
 A manifest with `more_launches` runs every launch, each in its stream (one CUDA stream per
@@ -113,16 +115,32 @@ def entry_signature(text: str, kernel: str | None):
     return SimpleNamespace(name=name, params=[SimpleNamespace(dtype=t) for t in types])
 
 
+def committed_cubin_of(source: Path) -> Path | None:
+    """The committed cubin of a PTX variant (kernel.ptx -> kernel.sm_90.cubin, kernel.trace.ptx ->
+    kernel.trace.sm_90.cubin) when its key matches the PTX, else None."""
+    if source.suffix != ".ptx":
+        return None
+    from simt_sim.frontend.sass import DEFAULT_ARCH, committed_cubin, ptxas_flags
+    text = source.read_bytes()
+    return committed_cubin(source, text, ptxas_flags(text, DEFAULT_ARCH), DEFAULT_ARCH)
+
+
+def cubin_provenance(source: Path) -> str:
+    """What ran on the device for a variant: its committed cubin and the cubin's sha256, or nvcc."""
+    import hashlib
+    committed = committed_cubin_of(source)
+    if committed is None:
+        return f"nvcc -cubin -arch=sm_90 -O3 {source.name}"
+    return f"{committed.name} sha256:{hashlib.sha256(committed.read_bytes()).hexdigest()}"
+
+
 def compile_module(cupy, source: Path, cubin: Path):
     """PTX or CUDA source -> a loaded cupy RawModule: the program's committed sm_90 cubin when it
     matches the PTX (the very SASS that `--isa sass` simulates; tools/commit_cubins.py), else
     nvcc -cubin for sm_90, as ptxas assembles it."""
-    if source.suffix == ".ptx":
-        from simt_sim.frontend.sass import DEFAULT_ARCH, committed_cubin, ptxas_flags
-        text = source.read_bytes()
-        committed = committed_cubin(source, text, ptxas_flags(text, DEFAULT_ARCH), DEFAULT_ARCH)
-        if committed is not None:
-            return cupy.RawModule(path=str(committed))
+    committed = committed_cubin_of(source)
+    if committed is not None:
+        return cupy.RawModule(path=str(committed))
     subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-O3", "-o", str(cubin), str(source)], check=True,
                    capture_output=True)
     return cupy.RawModule(path=str(cubin))
@@ -447,12 +465,14 @@ def record_program(cupy, d: Path, workdir: Path, counters: list[list[dict]], pro
     ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
            "outputs": {n: buffer_record(a, plain.inputs[n]) for n, a in outputs.items()},
            "ncu": [summed_counters(launches) for launches in counters],
-           "elapsed": plain.elapsed(spin, clock_khz)}
+           "elapsed": plain.elapsed(spin, clock_khz),
+           "cubins": {"kernel": cubin_provenance(plain.manifest.kernel_file)}}
     if len(plain.steps) > 1:
         ref["ncu_launches"] = counters
         ref["launch_kernels"] = [s.name for s in plain.steps]
     if plain.manifest.trace_kernel_file.exists():
         tr = Prepared(cupy, d, "trace", workdir)
+        ref["cubins"]["trace"] = cubin_provenance(tr.manifest.trace_kernel_file)
         tr.launch()
         words = tr.read_global("simt_trace", 16 * 65536)
         count = tr.read_global("simt_trace_count", 4)

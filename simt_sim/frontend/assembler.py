@@ -75,6 +75,10 @@ class Program:
     calls: np.ndarray = field(default_factory=lambda: np.zeros((0, len(E.CALL_FIELDS)), np.int64))
     call_levels: int = 0             # deepest call nesting (0: no calls), -1 when calls may recurse
     frame_bytes: int = 0             # bytes of one saved frame on a thread's call stack (recursion)
+    # SASS: the module's constant banks other than 0 (frontend/sass_banks.py), copied into the
+    # parameter block at bank_image_offset (inside param_size)
+    bank_image: bytes = b""
+    bank_image_offset: int = 0
     functions: dict[str, int] = field(default_factory=dict)   # linked .func name -> entry pc
     isa: str = "ptx"                 # "sass": rows lowered from ptxas's SASS (frontend/sass_lower.py)
 

@@ -107,6 +107,22 @@ class SassInstruction:
 class SassKernel:
     name: str
     instructions: tuple[SassInstruction, ...]
+    # label -> pc, from the listing: the device functions ptxas places after the kernel's code
+    # ($KERNEL$FUNC, the targets of CALL.REL) and its branch labels (.L_x_N)
+    labels: dict[str, int] = field(default_factory=dict)
+
+    def label_pc(self, label: str) -> int | None:
+        return self.labels.get(label.strip("`() "))
+
+    def function_at(self, pc: int) -> str:
+        """The name of the function whose code holds pc: the kernel, or a device function
+        ($KERNEL$_Z3mixPjjj) that ptxas appended to it."""
+        starts = sorted((p, n) for n, p in self.labels.items() if n.startswith(f"${self.name}$"))
+        name = self.name
+        for start, label in starts:
+            if start <= pc:
+                name = label
+        return name
 
     def reconvergence_points(self) -> dict[int, int]:
         """{pc of BSSY: the pc it names}: where the region's threads continue once reconverged (ptxas
@@ -307,6 +323,7 @@ _FUNC_RE = re.compile(r"^\.text\.(?P<name>[^:\s]+):\s*$")
 _LINE_RE = re.compile(r'^\s*//## File ".*?", line (?P<line>\d+)')
 _INST_RE = re.compile(r"^\s*/\*(?P<pc>[0-9a-f]{4,})\*/\s+(?P<text>.*?)\s*;?\s*/\*\s*(?P<lo>0x[0-9a-f]{16})\s*\*/\s*$")
 _HIGH_RE = re.compile(r"^\s*/\*\s*(?P<hi>0x[0-9a-f]{16})\s*\*/\s*$")
+_LABEL_RE = re.compile(r"^(?P<label>[$.\w]+):\s*$")
 
 
 def parse_hex_listing(text: str) -> dict[str, list[tuple[int, int, int, int | None]]]:
@@ -325,6 +342,31 @@ def parse_hex_listing(text: str) -> dict[str, list[tuple[int, int, int, int | No
         elif (m := _HIGH_RE.match(raw)) and pending is not None and current is not None:
             current.append((pending[0], pending[1], int(m.group("hi"), 16), line_no))
             pending = None
+    return out
+
+
+def parse_labels(text: str) -> dict[str, dict[str, int]]:
+    """`nvdisasm -c -hex` -> {function: {label: pc}}: each label names the pc of the instruction
+    after it (a label at the end of a function, like its closing `.L_x_N`, the pc after its last
+    instruction).  The function's own name and section label are left out."""
+    out: dict[str, dict[str, int]] = {}
+    current: dict[str, int] | None = None
+    pending: list[str] = []
+    next_pc = 0
+    for raw in text.splitlines():
+        if m := _FUNC_RE.match(raw):
+            current, pending, next_pc = out.setdefault(m.group("name"), {}), [], 0
+        elif (m := _LABEL_RE.match(raw)) and current is not None:
+            pending.append(m.group("label"))
+        elif (m := _INST_RE.match(raw)) and current is not None:
+            pc = int(m.group("pc"), 16)
+            current.update((label, pc) for label in pending)
+            pending, next_pc = [], pc + 16
+        elif raw.startswith("//---") and current is not None:     # the next section's banner
+            current.update((label, next_pc) for label in pending)
+            pending = []
+    if current is not None:
+        current.update((label, next_pc) for label in pending)
     return out
 
 
@@ -354,7 +396,8 @@ def parse_json_listing(text: str) -> dict[str, list[dict]]:
         raise InputError(f"nvdisasm -json printed an unexpected document ({e})") from None
 
 
-def build_kernel(name: str, structured: list[dict], encoded: list[tuple]) -> SassKernel:
+def build_kernel(name: str, structured: list[dict], encoded: list[tuple],
+                 labels: dict[str, int] | None = None) -> SassKernel:
     if len(structured) != len(encoded):
         raise InputError(f"nvdisasm listings disagree for {name}: {len(structured)} instructions in -json, "
                          f"{len(encoded)} in -hex")
@@ -366,7 +409,7 @@ def build_kernel(name: str, structured: list[dict], encoded: list[tuple]) -> Sas
             operands=split_operands(s.get("operands", "")), encoding=(lo, hi),
             control=ControlCodes.from_high_word(hi),
             control_flow=str(attrs.get("control-flow", "")).lower() == "true", ptx_line=line))
-    return SassKernel(name, tuple(insts))
+    return SassKernel(name, tuple(insts), dict(labels or {}))
 
 
 def disassemble_cubin(cubin: Path) -> list[SassKernel]:
@@ -377,7 +420,9 @@ def disassemble_cubin(cubin: Path) -> list[SassKernel]:
         if r.returncode != 0:
             raise InputError(f"nvdisasm failed on {cubin}: {r.stderr.strip()[:300]}")
     structured, encoded = parse_json_listing(js.stdout), parse_hex_listing(hx.stdout)
-    return [build_kernel(name, insts, encoded.get(name, [])) for name, insts in structured.items()]
+    labels = parse_labels(hx.stdout)
+    return [build_kernel(name, insts, encoded.get(name, []), labels.get(name))
+            for name, insts in structured.items()]
 
 
 # ---- the entry point -----------------------------------------------------------------------------
@@ -426,6 +471,7 @@ def format_kernel(listing: SassListing, kernel: SassKernel) -> list[str]:
         notes = []
         if inst.pc in regions:
             notes.append(f"reconverges at {regions[inst.pc]:#06x}")
+        notes += call_notes(kernel, inst)
         if inst.pc in opened_at:
             notes.append(f"<- reconvergence of BSSY at {opened_at[inst.pc]:#06x}")
         if op is None:
@@ -433,6 +479,20 @@ def format_kernel(listing: SassListing, kernel: SassKernel) -> list[str]:
         note = f"  // {'; '.join(notes)}" if notes else ""
         lines.append(f"{inst.pc:#06x}  {inst.text():<{width}}  {pipe:<8} {control:<20} {ptx}{note}".rstrip())
     return lines
+
+
+def call_notes(kernel: SassKernel, inst: SassInstruction) -> list[str]:
+    """Where a CALL goes (its label resolved to a pc) and the start of each device function."""
+    notes = []
+    if inst.family == "CALL" and inst.operands:
+        target = kernel.label_pc(inst.operands[0])
+        notes.append(f"calls {inst.operands[0]} at {target:#06x}" if target is not None
+                     else f"calls the address in {inst.operands[0]}")
+    if inst.family == "RET" and inst.operands:
+        notes.append(f"returns to the address in {inst.operands[0]}")
+    starts = [n for n, p in kernel.labels.items() if p == inst.pc and n.startswith(f"${kernel.name}$")]
+    notes += [f"function {n} starts here" for n in starts]
+    return notes
 
 
 # ---- the repository's opcode inventory ---------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.sass import SassInstruction, SassKernel
+from simt_sim.frontend.sass_banks import ConstantBanks
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
 
@@ -71,6 +72,7 @@ class RowBuilder:
         self.vecs: list[list[int]] = []
         self.rows: list[np.ndarray] = []
         self.inst: SassInstruction | None = None
+        self.banks = ConstantBanks()            # banks other than 0 (sass_banks.py)
 
     # ---- errors ----
     def error(self, message: str) -> SassLoweringError:
@@ -180,7 +182,23 @@ class RowBuilder:
         """c[bank][offset] (a plain offset; an indexed form is LDC's business)."""
         if not inner.startswith("0x"):
             raise self.error(f"indexed constant c[{bank:#x}][{inner}] outside LDC")
-        return E.K_CONST, bank, int(inner, 16), mods
+        bank, offset = self.bank_word(bank, int(inner, 16))
+        return E.K_CONST, bank, offset, mods
+
+    def bank_word(self, bank: int, offset: int) -> tuple[int, int]:
+        """c[bank][offset] -> the (bank, offset) the engine reads: bank 0 as it is, the module's
+        other banks (3: __constant__ data, 4: addresses of module globals) at their copy in the
+        parameter block (sass_banks.py)."""
+        if bank == 0:
+            return 0, offset
+        moved = self.banks.bank0_offset(bank, offset)
+        if moved is None:
+            raise self.error(f"constant bank {bank} (c[{bank:#x}][{offset:#x}]) is not laid out: the cubin "
+                             f"has no .nv.constant{bank} section")
+        if offset >= self.banks.sizes[bank]:
+            raise self.error(f"c[{bank:#x}][{offset:#x}] lies past the end of constant bank {bank} "
+                             f"({self.banks.sizes[bank]} bytes)")
+        return 0, moved
 
     def special(self, name: str, mods: int) -> tuple[int, int, int, int]:
         if name in SREG_CONSTANT:
@@ -543,20 +561,64 @@ def lower_ldc(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
             index = b.operand(part)
     width = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8}.get(next((x for x in mods if x in
                                                                       ("U8", "S8", "U16", "S16", "64")), ""), 4)
+    bank, offset = b.bank_word(bank, offset) if index[0] == E.K_IMM else _indexed_bank(b, bank, offset)
     return b.row(E.SASS_OPCODE[family], [dest, (E.K_CONST, bank, offset, 0), index], ndst=1, F_VEC=width,
                  F_FLAGS=sass_flags(mods))
+
+
+def _indexed_bank(b: RowBuilder, bank: int, offset: int) -> tuple[int, int]:
+    """c[bank][Ra+offset]: the bank's base moves; the index is added at run time."""
+    if bank == 0:
+        return 0, offset
+    base = b.banks.bank0_offset(bank, 0)
+    if base is None:
+        raise b.error(f"constant bank {bank} (c[{bank:#x}][...]) is not laid out: the cubin has no "
+                      f".nv.constant{bank} section")
+    return 0, base + offset
+
+
+# ---- CALL / RET --------------------------------------------------------------------------------
+# CALL.REL.NOINC $K$f jumps to the device function ptxas placed after the kernel's code; the caller
+# has put the return address (a byte offset in the kernel's code, "REL"ative to its start) in a
+# register pair, and RET.REL.NODEC Rn jumps back to it (NOINC / NODEC: no hardware return stack).
+# An indirect call (a function pointer) names the register holding the target, also a code
+# offset; CALL.ABS takes an absolute address, which the simulator's code space makes the same
+# offset (the kernel's code starts at address 0).  Rows through a register carry the kernel's code
+# range as F_TARGET .. F_TARGET2 (relocated with the pcs), so the engine finds the target pc and
+# faults on an address outside it.
+
+def lower_call(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    ops = [t for t in inst.operands if t.strip("`() ") != b.kernel.name]
+    if not ops:
+        raise b.error(f"{family} without a target")
+    target = ops[0]
+    if family == "CALL" and "ABS" in inst.modifiers and b.banks.externals:
+        names = ", ".join(sorted(b.banks.externals))
+        raise b.error(f"calls an external function of the CUDA device runtime ({names}: printf, malloc, "
+                      "assert and the like), which the simulator does not provide")
+    pc = b.kernel.label_pc(target)
+    if pc is not None:
+        return b.row(E.SASS_OPCODE[family], [], F_TARGET=pc // 16)
+    if target.startswith("0x"):
+        return b.row(E.SASS_OPCODE[family], [], F_TARGET=b.target(target))
+    kind, idx, _, _ = b.operand(target)
+    if kind != E.K_R32:
+        raise b.error(f"{family} target {target!r} is neither a label of the listing nor a register")
+    kind = E.K_RPAIR if "ABS" in inst.modifiers else E.K_R32      # .REL: a 32-bit code offset
+    return b.row(E.SASS_OPCODE[family], [(kind, idx, 0, 0)], F_TARGET=0, F_TARGET2=len(b.kernel.instructions))
 
 
 LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": lower_memory,
          "LDL": lower_memory, "STL": lower_memory, "LD": lower_memory, "ST": lower_memory,
          "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
-         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
+         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc,
+         "CALL": lower_call, "RET": lower_call}
 from simt_sim.frontend.sass_lower_more import LOWER_MORE  # noqa: E402  (it uses RowBuilder)
 
 LOWER.update(LOWER_MORE)
 PTX_EQUIVALENT = {"EXIT": "OP_EXIT", "MEMBAR": "OP_MEMBAR"}
-UNSUPPORTED = {"CALL", "RET"}
+UNSUPPORTED: set[str] = set()
 
 
 def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
@@ -584,9 +646,12 @@ def frame_bytes(kernel: SassKernel) -> int:
     return 0
 
 
-def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str) -> Program:
-    """The SASS kernel as a Program whose metadata is the PTX program's."""
+def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
+                 banks: ConstantBanks | None = None) -> Program:
+    """The SASS kernel as a Program whose metadata is the PTX program's; `banks`: the module's
+    constant banks other than 0, copied into the parameter block after the parameters."""
     b = RowBuilder(kernel, where)
+    b.banks = banks or ConstantBanks(image_offset=ptx_program.param_size)
     rows = [lower_instruction(b, inst) for inst in kernel.instructions]
     code = np.array(rows, np.int64).reshape(len(rows), E.ROW_FIELDS)
     u64 = np.array(b.u64 or [0], np.uint64)
@@ -596,7 +661,9 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str) -> Progra
                    vec_regs=vecs, n_r32=E.SASS_N_R32, n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
                    local_size=(local + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
                    locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
-                   texts=[i.text() for i in kernel.instructions], isa="sass")
+                   texts=[i.text() for i in kernel.instructions], isa="sass",
+                   param_size=b.banks.image_offset + len(b.banks.image) if b.banks.image else ptx_program.param_size,
+                   bank_image=b.banks.image, bank_image_offset=b.banks.image_offset)
 
 
 ISAS = ("ptx", "sass")
@@ -614,6 +681,13 @@ def load_sass_program(path: str, kernel: str | None = None) -> Program:
     """The kernel of a PTX file as ptxas compiles it for sm_90, lowered for the engine."""
     from simt_sim.frontend.assembler import load_program
     from simt_sim.frontend.sass import sass_listing
+    from simt_sim.frontend.cubin_elf import read_cubin
+    from simt_sim.frontend.sass_banks import globals_from_cubin, lay_out_banks
     ptx_program = load_program(path, kernel)
     listing = sass_listing(path)
-    return lower_kernel(listing.kernel(ptx_program.name), ptx_program, f"{listing.cubin.name}:{ptx_program.name}")
+    elf = read_cubin(listing.cubin)
+    addresses = {v.name: E.GLOBAL_BASE + v.offset for v in ptx_program.globals}
+    banks = lay_out_banks(elf, ptx_program.name, ptx_program.param_size, addresses)
+    ptx_program = replace(ptx_program, globals=globals_from_cubin(ptx_program.globals, elf))
+    return lower_kernel(listing.kernel(ptx_program.name), ptx_program, f"{listing.cubin.name}:{ptx_program.name}",
+                        banks)

@@ -260,7 +260,7 @@ SASS_IMPLEMENTED = frozenset((
     "DADD", "DMUL", "DFMA", "DSETP", "HFMA2",
     "UMOV", "UIADD3", "UIMAD", "USHF", "ULEA", "UISETP", "ULDC", "UFLO", "S2UR", "R2UR",
     "BRA", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "BMOV", "YIELD", "DEPBAR", "LDGDEPBAR", "ERRBAR",
-    "CGAERRBAR", "VOTE", "VOTEU",
+    "CGAERRBAR", "VOTE", "VOTEU", "CALL", "RET",
     # half, warp and tensor families (sass_half.py, sass_warp.py, sass_tensor.py)
     "HADD2", "HMUL2", "HMNMX2", "HSETP2", "F2FP", "MATCH", "REDUX", "VIADDMNMX", "VABSDIFF", "FCHK",
     "HMMA", "DMMA", "MOVM"))

@@ -96,6 +96,8 @@ def pack_params(program: Program, args: list, buffer_addr: dict[str, int]) -> np
         except (OverflowError, ValueError):          # inf or nan for an integer, 1e300 for an f32
             raise InputError(f"parameter {p.name} (.{p.dtype}) cannot hold {value!r}") from None
         pmem[p.offset:p.offset + len(data)] = data
+    if program.bank_image:                  # SASS: constant banks 3, 4, ... after the parameters
+        pmem[program.bank_image_offset:program.bank_image_offset + len(program.bank_image)] = program.bank_image
     return np.frombuffer(bytes(pmem), dtype=np.uint8).copy()
 
 
@@ -198,10 +200,14 @@ def describe_fault(program: Program, fault, warps, slot_block, grid: Dim3, block
         L.FAULT_CYCLE_LIMIT: f"cycle limit of {extra} cycles reached",
         L.FAULT_TRAP: "trap executed",
         L.FAULT_EMPTY_POP: "pop_mask / mask_nz with no pushed mask on the stack",
+        L.FAULT_BAD_TARGET: f"CALL / RET to code address {addr:#x}, which is not an instruction of the kernel "
+                            f"(its code is {extra:#x} bytes; a corrupted return address or function pointer?)",
     }
     if code in messages:
         return f"runtime error: {messages[code]}; {where}"
     if code == L.FAULT_UNSUPPORTED:
+        if extra == L.UNSUPPORTED_SASS:
+            return f"runtime error: the SASS instruction has no semantics in the simulator; {where}"
         if extra == L.UNSUPPORTED_MMA_LANES:
             name = [word for word in program.texts[pc].split() if not word.startswith("@")][0].rstrip(";")
             return (f"runtime error: {name} needs all 32 lanes of the warp active "

@@ -8,6 +8,11 @@ WARPSYNC) and divergent branches that split the warp into groups run one at a ti
 * BSSY Bx records the running threads as the barrier's members.  A group reaching BSYNC Bx waits
   there until every member that has not exited has arrived; the last arrival continues with all of
   them.  BREAK Bx takes threads out of the members (a loop's early leavers).
+* Threads waiting at a barrier stay waiting when the barrier is reused for other members: a
+  device function saves its caller's barrier (BMOV.32.CLEAR R2, B6), opens it for its own region
+  (BSSY B6), restores it before RET (BMOV.32 B6, R2), so in a recursion the threads that returned
+  early wait at the caller's BSYNC while deeper calls use the same barrier.  A barrier completes
+  when all its current members that have not exited have arrived, and releases only them.
 * When the running group has no threads left (all waiting or exited), a barrier that became
   complete releases its threads, else the most recent pending group runs.  Nothing left to run
   while threads wait is a deadlock (a fault).
@@ -69,15 +74,17 @@ def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
 
 @compiled
 def open_barrier(ws, w, b, members):
+    """BSSY: the running threads are the members (threads still waiting from an earlier use of
+    the barrier, which cannot be running, keep waiting)."""
     ws.cbar[w, b, CB_MEMBERS] = members
-    ws.cbar[w, b, CB_ARRIVED] = 0
+    ws.cbar[w, b, CB_ARRIVED] &= ~members
 
 
 @compiled
 def complete(ws, w, b):
-    live = ws.f[w, WF_LIVE]
+    members = ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
     arrived = ws.cbar[w, b, CB_ARRIVED]
-    return arrived != 0 and (ws.cbar[w, b, CB_MEMBERS] & live & ~arrived) == 0
+    return (members & arrived) != 0 and (members & ~arrived) == 0
 
 
 @compiled
@@ -95,8 +102,8 @@ def arrive(ws, w, b, arriving, next_pc, ev, evc):
 
 @compiled
 def release(ws, w, b, ev, evc):
-    merged = ws.cbar[w, b, CB_ARRIVED] & ws.f[w, WF_LIVE]
-    ws.cbar[w, b, CB_ARRIVED] = 0
+    merged = ws.cbar[w, b, CB_ARRIVED] & ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
+    ws.cbar[w, b, CB_ARRIVED] &= ~merged
     ws.f[w, WF_MASK] = merged
     ws.f[w, WF_PC] = ws.cbar[w, b, CB_PC]
     log_event(ev, evc, ws.f[w, WF_GID], EV_RECONVERGE, ws.f[w, WF_PC], merged, ws.f[w, WF_SP])
@@ -122,18 +129,24 @@ def warpsync(ws, w, wanted, arriving, next_pc, ev, evc):
 
 @compiled
 def settle(ws, w, ev, evc):
-    """While the running group is empty: release a completed barrier, else run the newest pending
-    group.  Returns False on a deadlock (threads wait and nothing can run)."""
+    """While the running group is empty: run the newest pending group or the threads of a barrier
+    that completed (its last members broke out or exited), whichever has fewer threads (a
+    completed barrier on a tie; the barrier with the fewest threads when several completed).
+    This is the fewer-threads-first rule of the branches applied to a released group: on the H100
+    (v-switch8's trace) a switch's default group, released when the last case group broke out of
+    the switch's barrier, runs after a two-thread group still inside a case but before an
+    eight-thread case group.  Returns False on a deadlock (threads wait and nothing can run)."""
     while ws.f[w, WF_MASK] == 0:
-        released = False
+        best, fewest = -1, 65
         for b in range(CBAR_SLOTS):
             if complete(ws, w, b):
-                release(ws, w, b, ev, evc)
-                released = True
-                break
-        if released:
-            continue
+                n = popcount64(ws.cbar[w, b, CB_ARRIVED] & ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE])
+                if n < fewest:
+                    best, fewest = b, n
         sp = ws.f[w, WF_SP]
+        if best >= 0 and not (sp > 0 and popcount64(ws.stack[w, sp - 1, SF_PMASK] & ws.f[w, WF_LIVE]) < fewest):
+            release(ws, w, best, ev, evc)
+            continue
         if sp > 0:
             ws.f[w, WF_PC] = ws.stack[w, sp - 1, SF_PPC]
             ws.f[w, WF_MASK] = ws.stack[w, sp - 1, SF_PMASK] & ws.f[w, WF_LIVE]

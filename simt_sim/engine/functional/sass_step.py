@@ -12,11 +12,11 @@ from simt_sim.engine.functional import sass_warp as SW
 from simt_sim.engine.functional.sass_ops import exec_sass, raw
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, FAULT_STACK, FAULT_UNSUPPORTED, G,
-                                     UNSUPPORTED_MMA_LANES, WF_GID, WF_MASK, WF_PC)
+from simt_sim.machine.layout import (CB_MEMBERS, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED, G,
+                                     UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS, WF_GID, WF_MASK, WF_PC)
 
 G_POLICY, G_WS = G["policy"], G["warp_size"]
-NO_SEMANTICS = 2          # a FAULT_UNSUPPORTED's extra field: the SASS opcode has no semantics
+NO_SEMANTICS = UNSUPPORTED_SASS          # a FAULT_UNSUPPORTED's extra field: the SASS opcode has no semantics
 
 
 @compiled
@@ -39,6 +39,14 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
         return ws.f[w, WF_PC]
+    if op == E.OP_S_CALL or op == E.OP_S_RET:
+        if row[E.F_NOPS] == 0:                  # CALL.REL.NOINC label: a jump (the caller set the return address)
+            if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
+                sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
+                return -1
+            return ws.f[w, WF_PC]
+        return jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, geom, slot_block,
+                                     counters, ev, fault)
     if op == E.OP_S_BSSY:
         C.open_barrier(ws, w, row[E.F_CMP], ws.f[w, WF_MASK])
         return pc + 1
@@ -59,8 +67,9 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
                 if (exec_mask >> lane) & 1:
                     regs.r32[row[E.F_OPS + 1], base_t + lane] = np.uint32(ws.cbar[w, b, CB_MEMBERS] & 0xFFFFFFFF)
             if row[E.F_FLAGS] & E.SM_CLEAR:
+                # the threads already waiting at this barrier stay waiting: a callee saves its
+                # caller's barrier (BMOV.32.CLEAR R2, B6 ... BMOV.32 B6, R2) and reuses it
                 ws.cbar[w, b, CB_MEMBERS] = 0
-                ws.cbar[w, b, CB_ARRIVED] = 0
         elif exec_mask != 0:
             first = 0
             while not (exec_mask >> first) & 1:
@@ -98,3 +107,62 @@ def exec_more(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, 
                     not SW.exec_warp_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
                 return False
     return True
+
+
+@compiled
+def code_target(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
+    """The pc a CALL / RET through a register sends thread t to: the kernel's first pc
+    (F_TARGET) plus the register's byte offset / 16; -1 when that is not an instruction of the
+    kernel (F_TARGET .. F_TARGET2)."""
+    value = raw(code, regs, mem, row, 0, t, w, lane, geom, slot_block, counters)
+    if value < 0 or value % 16 != 0 or value // 16 >= row[E.F_TARGET2] - row[E.F_TARGET]:
+        return np.int64(-1)
+    return row[E.F_TARGET] + value // 16
+
+
+@compiled
+def jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, geom, slot_block, counters, ev,
+                          fault):
+    """RET Rn / CALL Rn (a function pointer): each thread jumps to its own register's address.
+    Threads with one target go on as one group.  With several targets (a divergent indirect
+    call) the group of the lowest lane runs first and the others wait as pending groups, the
+    next-lowest lane's first (an assumption: the H100 order is not measured yet); threads whose
+    guard is false fall through as with a branch."""
+    first = -1
+    target = np.int64(-1)
+    for lane in range(geom[G_WS]):
+        if (exec_mask >> lane) & 1:
+            tgt = code_target(code, regs, mem, row, base_t + lane, w, lane, geom, slot_block, counters)
+            if tgt < 0:
+                sass_fault(fault, FAULT_BAD_TARGET, ws.f[w, WF_GID], pc, (row[E.F_TARGET2] - row[E.F_TARGET]) * 16)
+                fault[2] = lane
+                fault[4] = raw(code, regs, mem, row, 0, base_t + lane, w, lane, geom, slot_block, counters)
+                return -1
+            if first < 0:
+                first, target = lane, tgt
+    if first < 0:                               # no thread's guard is true: everyone falls through
+        return pc + 1
+    others = np.int64(0)
+    for lane in range(geom[G_WS]):
+        if (exec_mask >> lane) & 1 and code_target(code, regs, mem, row, base_t + lane, w, lane, geom, slot_block,
+                                                   counters) != target:
+            others |= np.int64(1) << lane
+    while others != 0:                          # highest lanes' group first: it pops last
+        hi = 63
+        while not (others >> hi) & 1:
+            hi -= 1
+        tgt = code_target(code, regs, mem, row, base_t + hi, w, hi, geom, slot_block, counters)
+        group = np.int64(0)
+        for lane in range(hi + 1):
+            if (others >> lane) & 1 and code_target(code, regs, mem, row, base_t + lane, w, lane, geom, slot_block,
+                                                    counters) == tgt:
+                group |= np.int64(1) << lane
+        if not C.push_pending(ws, w, tgt, group):
+            sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
+            return -1
+        ws.f[w, WF_MASK] &= ~group
+        others &= ~group
+    if not C.branch(ws, w, target, exec_mask & ws.f[w, WF_MASK], pc + 1, geom[G_POLICY], ev, counters):
+        sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
+        return -1
+    return ws.f[w, WF_PC]
