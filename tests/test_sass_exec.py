@@ -123,7 +123,7 @@ def test_lowering_errors_name_the_instruction_and_pc():
     with pytest.raises(InputError, match=r"pc 0x0040.*not supported"):
         L.lower_instruction(b, instruction("MOV R1, weird[0]", pc=0x40))
     with pytest.raises(InputError, match="no semantics"):
-        L.lower_instruction(b, instruction("CALL.REL.NOINC 0x100", pc=0x50))
+        L.lower_instruction(b, instruction("BPT.TRAP 0x1", pc=0x50))
 
 
 def test_half_immediate_pair_is_upper_half_first():
