@@ -26,6 +26,7 @@ from simt_sim.frontend.sass import SassInstruction, SassKernel
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
 
+NCU_PIPE_OF_SASS = {"fmaheavy": "fma", "fmalite": "fma"}       # Nsight Compute's fma pipe holds both
 PIPE_UNIT = {"fma": "fp32", "fmaheavy": "fp32", "fmalite": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu",
              "lsu": "ldst", "adu": "control", "cbu": "control", "tensor": "tensor", "uniform": "int"}
 SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CTAID.X": "%ctaid.x",
@@ -239,8 +240,9 @@ class RowBuilder:
         row[E.F_OP] = op
         row[E.F_NOPS] = len(operands)
         row[E.F_NDST] = ndst
-        entry = sass_table().family(inst.opcode)
-        row[E.F_UNIT] = E.UNIT_CODE[PIPE_UNIT[entry.pipe]]
+        pipe = sass_table().family(inst.opcode).pipe_of(inst.modifiers, inst.operands)
+        row[E.F_UNIT] = E.UNIT_CODE[PIPE_UNIT[pipe]]
+        row[E.F_PIPE] = E.NCU_PIPE_CODE[NCU_PIPE_OF_SASS.get(pipe, pipe)]
         guard = inst.predicate.lstrip("@")
         if guard:
             neg = guard.startswith("!")
@@ -255,12 +257,17 @@ class RowBuilder:
                 row[E.F_GUARD_NEG] = int(neg)
         for name, value in fields.items():
             row[getattr(E, name)] = value
-        if entry.pipe == "uniform":
-            row[E.F_FLAGS] |= E.SM_UNIFORM
         for k, (kind, idx, imm, ty) in enumerate(operands):
             b = E.F_OPS + k * E.OPERAND_FIELDS
             row[b:b + 4] = (kind, idx, imm, ty)
+            if k < ndst and _is_uniform_register(kind, idx):
+                row[E.F_FLAGS] |= E.SM_UNIFORM
         return row
+
+
+def _is_uniform_register(kind: int, idx: int) -> bool:
+    """A UR or UP register: a uniform-datapath result, written for every lane of the warp."""
+    return (kind == E.K_R32 and idx >= E.SASS_UR_BASE) or (kind == E.K_PRED and idx >= E.SASS_UP_BASE)
 
 
 def sass_flags(mods: tuple[str, ...]) -> int:

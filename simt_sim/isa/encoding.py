@@ -6,7 +6,7 @@ from the ISA table (isa/*.yaml), so this module is the only place that turns nam
 from __future__ import annotations
 
 from simt_sim.isa import isa
-from simt_sim.isa.table import UNIT_NAMES
+from simt_sim.isa.table import NCU_PIPES, NCU_PIPE_OF_UNIT, UNIT_NAMES
 
 _ISA = isa()
 
@@ -29,7 +29,8 @@ F_UNIT = 14       # functional-unit class (UNIT_*)
 F_DST2 = 15       # extra predicate destination (`%r|%p`, `%p|%q`), -1 when absent
 F_NOPS = 16       # number of operands
 F_NDST = 17       # SASS rows: how many leading operands are destinations (PTX rows: from the ISA table)
-F_OPS = 18        # operands start here: OPERAND_FIELDS ints each
+F_PIPE = 18       # the pipe Nsight Compute counts the instruction in (NCU_PIPE_CODE)
+F_OPS = 19        # operands start here: OPERAND_FIELDS ints each
 OPERAND_FIELDS = 4  # kind, index, immediate, type the operand is read/written at
 MAX_OPERANDS = 7    # SASS: PLOP3 has seven (two predicate results, three sources, two LUTs)
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
@@ -170,6 +171,7 @@ GLOBAL_BASE = 0x0000_0001_0000_0000
 CONST_BASE = 0x0000_0000_1000_0000
 
 UNIT_CODE = {n: i for i, n in enumerate(UNIT_NAMES)}
+NCU_PIPE_CODE = {n: i for i, n in enumerate(NCU_PIPES)}
 
 # ---- special registers: code = base * 4 + component (x, y, z) ----
 SREG_NAMES = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid",
