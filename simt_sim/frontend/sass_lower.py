@@ -408,7 +408,7 @@ WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)
 
 
 def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, ndst: int) -> None:
-    """Operands that hold 64 bits become register pairs: IMAD.WIDE's result and addend, and the
+    """Operands that hold 64 bits become register pairs: IMAD.WIDE's result and addend, CS2R's clock, and the
     64-bit side of a conversion."""
     def pair(k):
         if k < len(ops) and ops[k][0] == E.K_R32:
@@ -418,6 +418,8 @@ def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, nds
         pair(ndst + 2)
     if family in ("IMAD", "UIMAD") and "HI" in mods:
         pair(ndst + 2)
+    if family == "CS2R" and "32" not in mods:       # CS2R Rd, SR_CLOCKLO: the 64-bit clock in Rd, Rd+1
+        pair(0)
     if family in ("I2F", "F2I", "F2F"):
         if types["F_TYPE"] in WIDE_TYPES:
             pair(0)
@@ -531,6 +533,18 @@ def _barrier_number(b: RowBuilder, text: str) -> int:
     return int(m.group(1))
 
 
+def lower_depbar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """DEPBAR.LE SBn, count[, {list}]: wait until at most `count` operations of scoreboard n are
+    outstanding (cp.async.wait_group).  Copies complete at issue in the engine, so it orders nothing
+    here; F_CMP keeps the scoreboard and F_VEC the count for the timing model."""
+    if not inst.operands:
+        return b.row(E.SASS_OPCODE[family], [])
+    m = re.match(r"^SB(\d+)$", inst.operands[0])
+    if not m or len(inst.operands) < 2:
+        raise b.error(f"DEPBAR operands {', '.join(inst.operands)!r} are not SBn, count")
+    return b.row(E.SASS_OPCODE[family], [], F_CMP=int(m.group(1)), F_VEC=int(inst.operands[1], 16))
+
+
 def lower_ldc(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     """LDC / ULDC Rd, c[bank][Ra+offset]: a row with the bank, offset and index register."""
     mods = inst.modifiers
@@ -558,7 +572,8 @@ LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": l
          "LDL": lower_memory, "STL": lower_memory, "LD": lower_memory, "ST": lower_memory,
          "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
-         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
+         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc,
+         "DEPBAR": lower_depbar}
 from simt_sim.frontend.sass_lower_more import LOWER_MORE  # noqa: E402  (it uses RowBuilder)
 
 LOWER.update(LOWER_MORE)
