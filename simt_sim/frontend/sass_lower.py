@@ -325,11 +325,21 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
         ops = ops[1:]                       # the unused predicate result
     as_value = (lambda t: _wide(b, t)) if wide or ty == "f64" else (lambda t: b.operand(t))
     fields = dict(F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE[space], F_CMP=E.ATOM_CODE[aop], F_VEC=1)
+    address = b.address if space == "shared" else (lambda t: _global_address(b, t))
     if family == "REDG":
-        return b.row(E.OP_RED, [b.address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
+        return b.row(E.OP_RED, [address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
     dest = _wide(b, ops[0], dest=True) if (wide or ty == "f64") else b.operand(ops[0], dest=True)
     srcs = [_typed(as_value(t), ty) for t in ops[2:]]
-    return b.row(E.OP_ATOM, [_typed(dest, ty), b.address(ops[1]), *srcs], ndst=1, **fields)
+    return b.row(E.OP_ATOM, [_typed(dest, ty), address(ops[1]), *srcs], ndst=1, **fields)
+
+
+def _global_address(b: RowBuilder, text: str) -> tuple[int, int, int, int]:
+    """A global atomic's address: nvdisasm prints ATOMG.CAS's as `[R24]`, but a global address
+    register is always a 64-bit pair (R24:R25, made by the IMAD.WIDE before it)."""
+    kind, base, offset, mods = b.address(text)
+    if base >= 0 and (base >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK == E.ADDR_R32:
+        base = (base & ~(E.ADDR_FILE_MASK << E.ADDR_FILE_SHIFT)) | (E.ADDR_RPAIR << E.ADDR_FILE_SHIFT)
+    return kind, base, offset, mods
 
 
 def _typed(operand, ty: str):
@@ -436,7 +446,7 @@ def _destination_count(family: str, texts: list[str]) -> int:
 def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
     fields = {}
     table = INT_CMP if family in ("ISETP", "UISETP") else FLOAT_CMP
-    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2"):
+    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2", "HSET2"):
         cmp = next((table[m] for m in mods if m in table), None)
         if cmp is None:
             raise b.error("comparison without a known test")

@@ -9,6 +9,7 @@ nvdisasm prints a packed-half immediate as two numbers, the high half first
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from simt_sim.frontend import sass_lower as SL
 from simt_sim.isa import encoding as E
 
 _NUMBER_RE = re.compile(r"^-?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)
-HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1}
+HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1, "HSET2": 1}
 HMMA_SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
 LDGSTS_SIZES = {"64": 8, "128": 16}
 
@@ -141,17 +142,84 @@ def lower_ldsm(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 
 def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
-    """LDGSTS.E[.BYPASS][.64|.128] [shared], [global] -> cp.async of 4, 8 or 16 bytes."""
+    """LDGSTS.E[.BYPASS][.64|.128][.ZFILL] [shared], [global] -> cp.async of 4, 8 or 16 bytes
+    (.ZFILL: a source size of 0, so the shared bytes become zeros; ptxas guards it with the
+    predicate `src_size == 0` of __pipeline_memcpy_async's zero fill)."""
     mods = inst.modifiers
-    if len(inst.operands) != 2 or "ZFILL" in mods:
-        raise b.error("LDGSTS with a zero-fill source size is not supported (no nvcc 13 program emits it)")
+    if len(inst.operands) != 2:
+        raise b.error("LDGSTS with other than a shared and a global address is not supported")
     size = next((LDGSTS_SIZES[m] for m in mods if m in LDGSTS_SIZES), 4)
     dst, src = b.address(inst.operands[0]), b.address(inst.operands[1])
+    u32 = E.TYPE_CODE["u32"]
     k, i, _, _ = b.imm(size)
-    return b.row(E.OP_CP_ASYNC, [dst, src, (k, i, 0, E.TYPE_CODE["u32"])], F_SPACE=E.SP_GLOBAL,
-                 F_FLAGS=E.FL_L1_BYPASS if "BYPASS" in mods else 0)
+    ops = [dst, src, (k, i, 0, u32)]
+    if "ZFILL" in mods:
+        k, i, _, _ = b.imm(0)
+        ops.append((k, i, 0, u32))
+    return b.row(E.OP_CP_ASYNC, ops, F_SPACE=E.SP_GLOBAL, F_FLAGS=E.FL_L1_BYPASS if "BYPASS" in mods else 0)
+
+
+def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """FRND[.F64][.FLOOR|.CEIL|.TRUNC][.FTZ] d, a: round to an integral float (plain: to nearest
+    even); .F64 reads and writes register pairs."""
+    mods = inst.modifiers
+    f64 = "F64" in mods
+    ops = [SL._wide(b, t, dest=k == 0) if f64 else b.operand(t, number="f32", dest=k == 0)
+           for k, t in enumerate(inst.operands)]
+    rnd = next((SL.ROUNDING[m] for m in mods if m in SL.ROUNDING), E.RND_RN)
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), F_RND=rnd,
+                 F_TYPE=E.T_F64 if f64 else E.T_F32)
+
+
+def lower_i2i(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """I2I.<dst>.<src>[.SAT] d, a (I2I.S8.S32.SAT: cvt.sat.s8.s32)."""
+    words = [m for m in inst.modifiers if m in E.SASS_TYPE_CODE]
+    if len(words) != 2:
+        raise b.error("I2I needs a destination and a source type")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(inst.modifiers),
+                 F_TYPE=E.SASS_TYPE_CODE[words[0]], F_TYPE2=E.SASS_TYPE_CODE[words[1]])
+
+
+IDP_KINDS = {"4A": E.OP_DP4A, "2A": E.OP_DP2A}
+
+
+def lower_idp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """IDP.4A.<a>.<b> d, a, b, c (dp4a) and IDP.2A.{LO,HI}.<a>.<b> d, a, b, c (dp2a): F_CMP holds
+    the PTX opcode whose arithmetic it is (alu.dot_bytes), F_TYPE a's type, F_TYPE2 b's."""
+    mods = inst.modifiers
+    kind = next((IDP_KINDS[m] for m in mods if m in IDP_KINDS), None)
+    words = [m for m in mods if m in E.SASS_TYPE_CODE]
+    if kind is None or len(words) != 2:
+        raise b.error("IDP needs .4A or .2A and the types of a and b")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=kind, F_FLAGS=E.SM_HI if "HI" in mods else 0,
+                 F_TYPE=E.SASS_TYPE_CODE[words[0]], F_TYPE2=E.SASS_TYPE_CODE[words[1]])
+
+
+P2R_BYTES = {"B1": 1, "B2": 2, "B3": 3}
+
+
+def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """P2R[.B1|.B2|.B3] d, PR, b, mask.  nvdisasm -json reports `PR` as the instruction's guard
+    (`PR P2R R9, R8, 0xf`); either way it is the whole predicate file, no operand of the row."""
+    operands = tuple(t for t in inst.operands if t != "PR")
+    inst = replace(inst, predicate="" if inst.predicate == "PR" else inst.predicate, operands=operands)
+    b.inst = inst
+    if len(operands) != 3:
+        raise b.error("P2R needs a destination, a register and a mask")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(operands)]
+    byte = next((P2R_BYTES[m] for m in inst.modifiers if m in P2R_BYTES), 0)
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_VEC=byte)
+
+
+def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """CCTL.IVALL and ENDCOLLECTIVE: rows without operands or results."""
+    return b.row(E.SASS_OPCODE[family], [])
 
 
 LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
+              "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r,
+              "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,
               "DMMA": lower_fragment_op, "MOVM": lower_fragment_op, "LDSM": lower_ldsm, "LDGSTS": lower_ldgsts}
