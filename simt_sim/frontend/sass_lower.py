@@ -308,7 +308,7 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
     if aop is None:
         raise b.error("atomic without a known operation")
-    wide = "64" in mods
+    wide = "64" in mods or "S64" in mods or "U64" in mods     # ATOMG.E.MIN.S64 names no plain .64
     if "F32" in mods:
         ty = "f32"
     elif "F64" in mods:

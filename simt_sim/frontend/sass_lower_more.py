@@ -142,21 +142,26 @@ def lower_ldsm(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 
 def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
-    """LDGSTS.E[.BYPASS][.64|.128][.ZFILL] [shared], [global] -> cp.async of 4, 8 or 16 bytes
-    (.ZFILL: a source size of 0, so the shared bytes become zeros; ptxas guards it with the
-    predicate `src_size == 0` of __pipeline_memcpy_async's zero fill)."""
+    """LDGSTS.E[.BYPASS][.64|.128][.ZFILL] [shared], [global][, P] -> cp.async of 4, 8 or 16 bytes.
+    .ZFILL (cp.async with a src-size): ptxas adds size - src_size to the source address, and the
+    hardware reads src_size bytes from the aligned address and zero-fills the rest; a false P
+    (a run-time src-size of 0) zero-fills all (checked with ptxas 13.0: src-size 12 of 16 -> +0x4,
+    2 of 8 -> +0x6, a register src-size n -> +((16 - n) & 15) and P = n != 0)."""
     mods = inst.modifiers
-    if len(inst.operands) != 2:
-        raise b.error("LDGSTS with other than a shared and a global address is not supported")
+    texts = [t for t in inst.operands if t != "PT"]
+    zfill = "ZFILL" in mods
+    if len(texts) != 2 and not (zfill and len(texts) == 3):
+        raise b.error("LDGSTS takes a shared and a global address (.ZFILL: and a predicate)")
     size = next((LDGSTS_SIZES[m] for m in mods if m in LDGSTS_SIZES), 4)
-    dst, src = b.address(inst.operands[0]), b.address(inst.operands[1])
-    u32 = E.TYPE_CODE["u32"]
+    dst, src = b.address(texts[0]), b.address(texts[1])
     k, i, _, _ = b.imm(size)
-    ops = [dst, src, (k, i, 0, u32)]
-    if "ZFILL" in mods:
-        k, i, _, _ = b.imm(0)
-        ops.append((k, i, 0, u32))
-    return b.row(E.OP_CP_ASYNC, ops, F_SPACE=E.SP_GLOBAL, F_FLAGS=E.FL_L1_BYPASS if "BYPASS" in mods else 0)
+    ops = [dst, src, (k, i, 0, E.TYPE_CODE["u32"])]
+    if len(texts) == 3:
+        ops.append(b.operand(texts[2]))
+        if ops[-1][0] != E.K_PRED:
+            raise b.error(f"LDGSTS.ZFILL's last operand {texts[2]!r} is not a predicate")
+    flags = (E.FL_L1_BYPASS if "BYPASS" in mods else 0) | (E.FL_ZFILL if zfill else 0)
+    return b.row(E.OP_CP_ASYNC, ops, F_SPACE=E.SP_GLOBAL, F_FLAGS=flags)
 
 
 def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
@@ -213,6 +218,29 @@ def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_VEC=byte)
 
 
+def lower_exit(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """EXIT [P]: the PTX exit row; `@P0 EXIT P1` (a loop's exit test folded into the EXIT) exits
+    the guarded lanes where P1 holds too (engine/functional/execute.py: predicate_lanes)."""
+    operands = [t for t in inst.operands if t != "PT"]
+    if not operands:
+        return b.row(E.OP_EXIT, [])
+    kind, idx, neg, mods = b.operand(operands[0])
+    if len(operands) > 1 or kind != E.K_PRED:
+        raise b.error("EXIT takes at most one predicate operand (P0..P6, UP0..UP6, negated or not)")
+    return b.row(E.OP_EXIT, [(kind, idx, neg, mods)])
+
+
+def lower_depbar(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """DEPBAR.LE SBn, N (cp.async.wait_group N): F_CMP = the scoreboard n, one immediate operand N.
+    The copies complete at issue here (execute.exec_cp_async), so nothing is left to wait for."""
+    texts = list(inst.operands)
+    board = 0
+    if texts and re.match(r"^SB\d$", texts[0]):
+        board = int(texts.pop(0)[2:])
+    ops = [b.operand(t) for t in texts if not t.startswith("{")]
+    return b.row(E.SASS_OPCODE[family], ops, F_CMP=board)
+
+
 def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """CCTL.IVALL and ENDCOLLECTIVE: rows without operands or results."""
     return b.row(E.SASS_OPCODE[family], [])
@@ -220,6 +248,7 @@ def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
               "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r,
-              "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands,
+              "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands, "EXIT": lower_exit,
+              "DEPBAR": lower_depbar,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,
               "DMMA": lower_fragment_op, "MOVM": lower_fragment_op, "LDSM": lower_ldsm, "LDGSTS": lower_ldgsts}

@@ -88,6 +88,9 @@ FL_COL_B = 1 << 17       # wmma.mma: the second layout is .col
 FL_TRANS = 1 << 18       # ldmatrix.trans
 FL_ARRIVE = 1 << 19      # bar.arrive: count the warp's threads at the barrier without waiting
 FL_IN_FUNC = 1 << 20     # a row of a .func body (ret there returns from the function)
+FL_ZFILL = 1 << 21       # SASS LDGSTS.ZFILL as cp.async: the source address's misalignment is the count of
+                         # zero-filled tail bytes (ptxas adds size - src_size to it); operand 3, a
+                         # predicate, false: every byte zero
 
 # ---- the call table (int64[n, CALL_FIELDS]): per `call`, one descriptor row, then one copy row
 # per argument and one per return value (src offset, dst offset, bytes in the first three fields).
