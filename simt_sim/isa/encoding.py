@@ -275,6 +275,7 @@ for _name in (*SASS_IMPLEMENTED,):
 MUFU_NAMES = ("EX2", "LG2", "RCP", "RSQ", "SIN", "COS", "SQRT", "TANH", "RCP64H", "RSQ64H")
 MUFU_CODE = {n: i for i, n in enumerate(MUFU_NAMES)}
 MUFU_RCP64H, MUFU_RSQ64H = MUFU_CODE["RCP64H"], MUFU_CODE["RSQ64H"]
+MUFU_SIN, MUFU_COS = MUFU_CODE["SIN"], MUFU_CODE["COS"]
 MUFU_PTX_OP = (OP_EX2, OP_LG2, OP_RCP, OP_RSQRT, OP_SIN, OP_COS, OP_SQRT, OP_TANH, OP_RCP, OP_RSQRT)
 SM_H_AND = 1 << 18                     # HSETP2.H_AND: both predicates are the and of the two halves
 SASS_MODIFIER_FLAG["H_AND"] = SM_H_AND

@@ -561,6 +561,8 @@ def exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
         put(regs, row, 0, t, mufu64h(fn, bits))
         return
     x = np.float64(alu.flush32(f32_from_bits((bits)), True))
+    if fn == E.MUFU_SIN or fn == E.MUFU_COS:
+        x *= 2.0 * math.pi              # ptxas scales the angle by 1/(2 pi) first (FMUL.RZ): MUFU.SIN is sin(2 pi x)
     put(regs, row, 0, t, f32_result(alu.flush32(np.float32(alu.sfu32(E.MUFU_PTX_OP[fn], x)), True)))
 
 
