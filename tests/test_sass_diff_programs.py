@@ -410,3 +410,38 @@ def test_sass_mode_matches_the_h100(name):
         bad += [f"{buf}[{j}]: sim {int(got.view(f'u{got.itemsize}')[j]):#x} != H100 "
                 f"{int(want.view(f'u{got.itemsize}')[j]):#x}" for j in np.nonzero(differ)[0][:8]]
     assert not bad, f"{name}: SASS mode differs from the H100:\n" + "\n".join(bad)
+
+
+# ---- the two carry bugs the programs found (issue 12, point 3), against Python integers ----------
+
+def sass_rows(name: str) -> tuple[np.ndarray, dict, int]:
+    n = make_sass_diff.PROGRAMS[name][0]
+    return sass_results(name)["out"].reshape(-1, n), make_sass_diff.operands(name), n
+
+
+def test_iadd3_two_carries_feed_iadd3_x():
+    """s-iadd3 row 14: the upper word of a sign-extended 3-way add, which ptxas computes as
+    `IADD3 R, P2, P3, a, b, c` (the carry out can be 2: both predicates set) and
+    `IADD3.X R, ..., P2, P3`; each operand with a 2^32 - 1 sign word makes that carry 2."""
+    out, ops, n = sass_rows("s-iadd3")
+    carries = 0
+    for i in range(n):
+        x, y, z = (int(ops[c][i]) for c in "abc")
+        s = sum(v - (1 << 32) if v >= 1 << 31 else v for v in (x, y, z)) & ((1 << 64) - 1)
+        carries += ((x + y + z) >> 32) == 2
+        assert (int(out[13][i]), int(out[14][i])) == (s & 0xFFFFFFFF, s >> 32), (i, hex(x), hex(y), hex(z))
+    assert carries > 10, "the operands make carries of 2"
+
+
+def test_umul64hi_carry_chain():
+    """s-imad rows 10-13: __umul64hi / __mul64hi, whose SASS chains IMAD.WIDE.U32 R, P0, ... (a
+    carry out of bit 63) into IADD3.X and IMAD.WIDE.U32.X."""
+    out, ops, n = sass_rows("s-imad")
+    for i in range(n):
+        x, y, z = (int(ops[c][i]) for c in "abc")
+        u, v = (x << 32) | y, (z << 32) | x
+        h = (u * v) >> 64
+        su, sv = (u - (1 << 64) if u >> 63 else u), (v - (1 << 64) if v >> 63 else v)
+        hs = ((su * sv) >> 64) & ((1 << 64) - 1)
+        got = [int(out[k][i]) for k in (10, 11, 12, 13)]
+        assert got == [h & 0xFFFFFFFF, h >> 32, hs & 0xFFFFFFFF, hs >> 32], (i, hex(u), hex(v))
