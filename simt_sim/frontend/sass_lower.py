@@ -315,7 +315,7 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
     if aop is None:
         raise b.error("atomic without a known operation")
-    wide = "64" in mods
+    wide = "64" in mods or "S64" in mods or "U64" in mods     # ATOMG.E.MIN.S64 names no plain .64
     if "F32" in mods:
         ty = "f32"
     elif "F64" in mods:
@@ -332,11 +332,21 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
         ops = ops[1:]                       # the unused predicate result
     as_value = (lambda t: _wide(b, t)) if wide or ty == "f64" else (lambda t: b.operand(t))
     fields = dict(F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE[space], F_CMP=E.ATOM_CODE[aop], F_VEC=1)
+    address = b.address if space == "shared" else (lambda t: _global_address(b, t))
     if family == "REDG":
-        return b.row(E.OP_RED, [b.address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
+        return b.row(E.OP_RED, [address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
     dest = _wide(b, ops[0], dest=True) if (wide or ty == "f64") else b.operand(ops[0], dest=True)
     srcs = [_typed(as_value(t), ty) for t in ops[2:]]
-    return b.row(E.OP_ATOM, [_typed(dest, ty), b.address(ops[1]), *srcs], ndst=1, **fields)
+    return b.row(E.OP_ATOM, [_typed(dest, ty), address(ops[1]), *srcs], ndst=1, **fields)
+
+
+def _global_address(b: RowBuilder, text: str) -> tuple[int, int, int, int]:
+    """A global atomic's address: nvdisasm prints ATOMG.CAS's as `[R24]`, but a global address
+    register is always a 64-bit pair (R24:R25, made by the IMAD.WIDE before it)."""
+    kind, base, offset, mods = b.address(text)
+    if base >= 0 and (base >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK == E.ADDR_R32:
+        base = (base & ~(E.ADDR_FILE_MASK << E.ADDR_FILE_SHIFT)) | (E.ADDR_RPAIR << E.ADDR_FILE_SHIFT)
+    return kind, base, offset, mods
 
 
 def _typed(operand, ty: str):
@@ -445,7 +455,7 @@ def _destination_count(family: str, texts: list[str]) -> int:
 def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
     fields = {}
     table = INT_CMP if family in ("ISETP", "UISETP") else FLOAT_CMP
-    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2"):
+    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2", "HSET2"):
         cmp = next((table[m] for m in mods if m in table), None)
         if cmp is None:
             raise b.error("comparison without a known test")
@@ -533,18 +543,6 @@ def _barrier_number(b: RowBuilder, text: str) -> int:
     return int(m.group(1))
 
 
-def lower_depbar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    """DEPBAR.LE SBn, count[, {list}]: wait until at most `count` operations of scoreboard n are
-    outstanding (cp.async.wait_group).  Copies complete at issue in the engine, so it orders nothing
-    here; F_CMP keeps the scoreboard and F_VEC the count for the timing model."""
-    if not inst.operands:
-        return b.row(E.SASS_OPCODE[family], [])
-    m = re.match(r"^SB(\d+)$", inst.operands[0])
-    if not m or len(inst.operands) < 2:
-        raise b.error(f"DEPBAR operands {', '.join(inst.operands)!r} are not SBn, count")
-    return b.row(E.SASS_OPCODE[family], [], F_CMP=int(m.group(1)), F_VEC=int(inst.operands[1], 16))
-
-
 def lower_ldc(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     """LDC / ULDC Rd, c[bank][Ra+offset]: a row with the bank, offset and index register."""
     mods = inst.modifiers
@@ -572,8 +570,7 @@ LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": l
          "LDL": lower_memory, "STL": lower_memory, "LD": lower_memory, "ST": lower_memory,
          "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
-         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc,
-         "DEPBAR": lower_depbar}
+         "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc}
 from simt_sim.frontend.sass_lower_more import LOWER_MORE  # noqa: E402  (it uses RowBuilder)
 
 LOWER.update(LOWER_MORE)
