@@ -7,9 +7,9 @@ from simt_sim.isa.sass_table import sass_table
 
 HEADER = """# SASS (sm_90) listing and opcode table
 
-The H100 runs the SASS that ptxas makes of the PTX, not the PTX.  This page documents the first
-part of issue 12: reading that SASS.  Executing it is not implemented yet (`simt-sim run` still runs
-PTX).
+The H100 runs the SASS that ptxas makes of the PTX, not the PTX.  This page documents reading that
+SASS and the opcode table; running it (`simt-sim run --isa sass`) is described in
+docs/sass-execution.md.
 
 ## Commands
 
