@@ -129,3 +129,14 @@ def test_a_workload_study_against_its_recorded_references():
     assert s["hw_speedup"] > 1.2 and s["sim_speedup"] > 1.2           # sorting the counts pays on both
     assert abs(s["speedup_diff_pp"]) <= 10.0, s
     assert doc["summary"] == dict(doc["summary"], effects=1, effects_same_sign=1, outputs_identical=2)
+
+
+def test_a_study_in_sass_mode_has_nsight_computes_cfe():
+    """Run as the SASS ptxas makes, every variant executes exactly the instructions Nsight Compute
+    counted, so the CFE column is ncu's own metric: equal, not just close."""
+    doc = S.run_study(ROOT, S.find_study(ROOT, "pipelining"), isa="sass")
+    assert doc["isa"] == "sass" and "run as SASS" in S.format_table(doc)
+    for r in doc["rows"]:
+        assert r["outputs"] is True
+        assert r["sim_warp_instructions"] == r["hw_warp_instructions"], r["variant"]
+        assert r["sim_cfe"] == pytest.approx(r["hw_cfe"], abs=1e-12), r["variant"]

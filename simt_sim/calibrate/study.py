@@ -121,11 +121,11 @@ def measured_cycles(row: dict, measure: str) -> float | None:
     return row.get("hw_elapsed_cycles" if measure == "elapsed" else "hw_cycles")
 
 
-def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
+def variant_row(root: Path, study: Study, v: Variant, gpu: str, isa: str | None = None) -> dict:
     pdir = root / "programs" / v.program
     recorded = (pdir / "reference" / f"{gpu}.json").exists()
     # not recorded yet: the simulated half of the row
-    row = validate_program(pdir, gpu) if recorded else simulated_only(pdir)
+    row = validate_program(pdir, gpu, isa) if recorded else simulated_only(pdir, isa)
     hw_cycles = measured_cycles(row, study.measure)
     sim_span = max((s["sim"] or 0 for s in row["clock_spans"].values()), default=None) or None
     hw_span = max((s["hw"] or 0 for s in row["clock_spans"].values()), default=None) or None
@@ -143,10 +143,10 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str) -> dict:
     }
 
 
-def simulated_only(pdir: Path) -> dict:
+def simulated_only(pdir: Path, isa: str | None = None) -> dict:
     """The simulator's half of a validate_program row, for a program with no reference yet."""
     m = load_manifest(str(pdir))
-    return {**simulated_fields(m, simulate_manifest(m)), "notes": ["no H100 reference recorded"],
+    return {**simulated_fields(m, simulate_manifest(m, isa=isa)), "notes": ["no H100 reference recorded"],
             "outputs_match": None}
 
 
@@ -187,11 +187,13 @@ def summarize(rows: list[dict]) -> dict:
                               if any(r["hw_cycles"] for r in rows) else None)}
 
 
-def run_study(root: Path, study: Study, gpu: str = "h100") -> dict:
-    rows = [variant_row(root, study, v, gpu) for v in study.variants]
+def run_study(root: Path, study: Study, gpu: str = "h100", isa: str | None = None) -> dict:
+    """Every variant against its reference (isa="sass": run as the SASS ptxas makes, so that the
+    CFE column is Nsight Compute's own metric over the same instructions)."""
+    rows = [variant_row(root, study, v, gpu, isa) for v in study.variants]
     add_effects(rows, study.overlap)
     return {"study": study.name, "title": study.title, "seed": study.seed, "description": study.description,
-            "measure": study.measure, "rows": rows, "summary": summarize(rows)}
+            "measure": study.measure, "isa": isa or "ptx", "rows": rows, "summary": summarize(rows)}
 
 
 def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8) -> list[Path]:
@@ -248,7 +250,9 @@ def format_table(doc: dict) -> str:
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, (_, h, _) in enumerate(cols)]
     line = lambda vals: "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
                                    for i, (v, w) in enumerate(zip(vals, widths)))
-    out = [f"{doc['study']}: {doc['title']}", line([h for _, h, _ in cols]), "-" * (sum(widths) + 2 * len(widths))]
+    mode = " (run as SASS: CFE over the same instructions as Nsight Compute's)" if doc.get("isa") == "sass" else ""
+    out = [f"{doc['study']}: {doc['title']}{mode}", line([h for _, h, _ in cols]),
+           "-" * (sum(widths) + 2 * len(widths))]
     out += [line(c) for c in cells]
     s = doc["summary"]
     out.append("")

@@ -13,6 +13,8 @@ import numpy as np
 from simt_sim.errors import InputError, RuntimeFault, SimError
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
 
+ISAS = ("ptx", "sass")          # what a kernel runs as: its PTX, or the sm_90 SASS ptxas makes of it
+
 EXIT_MISMATCH = 1
 
 
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a program directory, a manifest or a PTX file")
     run.add_argument("target", help="programs/NAME, a manifest.yaml, or a .ptx file")
     run.add_argument("--kernel", help="entry name (for a PTX file with several)")
-    run.add_argument("--isa", choices=["ptx", "sass"],
+    run.add_argument("--isa", choices=ISAS,
                      help="run the PTX (default) or the sm_90 SASS ptxas makes of it (default: the manifest's isa)")
     run.add_argument("--grid", help="blocks: N or X,Y,Z")
     run.add_argument("--block", help="threads per block: N or X,Y,Z")
@@ -65,18 +67,18 @@ def build_parser() -> argparse.ArgumentParser:
     dis = sub.add_parser("disasm", help="print a kernel with pcs and reconvergence points")
     dis.add_argument("ptx", help="a .ptx file (with --isa sass also a .cu file or a program directory)")
     dis.add_argument("--kernel")
-    dis.add_argument("--isa", choices=("ptx", "sass"), default="ptx",
+    dis.add_argument("--isa", choices=ISAS, default="ptx",
                      help="sass: the SASS ptxas makes for sm_90, with pipes, control codes and PTX lines "
                           "(docs/sass.md)")
     doc = sub.add_parser("isa-doc", help="print docs/isa.md (or with --isa sass docs/sass.md), generated from isa/")
-    doc.add_argument("--isa", choices=("ptx", "sass"), default="ptx")
+    doc.add_argument("--isa", choices=ISAS, default="ptx")
     val = sub.add_parser("validate", help="compare the simulator with recorded hardware references")
     val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
     val.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
     val.add_argument("--html", metavar="FILE", help="write an HTML report")
     val.add_argument("--workloads", action="store_true",
                      help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
-    val.add_argument("--isa", choices=["ptx", "sass"],
+    val.add_argument("--isa", choices=ISAS,
                      help="run each program's PTX (default) or the sm_90 SASS ptxas makes of it")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
@@ -88,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--plot", metavar="FILE", help="draw simulated against measured speed-ups (.png, .svg, .pdf)")
     st.add_argument("--pictures", metavar="DIR",
                     help="draw each variant's execution history beside its base's (DIR/VARIANT.png)")
+    st.add_argument("--isa", choices=ISAS,
+                    help="run each variant's PTX (default) or the sm_90 SASS ptxas makes of it")
     sw = sub.add_parser("sweep", help="run programs x configs x schedulers x --set values on a Dask cluster "
                                       "into one CSV / Parquet table")
     sw.add_argument("programs", nargs="+", help="program directories, manifests, names under programs/ or globs "
@@ -429,7 +433,7 @@ def cmd_study(ns) -> int:
             print(f"{st.name:<22} {len(st.variants):>2} variants  {st.title}")
         return 0
     spec = S.find_study(root, ns.name)
-    doc = S.run_study(root, spec)
+    doc = S.run_study(root, spec, isa=ns.isa)
     print(S.format_table(doc))
     if ns.json:
         Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))

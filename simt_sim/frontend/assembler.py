@@ -507,6 +507,7 @@ class Assembler:
             TF.check_tensor_form(ins, info.name, types, mods, row)
         row[E.F_SPACE] = E.SPACE_CODE[space]
         row[E.F_UNIT] = E.UNIT_CODE[info.unit_for(t1)]
+        row[E.F_PIPE] = E.NCU_PIPE_CODE[E.NCU_PIPE_OF_UNIT[info.unit_for(t1)]]
         if ins.guard is not None:
             row[E.F_GUARD] = self.reg(Operand("reg", ins.loc, name=ins.guard), FILE_PRED, "a guard")[1]
             row[E.F_GUARD_NEG] = int(ins.guard_negated)

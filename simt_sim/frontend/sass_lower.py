@@ -27,6 +27,7 @@ from simt_sim.frontend.sass_banks import ConstantBanks
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
 
+NCU_PIPE_OF_SASS = {"fmaheavy": "fma", "fmalite": "fma"}       # Nsight Compute's fma pipe holds both
 PIPE_UNIT = {"fma": "fp32", "fmaheavy": "fp32", "fmalite": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu",
              "lsu": "ldst", "adu": "control", "cbu": "control", "tensor": "tensor", "uniform": "int"}
 SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CTAID.X": "%ctaid.x",
@@ -257,8 +258,9 @@ class RowBuilder:
         row[E.F_OP] = op
         row[E.F_NOPS] = len(operands)
         row[E.F_NDST] = ndst
-        entry = sass_table().family(inst.opcode)
-        row[E.F_UNIT] = E.UNIT_CODE[PIPE_UNIT[entry.pipe]]
+        pipe = sass_table().family(inst.opcode).pipe_of(inst.modifiers, inst.operands)
+        row[E.F_UNIT] = E.UNIT_CODE[PIPE_UNIT[pipe]]
+        row[E.F_PIPE] = E.NCU_PIPE_CODE[NCU_PIPE_OF_SASS.get(pipe, pipe)]
         guard = inst.predicate.lstrip("@")
         if guard:
             neg = guard.startswith("!")
@@ -273,12 +275,17 @@ class RowBuilder:
                 row[E.F_GUARD_NEG] = int(neg)
         for name, value in fields.items():
             row[getattr(E, name)] = value
-        if entry.pipe == "uniform":
-            row[E.F_FLAGS] |= E.SM_UNIFORM
         for k, (kind, idx, imm, ty) in enumerate(operands):
             b = E.F_OPS + k * E.OPERAND_FIELDS
             row[b:b + 4] = (kind, idx, imm, ty)
+            if k < ndst and _is_uniform_register(kind, idx):
+                row[E.F_FLAGS] |= E.SM_UNIFORM
         return row
+
+
+def _is_uniform_register(kind: int, idx: int) -> bool:
+    """A UR or UP register: a uniform-datapath result, written for every lane of the warp."""
+    return (kind == E.K_R32 and idx >= E.SASS_UR_BASE) or (kind == E.K_PRED and idx >= E.SASS_UP_BASE)
 
 
 def sass_flags(mods: tuple[str, ...]) -> int:
@@ -326,7 +333,7 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
     if aop is None:
         raise b.error("atomic without a known operation")
-    wide = "64" in mods
+    wide = "64" in mods or "S64" in mods or "U64" in mods     # ATOMG.E.MIN.S64 names no plain .64
     if "F32" in mods:
         ty = "f32"
     elif "F64" in mods:
@@ -343,11 +350,21 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
         ops = ops[1:]                       # the unused predicate result
     as_value = (lambda t: _wide(b, t)) if wide or ty == "f64" else (lambda t: b.operand(t))
     fields = dict(F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE[space], F_CMP=E.ATOM_CODE[aop], F_VEC=1)
+    address = b.address if space == "shared" else (lambda t: _global_address(b, t))
     if family == "REDG":
-        return b.row(E.OP_RED, [b.address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
+        return b.row(E.OP_RED, [address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
     dest = _wide(b, ops[0], dest=True) if (wide or ty == "f64") else b.operand(ops[0], dest=True)
     srcs = [_typed(as_value(t), ty) for t in ops[2:]]
-    return b.row(E.OP_ATOM, [_typed(dest, ty), b.address(ops[1]), *srcs], ndst=1, **fields)
+    return b.row(E.OP_ATOM, [_typed(dest, ty), address(ops[1]), *srcs], ndst=1, **fields)
+
+
+def _global_address(b: RowBuilder, text: str) -> tuple[int, int, int, int]:
+    """A global atomic's address: nvdisasm prints ATOMG.CAS's as `[R24]`, but a global address
+    register is always a 64-bit pair (R24:R25, made by the IMAD.WIDE before it)."""
+    kind, base, offset, mods = b.address(text)
+    if base >= 0 and (base >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK == E.ADDR_R32:
+        base = (base & ~(E.ADDR_FILE_MASK << E.ADDR_FILE_SHIFT)) | (E.ADDR_RPAIR << E.ADDR_FILE_SHIFT)
+    return kind, base, offset, mods
 
 
 def _typed(operand, ty: str):
@@ -419,7 +436,7 @@ WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)
 
 
 def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, ndst: int) -> None:
-    """Operands that hold 64 bits become register pairs: IMAD.WIDE's result and addend, and the
+    """Operands that hold 64 bits become register pairs: IMAD.WIDE's result and addend, CS2R's clock, and the
     64-bit side of a conversion."""
     def pair(k):
         if k < len(ops) and ops[k][0] == E.K_R32:
@@ -429,6 +446,8 @@ def _widen_pairs(family: str, mods: tuple[str, ...], types: dict, ops: list, nds
         pair(ndst + 2)
     if family in ("IMAD", "UIMAD") and "HI" in mods:
         pair(ndst + 2)
+    if family == "CS2R" and "32" not in mods:       # CS2R Rd, SR_CLOCKLO: the 64-bit clock in Rd, Rd+1
+        pair(0)
     if family in ("I2F", "F2I", "F2F"):
         if types["F_TYPE"] in WIDE_TYPES:
             pair(0)
@@ -454,7 +473,7 @@ def _destination_count(family: str, texts: list[str]) -> int:
 def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
     fields = {}
     table = INT_CMP if family in ("ISETP", "UISETP") else FLOAT_CMP
-    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2"):
+    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2", "HSET2"):
         cmp = next((table[m] for m in mods if m in table), None)
         if cmp is None:
             raise b.error("comparison without a known test")

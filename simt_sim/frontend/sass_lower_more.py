@@ -9,6 +9,7 @@ nvdisasm prints a packed-half immediate as two numbers, the high half first
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from simt_sim.frontend import sass_lower as SL
 from simt_sim.isa import encoding as E
 
 _NUMBER_RE = re.compile(r"^-?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)
-HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1}
+HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1, "HSET2": 1}
 HMMA_SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
 LDGSTS_SIZES = {"64": 8, "128": 16}
 
@@ -141,17 +142,113 @@ def lower_ldsm(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 
 def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
-    """LDGSTS.E[.BYPASS][.64|.128] [shared], [global] -> cp.async of 4, 8 or 16 bytes."""
+    """LDGSTS.E[.BYPASS][.64|.128][.ZFILL] [shared], [global][, P] -> cp.async of 4, 8 or 16 bytes.
+    .ZFILL (cp.async with a src-size): ptxas adds size - src_size to the source address, and the
+    hardware reads src_size bytes from the aligned address and zero-fills the rest; a false P
+    (a run-time src-size of 0) zero-fills all (checked with ptxas 13.0: src-size 12 of 16 -> +0x4,
+    2 of 8 -> +0x6, a register src-size n -> +((16 - n) & 15) and P = n != 0)."""
     mods = inst.modifiers
-    if len(inst.operands) != 2 or "ZFILL" in mods:
-        raise b.error("LDGSTS with a zero-fill source size is not supported (no nvcc 13 program emits it)")
+    texts = [t for t in inst.operands if t != "PT"]
+    zfill = "ZFILL" in mods
+    if len(texts) != 2 and not (zfill and len(texts) == 3):
+        raise b.error("LDGSTS takes a shared and a global address (.ZFILL: and a predicate)")
     size = next((LDGSTS_SIZES[m] for m in mods if m in LDGSTS_SIZES), 4)
-    dst, src = b.address(inst.operands[0]), b.address(inst.operands[1])
+    dst, src = b.address(texts[0]), b.address(texts[1])
     k, i, _, _ = b.imm(size)
-    return b.row(E.OP_CP_ASYNC, [dst, src, (k, i, 0, E.TYPE_CODE["u32"])], F_SPACE=E.SP_GLOBAL,
-                 F_FLAGS=E.FL_L1_BYPASS if "BYPASS" in mods else 0)
+    ops = [dst, src, (k, i, 0, E.TYPE_CODE["u32"])]
+    if len(texts) == 3:
+        ops.append(b.operand(texts[2]))
+        if ops[-1][0] != E.K_PRED:
+            raise b.error(f"LDGSTS.ZFILL's last operand {texts[2]!r} is not a predicate")
+    flags = (E.FL_L1_BYPASS if "BYPASS" in mods else 0) | (E.FL_ZFILL if zfill else 0)
+    return b.row(E.OP_CP_ASYNC, ops, F_SPACE=E.SP_GLOBAL, F_FLAGS=flags)
+
+
+def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """FRND[.F64][.FLOOR|.CEIL|.TRUNC][.FTZ] d, a: round to an integral float (plain: to nearest
+    even); .F64 reads and writes register pairs."""
+    mods = inst.modifiers
+    f64 = "F64" in mods
+    ops = [SL._wide(b, t, dest=k == 0) if f64 else b.operand(t, number="f32", dest=k == 0)
+           for k, t in enumerate(inst.operands)]
+    rnd = next((SL.ROUNDING[m] for m in mods if m in SL.ROUNDING), E.RND_RN)
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), F_RND=rnd,
+                 F_TYPE=E.T_F64 if f64 else E.T_F32)
+
+
+def lower_i2i(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """I2I.<dst>.<src>[.SAT] d, a (I2I.S8.S32.SAT: cvt.sat.s8.s32)."""
+    words = [m for m in inst.modifiers if m in E.SASS_TYPE_CODE]
+    if len(words) != 2:
+        raise b.error("I2I needs a destination and a source type")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(inst.modifiers),
+                 F_TYPE=E.SASS_TYPE_CODE[words[0]], F_TYPE2=E.SASS_TYPE_CODE[words[1]])
+
+
+IDP_KINDS = {"4A": E.OP_DP4A, "2A": E.OP_DP2A}
+
+
+def lower_idp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """IDP.4A.<a>.<b> d, a, b, c (dp4a) and IDP.2A.{LO,HI}.<a>.<b> d, a, b, c (dp2a): F_CMP holds
+    the PTX opcode whose arithmetic it is (alu.dot_bytes), F_TYPE a's type, F_TYPE2 b's."""
+    mods = inst.modifiers
+    kind = next((IDP_KINDS[m] for m in mods if m in IDP_KINDS), None)
+    words = [m for m in mods if m in E.SASS_TYPE_CODE]
+    if kind is None or len(words) != 2:
+        raise b.error("IDP needs .4A or .2A and the types of a and b")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=kind, F_FLAGS=E.SM_HI if "HI" in mods else 0,
+                 F_TYPE=E.SASS_TYPE_CODE[words[0]], F_TYPE2=E.SASS_TYPE_CODE[words[1]])
+
+
+P2R_BYTES = {"B1": 1, "B2": 2, "B3": 3}
+
+
+def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """P2R[.B1|.B2|.B3] d, PR, b, mask.  nvdisasm -json reports `PR` as the instruction's guard
+    (`PR P2R R9, R8, 0xf`); either way it is the whole predicate file, no operand of the row."""
+    operands = tuple(t for t in inst.operands if t != "PR")
+    inst = replace(inst, predicate="" if inst.predicate == "PR" else inst.predicate, operands=operands)
+    b.inst = inst
+    if len(operands) != 3:
+        raise b.error("P2R needs a destination, a register and a mask")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(operands)]
+    byte = next((P2R_BYTES[m] for m in inst.modifiers if m in P2R_BYTES), 0)
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_VEC=byte)
+
+
+def lower_exit(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """EXIT [P]: the PTX exit row; `@P0 EXIT P1` (a loop's exit test folded into the EXIT) exits
+    the guarded lanes where P1 holds too (engine/functional/execute.py: predicate_lanes)."""
+    operands = [t for t in inst.operands if t != "PT"]
+    if not operands:
+        return b.row(E.OP_EXIT, [])
+    kind, idx, neg, mods = b.operand(operands[0])
+    if len(operands) > 1 or kind != E.K_PRED:
+        raise b.error("EXIT takes at most one predicate operand (P0..P6, UP0..UP6, negated or not)")
+    return b.row(E.OP_EXIT, [(kind, idx, neg, mods)])
+
+
+def lower_depbar(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """DEPBAR.LE SBn, N (cp.async.wait_group N): F_CMP = the scoreboard n, one immediate operand N.
+    The copies complete at issue here (execute.exec_cp_async), so nothing is left to wait for."""
+    texts = list(inst.operands)
+    board = 0
+    if texts and re.match(r"^SB\d$", texts[0]):
+        board = int(texts.pop(0)[2:])
+    ops = [b.operand(t) for t in texts if not t.startswith("{")]
+    return b.row(E.SASS_OPCODE[family], ops, F_CMP=board)
+
+
+def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """CCTL.IVALL and ENDCOLLECTIVE: rows without operands or results."""
+    return b.row(E.SASS_OPCODE[family], [])
 
 
 LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
+              "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r,
+              "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands, "EXIT": lower_exit,
+              "DEPBAR": lower_depbar,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,
               "DMMA": lower_fragment_op, "MOVM": lower_fragment_op, "LDSM": lower_ldsm, "LDGSTS": lower_ldgsts}

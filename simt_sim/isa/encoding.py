@@ -6,7 +6,7 @@ from the ISA table (isa/*.yaml), so this module is the only place that turns nam
 from __future__ import annotations
 
 from simt_sim.isa import isa
-from simt_sim.isa.table import UNIT_NAMES
+from simt_sim.isa.table import NCU_PIPES, NCU_PIPE_OF_UNIT, UNIT_NAMES
 
 _ISA = isa()
 
@@ -29,7 +29,8 @@ F_UNIT = 14       # functional-unit class (UNIT_*)
 F_DST2 = 15       # extra predicate destination (`%r|%p`, `%p|%q`), -1 when absent
 F_NOPS = 16       # number of operands
 F_NDST = 17       # SASS rows: how many leading operands are destinations (PTX rows: from the ISA table)
-F_OPS = 18        # operands start here: OPERAND_FIELDS ints each
+F_PIPE = 18       # the pipe Nsight Compute counts the instruction in (NCU_PIPE_CODE)
+F_OPS = 19        # operands start here: OPERAND_FIELDS ints each
 OPERAND_FIELDS = 4  # kind, index, immediate, type the operand is read/written at
 MAX_OPERANDS = 7    # SASS: PLOP3 has seven (two predicate results, three sources, two LUTs)
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
@@ -88,6 +89,9 @@ FL_COL_B = 1 << 17       # wmma.mma: the second layout is .col
 FL_TRANS = 1 << 18       # ldmatrix.trans
 FL_ARRIVE = 1 << 19      # bar.arrive: count the warp's threads at the barrier without waiting
 FL_IN_FUNC = 1 << 20     # a row of a .func body (ret there returns from the function)
+FL_ZFILL = 1 << 21       # SASS LDGSTS.ZFILL as cp.async: the source address's misalignment is the count of
+                         # zero-filled tail bytes (ptxas adds size - src_size to it); operand 3, a
+                         # predicate, false: every byte zero
 
 # ---- the call table (int64[n, CALL_FIELDS]): per `call`, one descriptor row, then one copy row
 # per argument and one per return value (src offset, dst offset, bytes in the first three fields).
@@ -170,6 +174,7 @@ GLOBAL_BASE = 0x0000_0001_0000_0000
 CONST_BASE = 0x0000_0000_1000_0000
 
 UNIT_CODE = {n: i for i, n in enumerate(UNIT_NAMES)}
+NCU_PIPE_CODE = {n: i for i, n in enumerate(NCU_PIPES)}
 
 # ---- special registers: code = base * 4 + component (x, y, z) ----
 SREG_NAMES = ("%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid",
@@ -263,16 +268,21 @@ SASS_IMPLEMENTED = frozenset((
     "CGAERRBAR", "VOTE", "VOTEU", "CALL", "RET",
     # half, warp and tensor families (sass_half.py, sass_warp.py, sass_tensor.py)
     "HADD2", "HMUL2", "HMNMX2", "HSETP2", "F2FP", "MATCH", "REDUX", "VIADDMNMX", "VABSDIFF", "FCHK",
-    "HMMA", "DMMA", "MOVM"))
+    "HMMA", "DMMA", "MOVM",
+    # families of the differential programs (programs/s-*): sass_ops.py, sass_half.py
+    "FRND", "HSET2", "I2I", "IDP", "BMSK", "VIMNMX3", "P2R", "CCTL", "ENDCOLLECTIVE"))
 for _name in (*SASS_IMPLEMENTED,):
     globals()[f"OP_S_{_name}"] = SASS_OPCODE[_name]
 # MUFU functions (F_CMP of a MUFU row) and the PTX operation each approximates.
-MUFU_NAMES = ("EX2", "LG2", "RCP", "RSQ", "SIN", "COS", "SQRT", "TANH", "RCP64H")
+MUFU_NAMES = ("EX2", "LG2", "RCP", "RSQ", "SIN", "COS", "SQRT", "TANH", "RCP64H", "RSQ64H")
 MUFU_CODE = {n: i for i, n in enumerate(MUFU_NAMES)}
-MUFU_RCP64H = MUFU_CODE["RCP64H"]
-MUFU_PTX_OP = (OP_EX2, OP_LG2, OP_RCP, OP_RSQRT, OP_SIN, OP_COS, OP_SQRT, OP_TANH, OP_RCP)
+MUFU_RCP64H, MUFU_RSQ64H = MUFU_CODE["RCP64H"], MUFU_CODE["RSQ64H"]
+MUFU_SIN, MUFU_COS = MUFU_CODE["SIN"], MUFU_CODE["COS"]
+MUFU_PTX_OP = (OP_EX2, OP_LG2, OP_RCP, OP_RSQRT, OP_SIN, OP_COS, OP_SQRT, OP_TANH, OP_RCP, OP_RSQRT)
 SM_H_AND = 1 << 18                     # HSETP2.H_AND: both predicates are the and of the two halves
 SASS_MODIFIER_FLAG["H_AND"] = SM_H_AND
+SM_BF = 1 << 19                        # HSET2.BF: a true half is 1.0 (in the half format), not 0xffff
+SASS_MODIFIER_FLAG["BF"] = SM_BF
 SM_UNIFORM = 1 << 30                   # a uniform-datapath row: it writes every lane of the warp
 VOTE_MODE_ANY, VOTE_MODE_ALL = 0, 1    # F_CMP of VOTE / VOTEU rows
 PARAM_BANK_OFFSET = 0x210              # sm_90: kernel parameters start here in constant bank 0

@@ -7,9 +7,9 @@ from simt_sim.isa.sass_table import sass_table
 
 HEADER = """# SASS (sm_90) listing and opcode table
 
-The H100 runs the SASS that ptxas makes of the PTX, not the PTX.  This page documents the first
-part of issue 12: reading that SASS.  Executing it is not implemented yet (`simt-sim run` still runs
-PTX).
+The H100 runs the SASS that ptxas makes of the PTX, not the PTX.  This page documents reading that
+SASS and the opcode table; running it (`simt-sim run --isa sass`) is described in
+docs/sass-execution.md.
 
 ## Commands
 
@@ -43,7 +43,10 @@ name their reconvergence pc, and the instruction at that pc is marked `<- reconv
 
 Generated from `isa/sass.yaml`; do not edit by hand.  Families are those ptxas 13.0 emits for
 sm_90 in `programs/*/kernel.ptx` and `tests/cuda/*.ptx` (recorded in
-`tests/data/sass_inventory.json`).  Pipe: as Nsight Compute names it (`fma` = fmaheavy or fmalite).
+`tests/data/sass_inventory.json`).  Pipe: the one Nsight Compute counts the family in
+(`sm__inst_executed_pipe_*`; `fma` = fmaheavy or fmalite), with the modifiers or operands that move an
+instruction to another pipe; checked against the per-pipe counts of every program with an H100 reference
+(`simt-sim validate --isa sass`).  `adu` also holds what is counted in no deterministic pipe.
 Latency: `fixed` (timed by the stall count) or `variable` (tracked by a scoreboard barrier).
 """
 
@@ -55,6 +58,7 @@ def render_sass_doc() -> str:
     for op in table.ops:
         mods = " ".join("." + m for m in sorted(op.modifiers))
         meaning = op.meaning + (f" *({op.note})*" if op.note else "")
-        out.append(f"| `{op.name}` | {op.semantics} | {op.pipe} | {op.latency} | {mods} | {meaning} |")
+        pipe = op.pipe + "".join(f"; {word}: {other}" for word, other in op.pipe_when)
+        out.append(f"| `{op.name}` | {op.semantics} | {pipe} | {op.latency} | {mods} | {meaning} |")
     out.append("")
     return "\n".join(out)

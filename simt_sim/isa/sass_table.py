@@ -28,6 +28,13 @@ class SassOp:
     modifiers: frozenset[str]
     meaning: str
     note: str = ""
+    pipe_when: tuple[tuple[str, str], ...] = ()   # (modifier word or operand, pipe) exceptions
+
+    def pipe_of(self, modifiers: tuple[str, ...], operands: tuple[str, ...]) -> str:
+        """The pipe Nsight Compute counts one instruction of this family in: the family's, unless
+        one of its modifier words or operands names another (S2R SR_TID.X, HFMA2.MMA)."""
+        words = set(modifiers) | set(operands)
+        return next((pipe for word, pipe in self.pipe_when if word in words), self.pipe)
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,13 @@ def _entry(path: Path, raw: dict, pipes: tuple, classes: tuple) -> SassOp:
     for key, allowed in (("pipe", pipes), ("class", classes), ("latency", LATENCIES)):
         if raw[key] not in allowed:
             raise _error(path, f"SASS opcode {name}: unknown {key} {raw[key]!r} (one of {', '.join(allowed)})")
+    pipe_when = tuple((str(word), str(pipe)) for word, pipe in (raw.get("pipe_when") or {}).items())
+    for word, pipe in pipe_when:
+        if pipe not in pipes:
+            raise _error(path, f"SASS opcode {name}: unknown pipe {pipe!r} for {word} (one of {', '.join(pipes)})")
     return SassOp(name, raw["class"], raw["pipe"], raw["latency"],
-                  frozenset(str(m) for m in raw.get("modifiers") or ()), raw["meaning"], raw.get("note", ""))
+                  frozenset(str(m) for m in raw.get("modifiers") or ()), raw["meaning"], raw.get("note", ""),
+                  pipe_when)
 
 
 def load_sass_table(path: Path = ISA_DIR / SASS_TABLE_FILE) -> SassTable:

@@ -18,6 +18,11 @@ from simt_sim.errors import InputError, SourceLoc
 ISA_DIR = Path(__file__).resolve().parents[2] / "isa"
 SASS_TABLE_FILE = "sass.yaml"
 UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
+# The pipes Nsight Compute counts warp-instructions in (sm__inst_executed_pipe_<name>.sum), and the
+# one a PTX instruction is counted in: its unit's (side by side only, since SASS splits work otherwise).
+NCU_PIPES = ("fma", "alu", "fp64", "xu", "tensor", "cbu", "lsu", "adu", "uniform")
+NCU_PIPE_OF_UNIT = {"fp32": "fma", "int": "alu", "fp64": "fp64", "sfu": "xu", "tensor": "tensor",
+                    "control": "cbu", "ldst": "lsu"}
 # How the timing model treats a warp-instruction (what it waits on, how its result is timed).
 TIMING_CLASSES = ("alu", "sfu", "memory", "branch", "barrier", "exit", "other")
 # An opcode without a `timing:` key gets the class of its unit (unit `by_type` and the rest: alu).

@@ -8,7 +8,7 @@ columns, scratch space) are computed from these layouts too.
 """
 from __future__ import annotations
 
-from simt_sim.isa.table import TIMING_CLASSES, UNIT_NAMES
+from simt_sim.isa.table import NCU_PIPES, TIMING_CLASSES, UNIT_NAMES
 
 
 def _index(fields: tuple[str, ...]) -> dict[str, int]:
@@ -145,7 +145,8 @@ STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_sco
 N_REASONS = len(STALL_NAMES)
 
 # ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, stall reasons, the W histogram
-# (issued warp-instructions by active lanes, 0..MAX_WARP_SIZE), unit busy cycles and instructions
+# (issued warp-instructions by active lanes, 0..MAX_WARP_SIZE), unit busy cycles and instructions,
+# instructions by the pipe Nsight Compute counts them in
 MAX_WARP_SIZE = 64
 STAT_FIELDS = ("warp_insts", "thread_insts", "active_lanes")
 ST = _index(STAT_FIELDS)
@@ -154,7 +155,8 @@ KS_STALL = len(STAT_FIELDS)
 KS_WHIST = KS_STALL + N_REASONS
 KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
 KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
-KSTAT_COLUMNS = KS_UNIT_INSTS + len(UNIT_NAMES)
+KS_PIPE_INSTS = KS_UNIT_INSTS + len(UNIT_NAMES)       # instructions by Nsight Compute pipe (NCU_PIPES)
+KSTAT_COLUMNS = KS_PIPE_INSTS + len(NCU_PIPES)
 
 # ---- timing classes (what a warp-instruction waits on and how its result is timed) ----
 CL_CODE = {name: i for i, name in enumerate(TIMING_CLASSES)}   # each opcode's class: isa/*.yaml

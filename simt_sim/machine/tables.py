@@ -195,6 +195,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     n = len(code)
     unit = np.zeros(n, np.int64)
     own = np.zeros(n, np.int64)
+    ncu_pipe = np.zeros(n, np.int64)
     cls = np.zeros(n, np.int64)
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
@@ -205,6 +206,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         name = opcode_name(int(row[E.F_OP]))
         unit[pc] = home[u]
         own[pc] = u
+        ncu_pipe[pc] = row[E.F_PIPE]
         cls[pc] = timing_class(int(row[E.F_OP]))
         ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
         override = latency_override(cfg, name, row)
@@ -218,4 +220,4 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         srcs[pc, :len(s)] = s
         dsts[pc, :len(d)] = d
     pipes = np.array([p for p, _, _ in params], np.int64)
-    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes)
+    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe)

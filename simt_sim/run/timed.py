@@ -19,6 +19,7 @@ from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend.assembler import Program, load_program
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.isa.encoding import UNIT_NAMES
+from simt_sim.isa.table import NCU_PIPES
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import GPUConfig, load_config
 from simt_sim.frontend.dims import Dim3, check_dims
@@ -170,10 +171,11 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                      warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals())
 
 
-def simulate_manifest(manifest, record_trace: bool = False) -> SimResult:
-    """Every launch of a manifest on its own config and fresh buffers, as the manifest says."""
+def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None) -> SimResult:
+    """Every launch of a manifest on its own config and fresh buffers, as the manifest says (its
+    PTX, or with isa="sass" the SASS ptxas makes of it)."""
     buffers = {spec.name: spec.make() for spec in manifest.buffers}
-    return simulate(manifest_launches(manifest), buffers, load_config(manifest.config, manifest.overrides),
+    return simulate(manifest_launches(manifest, isa=isa), buffers, load_config(manifest.config, manifest.overrides),
                     record_trace=record_trace)
 
 
@@ -229,6 +231,7 @@ def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineI
         "issue_slot_use": issue_slot_use(warp_insts, cycles, smsps, width),
         "unit_busy": busy,
         "unit_instructions": {name: int(st[L.KS_UNIT_INSTS + u]) for u, name in enumerate(UNIT_NAMES)},
+        "pipe_instructions": {name: int(st[L.KS_PIPE_INSTS + p]) for p, name in enumerate(NCU_PIPES)},
         "stall_cycles": stall_cycles,
         "stall_per_issue": {n: c / warp_insts if warp_insts else 0.0 for n, c in stall_cycles.items()},
         "warp_histogram": hist,

@@ -20,7 +20,7 @@ from simt_sim.engine.functional.simt_stack import popcount64
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
-                                     KF_LAST_COMPLETE, KS_BUSY, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
+                                     KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_SELECTED, R_SHORT, R_WAIT, SC_LAST, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
@@ -95,10 +95,11 @@ def release_barrier(wf, sched, sm_use, tc, w, wpb, sm, cycle):
 
 
 @compiled_inline
-def count_issue(kstats, k, u, own_unit, ii, mask, exec_mask):
+def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
     st = kstats[k]
     st[KS_BUSY + u] += ii
     st[KS_UNIT_INSTS + own_unit] += 1
+    st[KS_PIPE_INSTS + ncu_pipe] += 1
     st[STAT_WARP_INSTS] += 1
     st[STAT_THREAD_INSTS] += popcount64(exec_mask)
     n_active = popcount64(mask)
@@ -159,7 +160,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
                  fault) == STEP_FAULT:
         return False
     u = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle)
-    count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ii[pc], mask, exec_mask)
+    count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], tab.ii[pc], mask, exec_mask)
     write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
         # exit waits for outstanding loads (their registers are still to be written); stores

@@ -81,6 +81,17 @@ def guard_mask(row, regs, base_t, mask, ws):
     return out
 
 
+@compiled_inline
+def predicate_lanes(regs, row, k, mask, base_t, ws):
+    """The lanes of mask whose predicate operand k (a SASS K_PRED; its immediate: negated) is true."""
+    _, idx, neg, _ = opnd(row, k)
+    out = np.int64(0)
+    for lane in range(ws):
+        if (mask >> lane) & 1 and (regs.pred[idx, base_t + lane] != 0) != (neg != 0):
+            out |= np.int64(1) << lane
+    return out
+
+
 @compiled
 def nonzero_lanes(code, regs, row, k, mask, base_t, w, geom, slot_block, counters):
     """The lanes of mask whose operand k is non-zero (vote ballots, mask_nz, br_push)."""
@@ -625,6 +636,19 @@ def exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
     return True
 
 
+@compiled_inline
+def zfill_source(regs, row, t, src, size):
+    """(aligned source, bytes read) of SASS LDGSTS.ZFILL [d], [src], P: ptxas encodes src_size as
+    the address's misalignment size - src_size; a false P (operand 3) reads nothing."""
+    zeros = src % size
+    src_size = size - zeros
+    if row[E.F_NOPS] > 3:
+        _, idx, neg, _ = opnd(row, 3)
+        if (regs.pred[idx, t] != 0) == (neg != 0):
+            src_size = 0
+    return src - zeros, src_size
+
+
 @compiled
 def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block, counters, fault):
     """cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}: copied at issue, bytes past
@@ -637,10 +661,12 @@ def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block,
         t = base_t + lane
         size = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
         src_size = size
-        if row[E.F_NOPS] > 3:
+        if row[E.F_NOPS] > 3 and not row[E.F_FLAGS] & E.FL_ZFILL:
             src_size = min(read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters), size)
         dst = lane_address(regs, didx, doff, t)
         src = lane_address(regs, sidx, soff, t)
+        if row[E.F_FLAGS] & E.FL_ZFILL and size > 0:
+            src, src_size = zfill_source(regs, row, t, src, size)
         if size <= 0 or dst % size != 0 or src % size != 0:
             set_fault(fault, FAULT_MISALIGNED, w, lane, 0, dst if dst % size != 0 else src, size)
             return False
@@ -734,6 +760,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             S.settle(ws, w, ev, counters)
             return STEP_OK
     elif op == E.OP_RET or op == E.OP_EXIT:
+        if op == E.OP_EXIT and row[E.F_NOPS] > 0:       # SASS `@P0 EXIT P1`: lanes where P1 holds too
+            exec_mask = predicate_lanes(regs, row, 0, exec_mask, base_t, wsz)
         if exec_mask != 0:
             if op == E.OP_RET and ws.f[w, WF_CALL_DEPTH] > 0:
                 S.leave_function(ws, w, exec_mask)      # they wait at the function's exit

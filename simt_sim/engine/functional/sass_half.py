@@ -11,6 +11,8 @@ the operand's selector may replace (.H0_H0: both the low half, .H1_H1: both the 
   HMNMX2         d, a, b, p       p: min, !p: max (.NAN: a NaN operand gives the canonical NaN)
   HSETP2.cmp.bop P, Q, a, b, p    P = cmp(low halves) bop p, Q = cmp(high halves) bop p
                                   (.H_AND: both = cmp(low) and cmp(high), then bop p)
+  HSET2[.BF].cmp.bop d, a, b, p  each half of d: cmp(that half of a, b) bop p, written as 1.0 in
+                                  the row's half format (.BF) or as 0xffff; false: 0
   F2FP.{F16,BF16}.F32.PACK_AB d, a, b   d = {high: round(a), low: round(b)} (.RZ, .RELU)
 """
 from __future__ import annotations
@@ -87,6 +89,8 @@ def exec_half_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, count
         put(regs, row, 0, t, pair_op(E.OP_MIN if want_min else E.OP_MAX, a, b, flags, bf))
     elif op == E.OP_S_HSETP2:
         exec_hsetp2(code, regs, mem, row, t, w, lane, geom, slot_block, counters, bf, fl)
+    elif op == E.OP_S_HSET2:
+        exec_hset2(code, regs, mem, row, t, w, lane, geom, slot_block, counters, bf, fl)
     elif op == E.OP_S_F2FP:
         exec_f2fp(code, regs, mem, row, t, w, lane, geom, slot_block, counters, fl)
     else:
@@ -120,6 +124,20 @@ def exec_hsetp2(code, regs, mem, row, t, w, lane, geom, slot_block, counters, bf
     p = pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
     put(regs, row, 0, t, combine(r0, row[E.F_BOOL], p))
     put(regs, row, 1, t, combine(r1, row[E.F_BOOL], p))
+
+
+@compiled
+def exec_hset2(code, regs, mem, row, t, w, lane, geom, slot_block, counters, bf, fl):
+    """HSET2: set.cmp.bop.{f16x2,u32}.{f16x2,bf16x2}: per half, true -> 1.0 (.BF) or 0xffff."""
+    a = src_pair(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    b = src_pair(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+    p = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+    true_half = H.one(bf) if fl & E.SM_BF else np.int64(0xFFFF)
+    out = np.int64(0)
+    for k in range(2):
+        if combine(half_compare(row[E.F_CMP], a, b, k, bf, fl & E.SM_FTZ), row[E.F_BOOL], p):
+            out |= true_half << (16 * k)
+    put(regs, row, 0, t, out)
 
 
 @compiled

@@ -244,11 +244,13 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
             for k in range(nd + 3, row[E.F_NOPS]):
                 total += pred_src(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, total)
+        # The carry out of three words is 0, 1 or 2; with two carry predicates (IADD3 R, P0, P1,
+        # ...) each holds one unit of it, and IADD3.X adds both back (a carry of 2 sets both).
         carry = total >> 32
         if nd > 1:
-            put(regs, row, 1, t, carry & 1)
+            put(regs, row, 1, t, np.int64(1 if carry >= 1 else 0))
         if nd > 2:
-            put(regs, row, 2, t, (carry >> 1) & 1)
+            put(regs, row, 2, t, np.int64(1 if carry >= 2 else 0))
     elif op == E.OP_S_VIADD:
         put(regs, row, 0, t, src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
             + src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
@@ -327,6 +329,27 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
         put(regs, row, 0, t, r)
     elif op == E.OP_S_S2R or op == E.OP_S_S2UR or op == E.OP_S_CS2R:
         put(regs, row, 0, t, raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+    elif op == E.OP_S_VIMNMX3:
+        exec_vimnmx3(code, regs, mem, row, t, w, lane, geom, slot_block, counters, unsigned)
+    elif op == E.OP_S_BMSK:
+        put(regs, row, 0, t, bit_mask(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
+                                      src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
+                                      fl & E.SM_W))
+    elif op == E.OP_S_P2R:
+        exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
+    elif op == E.OP_S_I2I:
+        v = alu.extend(raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters) & M32, row[E.F_TYPE2])
+        if fl & E.SM_SAT:
+            v = alu.saturate_int(v, ty)
+        put(regs, row, 0, t, alu.extend(v, ty))
+    elif op == E.OP_S_IDP:
+        a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        b = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        c = src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        pflags = (E.FL_B_SIGNED if E.TYPE_SIGNED[row[E.F_TYPE2]] else 0) | (E.FL_HI if fl & E.SM_HI else 0)
+        put(regs, row, 0, t, alu.dot_bytes(row[E.F_CMP], a, b, c, E.TYPE_SIGNED[ty] != 0, pflags))
+    elif op == E.OP_S_CCTL or op == E.OP_S_ENDCOLLECTIVE:
+        pass                  # no register results; the simulated L1 holds nothing CCTL.IVALL must drop
     elif op == E.OP_S_LDC or op == E.OP_S_ULDC:
         _, bank, off, _ = opnd(row, 1)
         off += raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
@@ -352,8 +375,11 @@ def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, 
     if fl & E.SM_WIDE or fl & E.SM_HI:          # c is a register pair (64 bits)
         if cm & E.OM_NEG:
             c = -c
-        total = a * b + c                       # int64 wraps: bits 0..63 are exact
-        put(regs, row, 0, t, ((total >> 32) & M32) + cin if fl & E.SM_HI else total + cin)
+        product = a * b                         # int64 wraps: bits 0..63 are exact
+        total = product + c + cin
+        put(regs, row, 0, t, ((product + c) >> 32) + cin if fl & E.SM_HI else total)
+        if nd > 1:                              # IMAD.WIDE.U32 R2, P0, a, b, c: the carry out of bit 63
+            put(regs, row, 1, t, carry_out64(product, c, cin))
         return
     if cm & E.OM_NOT:
         c = ~c
@@ -364,6 +390,58 @@ def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, 
     put(regs, row, 0, t, total)
     if nd > 1:
         put(regs, row, 1, t, (total >> 32) & 1)
+
+
+@compiled
+def bit_mask(pos, length, wrap):
+    """BMSK: `length` ones from bit `pos` (bmsk.clamp: both clamped to 32, bits past 31 dropped;
+    .W, bmsk.wrap: both taken mod 32)."""
+    if wrap:
+        pos &= 31
+        length &= 31
+    pos = min(pos, np.int64(32))
+    length = min(length, np.int64(32))
+    if pos >= 32:
+        return np.int64(0)
+    return (((np.int64(1) << length) - 1) << pos) & M32
+
+
+@compiled
+def exec_vimnmx3(code, regs, mem, row, t, w, lane, geom, slot_block, counters, unsigned):
+    """VIMNMX3[.U32] d, a, b, c, p: the minimum (p) or maximum (!p) of three integers."""
+    best = np.int64(0)
+    want_min = pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
+    for k in range(1, 4):
+        v = src_int(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
+        if not unsigned:
+            v = signed32(v)
+        if k == 1 or (want_min and v < best) or (not want_min and v > best):
+            best = v
+    put(regs, row, 0, t, best)
+
+
+@compiled
+def exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
+    """P2R d, PR, b, mask: the predicates P0..P6 as bits 0..6, masked, into byte F_VEC of b:
+    d = (b & ~(mask << 8k)) | ((PR & mask) << 8k)."""
+    prs = np.int64(0)
+    for p in range(7):
+        prs |= np.int64(regs.pred[p, t]) << p
+    shift = 8 * row[E.F_VEC]
+    mask = (raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & 0xFF) << shift
+    b = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    put(regs, row, 0, t, (b & ~mask) | ((prs << shift) & mask))
+
+
+@compiled
+def carry_out64(x, y, cin):
+    """The carry out of the 64-bit unsigned sum x + y + cin (bit patterns in int64)."""
+    ux, uy = np.uint64(x), np.uint64(y)
+    s = ux + uy
+    carry = 1 if s < ux else 0
+    if cin and s == np.uint64(0xFFFFFFFFFFFFFFFF):
+        carry = 1
+    return np.int64(carry)
 
 
 @compiled
@@ -435,6 +513,8 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
     elif op == E.OP_S_MUFU:
         exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
+    elif op == E.OP_S_FRND:
+        exec_frnd(code, regs, mem, row, t, w, lane, geom, slot_block, counters, rnd, fl)
     elif op == E.OP_S_I2F or op == E.OP_S_I2FP or op == E.OP_S_F2I or op == E.OP_S_F2F:
         exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd, fl)
     else:
@@ -443,17 +523,46 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
 
 
 @compiled
+def exec_frnd(code, regs, mem, row, t, w, lane, geom, slot_block, counters, rnd, fl):
+    """FRND[.F64] d, a: a rounded to an integral value in its own format (cvt.rni/rmi/rpi/rzi);
+    NaN: the canonical NaN (f32) or the quieted input (f64, as DADD passes NaNs on)."""
+    if row[E.F_TYPE] == E.T_F64:
+        x = f64_from_bits(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+        put(regs, row, 0, t, f64_to_bits(alu.round_integral(x, rnd)))
+        return
+    x = np.float64(alu.flush32(f32_from_bits(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
+                                                          counters)), fl & E.SM_FTZ))
+    put(regs, row, 0, t, f32_result(alu.flush32(np.float32(alu.round_integral(x, rnd)), fl & E.SM_FTZ)))
+
+
+@compiled
+def mufu64h(fn, bits):
+    """MUFU.RCP64H / .RSQ64H a: the upper word of 1/d or 1/sqrt(d), d the double whose upper word is
+    a (low word zero); NaN results: 0x7fffffff (the upper word of the canonical NaN)."""
+    d = f64_from_bits((bits & M32) << 32)
+    if fn == E.MUFU_RCP64H:
+        r = 1.0 / d if d != 0.0 else math.copysign(math.inf, d)
+    elif d == 0.0:
+        r = math.copysign(math.inf, d)
+    else:
+        r = 1.0 / math.sqrt(d) if d > 0.0 else math.nan
+    if r != r:
+        return CANONICAL_NAN32
+    return (f64_to_bits(r) >> 32) & M32
+
+
+@compiled
 def exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
     """MUFU.<fn> d, a (F_CMP: the function, E.MUFU_*): the SFU's approximations, modelled by the
     correctly rounded function (within the ulp bounds of docs/sass-differential.md)."""
     fn = row[E.F_CMP]
     bits = src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
-    if fn == E.MUFU_RCP64H:               # reciprocal of the double whose upper word is a
-        d = f64_from_bits((bits & M32) << 32)
-        r = 1.0 / d if d != 0.0 else math.copysign(math.inf, d)
-        put(regs, row, 0, t, (f64_to_bits(r) >> 32) & M32)
+    if fn == E.MUFU_RCP64H or fn == E.MUFU_RSQ64H:
+        put(regs, row, 0, t, mufu64h(fn, bits))
         return
     x = np.float64(alu.flush32(f32_from_bits((bits)), True))
+    if fn == E.MUFU_SIN or fn == E.MUFU_COS:
+        x *= 2.0 * math.pi              # ptxas scales the angle by 1/(2 pi) first (FMUL.RZ): MUFU.SIN is sin(2 pi x)
     put(regs, row, 0, t, f32_result(alu.flush32(np.float32(alu.sfu32(E.MUFU_PTX_OP[fn], x)), True)))
 
 

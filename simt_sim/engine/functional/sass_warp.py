@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional.sass_ops import M32, pred_src, put, raw, signed32, src_int
-from simt_sim.engine.jit import compiled
+from simt_sim.engine.jit import allocating, compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import G
 
@@ -29,15 +29,19 @@ def writes_whole_warp(row):
     return kind == E.K_R32 and row[E.F_OPS + 1] >= E.SASS_UR_BASE
 
 
-@compiled
+@allocating
 def exec_match(code, regs, mem, row, w, exec_mask, base_t, wsz, geom, slot_block, counters):
+    """Every lane's value is read before any lane's result is written: `MATCH.ANY R29, R29`
+    overwrites its own source."""
     nd = row[E.F_NDST]
     agree = True
     first = np.int64(-1)
     ref = np.int64(0)
+    values = np.zeros(wsz, dtype=np.int64)
     for lane in range(wsz):
         if (exec_mask >> lane) & 1:
             v = raw(code, regs, mem, row, nd, base_t + lane, w, lane, geom, slot_block, counters)
+            values[lane] = v
             if first < 0:
                 first = lane
                 ref = v
@@ -47,12 +51,10 @@ def exec_match(code, regs, mem, row, w, exec_mask, base_t, wsz, geom, slot_block
         if not (exec_mask >> lane) & 1:
             continue
         t = base_t + lane
-        mine = raw(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters)
         if row[E.F_CMP] == E.MATCH_ANY:
             same = np.int64(0)
             for j in range(wsz):
-                if (exec_mask >> j) & 1 and raw(code, regs, mem, row, nd, base_t + j, w, j, geom, slot_block,
-                                                counters) == mine:
+                if (exec_mask >> j) & 1 and values[j] == values[lane]:
                     same |= np.int64(1) << j
             put(regs, row, nd - 1, t, same)
         else:
