@@ -30,6 +30,10 @@ from simt_sim.frontend.cubin_elf import R_CUDA_32, R_CUDA_64, STT_FUNC, CubinElf
 from simt_sim.isa import encoding as E
 
 BANK_ALIGN = 16
+# Bank-0 words the loader fills that the engine's bank 0 does not serve: the generic address of the
+# local window (cvta.local: `ULDC UR4, c[0x0][0x20]`, `ULDC UR5, c[0x0][0x24]`, added to the stack
+# pointer R1).  They go into the image too, before the other banks.
+BANK0_WORDS = {0x20: struct.pack("<Q", E.LOCAL_WINDOW)}
 INIT_DTYPES = {"u8": "<u1", "s8": "<i1", "b8": "<u1", "u16": "<u2", "s16": "<i2", "b16": "<u2", "u32": "<u4",
                "s32": "<i4", "b32": "<u4", "u64": "<u8", "s64": "<i8", "b64": "<u8", "f32": "<f4", "f64": "<f8"}
 
@@ -39,6 +43,7 @@ class ConstantBanks:
     """Where each constant bank other than 0 lives in the parameter block, and its bytes."""
     image_offset: int = 0                                   # first byte of the image in the parameter block
     offsets: dict[int, int] = field(default_factory=dict)   # bank -> its offset in the image
+    bank0: dict[int, int] = field(default_factory=dict)     # bank-0 byte offset -> its offset in the image
     sizes: dict[int, int] = field(default_factory=dict)
     image: bytes = b""
     externals: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # name -> [(bank, offset)]
@@ -46,15 +51,26 @@ class ConstantBanks:
     def bank0_offset(self, bank: int, offset: int) -> int | None:
         """c[bank][offset] as a bank-0 offset (parameters start at E.PARAM_BANK_OFFSET), or None
         when the cubin has no such bank."""
+        if bank == 0:
+            if offset not in self.bank0:
+                return None
+            return E.PARAM_BANK_OFFSET + self.image_offset + self.bank0[offset]
         if bank not in self.offsets:
             return None
         return E.PARAM_BANK_OFFSET + self.image_offset + self.offsets[bank] + offset
 
 
-def lay_out_banks(elf: CubinElf, kernel: str, param_size: int, global_address: dict[str, int]) -> ConstantBanks:
-    """The banks of the cubin placed after `param_size` bytes of parameters, relocated."""
+def lay_out_banks(elf: CubinElf, kernel: str, param_size: int, global_address: dict[str, int],
+                  bank0_read: set[int] = frozenset()) -> ConstantBanks:
+    """The banks of the cubin placed after `param_size` bytes of parameters, relocated, after the
+    BANK0_WORDS among the bank-0 offsets the kernel reads (`bank0_read`)."""
     banks = ConstantBanks(image_offset=_align(param_size, BANK_ALIGN))
     image = bytearray()
+    for start, data in BANK0_WORDS.items():
+        if any(start <= off < start + len(data) for off in bank0_read):
+            for k in range(0, len(data), 4):
+                banks.bank0[start + k] = len(image) + k
+            image += data + bytes(_align(len(data), BANK_ALIGN) - len(data))
     for number in elf.banks():
         data = bytearray(elf.bank(number))
         for rel in elf.bank_relocations(number):

@@ -191,7 +191,8 @@ class RowBuilder:
         other banks (3: __constant__ data, 4: addresses of module globals) at their copy in the
         parameter block (sass_banks.py)."""
         if bank == 0:
-            return 0, offset
+            moved = self.banks.bank0_offset(0, offset)
+            return 0, offset if moved is None else moved
         moved = self.banks.bank0_offset(bank, offset)
         if moved is None:
             raise self.error(f"constant bank {bank} (c[{bank:#x}][{offset:#x}]) is not laid out: the cubin "
@@ -706,7 +707,15 @@ def load_sass_program(path: str, kernel: str | None = None) -> Program:
     listing = sass_listing(path)
     elf = read_cubin(listing.cubin)
     addresses = {v.name: E.GLOBAL_BASE + v.offset for v in ptx_program.globals}
-    banks = lay_out_banks(elf, ptx_program.name, ptx_program.param_size, addresses)
+    sass_kernel = listing.kernel(ptx_program.name)
+    banks = lay_out_banks(elf, ptx_program.name, ptx_program.param_size, addresses, bank0_offsets(sass_kernel))
     ptx_program = replace(ptx_program, globals=globals_from_cubin(ptx_program.globals, elf))
-    return lower_kernel(listing.kernel(ptx_program.name), ptx_program, f"{listing.cubin.name}:{ptx_program.name}",
-                        banks)
+    return lower_kernel(sass_kernel, ptx_program, f"{listing.cubin.name}:{ptx_program.name}", banks)
+
+
+_BANK0_RE = re.compile(r"c\[0x0\]\[(0x[0-9a-f]+)\]")
+
+
+def bank0_offsets(kernel: SassKernel) -> set[int]:
+    """The bank-0 offsets a kernel reads directly (c[0x0][0x20], ...)."""
+    return {int(m, 16) for inst in kernel.instructions for op in inst.operands for m in _BANK0_RE.findall(op)}

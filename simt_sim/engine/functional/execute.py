@@ -770,6 +770,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif op == E.OP_CALL:
         if exec_mask != 0:
             return exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid)
+    elif (op == E.OP_BAR or op == E.OP_BARRIER) and exec_mask == 0:
+        pass            # `@P0 BAR.SYNC` with P0 false in every lane: the warp does not take part
     elif op == E.OP_BAR or op == E.OP_BARRIER:
         count = barrier_count(code, regs, row, exec_mask, base_t, w, geom, slot_block, counters)
         if (row[E.F_FLAGS] & E.FL_ARRIVE) or (count >= 0 and row[E.F_CMP] == E.BARRED_NONE):
