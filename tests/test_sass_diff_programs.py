@@ -276,11 +276,8 @@ def mismatches(name: str, sass: dict, ptx: dict) -> list[str]:
     return bad
 
 
-# engine/functional/sass_step.py reads WARPSYNC's mask register from lane 0 of the warp instead of
-# its first active lane: the upper half-warp of s-warp's divergent region then waits for the lower
-# half (WARPSYNC.COLLECTIVE R18 with R18 = 0xffff0000 read as 0xffff) and the halves merge.  The
-# one-line fix (take the first active lane) makes s-warp match; sass_step.py is not this work's.
-KNOWN_ENGINE_BUGS = {"s-warp": "WARPSYNC reads its mask from lane 0, not the first active lane (sass_step.py)"}
+# Known engine departures of SASS mode, each with its reason (strict xfail: a fix shows as XPASS).
+KNOWN_ENGINE_BUGS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_ENGINE_BUGS[p]))

@@ -57,7 +57,13 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
         C.break_out(ws, w, row[E.F_CMP], exec_mask)
         return pc + 1
     if op == E.OP_S_WARPSYNC:
-        wanted = raw(code, regs, mem, row, 0, base_t, w, 0, geom, slot_block, counters) & ((np.int64(1) << 32) - 1)
+        if exec_mask == 0:                      # guarded off in every lane
+            return pc + 1
+        first = 0                               # the mask register of the first executing lane
+        while not (exec_mask >> first) & 1:
+            first += 1
+        wanted = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
+                     counters) & ((np.int64(1) << 32) - 1)
         C.warpsync(ws, w, wanted, exec_mask, pc + 1, ev, counters)
         return ws.f[w, WF_PC]
     if op == E.OP_S_BMOV:
