@@ -522,8 +522,12 @@ def _type_fields(family: str, mods: tuple[str, ...]) -> dict:
 
 
 def lower_branch(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    """BRA target (BRA.DIV's uniform-register operand says only that the branch may diverge)."""
+    """BRA target; BRA.DIV URn, target keeps its mask operand: it branches (to the warp-synchronous
+    slow path ptxas puts before __syncwarp / __shfl_sync) only when some thread the mask names is
+    not in the running group (sass_step.py)."""
     target = b.target(inst.operands[-1])
+    if "DIV" in inst.modifiers and len(inst.operands) == 2:
+        return b.row(E.SASS_OPCODE["BRA"], [b.operand(inst.operands[0])], F_TARGET=target)
     return b.row(E.SASS_OPCODE["BRA"], [], F_TARGET=target)
 
 

@@ -35,6 +35,13 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     or -1 after a fault."""
     gid = ws.f[w, WF_GID]
     if op == E.OP_S_BRA:
+        if row[E.F_NOPS] == 1 and exec_mask != 0:      # BRA.DIV URn: taken only when the warp is diverged
+            first = 0
+            while not (exec_mask >> first) & 1:
+                first += 1
+            named = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block, counters) & 0xFFFFFFFF
+            if (named & ~ws.f[w, WF_MASK]) == 0:
+                exec_mask = np.int64(0)
         if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
