@@ -154,6 +154,28 @@ def test_divergent_calls_and_recursion_match_the_numpy_references():
     assert any(t.startswith("BMOV.32.CLEAR") for t in prog.texts)
 
 
+def test_s_control_calls_recursion_and_warp_synchronous_paths():
+    """programs/s-control (two __noinline__ functions, one recursive with BMOV save / restore of B6,
+    generic stores to a local array through the local window's address c[0x0][0x20]): SASS mode
+    gives PTX mode's outputs.  BRA.DIV URn goes to the WARPSYNC.COLLECTIVE slow path only when a
+    thread URn names is not running: not for __syncwarp(__activemask()) in an if on odd values
+    (URn is the running group itself) nor for the shuffle of a whole warp (URn = 0xffffffff)."""
+    pdir = ROOT / "programs" / "s-control"
+    sass = api.run_program(pdir, functional=True, isa="sass", history=True)
+    ptx = api.run_program(pdir, functional=True)
+    assert sass.outputs["out"].tobytes() == ptx.outputs["out"].tobytes()
+    prog = api.load_program(pdir, isa="sass")
+    divs = [i for i, t in enumerate(prog.texts) if t.startswith("BRA.DIV")]
+    h = sass.raw.history
+    follow = {}
+    for warp in np.unique(h[:, 0]):
+        rows = h[h[:, 0] == warp][:, 1].tolist()
+        for a, nxt in zip(rows, rows[1:]):
+            if a in divs:
+                follow.setdefault(a, set()).add(nxt == prog.code[a, E.F_TARGET])
+    assert follow == {divs[0]: {False}, divs[1]: {False}}
+
+
 def test_a_corrupted_return_address_is_a_located_runtime_fault():
     prog = api.load_program(CUDA / "sass_calls.ptx", isa="sass")
     setter = next(i for i, t in enumerate(prog.texts) if t.startswith("MOV R7, 0x"))   # outer()'s return
