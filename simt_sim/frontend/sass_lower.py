@@ -415,7 +415,7 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     """A SASS row: destinations first, sources with their modifiers in the type field."""
     op = E.SASS_OPCODE[family]
     entry = sass_table().by_name[family]
-    number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX") else "int")
+    number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX", "MUFU") else "int")
     if family in ("DSETP",):
         number = "f64"
     texts = list(inst.operands)
@@ -423,7 +423,7 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     ops = []
     for k, t in enumerate(texts):
         dest = k < ndst
-        if family in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX") and not t.startswith("c[") and _REG_RE.match(t.split(".")[0].lstrip("-|")):
+        if family in ("DADD", "DMUL", "DFMA", "DSETP", "DMNMX") and not t.startswith("c[") and _REG_RE.match(t.split(".")[0].strip("-|")):
             ops.append(_wide(b, t, dest))
         else:
             ops.append(b.operand(t, number=number, dest=dest))
