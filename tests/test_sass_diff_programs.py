@@ -272,9 +272,6 @@ def mismatches(name: str, sass: dict, ptx: dict) -> list[str]:
 
 # Known engine departures of SASS mode, each with its reason (strict xfail: a fix shows as XPASS).
 KNOWN_ENGINE_BUGS = {
-    # ran into CALL before; now the division slow path ($__internal_..._div) runs
-    "s-fp32": "x / y of special operands in the division slow path: 0/inf gives NaN, 0/-x gives +0 "
-              "(result 20, 145 lanes); the subroutine's FP32 semantics are still to be found",
     # not a bug of either mode: the H100 reference decides
     "s-fp64": "ptxas contracts -x*|z| - y (PTX mul.f64 + sub.f64) into one DFMA: SASS mode gives the exactly "
               "rounded fused result, PTX mode rounds twice (result 12, a few lanes, 1 ulp)",

@@ -527,8 +527,13 @@ def lower_branch(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     not in the running group (sass_step.py)."""
     target = b.target(inst.operands[-1])
     if "DIV" in inst.modifiers and len(inst.operands) == 2:
-        return b.row(E.SASS_OPCODE["BRA"], [b.operand(inst.operands[0])], F_TARGET=target)
+        return b.row(E.SASS_OPCODE["BRA"], [b.operand(inst.operands[0])], F_TARGET=target, F_CMP=BRA_DIV)
+    if len(inst.operands) == 2:                 # @P0 BRA !P2, target: taken where the guard and P2 hold
+        return b.row(E.SASS_OPCODE["BRA"], [b.operand(inst.operands[0])], F_TARGET=target, F_CMP=BRA_AND)
     return b.row(E.SASS_OPCODE["BRA"], [], F_TARGET=target)
+
+
+BRA_AND, BRA_DIV = 0, 1          # F_CMP of a BRA row with an operand: a second predicate / BRA.DIV's mask
 
 
 def lower_bssy(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:

@@ -35,13 +35,8 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     or -1 after a fault."""
     gid = ws.f[w, WF_GID]
     if op == E.OP_S_BRA:
-        if row[E.F_NOPS] == 1 and exec_mask != 0:      # BRA.DIV URn: taken only when the warp is diverged
-            first = 0
-            while not (exec_mask >> first) & 1:
-                first += 1
-            named = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block, counters) & 0xFFFFFFFF
-            if (named & ~ws.f[w, WF_MASK]) == 0:
-                exec_mask = np.int64(0)
+        if row[E.F_NOPS] == 1 and exec_mask != 0:
+            exec_mask = branch_lanes(code, regs, ws, mem, row, w, exec_mask, base_t, geom, slot_block, counters)
         if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
@@ -179,3 +174,22 @@ def jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, ge
         sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
         return -1
     return ws.f[w, WF_PC]
+
+
+@compiled
+def branch_lanes(code, regs, ws, mem, row, w, exec_mask, base_t, geom, slot_block, counters):
+    """The threads a BRA with an operand sends to its target: `@P0 BRA !P2, t` those whose second
+    predicate also holds (F_CMP 0); `BRA.DIV URn, t` all of them when a thread URn names is not in
+    the running group (the warp is diverged), none otherwise (F_CMP 1)."""
+    if row[E.F_CMP] == 0:
+        taken = np.int64(0)
+        for lane in range(geom[G_WS]):
+            if (exec_mask >> lane) & 1 and raw(code, regs, mem, row, 0, base_t + lane, w, lane, geom, slot_block,
+                                                counters) != 0:
+                taken |= np.int64(1) << lane
+        return taken
+    first = 0
+    while not (exec_mask >> first) & 1:
+        first += 1
+    named = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block, counters) & 0xFFFFFFFF
+    return exec_mask if (named & ~ws.f[w, WF_MASK]) != 0 else np.int64(0)
