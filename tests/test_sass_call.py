@@ -216,7 +216,7 @@ def test_a_call_into_the_device_runtime_is_refused_by_name():
     with pytest.raises(InputError, match=r"CALL.ABS.NOINC R2.*pc 0x0130.*external function.*vprintf"):
         L.lower_instruction(b, instruction("CALL.ABS.NOINC R2", pc=0x130))
     with pytest.raises(InputError, match=r"only declared"):
-        api.load_program(CUDA / "sass_printf.ptx", isa="sass")
+        api.load_program(Path(__file__).parent / "data" / "sass_printf.ptx", isa="sass")
 
 
 # ---- the cubin's ELF --------------------------------------------------------------------------

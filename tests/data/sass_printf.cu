@@ -1,4 +1,5 @@
-// printf: ptxas calls vprintf through its address in constant bank 4 (CALL.ABS.NOINC), an
+// printf: ptxas calls vprintf through its address in constant bank 4 (CALL.ABS.NOINC, with the
+// return address from LEPC), an
 // external function of the CUDA device runtime (tests/test_sass_call.py: a located error).
 #include <cstdio>
 extern "C" __global__ void sass_printf(int* out) {
