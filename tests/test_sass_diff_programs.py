@@ -334,17 +334,13 @@ def _check_bound(k: int, got_bits: np.ndarray, exact: np.ndarray, kind: str, bou
     return int(use.sum())
 
 
-def test_mufu_results_within_bounds():
-    """s-mufu in SASS mode: each MUFU-based result within the PTX ISA bound of its instruction
-    (docs/sass-differential.md, 'MUFU bounds'), and special values equal to PTX mode's."""
-    out = sass_results(MUFU_PROGRAM)["out"].reshape(-1, 512)
-    ptx = run_program(ROOT / "programs" / MUFU_PROGRAM, functional=True).outputs["out"].reshape(-1, 512)
-    ops = make_sass_diff.operands(MUFU_PROGRAM)
+def mufu_bound_checks(ops: dict) -> list:
+    """(row, exact, kind, bound, operands the bound applies to) of each s-mufu result row."""
     x, y, z = (ops[c].astype(np.uint32).view(np.float32).astype(np.float64) for c in "abc")
     normal = lambda v: (np.abs(v) >= 2.0 ** -126) & np.isfinite(v)          # noqa: E731  (ftz flushes the rest)
     two_pi = 2 * np.pi
     log2e = np.float64(np.float32(1.4426950408889634))
-    checks = [   # (row, exact, kind, bound, operands the bound applies to)
+    return [
         (0, np.exp2(x), "ulp", 2, np.isfinite(x) & (np.exp2(x) >= 2.0 ** -126)),
         (1, np.exp2(y), "ulp", 2, normal(y) & (np.exp2(y) >= 2.0 ** -126)),
         (2, np.log2(np.where(x > 0, x, 1)), "abs", 2.0 ** -22, (x > 0.5) & (x < 2)),
@@ -367,20 +363,63 @@ def test_mufu_results_within_bounds():
         (14, np.sin(y), "abs", 2.0 ** -14.7, normal(y) & (np.abs(y) <= 100 * np.pi)),
         (15, np.cos(y), "abs", 2.0 ** -14.7, normal(y) & (np.abs(y) <= 100 * np.pi)),
     ]
-    checked = sum(_check_bound(k, out[k], exact, kind, bound, valid) for k, exact, kind, bound, valid in checks)
-    assert checked > 3000
+
+
+def rcp64h_results(out: np.ndarray) -> np.ndarray:
+    """Rows 16-17: rcp.approx.ftz.f64 (MUFU.RCP64H and a low word of zero) as doubles."""
+    return ((out[17].astype(np.uint64) << np.uint64(32)) | out[16].astype(np.uint64)).view(np.float64)
+
+
+def check_mufu_results(out: np.ndarray, ops: dict) -> int:
+    """Every bound of mufu_bound_checks, and RCP64H within 2^-19 of 1/d (normal d and 1/d);
+    the number of results checked."""
+    checked = sum(_check_bound(k, out[k], exact, kind, bound, valid)
+                  for k, exact, kind, bound, valid in mufu_bound_checks(ops))
+    d = ops["d"].view(np.float64)
+    got = rcp64h_results(out)
+    ok = np.isfinite(d) & (d != 0) & (np.abs(d) < 2.0 ** 1000) & (np.abs(d) > 2.0 ** -1000)
+    assert np.all(np.abs(got[ok] - 1 / d[ok]) <= 2.0 ** -19 * np.abs(1 / d[ok]))
+    return checked + int(ok.sum())
+
+
+def test_mufu_results_within_bounds():
+    """s-mufu in SASS mode: each MUFU-based result within the PTX ISA bound of its instruction
+    (docs/sass-differential.md, 'MUFU bounds'), and special values equal to PTX mode's."""
+    out = sass_results(MUFU_PROGRAM)["out"].reshape(-1, 512)
+    ptx = run_program(ROOT / "programs" / MUFU_PROGRAM, functional=True).outputs["out"].reshape(-1, 512)
+    assert check_mufu_results(out, make_sass_diff.operands(MUFU_PROGRAM)) > 3000
     # special values (non-finite results) as in PTX mode; NaN payloads may differ
     for k in range(16):
         got, want = out[k], ptx[k]
         special = ~np.isfinite(want.view(np.float32)) | (want.view(np.float32) == 0)
         same = (got == want) | (is_nan_bits(got) & is_nan_bits(want))
         assert np.all(same[special]), f"row {k}: special values differ at i={np.nonzero(special & ~same)[0][:4]}"
-    # RCP64H: the upper word of 1/d (d's upper word, low word zero), within 2^-19 relative
-    d = ops["d"].view(np.float64)
-    hi = out[17].astype(np.uint64) << np.uint64(32)
-    got = (hi | out[16].astype(np.uint64)).view(np.float64)
-    ok = np.isfinite(d) & (d != 0) & (np.abs(d) < 2.0 ** 1000) & (np.abs(d) > 2.0 ** -1000)
-    assert np.all(np.abs(got[ok] - 1 / d[ok]) <= 2.0 ** -19 * np.abs(1 / d[ok]))
+
+
+def test_h100_mufu_results_within_bounds():
+    """The H100's own s-mufu results obey the same bounds (so the bounds are the hardware's, not
+    the model's), the simulator's special values (infinities, zeros, NaNs, flushed subnormals)
+    are the H100's bit for bit, and every finite result is within the row's bound of the H100's."""
+    ref = h100_reference(MUFU_PROGRAM)
+    if ref is None:
+        pytest.skip(f"programs/{MUFU_PROGRAM}/reference/h100.json is not recorded yet")
+    hw = recorded_array(ref["outputs"]["out"]).reshape(-1, 512)
+    sim = np.ascontiguousarray(sass_results(MUFU_PROGRAM)["out"]).reshape(-1, 512)
+    ops = make_sass_diff.operands(MUFU_PROGRAM)
+    assert check_mufu_results(hw, ops) > 3000
+    for k, _, kind, bound, valid in mufu_bound_checks(ops):
+        exact = hw[k].view(np.float32).astype(np.float64)
+        _check_bound(k, sim[k], exact, kind, 2 * bound, valid & np.isfinite(exact))
+    sin_cos = {5, 6, 7, 8, 14, 15}    # a zero there is the SFU's approximation (sin of 0.49999997 turns)
+    for k in range(16):
+        h = hw[k].view(np.float32)
+        special = ~np.isfinite(h) | ((h == 0) & (k not in sin_cos))
+        assert np.array_equal(sim[k][special], hw[k][special]), \
+            f"row {k}: special values differ at i={np.nonzero(special & (sim[k] != hw[k]))[0][:4]}"
+    h64 = rcp64h_results(hw)
+    special = ~np.isfinite(h64) | (h64 == 0)
+    assert special.any() and np.array_equal(rcp64h_results(sim)[special].view(np.uint64),
+                                            h64[special].view(np.uint64))
 
 
 # ---- against the H100 (once `simt-sim hw record` has run) --------------------------------------

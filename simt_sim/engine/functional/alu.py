@@ -533,16 +533,44 @@ def f64_directed(op, a, b, c, rnd):
             if not (a == 0.0 and y == 0.0 and math.copysign(1.0, a) == math.copysign(1.0, y)):
                 d = -0.0                              # an exact zero sum is -0 when rounding down
     elif op == E.OP_MUL:
+        if a != 0.0 and b != 0.0 and abs(a * b) < TINY64:
+            return step_toward(*scaled_fma_error(a, b, 0.0), rnd)
         d = a * b
         err = fma64(a, b, -d)
     elif op == E.OP_DIV or op == E.OP_SQRT or op == E.OP_RCP:
         d, err = quotient_error(op, a, b)
     else:                                             # fma / mad
+        if a != 0.0 and b != 0.0 and abs(a * b) < TINY64:
+            d, err = scaled_fma_error(a, b, c)
+            if d == 0.0 and err == 0.0:               # an exact zero: -0 when rounding down
+                return -0.0 if rnd == E.RND_RM else 0.0
+            return step_toward(d, err, rnd)
         d = fma64(a, b, c)
         err = fma64_error(a, b, c, d) if math.isfinite(d) else 0.0
     if math.isinf(d):
         err = -d                                      # finite operands: the exact result overflowed
     return step_toward(d, err, rnd)
+
+
+TINY64 = 2.0 ** -900            # below this a product's rounding error can fall under the subnormals
+
+
+@njit(cache=True)
+def scaled_fma_error(a, b, c):
+    """(d, err) of a*b + c for a tiny nonzero product: d the round-to-nearest result and err a
+    value with the sign of the exact remainder.  a and b are scaled into [0.5, 1), where the
+    error terms are exact, and the result is scaled back onto the (subnormal) grid."""
+    ma, ea = math.frexp(a)
+    mb, eb = math.frexp(b)
+    shift = ea + eb                                   # a*b = ma*mb * 2^shift
+    mc, ec = math.frexp(c)
+    if c != 0.0 and ec - shift > 110:                 # the product is far below half an ulp of c
+        return c, ma * mb
+    cs = math.ldexp(c, -shift)                        # exact: shift is very negative, so this scales up
+    ds = fma64(ma, mb, cs)
+    err = fma64_error(ma, mb, cs, ds)
+    d = math.ldexp(ds, shift)                         # rounds to nearest on the final grid
+    return d, (ds - math.ldexp(d, -shift)) + err      # the first difference is exact (Sterbenz)
 
 
 @njit(cache=True)

@@ -15,7 +15,7 @@ from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.functional import calls as CALLS
 from simt_sim.engine.functional import convergence as CV
-from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits
+from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_to_bits, nan_as_int, narrowed_f64_nan
 from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
@@ -255,6 +255,15 @@ def saturate_float(x, flags):
 
 
 @compiled
+def cvt_nan(x, st, dt):
+    """cvt of a NaN to an integer, or from f64 to a narrower float, as ptxas's F2I / F2F do it."""
+    if dt == E.T_F32 or H.is_half(dt):
+        return narrowed_f64_nan(f64_to_bits(x), dt != E.T_F32, H.is_bf16(dt))
+    bits = E.TYPE_BITS[dt]
+    return alu.extend(nan_as_int(st != E.T_F64 and bits <= 32, bits), dt)
+
+
+@compiled
 def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
     dt = row[E.F_TYPE]
     st = row[E.F_TYPE2]
@@ -271,6 +280,9 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         return
     if st == E.T_F32 or st == E.T_F64 or H.is_half(st):
         x = cvt_float_source(code, regs, row, 1, st, t, w, lane, geom, slot_block, counters)
+        if x != x and dt != E.T_F64 and (st == E.T_F64 or not (dt == E.T_F32 or H.is_half(dt))):
+            write_raw(regs, dk, di, t, cvt_nan(x, st, dt))    # the H100's NaN results (bits.py)
+            return
         if integral_rounding(rnd) and (dt == E.T_F32 or dt == E.T_F64 or H.is_half(dt)):
             x = alu.round_integral(x, rnd)       # the integral value is exact at the same size
             rnd = E.RND_RN
@@ -310,8 +322,10 @@ def atomic_apply(aop, ty, old, b, c):
     if ty == E.T_F32:
         fo = np.array([old & MASK32], dtype=np.uint32).view(np.float32)[0]
         fb = np.array([b & MASK32], dtype=np.uint32).view(np.float32)[0]
-        if aop == E.ATOM_ADD:
-            r = np.float32(np.float64(fo) + np.float64(fb))
+        if aop == E.ATOM_ADD:          # .ftz and the canonical NaN, as the PTX ISA says and the H100 does
+            r = alu.flush32(np.float32(alu.flush32(fo, True) + alu.flush32(fb, True)), True)
+            if r != r:
+                return np.int64(0x7FFFFFFF)
         elif aop == E.ATOM_MIN:
             r = np.float32(alu.float_min_max(np.float64(fo), np.float64(fb), False))
         elif aop == E.ATOM_MAX:

@@ -79,7 +79,8 @@ def exec_half_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, count
             x = H.decode(H.flush(a & 0xFFFF, bf, flags & E.FL_FTZ), bf)
             y = H.decode(H.flush(b & 0xFFFF, bf, flags & E.FL_FTZ), bf)
             r = x * y if op == E.OP_S_HMUL2 else x + y
-            put(regs, row, 0, t, f32_to_bits(np.float32(r)))   # NaN: 0x7fc00000, as cvt.f32.f16
+            bits = f32_to_bits(np.float32(r)) if r == r else np.int64(0x7FFFFFFF)
+            put(regs, row, 0, t, bits)      # NaN: the canonical 0x7fffffff, as the H100 (s-convert)
         else:
             put(regs, row, 0, t, pair_op(E.OP_MUL if op == E.OP_S_HMUL2 else E.OP_ADD, a, b, flags, bf))
     elif op == E.OP_S_HMNMX2:

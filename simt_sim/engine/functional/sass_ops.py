@@ -17,7 +17,8 @@ import numpy as np
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional import half as H
 from simt_sim.engine.functional.regfile import opnd, sreg_value
-from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits
+from simt_sim.engine.functional.bits import (dfma_nan, f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits,
+                                             nan_as_int, narrowed_f64_nan)
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import G
@@ -25,6 +26,7 @@ from simt_sim.machine.layout import G
 M32 = np.int64(0xFFFFFFFF)
 SIGN32 = np.int64(0x80000000)
 CANONICAL_NAN32 = np.int64(0x7FFFFFFF)
+DBL_MIN = 2.2250738585072014e-308       # the smallest normal float64
 PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
 G_BX, G_GX, G_LOCAL, G_WS = G["bx"], G["gx"], G["local_bytes"], G["warp_size"]
 
@@ -104,11 +106,23 @@ def src_f32_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters
 
 
 @compiled
-def src_f64_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+def src_f64_raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """A float64 source's bits before |x| and -x."""
     v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
     kind = row[E.F_OPS + k * E.OPERAND_FIELDS]
     if kind == E.K_IMM and (v >> 32) == 0 and v != 0:
         v = v << 32                       # a 32-bit immediate of a DADD is the value's upper word
+    return v
+
+
+@compiled
+def src_f64_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    return f64_mods(row, k, src_f64_raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters))
+
+
+@compiled
+def f64_mods(row, k, v):
+    """|x| and -x of source k applied to float64 bits."""
     m = mods_of(row, k)
     if m & E.OM_ABS:
         v &= np.int64(0x7FFFFFFFFFFFFFFF)
@@ -498,15 +512,7 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
                                                                       slot_block, counters))), fl & E.SM_FTZ))
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
     elif op == E.OP_S_DADD or op == E.OP_S_DMUL or op == E.OP_S_DFMA:
-        a = f64_from_bits(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
-        b = f64_from_bits(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
-        c = 0.0
-        pop = E.OP_ADD if op == E.OP_S_DADD else E.OP_MUL
-        if op == E.OP_S_DFMA:
-            c = f64_from_bits(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
-            pop = E.OP_FMA
-        r = alu.f64_arith(pop, a, b, c, 0, rnd)
-        put(regs, row, 0, t, f64_to_bits(r))
+        put(regs, row, 0, t, exec_dfma(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd))
     elif op == E.OP_S_DSETP:
         a = f64_from_bits(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
         b = f64_from_bits(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
@@ -520,6 +526,26 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
     else:
         return False
     return True
+
+
+@compiled
+def exec_dfma(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd):
+    """DADD a, b / DMUL a, b / DFMA a, b, c: the result's bits (a NaN source: dfma_nan; the
+    host's own choice between NaNs differs from the H100's)."""
+    ra = src_f64_raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    rb = src_f64_raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+    rc = np.int64(0)
+    pop = E.OP_ADD if op == E.OP_S_DADD else E.OP_MUL
+    if op == E.OP_S_DFMA:
+        rc = src_f64_raw(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        pop = E.OP_FMA
+    nan = dfma_nan(ra, rb, rc)
+    if nan != 0:
+        return nan
+    a = f64_from_bits(f64_mods(row, 1, ra))
+    b = f64_from_bits(f64_mods(row, 2, rb))
+    c = f64_from_bits(f64_mods(row, 3, rc)) if op == E.OP_S_DFMA else 0.0
+    return f64_to_bits(alu.f64_arith(pop, a, b, c, 0, rnd))
 
 
 @compiled
@@ -538,8 +564,11 @@ def exec_frnd(code, regs, mem, row, t, w, lane, geom, slot_block, counters, rnd,
 @compiled
 def mufu64h(fn, bits):
     """MUFU.RCP64H / .RSQ64H a: the upper word of 1/d or 1/sqrt(d), d the double whose upper word is
-    a (low word zero); NaN results: 0x7fffffff (the upper word of the canonical NaN)."""
+    a (low word zero); NaN results: 0x7fffffff (the upper word of the canonical NaN).  Subnormal
+    operands and results are flushed to zero, as rcp.approx.ftz.f64 says and the H100 does (s-mufu)."""
     d = f64_from_bits((bits & M32) << 32)
+    if abs(d) < DBL_MIN:
+        d = math.copysign(0.0, d)
     if fn == E.MUFU_RCP64H:
         r = 1.0 / d if d != 0.0 else math.copysign(math.inf, d)
     elif d == 0.0:
@@ -548,6 +577,8 @@ def mufu64h(fn, bits):
         r = 1.0 / math.sqrt(d) if d > 0.0 else math.nan
     if r != r:
         return CANONICAL_NAN32
+    if abs(r) < DBL_MIN:
+        r = math.copysign(0.0, r)
     return (f64_to_bits(r) >> 32) & M32
 
 
@@ -594,6 +625,10 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
     else:
         x = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
                                                                       slot_block, counters))), fl & E.SM_FTZ))
+    if x != x and (op == E.OP_S_F2I or (sty == E.T_F64 and dty != E.T_F64)):
+        put(regs, row, 0, t, converted_nan(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters,
+                                           fl, dty))
+        return
     if op == E.OP_S_F2I:
         rmode = E.RND_RZI if rnd == E.RND_RZ else (E.RND_RMI if rnd == E.RND_RM else
                                                   (E.RND_RPI if rnd == E.RND_RP else E.RND_RNI))
@@ -608,6 +643,15 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
         put(regs, row, 0, t, f32_result(alu.flush32(r, fl & E.SM_FTZ)))
     else:
         put(regs, row, 0, t, H.convert(x, rnd, 0, dty == E.T_BF16))
+
+
+@compiled
+def converted_nan(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, fl, dty):
+    """F2I, and F2F from F64 to a narrower float, of a NaN (bits.nan_as_int, bits.narrowed_f64_nan)."""
+    if op == E.OP_S_F2I:
+        return nan_as_int(fl & E.SM_NTZ, E.TYPE_BITS[dty])
+    v = src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    return narrowed_f64_nan(v, dty != E.T_F32, dty == E.T_BF16)
 
 
 @compiled

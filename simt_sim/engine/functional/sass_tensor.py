@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import tensor as T
-from simt_sim.engine.functional.bits import f64_from_bits, f64_to_bits
+from simt_sim.engine.functional.bits import dfma_nan, f64_from_bits, f64_to_bits
 from simt_sim.engine.functional.fparith import fma64
 from simt_sim.engine.jit import allocating, compiled
 from simt_sim.isa import encoding as E
@@ -87,25 +87,25 @@ def exec_hmma(regs, row, base_t):
 
 
 @compiled
-def pair(regs, row, k, j, t):
-    """Double j of fragment operand k (register pair j: registers 2j, 2j+1)."""
-    return f64_from_bits(word(regs, row, k, 2 * j, t) | (word(regs, row, k, 2 * j + 1, t) << 32))
+def pair_bits(regs, row, k, j, t):
+    """Bits of double j of fragment operand k (register pair j: registers 2j, 2j+1)."""
+    return word(regs, row, k, 2 * j, t) | (word(regs, row, k, 2 * j + 1, t) << 32)
 
 
 @allocating
 def exec_dmma(regs, row, base_t):
     """DMMA.8x8x4: the PTX path's mma.m8n8k4.f64 (execute.exec_mma): lane l holds A[l>>2][l%4],
     B[l%4][l>>2] and C/D[l>>2][2(l%4)+q]; each element is fma(a3,b3, fma(a2,b2, fma(a1,b1,
-    fma(a0,b0, c)))), one rounding per step."""
-    a = np.zeros(32, dtype=np.float64)
-    b = np.zeros(32, dtype=np.float64)
-    c = np.zeros(64, dtype=np.float64)
+    fma(a0,b0, c)))), one rounding per step, NaNs passed on as DFMA does (bits.dfma_nan)."""
+    a = np.zeros(32, dtype=np.int64)
+    b = np.zeros(32, dtype=np.int64)
+    c = np.zeros(64, dtype=np.int64)
     for lane in range(32):
         t = base_t + lane
-        a[lane] = pair(regs, row, 1, 0, t)
-        b[lane] = pair(regs, row, 2, 0, t)
-        c[2 * lane] = pair(regs, row, 3, 0, t)
-        c[2 * lane + 1] = pair(regs, row, 3, 1, t)
+        a[lane] = pair_bits(regs, row, 1, 0, t)
+        b[lane] = pair_bits(regs, row, 2, 0, t)
+        c[2 * lane] = pair_bits(regs, row, 3, 0, t)
+        c[2 * lane + 1] = pair_bits(regs, row, 3, 1, t)
     for lane in range(32):
         i = lane >> 2
         t = base_t + lane
@@ -113,10 +113,12 @@ def exec_dmma(regs, row, base_t):
             j = 2 * (lane & 3) + q
             acc = c[2 * lane + q]
             for k in range(4):
-                acc = fma64(a[4 * i + k], b[4 * j + k], acc)     # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
-            v = f64_to_bits(acc)
-            put_word(regs, row, 0, 2 * q, t, v)
-            put_word(regs, row, 0, 2 * q + 1, t, v >> 32)
+                x, y = a[4 * i + k], b[4 * j + k]         # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
+                nan = dfma_nan(x, y, acc)
+                acc = nan if nan != 0 else f64_to_bits(fma64(f64_from_bits(x), f64_from_bits(y),
+                                                             f64_from_bits(acc)))
+            put_word(regs, row, 0, 2 * q, t, acc)
+            put_word(regs, row, 0, 2 * q + 1, t, acc >> 32)
 
 
 @allocating

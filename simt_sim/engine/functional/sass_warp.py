@@ -109,16 +109,17 @@ def f32_fields(bits):
 def fchk_needs_slow_path(a, b):
     """Whether ptxas's fast IEEE division of a by b (reciprocal, multiply, two FFMA corrections) may
     be inexact, so FCHK sends it to the slow path (which computes the same correctly rounded quotient,
-    so this choice changes instruction counts, never results).  True when b is zero, subnormal,
-    infinite or NaN, when a is infinite, NaN or subnormal, when 1/b is near the subnormal range
+    zero signs included, so this choice changes instruction counts, not values).  True when b is zero, subnormal,
+    infinite or NaN, when a is infinite, NaN, subnormal or zero, when 1/b is near the subnormal range
     (|b| >= 2^126), when a is small enough that the residual a - q*b may lose bits (a's exponent
     below -102 = -126 + 24), or when the quotient's exponent may leave [-125, 126]."""
-    ea, fa = f32_fields(a)
+    ea, _ = f32_fields(a)
     eb, _ = f32_fields(b)
     if eb == 0 or eb == 255 or ea == 255:
         return True
     if ea == 0:
-        return fa != 0                      # a zero dividend is exact on the fast path
+        return True                         # zero too: the H100 takes the slow path (the fast one
+                                            # would give +0 for -0 / 1; s-fp32 measured -0)
     if eb >= 127 + 126:
         return True
     if ea - 127 < -102:
