@@ -141,7 +141,7 @@ def test_f2fp_and_hadd2_f32_give_the_ptx_conversions():
     ptx, sass_ = run_both(CUDA / "half_convert.ptx", None, 2, 128, ["a", "b", "k", "h", "p", "f", "i", n], bufs)
     assert_same(ptx, sass_, ["h", "p", "i"])
     # __bfloat162float is `SHF.L.U32 d, h, 0x10` in SASS: a bf16 NaN keeps its bits (0x7fff0000), where
-    # the PTX engine's cvt.f32.bf16 gives 0x7fc00000; the f16 half (HADD2.F32) agrees with PTX on NaN too
+    # the PTX engine's cvt.f32.bf16 gives 0x7fc00000; the f16 half (HADD2.F32) gives 0x7fffffff in both modes
     back_ptx, back_sass = ptx["f"].view(np.uint32).reshape(n, 2), sass_["f"].view(np.uint32).reshape(n, 2)
     assert (back_ptx[:, 0] == back_sass[:, 0]).all()
     nan = np.isnan(x)

@@ -256,7 +256,12 @@ def saturate_float(x, flags):
 
 @compiled
 def cvt_nan(x, st, dt):
-    """cvt of a NaN to an integer, or from f64 to a narrower float, as ptxas's F2I / F2F do it."""
+    """cvt of a NaN to an integer, from f64 to a narrower float or from a half to another float, as
+    ptxas's F2I / F2F / HADD2.F32 do it."""
+    if H.is_half(st) and (dt == E.T_F32 or H.is_half(dt)):
+        if dt == E.T_F32:               # f16 -> f32 is HADD2.F32 (the canonical NaN); bf16 -> f32 a shift
+            return np.int64(0x7FC00000) if H.is_bf16(st) else np.int64(0x7FFFFFFF)
+        return H.convert(x, E.RND_RN, 0, H.is_bf16(dt))
     if dt == E.T_F32 or H.is_half(dt):
         return narrowed_f64_nan(f64_to_bits(x), dt != E.T_F32, H.is_bf16(dt))
     bits = E.TYPE_BITS[dt]
@@ -280,7 +285,7 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         return
     if st == E.T_F32 or st == E.T_F64 or H.is_half(st):
         x = cvt_float_source(code, regs, row, 1, st, t, w, lane, geom, slot_block, counters)
-        if x != x and dt != E.T_F64 and (st == E.T_F64 or not (dt == E.T_F32 or H.is_half(dt))):
+        if x != x and dt != E.T_F64 and (st != E.T_F32 or not (dt == E.T_F32 or H.is_half(dt))):
             write_raw(regs, dk, di, t, cvt_nan(x, st, dt))    # the H100's NaN results (bits.py)
             return
         if integral_rounding(rnd) and (dt == E.T_F32 or dt == E.T_F64 or H.is_half(dt)):
