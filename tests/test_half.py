@@ -445,7 +445,7 @@ def test_conversions_from_float():
     f, bf = "f16", "bf16"
     with np.errstate(over="ignore"):            # numpy rounds to nearest even, overflowing to inf
         f16_of_f32 = [bits_of(float(np.float16(x)), f) for x in xs]
-        f16_of_f64 = [bits_of(float(np.float16(d)), f) for d in ds]
+        f16_of_f64 = [f64_nan_narrowed(d, 10) if math.isnan(d) else bits_of(float(np.float16(d)), f) for d in ds]
     expect("cvt.rn.f16.f32 (numpy)", out[:, 0], f16_of_f32, cases)
     for k, mode in [(1, "rz"), (2, "rm"), (3, "rp")]:
         expect(f"cvt.{mode}.f16.f32", out[:, k], [ref_round(x, f, mode) for x in xs], cases)
@@ -464,7 +464,17 @@ def test_conversions_from_float():
     expect("cvt.rm.bf16.f32", out[:, 12], [ref_round(x, bf, "rm") for x in xs], cases)
     expect("cvt.rp.bf16.f32", out[:, 13], [ref_round(x, bf, "rp") for x in xs], cases)
     expect("cvt.rn.f16.f64 (numpy)", out[:, 14], f16_of_f64, cases)
-    expect("cvt.rp.bf16.f64", out[:, 15], [ref_round(d, bf, "rp") for d in ds], cases)
+    expect("cvt.rp.bf16.f64", out[:, 15], [f64_nan_narrowed(d, 7) if math.isnan(d) else ref_round(d, bf, "rp")
+                                           for d in ds], cases)
+
+
+def f64_nan_narrowed(d: float, mantissa_bits: int) -> int:
+    """A float64 NaN converted to f16 (10 mantissa bits) or bf16 (7) as the H100 does it
+    (s-convert): the sign, all-ones exponent, quiet bit and the payload's top bits."""
+    w = int(np.float64(d).view(np.uint64))
+    exp_ones = ((1 << (15 - mantissa_bits)) - 1) << mantissa_bits
+    quiet = 1 << (mantissa_bits - 1)
+    return (w >> 63) << 15 | exp_ones | quiet | (w >> (52 - mantissa_bits)) & (quiet - 1)
 
 
 CVT_FROM_HALF = """
@@ -493,7 +503,7 @@ def test_conversions_from_half_and_integers():
     f, bf = "f16", "bf16"
     hv = [value(h, f) for h, _ in cases]
     bv = [value(h, bf) for h, _ in cases]
-    expect("cvt.f32.f16", out[:, 0], [0x7FC00000 if math.isnan(x) else f32_word(x) for x in hv], cases)
+    expect("cvt.f32.f16", out[:, 0], [0x7FFFFFFF if math.isnan(x) else f32_word(x) for x in hv], cases)   # HADD2.F32
     f64w = [0x7FF8000000000000 if math.isnan(x) else int(np.float64(x).view(np.uint64)) for x in bv]
     expect("cvt.f64.bf16 (low)", out[:, 1], [w & 0xFFFFFFFF for w in f64w], cases)
     expect("cvt.f64.bf16 (high)", out[:, 2], [w >> 32 for w in f64w], cases)
@@ -646,8 +656,8 @@ def test_cuda_half_convert():
            [f | ref_round(v, "f16") << 16 for f, v in zip(f16, y)], cases)
     expect("__floats2bfloat162_rn", pairs_[:, 1], [bf16_rne(u) | bf16_rne(v) << 16 for u, v in zip(x, y)], cases)
     want_back = []
-    for u, hb in zip(x, f16):                # NaN converts to the default float32 NaN
-        want_back += [0x7FC00000 if math.isnan(u) else f32_word(value(hb, "f16")),
+    for u, hb in zip(x, f16):                # NaN: f16 -> f32 the canonical NaN (HADD2.F32), bf16 0x7fc00000
+        want_back += [0x7FFFFFFF if math.isnan(u) else f32_word(value(hb, "f16")),
                       0x7FC00000 if math.isnan(u) else f32_word(value(bf16_rne(u), "bf16"))]
     expect("__half2float, __bfloat162float", back.view(np.uint32).ravel(), want_back,
            [c for c in cases for _ in range(2)])

@@ -1337,6 +1337,10 @@ class _Interpreter:
             if st == E.T_F32:
                 x = _ftz32(x, ftz)
             xf = float(x)
+            if math.isnan(xf) and dt != E.T_F64 and (st != E.T_F32 or dt not in _FLOAT) \
+                    and not (st in _HALF and dt in _HALF):
+                self.write(th, d, self._nan_converted(self.raw(th, s), st, dt))
+                return
             if dt in _FLOAT:
                 if rnd in _INTEGRAL:
                     xf = _round_integral(xf, rnd)
@@ -1382,6 +1386,25 @@ class _Interpreter:
         # the value at type dt, sign- or zero-extended (by dt) to a wider destination register
         self.write(th, d, _to_int(v, dt))
 
+    @staticmethod
+    def _nan_converted(raw: int, st: int, dt: int) -> int:
+        """What ptxas's code gives for cvt of a NaN on the H100 (s-convert): to an integer, 0 from
+        f32 / half into at most 32 bits (F2I.NTZ), else the top bit of the destination alone; from
+        f64 to f32 / f16 / bf16, the sign and payload top bits, quieted; f16 -> f32 the canonical
+        NaN (HADD2.F32), bf16 -> f32 0x7fc00000 (a shift)."""
+        if dt not in _FLOAT:
+            bits = _BITS[dt]
+            return 0 if st != E.T_F64 and bits <= 32 else 1 << (bits - 1)
+        if st == E.T_F16:
+            return 0x7FFFFFFF
+        if st in _BF:
+            return 0x7FC00000
+        sign, payload = raw >> 63 & 1, raw & ((1 << 52) - 1)
+        if dt == E.T_F32:
+            return sign << 31 | 0x7FC00000 | payload >> 29
+        if dt in _BF:
+            return sign << 15 | 0x7FC0 | payload >> 45
+        return sign << 15 | 0x7E00 | payload >> 42
     @staticmethod
     def _to_half(x, dt: int, rnd: int, flags: int) -> int:
         """cvt to f16 / bf16 of an exact value (float or Fraction): round (default .rn), then
@@ -1660,7 +1683,10 @@ class _Interpreter:
             cvt = _f32 if ty == E.T_F32 else _f64
             back = _bits32 if ty == E.T_F32 else _bits64
             fo, fb = cvt(old), cvt(braw)
-            if aop == "add":
+            if aop == "add" and ty == E.T_F32:      # .ftz, canonical NaN (PTX ISA; the H100, s-atomic)
+                r = _ftz32(np.float32(_ftz32(fo, True) + _ftz32(fb, True)), True)
+                new = 0x7FFFFFFF if math.isnan(r) else back(r)
+            elif aop == "add":
                 new = back(fo + fb)
             elif aop in ("min", "max"):
                 new = back(float_min_max(fo, fb, aop == "max"))

@@ -1,0 +1,1 @@
+#include "../include/t_launch.cuh"

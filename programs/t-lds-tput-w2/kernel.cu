@@ -1,0 +1,1 @@
+#include "../include/t_lds_tput.cuh"
