@@ -1,0 +1,1 @@
+#include "../include/t_ldg_tput.cuh"
