@@ -1,0 +1,167 @@
+"""Timing probes: what the t-* microbenchmark programs measure, on the H100 and in the simulator.
+
+Each probe names its programs (programs/t-*/, CUDA with an H100 reference recorded by
+`simt-sim hw record`) and a derivation from their clock buffers (or, for launch costs, from the
+kernel's elapsed cycles: Nsight Compute's sm__cycles_elapsed.max on the H100, the simulated
+cycles in the model).  The same derivation runs on the recorded H100 clocks and on a simulator run
+of the same cubin, so the table says how far the timing model is from the hardware on each
+element that the SASS control codes do not describe (issue 13, point 2):
+
+    python -m simt_sim.calibrate.probes [--isa sass|ptx] [--json FILE] [PROBE ...]
+
+The values are measurements of the H100, never fitted to the workload programs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from simt_sim.calibrate.compare import recorded_array
+from simt_sim.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = ROOT / "programs"
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    programs: tuple[str, ...]
+    unit: str
+    derive: Callable[[list[dict]], float]      # one {"clk": int64 array, "cycles": int} per program
+    meaning: str
+
+
+def per_read(m):
+    c = m[0]["clk"]
+    return (c[1] - c[0]) / 33
+
+
+def iteration(k):
+    return lambda m: (m[0]["clk"][2 * k + 1] - m[0]["clk"][2 * k]) / 64
+
+
+def pass_cycles(n, k):
+    return lambda m: (m[0]["clk"][2 * k + 1] - m[0]["clk"][2 * k]) / n
+
+
+def loads_per_cycle(warps_per_sp):
+    def derive(m):
+        c = m[0]["clk"]
+        return 4 * warps_per_sp * 256 / (c[1::2].max() - c[0::2].min())
+    return derive
+
+
+def shared_issue(m):
+    """Span of the two warps sharing sub-partition 0 over the mean span of the warps alone."""
+    c = m[0]["clk"].reshape(5, 9)
+    together = max(c[0, 8], c[4, 8]) - min(c[0, 0], c[4, 0])
+    alone = np.mean([c[w, 8] - c[w, 0] for w in (1, 2, 3)])
+    return together / alone
+
+
+def interleaved(m):
+    """Fraction of warp 4's checkpoints that fall before warp 0 finishes (1: fully interleaved
+    issue, 0: warp 0 ran to its end first)."""
+    c = m[0]["clk"].reshape(5, 9)
+    return float(np.mean(c[4, 1:] < c[0, 8]))
+
+
+def block_cost(m):
+    """Extra cycles per block per SM between 8 and 64 blocks per SM (132 SMs)."""
+    return (m[1]["cycles"] - m[0]["cycles"]) / ((8448 - 1056) / 132)
+
+
+PROBES = [
+    Probe("clock_read", ("t-clock-read",), "cycles", per_read, "one CS2R SR_CLOCKLO read, back to back"),
+    Probe("loop_iteration_converged", ("t-diverge",), "cycles", iteration(0),
+          "if/else loop iteration, 8 dependent FFMAs a side, all lanes on one side"),
+    Probe("loop_iteration_divergent", ("t-diverge",), "cycles", iteration(1),
+          "the same iteration with lanes split 16/16 (both sides, BSSY/BSYNC)"),
+    Probe("two_warps_one_subpartition", ("t-sched-5w",), "x lone span", shared_issue,
+          "span of 2 warps on one sub-partition over a lone warp's (512 independent FFMAs each)"),
+    Probe("issue_interleaving", ("t-sched-5w",), "fraction", interleaved,
+          "warp 4's progress points before warp 0 ends (1 = round-robin-like sharing)"),
+    Probe("fetch_512_cold", ("t-icache-512",), "cycles/inst", pass_cycles(512, 0), "8 KiB straight-line block, first pass"),
+    Probe("fetch_512_warm", ("t-icache-512",), "cycles/inst", pass_cycles(512, 1), "8 KiB block, second pass"),
+    Probe("fetch_4096_warm", ("t-icache-4096",), "cycles/inst", pass_cycles(4096, 1), "64 KiB block, second pass"),
+    Probe("fetch_16384_warm", ("t-icache-16384",), "cycles/inst", pass_cycles(16384, 1), "256 KiB block, second pass"),
+    Probe("lds_per_cycle_w1", ("t-lds-tput-w1",), "warp-inst/cycle/SM", loads_per_cycle(1),
+          "conflict-free LDS.32, 1 warp per sub-partition"),
+    Probe("lds_per_cycle_w8", ("t-lds-tput-w8",), "warp-inst/cycle/SM", loads_per_cycle(8),
+          "conflict-free LDS.32, 8 warps per sub-partition"),
+    Probe("ldg_l1_per_cycle_w1", ("t-ldg-tput-w1",), "warp-inst/cycle/SM", loads_per_cycle(1),
+          "L1-hit LDG.32, 1 warp per sub-partition"),
+    Probe("ldg_l1_per_cycle_w8", ("t-ldg-tput-w8",), "warp-inst/cycle/SM", loads_per_cycle(8),
+          "L1-hit LDG.32, 8 warps per sub-partition"),
+    Probe("launch_one_block", ("t-launch-1",), "cycles", lambda m: m[0]["cycles"],
+          "a kernel of one nearly empty 128-thread block, launch to end"),
+    Probe("block_cost", ("t-launch-1056", "t-launch-8448"), "cycles/block/SM", block_cost,
+          "each further nearly empty block on an SM (8 to 64 blocks per SM)"),
+]
+
+
+def h100_measurement(name: str) -> dict:
+    path = PROGRAMS / name / "reference" / "h100.json"
+    if not path.exists():
+        raise InputError(f"{path}: not recorded (simt-sim hw record {name})")
+    ref = json.loads(path.read_text())
+    clk = recorded_array(ref["outputs"]["clk"]).view(np.int64) if "clk" in ref["outputs"] else None
+    cycles = ref["ncu"][0]["sm__cycles_elapsed.max"] if ref.get("ncu") else None
+    return {"clk": clk, "cycles": cycles}
+
+
+def simulated_measurement(name: str, isa: str | None) -> dict:
+    from simt_sim.api import run_program
+    result = run_program(PROGRAMS / name, isa=isa)
+    clk = np.ascontiguousarray(result.outputs["clk"]).view(np.int64) if "clk" in result.outputs else None
+    return {"clk": clk, "cycles": result.cycles}
+
+
+def probe_table(names: list[str] | None = None, isa: str | None = "sass") -> list[dict]:
+    """One row per probe: H100 value, simulated value and their ratio."""
+    chosen = [p for p in PROBES if not names or p.name in names]
+    unknown = set(names or []) - {p.name for p in PROBES}
+    if unknown:
+        raise InputError(f"unknown probe(s): {', '.join(sorted(unknown))}; known: {', '.join(p.name for p in PROBES)}")
+    sim_cache: dict[str, dict] = {}
+    rows = []
+    for p in chosen:
+        hw = p.derive([h100_measurement(n) for n in p.programs])
+        for n in p.programs:
+            if n not in sim_cache:
+                sim_cache[n] = simulated_measurement(n, isa)
+        sim = p.derive([sim_cache[n] for n in p.programs])
+        rows.append({"probe": p.name, "unit": p.unit, "h100": round(float(hw), 3), "simulated": round(float(sim), 3),
+                     "sim_over_h100": round(float(sim) / float(hw), 3) if hw else None, "programs": list(p.programs),
+                     "meaning": p.meaning})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.probes", description=__doc__.splitlines()[0])
+    ap.add_argument("probes", nargs="*", help="probe names (default: all)")
+    ap.add_argument("--isa", choices=["sass", "ptx"], default="sass")
+    ap.add_argument("--json", help="also write the rows to this JSON file")
+    ns = ap.parse_args(argv)
+    try:
+        rows = probe_table(ns.probes, None if ns.isa == "ptx" else "sass")
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"{'probe':30} {'unit':20} {'H100':>10} {'simulated':>10} {'sim/H100':>9}")
+    for r in rows:
+        print(f"{r['probe']:30} {r['unit']:20} {r['h100']:>10} {r['simulated']:>10} {str(r['sim_over_h100']):>9}")
+    if ns.json:
+        Path(ns.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
