@@ -24,6 +24,7 @@ import numpy as np
 
 from simt_sim.calibrate.compare import recorded_array
 from simt_sim.errors import InputError
+from simt_sim.isa.table import ISAS
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "programs"
@@ -147,7 +148,7 @@ def probe_table(names: list[str] | None = None, isa: str | None = "sass") -> lis
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.probes", description=__doc__.splitlines()[0])
     ap.add_argument("probes", nargs="*", help="probe names (default: all)")
-    ap.add_argument("--isa", choices=["sass", "ptx"], default="sass")
+    ap.add_argument("--isa", choices=ISAS, default="sass")
     ap.add_argument("--json", help="also write the rows to this JSON file")
     ns = ap.parse_args(argv)
     try:

@@ -12,8 +12,8 @@ import numpy as np
 
 from simt_sim.errors import InputError, RuntimeFault, SimError
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
+from simt_sim.isa.table import ISAS
 
-ISAS = ("ptx", "sass")          # what a kernel runs as: its PTX, or the sm_90 SASS ptxas makes of it
 
 EXIT_MISMATCH = 1
 

@@ -26,6 +26,7 @@ from simt_sim.frontend.sass import SassInstruction, SassKernel
 from simt_sim.frontend.sass_banks import ConstantBanks
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
+from simt_sim.isa.table import ISAS
 
 NCU_PIPE_OF_SASS = {"fmaheavy": "fma", "fmalite": "fma"}       # Nsight Compute's fma pipe holds both
 PIPE_UNIT = {"fma": "fp32", "fmaheavy": "fp32", "fmalite": "fp32", "alu": "int", "fp64": "fp64", "xu": "sfu",
@@ -694,8 +695,6 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
                    param_size=b.banks.image_offset + len(b.banks.image) if b.banks.image else ptx_program.param_size,
                    bank_image=b.banks.image, bank_image_offset=b.banks.image_offset)
 
-
-ISAS = ("ptx", "sass")
 
 
 def load_kernel(path: str, kernel: str | None = None, isa: str = "ptx") -> Program:

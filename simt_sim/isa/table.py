@@ -17,6 +17,7 @@ from simt_sim.errors import InputError, SourceLoc
 
 ISA_DIR = Path(__file__).resolve().parents[2] / "isa"
 SASS_TABLE_FILE = "sass.yaml"
+ISAS = ("ptx", "sass")          # what a kernel runs as: its PTX, or the sm_90 SASS ptxas makes of it
 UNIT_NAMES = ("fp32", "int", "fp64", "sfu", "tensor", "ldst", "control")
 # The pipes Nsight Compute counts warp-instructions in (sm__inst_executed_pipe_<name>.sum), and the
 # one a PTX instruction is counted in: its unit's (side by side only, since SASS splits work otherwise).

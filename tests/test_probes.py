@@ -1,0 +1,67 @@
+"""Timing probes (simt_sim/calibrate/probes.py): derivations from the t-* programs' H100 clocks."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simt_sim.calibrate import probes as P
+from simt_sim.calibrate.compare import recorded_array
+from simt_sim.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def h100_clk(name: str) -> np.ndarray:
+    ref = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
+    return recorded_array(ref["outputs"]["clk"]).view(np.int64)
+
+
+def test_every_probe_program_has_an_h100_reference():
+    for p in P.PROBES:
+        for name in p.programs:
+            assert (ROOT / "programs" / name / "reference" / "h100.json").exists(), name
+
+
+def test_h100_values_follow_from_the_recorded_clocks():
+    clk = h100_clk("t-clock-read")
+    assert P.per_read([{"clk": clk}]) == (clk[1] - clk[0]) / 33
+    assert 4 < P.per_read([{"clk": clk}]) < 8                     # a few cycles per CS2R
+    d = h100_clk("t-diverge")
+    conv, div = P.iteration(0)([{"clk": d}]), P.iteration(1)([{"clk": d}])
+    assert conv < div < 2 * conv                                   # both sides run, one branch overhead
+
+
+def test_fetch_probes_show_the_instruction_cache():
+    """The H100 figures the docs quote: a warm 8 KiB block issues at about 1 cycle per
+    instruction, a cold one and a warm 64 KiB one at about 2.2, a warm 256 KiB one above 5."""
+    rows = {p.name: p for p in P.PROBES}
+    value = lambda name: rows[name].derive([P.h100_measurement(n) for n in rows[name].programs])  # noqa: E731
+    assert value("fetch_512_warm") < 1.2
+    assert 2.0 < value("fetch_512_cold") < 2.5 and 2.0 < value("fetch_4096_warm") < 2.5
+    assert value("fetch_16384_warm") > 5
+
+
+def test_scheduler_probes_on_synthetic_clocks():
+    """Warps 0 and 4 share sub-partition 0: interleaved checkpoints give 1.0, a warp that starts
+    after the other ends gives 0.0; the shared span is measured against the lone warps'."""
+    lone = np.arange(9) * 100
+    clk = np.stack([lone, lone, lone, lone, lone + 50]).astype(np.int64)
+    assert P.interleaved([{"clk": clk.ravel()}]) == pytest.approx(7 / 8)    # the last point is after warp 0 ends
+    assert P.shared_issue([{"clk": clk.ravel()}]) == pytest.approx(850 / 800)
+    clk[4] = lone + 800
+    assert P.interleaved([{"clk": clk.ravel()}]) == 0.0
+
+
+def test_probe_table_runs_the_simulator():
+    rows = P.probe_table(["clock_read"], isa="sass")
+    assert rows[0]["h100"] == pytest.approx(P.per_read([P.h100_measurement("t-clock-read")]), abs=1e-3)
+    assert 1 <= rows[0]["simulated"] < 20
+    assert rows[0]["sim_over_h100"] == pytest.approx(rows[0]["simulated"] / rows[0]["h100"], rel=1e-2)
+
+
+def test_unknown_probe_is_a_clear_error():
+    with pytest.raises(InputError, match="unknown probe"):
+        P.probe_table(["no_such_probe"])
