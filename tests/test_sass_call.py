@@ -250,7 +250,8 @@ def _trace_recorded_whole(ref: dict) -> bool:
     return "mask_trace" in ref and ref.get("trace_count", 0) <= CAPACITY
 
 
-TRACED = [d.name for d in reference_programs(ROOT)
+_DIFF_AND_PROBES = sorted(p.parent.parent for p in ROOT.glob("programs/[st]-*/reference/h100.json"))
+TRACED = [d.name for d in [*reference_programs(ROOT), *_DIFF_AND_PROBES]
           if _trace_recorded_whole(json.loads((d / "reference" / "h100.json").read_text()))]
 
 

@@ -189,6 +189,7 @@ def test_bssy_names_its_reconvergence_point():
         assert by_pc[target - 16].family == "BSYNC" and by_pc[target - 16].operands[0] == barrier
 
 
+@pytest.mark.slow          # ptxas + nvdisasm over every program (about 2 minutes); --run-slow
 @needs_tools
 def test_recorded_inventory_is_current():
     """Fresh compiles of every program give exactly the recorded opcode inventory, so the table

@@ -35,9 +35,9 @@ def row(name: str) -> dict:
 
 def test_suite_has_references_for_every_cuda_program():
     cuda = [d.name for d in program_dirs([], ROOT)]     # kernel.cu beside the kernel file, shared or own
-    # the SASS differential programs (s-*) are compared in tests/test_sass_diff_programs.py, against
-    # their H100 references once `simt-sim hw record s-...` has run (docs/sass-differential.md)
-    cuda = [name for name in cuda if not name.startswith("s-")]
+    # the SASS differential programs (s-*) are compared in tests/test_sass_diff_programs.py and the
+    # timing probes (t-*) in tests/test_probes.py, each against its H100 reference
+    cuda = [name for name in cuda if not name.startswith(("s-", "t-"))]
     assert sorted(p.name for p in PROGRAMS + WORKLOADS) == cuda
     assert len(PROGRAMS) >= 30 and len(WORKLOADS) >= 40
 

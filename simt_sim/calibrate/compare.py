@@ -35,6 +35,8 @@ DETERMINISTIC_PIPES = tuple(p for p in NCU_PIPES if p != "adu")
 
 
 WORKLOAD_PREFIX = "w-"               # seed workload programs: compared per study (`simt-sim study`)
+NOT_IN_SUITE_PREFIXES = ("s-", "t-")   # SASS differential programs (tests/test_sass_diff_programs.py) and
+                                      # timing probes (calibrate/probes.py): compared by their own tests
 
 
 def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h100",
@@ -49,6 +51,7 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
                                  "on a GPU machine)")
         return dirs
     found = sorted(p.parent.parent for p in (root / "programs").glob(f"*/reference/{gpu}.json"))
+    found = [d for d in found if not d.name.startswith(NOT_IN_SUITE_PREFIXES)]
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 
 

@@ -24,6 +24,10 @@ import numpy as np
 
 from simt_sim.calibrate.compare import recorded_array
 from simt_sim.errors import InputError
+from simt_sim.frontend.manifest import load_manifest
+from simt_sim.frontend.sass_lower import load_kernel
+from simt_sim.machine.config import load_config
+from simt_sim.run.timed import manifest_launches, simulate
 from simt_sim.isa.table import ISAS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,10 +123,13 @@ def h100_measurement(name: str) -> dict:
 
 
 def simulated_measurement(name: str, isa: str | None) -> dict:
-    from simt_sim.api import run_program
-    result = run_program(PROGRAMS / name, isa=isa)
-    clk = np.ascontiguousarray(result.outputs["clk"]).view(np.int64) if "clk" in result.outputs else None
-    return {"clk": clk, "cycles": result.cycles}
+    """The program as its manifest says, on its config, timed (isa: its kernel's PTX or SASS)."""
+    m = load_manifest(str(PROGRAMS / name))
+    prog = load_kernel(str(m.kernel_file), m.kernel, isa)
+    res = simulate(manifest_launches(m, prog, isa), {s.name: s.make() for s in m.buffers},
+                   load_config(m.config, m.overrides))
+    clk = np.ascontiguousarray(res.buffers["clk"]).view(np.int64) if "clk" in res.buffers else None
+    return {"clk": clk, "cycles": res.cycles}
 
 
 def probe_table(names: list[str] | None = None, isa: str | None = "sass") -> list[dict]:
