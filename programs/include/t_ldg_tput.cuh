@@ -5,6 +5,7 @@
 // The loads are volatile asm, so ptxas neither merges the two passes nor moves them past the clocks.
 #pragma once
 #include "simt_trace.cuh"
+#include "t_common.cuh"
 
 __device__ __forceinline__ unsigned ld_ca(const unsigned* p) {
     unsigned v;
@@ -24,10 +25,7 @@ extern "C" __global__ void ldg_tput(const unsigned* in, unsigned* res, long long
 #pragma unroll
     for (int k = 0; k < 256; k++) acc[k & 7] ^= ld_ca(base + 32 * k);
     long long t1 = clock64();
-    res[i] = ((acc[0] ^ acc[1]) ^ (acc[2] ^ acc[3])) ^ ((acc[4] ^ acc[5]) ^ (acc[6] ^ acc[7]));
-    if ((i & 31) == 0) {
-        clk[2 * (i >> 5)] = t0;
-        clk[2 * (i >> 5) + 1] = t1;
-    }
+    res[i] = xor8(acc);
+    warp_span(clk, i, t0, t1);
     SIMT_SITE(2);                                   // exit
 }

@@ -5,6 +5,7 @@
 // LDS warp-instructions per cycle per SM = warps * 256 / (last end - first start).
 #pragma once
 #include "simt_trace.cuh"
+#include "t_common.cuh"
 
 extern "C" __global__ void lds_tput(const unsigned* in, unsigned* res, long long* clk) {
     SIMT_SITE(1);                                   // entry
@@ -21,10 +22,7 @@ extern "C" __global__ void lds_tput(const unsigned* in, unsigned* res, long long
         for (int c = 0; c < 8; c++) acc[c] ^= base[32 * (8 * k + c)];
     }
     long long t1 = clock64();
-    res[i] = ((acc[0] ^ acc[1]) ^ (acc[2] ^ acc[3])) ^ ((acc[4] ^ acc[5]) ^ (acc[6] ^ acc[7]));
-    if ((i & 31) == 0) {
-        clk[2 * (i >> 5)] = t0;
-        clk[2 * (i >> 5) + 1] = t1;
-    }
+    res[i] = xor8(acc);
+    warp_span(clk, i, t0, t1);
     SIMT_SITE(2);                                   // exit
 }
