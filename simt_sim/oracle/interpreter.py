@@ -1405,6 +1405,7 @@ class _Interpreter:
         if dt in _BF:
             return sign << 15 | 0x7FC0 | payload >> 45
         return sign << 15 | 0x7E00 | payload >> 42
+
     @staticmethod
     def _to_half(x, dt: int, rnd: int, flags: int) -> int:
         """cvt to f16 / bf16 of an exact value (float or Fraction): round (default .rn), then

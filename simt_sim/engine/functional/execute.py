@@ -383,9 +383,7 @@ def load_uniform(regs, mem, row, w, mask, base_t, slot, geom, fault):
     _, _, addr, _ = opnd(row, 1)
     if mask == 0:
         return True
-    lane = 0
-    while not (mask >> lane) & 1:
-        lane += 1
+    lane = S.first_lane(mask)
     if addr % width != 0:
         set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, width)
         return False
@@ -722,19 +720,11 @@ def pop_and_settle(ws, w, ev, counters, fault, gid, pc):
 
 
 @compiled
-def first_lane(mask):
-    lane = 0
-    while lane < 64 and not (mask >> lane) & 1:
-        lane += 1
-    return lane
-
-
-@compiled
 def exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid):
     """`call` by the lanes of exec_mask (calls.py); faults past simt.call_depth or a full stack."""
     status = CALLS.enter_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters)
     if status == CALLS.CALL_TOO_DEEP:
-        set_fault(fault, FAULT_CALL_DEPTH, gid, first_lane(exec_mask), pc, 0, geom[G_CALL_DEPTH])
+        set_fault(fault, FAULT_CALL_DEPTH, gid, S.first_lane(exec_mask), pc, 0, geom[G_CALL_DEPTH])
         return STEP_FAULT
     if status == CALLS.CALL_STACK_FULL:
         set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])

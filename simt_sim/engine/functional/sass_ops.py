@@ -17,6 +17,7 @@ import numpy as np
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional import half as H
 from simt_sim.engine.functional.regfile import opnd, sreg_value
+from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.functional.bits import (dfma_nan, f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits,
                                              nan_as_int, narrowed_f64_nan)
 from simt_sim.engine.jit import compiled
@@ -694,9 +695,7 @@ def exec_sass(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, 
     if row[E.F_FLAGS] & E.SM_UNIFORM:
         lanes = (np.int64(1) << wsz) - 1
     if op == E.OP_S_R2UR:                 # the value of the first active lane, for the whole warp
-        first = 0
-        while not (exec_mask >> first) & 1:
-            first += 1
+        first = first_lane(exec_mask)
         v = raw(code, regs, mem, row, 1, base_t + first, w, first, geom, slot_block, counters)
         for lane in range(wsz):
             put(regs, row, 0, base_t + lane, v)

@@ -10,6 +10,7 @@ from simt_sim.engine.functional import sass_half as SH
 from simt_sim.engine.functional import sass_tensor as ST
 from simt_sim.engine.functional import sass_warp as SW
 from simt_sim.engine.functional.sass_ops import exec_sass, raw
+from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (CB_MEMBERS, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED, G,
@@ -61,9 +62,7 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     if op == E.OP_S_WARPSYNC:
         if exec_mask == 0:                      # guarded off in every lane
             return pc + 1
-        first = 0                               # the mask register of the first executing lane
-        while not (exec_mask >> first) & 1:
-            first += 1
+        first = first_lane(exec_mask)           # the mask register of the first executing lane
         wanted = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
                      counters) & ((np.int64(1) << 32) - 1)
         C.warpsync(ws, w, wanted, exec_mask, pc + 1, ev, counters)
@@ -79,9 +78,7 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
                 # caller's barrier (BMOV.32.CLEAR R2, B6 ... BMOV.32 B6, R2) and reuses it
                 ws.cbar[w, b, CB_MEMBERS] = 0
         elif exec_mask != 0:
-            first = 0
-            while not (exec_mask >> first) & 1:
-                first += 1
+            first = first_lane(exec_mask)
             ws.cbar[w, b, CB_MEMBERS] = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
                                             counters) & 0xFFFFFFFF
         return pc + 1
@@ -188,8 +185,6 @@ def branch_lanes(code, regs, ws, mem, row, w, exec_mask, base_t, geom, slot_bloc
                                                 counters) != 0:
                 taken |= np.int64(1) << lane
         return taken
-    first = 0
-    while not (exec_mask >> first) & 1:
-        first += 1
+    first = first_lane(exec_mask)
     named = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block, counters) & 0xFFFFFFFF
     return exec_mask if (named & ~ws.f[w, WF_MASK]) != 0 else np.int64(0)

@@ -32,6 +32,15 @@ def popcount64(m):
 
 
 @compiled
+def first_lane(mask):
+    """The lowest lane set in mask (64 when none is)."""
+    lane = 0
+    while lane < 64 and not (mask >> lane) & 1:
+        lane += 1
+    return lane
+
+
+@compiled
 def log_event(ev, counters, gid, kind, pc, mask, depth):
     """Divergence / reconvergence log for tests and traces; counters[0] is its fill level."""
     i = counters[0]
