@@ -65,3 +65,17 @@ def test_probe_table_runs_the_simulator():
 def test_unknown_probe_is_a_clear_error():
     with pytest.raises(InputError, match="unknown probe"):
         P.probe_table(["no_such_probe"])
+
+
+# The SASS model, calibrated from these probes (configs/h100.yaml `sass:`), against the H100:
+# within 10% on every probe.  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
+# with --run-slow.
+QUICK_PROBES = ("clock_read", "loop_iteration_converged", "loop_iteration_divergent", "two_warps_one_subpartition",
+                "issue_interleaving", "fetch_512_cold", "fetch_512_warm", "lds_per_cycle_w1", "ldg_l1_per_cycle_w1")
+
+
+@pytest.mark.parametrize("name", [pytest.param(p.name, marks=() if p.name in QUICK_PROBES else pytest.mark.slow)
+                                  for p in P.PROBES])
+def test_the_sass_model_agrees_with_the_h100_on_each_probe(name):
+    row = P.probe_table([name], isa="sass")[0]
+    assert row["simulated"] == pytest.approx(row["h100"], rel=0.10), row

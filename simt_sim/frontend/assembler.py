@@ -468,6 +468,7 @@ class Assembler:
         row[E.F_TYPE2] = E.TYPE_CODE.get(t2, E.NO_TYPE) if t2 else E.NO_TYPE
         row[E.F_GUARD] = -1
         row[E.F_DST2] = -1
+        row[E.F_CTRL] = -1                 # PTX has no control codes
         row[E.F_RECONV] = -1
         row[E.F_TARGET] = -1
         row[E.F_TARGET2] = -1

@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simt_sim.errors import InputError, SourceLoc
+from simt_sim.isa import encoding as E
 from simt_sim.frontend.ptxas import DEFAULT_ARCH, cache_root
 
 TOOL_WHEELS = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobjdump"}
-NO_BARRIER = 7                  # the write/read barrier field's "none" value
 TOOL_TIMEOUT_S = 300
 
 
@@ -62,14 +62,19 @@ class ControlCodes:
     wait_mask: int               # 6 bits, bit i = wait on barrier i
     reuse: int                   # 4 bits, bit i = operand slot i kept in the reuse cache
 
+    @staticmethod
+    def raw(high: int) -> int:
+        """The 21 control bits (instruction bits 105..125) of an encoding's high word."""
+        return (high >> 41) & 0x1FFFFF
+
     @classmethod
     def from_high_word(cls, high: int) -> "ControlCodes":
-        code = (high >> 41) & 0x1FFFFF          # instruction bits 105..125
-        wbar, rbar = (code >> 5) & 7, (code >> 8) & 7
-        return cls(stall=code & 0xF, yield_bit=(code >> 4) & 1,
-                   write_barrier=None if wbar == NO_BARRIER else wbar,
-                   read_barrier=None if rbar == NO_BARRIER else rbar,
-                   wait_mask=(code >> 11) & 0x3F, reuse=(code >> 17) & 0xF)
+        code = cls.raw(high)
+        wbar, rbar = (code >> E.CTRL_WBAR_SHIFT) & 7, (code >> E.CTRL_RBAR_SHIFT) & 7
+        return cls(stall=code & E.CTRL_STALL_MASK, yield_bit=(code >> E.CTRL_YIELD_SHIFT) & 1,
+                   write_barrier=None if wbar == E.CTRL_NO_BARRIER else wbar,
+                   read_barrier=None if rbar == E.CTRL_NO_BARRIER else rbar,
+                   wait_mask=(code >> E.CTRL_WAIT_SHIFT) & 0x3F, reuse=(code >> E.CTRL_REUSE_SHIFT) & 0xF)
 
     def text(self) -> str:
         """CuAssembler-style `B0-2---:R-:W2:Y:S02` (wait mask, read, write, yield, stall)."""

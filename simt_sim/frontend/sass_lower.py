@@ -22,7 +22,7 @@ import numpy as np
 
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.assembler import Program
-from simt_sim.frontend.sass import SassInstruction, SassKernel
+from simt_sim.frontend.sass import ControlCodes, SassInstruction, SassKernel
 from simt_sim.frontend.sass_banks import ConstantBanks
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
@@ -260,6 +260,7 @@ class RowBuilder:
         row[E.F_OP] = op
         row[E.F_NOPS] = len(operands)
         row[E.F_NDST] = ndst
+        row[E.F_CTRL] = ControlCodes.raw(inst.encoding[1])
         pipe = sass_table().family(inst.opcode).pipe_of(inst.modifiers, inst.operands)
         row[E.F_UNIT] = E.UNIT_CODE[PIPE_UNIT[pipe]]
         row[E.F_PIPE] = E.NCU_PIPE_CODE[NCU_PIPE_OF_SASS.get(pipe, pipe)]

@@ -30,10 +30,20 @@ F_DST2 = 15       # extra predicate destination (`%r|%p`, `%p|%q`), -1 when abse
 F_NOPS = 16       # number of operands
 F_NDST = 17       # SASS rows: how many leading operands are destinations (PTX rows: from the ISA table)
 F_PIPE = 18       # the pipe Nsight Compute counts the instruction in (NCU_PIPE_CODE)
-F_OPS = 19        # operands start here: OPERAND_FIELDS ints each
+F_CTRL = 19       # SASS rows: the 21-bit control code (bits 105..125; CTRL_* below), -1 for PTX rows
+F_OPS = 20        # operands start here: OPERAND_FIELDS ints each
 OPERAND_FIELDS = 4  # kind, index, immediate, type the operand is read/written at
 MAX_OPERANDS = 7    # SASS: PLOP3 has seven (two predicate results, three sources, two LUTs)
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
+
+# ---- SASS control code fields (frontend/sass.py documents the layout) ----
+CTRL_STALL_MASK = 0xF            # bits 0-3: cycles before the warp's next instruction may issue
+CTRL_YIELD_SHIFT = 4             # bit 4: yield (raw; 0 means the scheduler should switch warps)
+CTRL_WBAR_SHIFT = 5              # bits 5-7: write barrier set by a variable-latency result
+CTRL_RBAR_SHIFT = 8              # bits 8-10: read barrier set until the sources are read
+CTRL_WAIT_SHIFT = 11             # bits 11-16: wait mask, bit i = barrier i
+CTRL_REUSE_SHIFT = 17            # bits 17-20: reuse flag per source operand slot
+CTRL_NO_BARRIER = 7              # the write/read barrier field's "none" value
 
 # ---- operand kinds ----
 K_NONE, K_R32, K_R64, K_PRED, K_IMM, K_SREG, K_VEC, K_ADDR, K_CALL, K_RPAIR, K_CONST = range(11)

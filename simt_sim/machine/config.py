@@ -120,6 +120,31 @@ SCHEMA = {
             "bytes_per_cycle": Field(float, positive, doc="bandwidth, whole GPU, per SM clock"),
         }),
     },
+    "sass": {
+        "control_codes": Field(bool, doc="time SASS instructions from ptxas's control codes: a warp's next "
+                                         "instruction waits the stall count, variable-latency results and "
+                                         "source reads release dependence barriers that wait masks block on"),
+        "operand_read_latency": Field(int, positive,
+                                      doc="cycles from the issue of a variable-latency instruction until its "
+                                          "sources are read (releases its read barrier)"),
+        "taken_branch_latency": Field(int, non_negative,
+                                      doc="cycles a SASS warp waits after a branch that leaves the fall-through "
+                                          "path (instruction fetch redirect), at least its stall count"),
+        "block_launch_interval": Field(int, non_negative,
+                                       doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
+                                           "sm.block_launch_latency alone)"),
+        "fetch": {
+            "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
+            "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
+            "l0": {"size_kb": Field(float, between(0.125, 4096), doc="L0 instruction cache per sub-partition"),
+                   "ways": Field(int, between(1, 64), doc="associativity (LRU)")},
+            "l1": {"size_kb": Field(float, between(0.125, 65536), doc="L1 instruction cache per SM"),
+                   "ways": Field(int, between(1, 64), doc="associativity (LRU)"),
+                   "line_cycles": Field(int, positive,
+                                        doc="cycles the sub-partition's fetch path takes per line from here")},
+            "l2_line_cycles": Field(int, positive, doc="cycles per line that misses the L1 instruction cache"),
+        },
+    },
     "simt": {
         "stack_depth": Field(int, between(1, 1024), doc="SIMT stack entries per warp; deeper nesting faults"),
         "call_depth": Field(int, between(1, 1024),
@@ -161,6 +186,9 @@ DEFAULTS = {
         "l2": {"latency": 200, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "bytes_per_cycle": 512},
     },
+    "sass": {"control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "block_launch_interval": 0,
+             "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
+                       "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
 }

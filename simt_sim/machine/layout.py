@@ -38,14 +38,19 @@ POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POL
 # its last issue, two-level pool membership and the cycle it last entered/left the pool,
 # whether its slot holds a block; the named barrier it waits at; the call nesting depth of its
 # active lanes (0: in the kernel).
+# SASS control-code timing: per dependence barrier (scoreboard) SB0..SB5, the cycle its last
+# pending event (a result written, sources read) happens, and the stall class until then.
+N_SB = 6
 WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
                "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
-               "bar_id", "bar_count", "arrived", "call_depth")
+               "bar_id", "bar_count", "arrived", "call_depth") \
+    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB))
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
- WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED, WF_CALL_DEPTH) = range(len(WARP_FIELDS))
+ WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED, WF_CALL_DEPTH) = range(WARP_FIELDS.index("sb0"))
+WF_SB, WF_SB_KIND = WARP_FIELDS.index("sb0"), WARP_FIELDS.index("sb_kind0")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -101,7 +106,9 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic",
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
-             "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch")
+             "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
+             "control_codes", "read_latency", "taken_branch", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
+             "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval")
 TC = _index(TC_FIELDS)
 # tf: bandwidths (float64 vector)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
@@ -112,13 +119,20 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST = range(len(SCHEDULER_NAMES)
 
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
 # warp that issued last, cycle it next needs a look, resident warps in its age order
-SCHED_FIELDS = ("last", "wake", "n_order")
-SC_LAST, SC_WAKE, SC_N_ORDER = range(len(SCHED_FIELDS))
+# (SASS fetch: the cycle its instruction fetch path is free again)
+SCHED_FIELDS = ("last", "wake", "n_order", "fetch_free")
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_FETCH_FREE = range(len(SCHED_FIELDS))
+
+# ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
+# int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp
+FETCH_FIELDS = ("tag", "ready", "stamp")
+FT_TAG, FT_READY, FT_STAMP = range(len(FETCH_FIELDS))
 
 # ---- per-SM record (int64[n_sm, SM_USE_FIELDS]): resources in use, and a lower bound of its
 # schedulers' wake cycles (the cycle loop skips an SM until then)
-SM_USE_FIELDS = ("threads", "warps", "blocks", "registers", "shared", "wake")
-U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM, U_WAKE = range(len(SM_USE_FIELDS))
+# (and the cycle from which its next block may start: sass.block_launch_interval)
+SM_USE_FIELDS = ("threads", "warps", "blocks", "registers", "shared", "wake", "next_start")
+U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM, U_WAKE, U_NEXT_START = range(len(SM_USE_FIELDS))
 
 # ---- timing-loop scalars (int64[NOW_FIELDS]) ----
 # current cycle, instructions left in this slice, age counter, scheduler-cycles that issued,

@@ -14,7 +14,10 @@ import numpy as np
 from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
-Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls")    # calls: the call table (isa/encoding.py)
+# calls: the call table (isa/encoding.py); sass / tensor: None when no kernel of the launch is SASS /
+# has a tensor-core row, so that the compiled engine is specialised without those semantics
+# (execute.sass_row, execute.tensor_row: each a large part of its compile time)
+Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls sass tensor")
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
 Warps = namedtuple("Warps", "f stack cbar")        # the warp record, SIMT stacks, SASS convergence barriers
 # global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory
@@ -54,6 +57,7 @@ Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes ncu
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in
-# use, per-kernel fields and statistics, issue trace, stall log, loop scalars, scratch space.
+# use, per-kernel fields and statistics, issue trace, stall log, loop scalars, scratch space, the
+# instruction caches (SASS fetch: L0 per sub-partition, L1 per SM; layout.FETCH_FIELDS).
 TState = namedtuple("TState", "reg_ready reg_kind unit_free sched order slot_kernel sm_use kinfo kstats "
-                              "trace tlog now scratch candidates")
+                              "trace tlog now scratch candidates l0i l1i")

@@ -12,6 +12,8 @@ import numpy as np
 
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
+
+SASS_INSTRUCTION_BYTES = 16
 from simt_sim.machine.state import Tables
 from simt_sim.machine.layout import CL_CODE, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
@@ -40,13 +42,14 @@ def unit_params(cfg: GPUConfig, name: str) -> tuple[int, int, int]:
 
 
 def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: int,
-                    record_trace: bool) -> tuple[np.ndarray, np.ndarray]:
+                    record_trace: bool, sass: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """tc and tf; `sass`: the launch holds SASS kernels (the sass section's block interval applies)."""
     g = cfg.get
     line, sector = g("memory.line_bytes"), g("memory.sector_bytes")
     if line % sector:
         raise InputError(f"{cfg.path}: memory.line_bytes ({line}) must be a multiple of sector_bytes ({sector})")
-    l1_sets = cache_sets(cfg, "l1", line)
-    l2_sets = cache_sets(cfg, "l2", line)
+    l1_sets = cache_sets(cfg, "memory.l1", line)
+    l2_sets = cache_sets(cfg, "memory.l2", line)
     values = {
         "n_sm": n_sm, "n_sp": g("sm.sub_partitions"), "slots_per_sm": slots_per_sm, "warps_per_sm": warps_per_sm,
         "policy": SCHEDULER_NAMES.index(g("scheduler.policy")), "issue_width": g("scheduler.issue_width"),
@@ -62,7 +65,9 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "max_sm_threads": g("sm.max_threads"), "max_sm_warps": g("sm.max_warps"),
         "max_sm_blocks": g("sm.max_resident_blocks"), "sm_registers": g("sm.registers"),
         "sm_shared": g("sm.shared_memory"), "n_units": len(UNIT_NAMES), "record_trace": int(record_trace),
-        "kernel_launch": g("sm.kernel_launch_latency"),
+        "kernel_launch": g("sm.kernel_launch_latency"), "control_codes": int(g("sass.control_codes")),
+        "read_latency": g("sass.operand_read_latency"), "taken_branch": g("sass.taken_branch_latency"),
+        "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -72,12 +77,25 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
 
 
 def cache_sets(cfg: GPUConfig, level: str, line: int) -> int:
-    size = int(cfg.get(f"memory.{level}.size_kb") * 1024)
-    ways = cfg.get(f"memory.{level}.ways")
+    """Sets of the cache at config key `level` (memory.l1, sass.fetch.l0, ...)."""
+    size = int(cfg.get(f"{level}.size_kb") * 1024)
+    ways = cfg.get(f"{level}.ways")
     sets = size // (line * ways)
     if sets < 1:
-        raise InputError(f"{cfg.path}: memory.{level} is smaller than one set ({ways} ways of {line}-byte lines)")
+        raise InputError(f"{cfg.path}: {level} is smaller than one set ({ways} ways of {line}-byte lines)")
     return sets
+
+
+def fetch_scalars(cfg: GPUConfig) -> dict[str, int]:
+    g = cfg.get
+    line = g("sass.fetch.line_bytes")
+    if line % SASS_INSTRUCTION_BYTES:
+        raise InputError(f"{cfg.path}: sass.fetch.line_bytes ({line}) must be a multiple of "
+                         f"{SASS_INSTRUCTION_BYTES} (one SASS instruction)")
+    return {"fetch": int(g("sass.fetch.enabled")), "fetch_line_insts": line // SASS_INSTRUCTION_BYTES,
+            "l0i_sets": cache_sets(cfg, "sass.fetch.l0", line), "l0i_ways": g("sass.fetch.l0.ways"),
+            "l1i_sets": cache_sets(cfg, "sass.fetch.l1", line), "l1i_ways": g("sass.fetch.l1.ways"),
+            "l1i_line_cycles": g("sass.fetch.l1.line_cycles"), "l2i_line_cycles": g("sass.fetch.l2_line_cycles")}
 
 
 class RegisterNumbering:

@@ -292,4 +292,21 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
         kstats=i64(len(image.kinfo), L.KSTAT_COLUMNS),
         trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
-        scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2))
+        scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image))
+
+
+def instruction_caches(image: MachineImage) -> dict[str, np.ndarray]:
+    """The SASS fetch model's L0 and L1 instruction caches (one way each when it is off); the L1
+    starts holding the launch's code, first lines first, as far as each set has ways."""
+    tc = image.tc
+    on = bool(tc[L.TC["fetch"]])
+    n_sm, n_sp = image.n_sm, int(tc[L.TC["n_sp"]])
+    l0 = np.zeros((n_sm, n_sp, int(tc[L.TC["l0i_sets"]]) if on else 1, int(tc[L.TC["l0i_ways"]]) if on else 1,
+                   len(L.FETCH_FIELDS)), np.int64)
+    sets, ways = (int(tc[L.TC["l1i_sets"]]), int(tc[L.TC["l1i_ways"]])) if on else (1, 1)
+    l1 = np.zeros((n_sm, sets, ways, len(L.FETCH_FIELDS)), np.int64)
+    if on:
+        n_lines = -(-len(image.code.rows) // int(tc[L.TC["fetch_line_insts"]]))
+        lines = np.arange(min(n_lines, sets * ways))
+        l1[:, lines % sets, lines // sets, L.FT_TAG] = lines + 1
+    return {"l0i": l0, "l1i": l1}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from simt_sim.engine.cycle.scheduler import rebuild_order
 from simt_sim.engine.functional.loop import launch_block, retire_slot
 from simt_sim.engine.jit import compiled
-from simt_sim.machine.layout import (G, INF, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE, KF_FIRST_CYCLE, KF_GID_BASE,
+from simt_sim.machine.layout import (G, INF, N_SB, U_NEXT_START, WF_SB, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE, KF_FIRST_CYCLE, KF_GID_BASE,
                                      KF_LAST_COMPLETE, KF_NEXT_BLOCK, KF_PC_BASE, KF_READY_AT, KF_REGS_PER_WARP,
                                      KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK,
                                      KF_WARPS_PER_BLOCK, KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, N_AGE,
@@ -17,7 +17,7 @@ from simt_sim.machine.layout import (G, INF, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_C
 
 G_WPB = G["wpb"]
 T_NSM, T_NSP, T_SPM, T_WPSM = TC["n_sm"], TC["n_sp"], TC["slots_per_sm"], TC["warps_per_sm"]
-T_LAUNCH, T_KLAUNCH = TC["block_launch"], TC["kernel_launch"]
+T_LAUNCH, T_KLAUNCH, T_INTERVAL = TC["block_launch"], TC["kernel_launch"], TC["block_interval"]
 T_MAX_THREADS, T_MAX_WARPS, T_MAX_BLOCKS = TC["max_sm_threads"], TC["max_sm_warps"], TC["max_sm_blocks"]
 T_REGS, T_SMEM = TC["sm_registers"], TC["sm_shared"]
 
@@ -100,7 +100,9 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
     ts.slot_kernel[slot] = k
     claim(ts.sm_use[sm], ki, k, 1)
     wpb = geom[G_WPB]
-    start = cycle + tc[T_LAUNCH]
+    begin = max(cycle, ts.sm_use[sm, U_NEXT_START])       # blocks start one after another
+    ts.sm_use[sm, U_NEXT_START] = begin + tc[T_INTERVAL]
+    start = begin + tc[T_LAUNCH]
     wf = ws.f
     for w in range(slot * wpb, slot * wpb + wpb):
         wf[w, WF_GID] += ki[k, KF_GID_BASE]
@@ -119,6 +121,7 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
         wf[w, WF_POOL] = 0
         wf[w, WF_POOL_STAMP] = cycle
         wf[w, WF_OCCUPIED] = 1 if wf[w, WF_STATUS] != W_DONE else 0
+        wf[w, WF_SB:WF_SB + N_SB] = 0            # the previous block's stores may still hold barriers
     for sp in range(tc[T_NSP]):
         rebuild_order(ts.order, ts.sched, wf, sm, sp, tc[T_NSP], tc[T_WPSM])
         ts.sched[sm, sp, SC_WAKE] = min(ts.sched[sm, sp, SC_WAKE], start)

@@ -9,9 +9,10 @@ state records are not passed again for every warp-instruction.
 from __future__ import annotations
 
 from simt_sim.engine.cycle.blocks import finish_block
+from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.scheduler import candidates
-from simt_sim.engine.cycle.scoreboard import operands_ready, write_results
+from simt_sim.engine.cycle.scoreboard import barriers_clear, operands_ready, set_barriers, write_results
 from simt_sim.engine.cycle.stalls import account
 from simt_sim.engine.cycle.units import earliest_pipe, occupy_pipe, pipe_free
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
@@ -33,6 +34,7 @@ G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
+T_CTRL, T_READ_LAT, T_TAKEN = TC["control_codes"], TC["read_latency"], TC["taken_branch"]
 
 
 @compiled_inline
@@ -108,8 +110,15 @@ def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
 
 
 @compiled_inline
-def after_issue(wf, tab, tc, w, pc, cycle):
-    """When warp w may issue again and what it waits on, from the class of what it issued."""
+def control_code(rows, tc, pc):
+    """pc's SASS control code when the config times by control codes, else -1."""
+    return rows[pc, E.F_CTRL] if tc[T_CTRL] else -1
+
+
+@compiled_inline
+def after_issue(wf, tab, tc, w, pc, ctrl, cycle):
+    """When warp w may issue again and what it waits on, from the class of what it issued (SASS:
+    from its stall count, and a taken branch's fetch redirect)."""
     if wf[w, WF_LAST_CYCLE] == cycle:
         wf[w, WF_LAST_COUNT] += 1
     else:
@@ -119,7 +128,12 @@ def after_issue(wf, tab, tc, w, pc, cycle):
     wf[w, WF_ACCOUNTED] = cycle + 1
     wf[w, WF_RESUME] = cycle          # may issue again this cycle if max_issue_per_warp allows
     wf[w, WF_RESUME_KIND] = R_WAIT
-    if cls == CL_BRANCH:
+    if ctrl >= 0:
+        wf[w, WF_RESUME] = cycle + max(ctrl & E.CTRL_STALL_MASK, 1)
+        if cls == CL_BRANCH and wf[w, WF_PC] != pc + 1 and tc[T_TAKEN] > ctrl & E.CTRL_STALL_MASK:
+            wf[w, WF_RESUME] = cycle + tc[T_TAKEN]
+            wf[w, WF_RESUME_KIND] = R_BRANCH
+    elif cls == CL_BRANCH:
         wf[w, WF_RESUME] = cycle + max(tc[T_BRANCH], 1)
         wf[w, WF_RESUME_KIND] = R_BRANCH
     if cls == CL_BARRIER:
@@ -128,9 +142,14 @@ def after_issue(wf, tab, tc, w, pc, cycle):
 
 
 @compiled_inline
-def next_operands(wf, ts, tab, w):
-    """Record when warp w's next instruction has its operands (and exit its outstanding loads)."""
-    nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
+def next_operands(wf, ts, tab, rows, tc, w):
+    """Record when warp w's next instruction has its operands (SASS: its wait mask's barriers are
+    clear), and exit its outstanding loads."""
+    ctrl = control_code(rows, tc, wf[w, WF_PC])
+    if ctrl >= 0:
+        nxt, nkind = barriers_clear(wf, w, ctrl)
+    else:
+        nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
     if tab.cls[wf[w, WF_PC]] == CL_EXIT and wf[w, WF_DRAIN] > nxt:
         nxt = wf[w, WF_DRAIN]       # a warp exits only when its outstanding results are written
         nkind = R_DRAIN
@@ -161,7 +180,11 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         return False
     u = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle)
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], tab.ii[pc], mask, exec_mask)
-    write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
+    ctrl = control_code(code.rows, tc, pc)
+    if ctrl >= 0:
+        set_barriers(wf, w, ctrl, ready, kind, cycle + tc[T_READ_LAT])
+    else:
+        write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
         # exit waits for outstanding loads (their registers are still to be written); stores
         # need no registers once issued and only delay the kernel's end
@@ -170,7 +193,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, sm, sp, k, ready)
     ts.now[N_SLICE] -= 1
-    after_issue(wf, tab, tc, w, pc, cycle)
+    after_issue(wf, tab, tc, w, pc, ctrl, cycle)
+    if ctrl >= 0 and tc[T_FETCH]:
+        fetch_next(wf, ts, tc, w, pc, sm, sp, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER or status == W_DONE:
         release_barrier(wf, ts.sched, ts.sm_use, tc, w, geom[G_WPB], sm, cycle)
@@ -178,7 +203,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:
-        next_operands(wf, ts, tab, w)
+        next_operands(wf, ts, tab, code.rows, tc, w)
     return True
 
 

@@ -4,12 +4,19 @@ Registers of all files share one numbering per warp (see simt_sim/machine/tables
 result has a ready cycle and a stall class (wait: fixed-latency ALU, short_scoreboard: shared
 memory or SFU, long_scoreboard: global/local memory).  An instruction may issue once all its
 sources and destinations (no write-after-write overtaking) are ready.
+
+SASS rows are timed from ptxas's control codes instead (config `sass.control_codes`): the
+compiler's stall counts cover fixed-latency results, and a variable-latency instruction names a
+dependence barrier (SB0..SB5) that is pending until its result is written (write barrier) or its
+sources are read (read barrier); a later instruction's wait mask lists the barriers that must be
+clear before it issues.  Each barrier keeps the cycle its last pending event happens.
 """
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
 
-from simt_sim.machine.layout import R_WAIT
+from simt_sim.isa import encoding as E
+from simt_sim.machine.layout import N_SB, R_WAIT, WF_SB, WF_SB_KIND
 
 
 @compiled_inline
@@ -39,3 +46,32 @@ def write_results(tab, reg_ready, reg_kind, w, pc, ready, kind):
             break
         reg_ready[w, r] = ready
         reg_kind[w, r] = kind
+
+
+@compiled_inline
+def hold_barrier(wf, w, b, until, kind):
+    if b != E.CTRL_NO_BARRIER and until >= wf[w, WF_SB + b]:
+        wf[w, WF_SB + b] = until
+        wf[w, WF_SB_KIND + b] = kind
+
+
+@compiled_inline
+def set_barriers(wf, w, ctrl, ready, kind, read_at):
+    """An issued SASS instruction's write barrier is pending until its result is ready, its read
+    barrier until its sources are read."""
+    hold_barrier(wf, w, (ctrl >> E.CTRL_WBAR_SHIFT) & 7, ready, kind)
+    hold_barrier(wf, w, (ctrl >> E.CTRL_RBAR_SHIFT) & 7, read_at, kind)
+
+
+@compiled_inline
+def barriers_clear(wf, w, ctrl):
+    """(cycle from which every barrier in the wait mask of control code ctrl is clear, stall class
+    until then)."""
+    mask = (ctrl >> E.CTRL_WAIT_SHIFT) & 0x3F
+    best = 0
+    kind = R_WAIT
+    for b in range(N_SB):
+        if (mask >> b) & 1 and wf[w, WF_SB + b] > best:
+            best = wf[w, WF_SB + b]
+            kind = wf[w, WF_SB_KIND + b]
+    return best, kind

@@ -1,0 +1,119 @@
+"""SASS timing from ptxas's control codes (engine/cycle/issue.py, scoreboard.py, fetch.py):
+stall counts, dependence barriers and wait masks, taken branches, instruction fetch and block
+starts, on the t-* programs' own cubins (no GPU needed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simt_sim.errors import InputError
+from simt_sim.frontend.manifest import load_manifest
+from simt_sim.frontend.sass import ControlCodes
+from simt_sim.frontend.sass_lower import load_kernel
+from simt_sim.isa import encoding as E
+from simt_sim.machine import layout as L
+from simt_sim.machine.config import load_config
+from simt_sim.run.timed import manifest_launches, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+# the control codes alone: no fetch model, no extra taken-branch cost
+BARE = ["sass.fetch.enabled=false", "sass.taken_branch_latency=0"]
+
+
+def sass_run(name: str, sets: list[str]):
+    m = load_manifest(str(ROOT / "programs" / name))
+    prog = load_kernel(str(m.kernel_file), m.kernel, "sass")
+    res = simulate(manifest_launches(m, prog, "sass"), {s.name: s.make() for s in m.buffers},
+                   load_config(m.config, (m.overrides or []) + sets), record_trace=True)
+    return prog, res
+
+
+def warp_issues(res, gid: int):
+    t = res.trace
+    return t[t[:, L.TR_GID] == gid]
+
+
+def control(prog, pc: int) -> int:
+    return int(prog.code[pc, E.F_CTRL])
+
+
+def test_rows_carry_the_control_code_of_their_instruction():
+    prog, _ = sass_run("t-clock-read", BARE)
+    assert (prog.code[:, E.F_CTRL] >= 0).all()
+    m = load_manifest(str(ROOT / "programs" / "t-clock-read"))
+    ptx = load_kernel(str(m.kernel_file), m.kernel, "ptx")
+    assert (ptx.code[:, E.F_CTRL] == -1).all()          # PTX has none: the register scoreboard times it
+    # the row's field decodes to what the disassembly prints
+    text = ControlCodes.from_high_word(control(prog, 1) << 41).text()
+    assert text.endswith(f"S{control(prog, 1) & E.CTRL_STALL_MASK:02d}")
+
+
+def test_a_lone_warp_issues_its_stall_count_apart():
+    """t-diverge's single warp: between two issues that wait on no barrier and follow no taken
+    branch, exactly the first one's stall count passes."""
+    prog, res = sass_run("t-diverge", BARE)
+    t = warp_issues(res, 0)
+    checked = 0
+    for a, b in zip(t[:-1], t[1:]):
+        pa, pb = int(a[L.TR_PC]), int(b[L.TR_PC])
+        if pb != pa + 1 or (control(prog, pb) >> E.CTRL_WAIT_SHIFT) & 0x3F:
+            continue
+        assert b[L.TR_CYCLE] - a[L.TR_CYCLE] == max(control(prog, pa) & E.CTRL_STALL_MASK, 1), prog.texts[pa]
+        checked += 1
+    assert checked > 1000
+
+
+def test_a_wait_mask_holds_the_instruction_until_its_barrier_clears():
+    """t-sched-5w: the LDG sets write barrier 2; the FADD waiting on it issues when the load's
+    data arrives, not at the LDG's stall count."""
+    prog, res = sass_run("t-sched-5w", BARE)
+    t = warp_issues(res, 0)
+    ldg = next(i for i in range(len(t)) if prog.texts[t[i, L.TR_PC]].startswith("LDG"))
+    ctrl_ldg, ctrl_next = control(prog, t[ldg, L.TR_PC]), control(prog, t[ldg + 1, L.TR_PC])
+    wbar = (ctrl_ldg >> E.CTRL_WBAR_SHIFT) & 7
+    assert wbar != E.CTRL_NO_BARRIER and (ctrl_next >> E.CTRL_WAIT_SHIFT) >> wbar & 1
+    assert t[ldg + 1, L.TR_CYCLE] == t[ldg, L.TR_READY] > t[ldg, L.TR_CYCLE] + 100   # a DRAM load
+
+
+def test_control_codes_off_times_sass_by_the_register_scoreboard():
+    prog, on = sass_run("t-diverge", BARE)
+    _, off = sass_run("t-diverge", BARE + ["sass.control_codes=false"])
+    assert on.cycles != off.cycles
+    t = warp_issues(off, 0)       # off: back-to-back dependent FFMAs wait the fp32 unit's latency
+    ffma = [i for i in range(1, len(t)) if prog.texts[t[i, L.TR_PC]].startswith("FFMA R10, R10")
+            and t[i - 1, L.TR_PC] == t[i, L.TR_PC] - 1]
+    assert ffma and all(t[i, L.TR_CYCLE] - t[i - 1, L.TR_CYCLE] == 5 for i in ffma)
+
+
+def test_a_taken_branch_costs_the_redirect_latency():
+    prog, bare = sass_run("t-diverge", BARE)
+    _, taken = sass_run("t-diverge", ["sass.fetch.enabled=false", "sass.taken_branch_latency=16"])
+    for res, gap in ((bare, 5), (taken, 16)):          # @P1 BRA back to the loop head: S05
+        t = warp_issues(res, 0)
+        loops = [i for i in range(1, len(t)) if prog.texts[t[i - 1, L.TR_PC]] == "@P1 BRA 0xf0"
+                 and t[i, L.TR_PC] < t[i - 1, L.TR_PC]]
+        assert len(loops) == 63
+        assert all(t[i, L.TR_CYCLE] - t[i - 1, L.TR_CYCLE] == gap for i in loops)
+
+
+def test_straight_line_code_streams_at_the_l1_line_rate_until_the_l0_holds_it():
+    """t-icache-512: 512 FFMAs twice.  The first pass fetches every line (line_cycles per 8
+    instructions), the second finds them in the L0 and issues one per cycle."""
+    _, res = sass_run("t-icache-512", ["sass.fetch.l1.line_cycles=24"])
+    clk = res.buffers["clk"].view("int64")
+    cold, warm = (clk[1] - clk[0]) / 512, (clk[3] - clk[2]) / 512
+    assert cold == pytest.approx(24 / 8, rel=0.03)
+    assert warm == pytest.approx(1.0, rel=0.03)
+
+
+def test_blocks_start_one_interval_apart_on_an_sm():
+    _, a = sass_run("t-launch-1056", [])
+    _, b = sass_run("t-launch-1056", ["sass.block_launch_interval=200"])
+    # 8 blocks per SM: the last starts 7 intervals after the first
+    assert b.cycles - a.cycles == pytest.approx(7 * (200 - 126), abs=40)
+
+
+def test_fetch_line_must_hold_whole_instructions():
+    with pytest.raises(InputError, match="multiple of 16"):
+        sass_run("t-clock-read", ["sass.fetch.line_bytes=24"])
