@@ -115,7 +115,7 @@ def test_table_entries_use_ncu_pipe_names():
     table = sass_table()
     assert set(table.pipes) == {"fma", "fmaheavy", "fmalite", "alu", "fp64", "xu", "lsu", "adu", "cbu",
                                 "tensor", "uniform"}
-    assert table.family("IMAD.WIDE.U32").pipe == "fma"
+    assert table.family("IMAD.WIDE.U32").pipe == "fmaheavy"
     assert table.family("DFMA").pipe == "fp64"
     assert table.family("MUFU.RSQ").pipe == "xu"
     assert table.family("BSSY").pipe == "cbu"

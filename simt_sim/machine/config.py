@@ -133,6 +133,7 @@ SCHEMA = {
         "block_launch_interval": Field(int, non_negative,
                                        doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
                                            "sm.block_launch_latency alone)"),
+        "units": {name: _unit_schema(name) for name in UNIT_NAMES},
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
@@ -186,7 +187,7 @@ DEFAULTS = {
         "l2": {"latency": 200, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "bytes_per_cycle": 512},
     },
-    "sass": {"control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "block_launch_interval": 0,
+    "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "block_launch_interval": 0,
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
@@ -217,6 +218,13 @@ class GPUConfig:
                 return default
             node = node[part]
         return node
+
+    def for_sass(self) -> "GPUConfig":
+        """The config a launch holding SASS kernels is timed on: `sass.units` over `units` (SASS
+        and PTX runs keep their own calibrated unit values)."""
+        data = copy.deepcopy(self.data)
+        data["units"] = merged(data["units"], self.get("sass.units") or {})
+        return GPUConfig(self.name, self.path, data)
 
     def launch_config(self) -> "LaunchConfig":
         return LaunchConfig(warp_size=self.get("warp_size"), stack_depth=self.get("simt.stack_depth"),

@@ -145,6 +145,8 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     if sass and ws != 32:
         raise InputError(f"kernel {sass[0]} runs as sm_90 SASS, which needs 32-lane warps; config {cfg.name} "
                          f"has warp_size {ws}")
+    if sass:
+        cfg = cfg.for_sass()
     wpb = max(-(-kl.block.count // ws) for kl in launches)
     total_blocks = sum(kl.grid.count for kl in launches)
     shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)

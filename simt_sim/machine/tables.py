@@ -217,6 +217,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     cls = np.zeros(n, np.int64)
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
+    pipes_of = np.zeros(n, np.int64)
     regs = []
     for pc in range(n):
         row = code[pc]
@@ -227,6 +228,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         ncu_pipe[pc] = row[E.F_PIPE]
         cls[pc] = timing_class(int(row[E.F_OP]))
         ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
+        pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         override = latency_override(cfg, name, row)
         lat[pc] = result_latency(params[u][2] if override is None else override, ii[pc])
         regs.append(operand_registers(row, vecs, numbering))
@@ -238,4 +240,10 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         srcs[pc, :len(s)] = s
         dsts[pc, :len(d)] = d
     pipes = np.array([p for p, _, _ in params], np.int64)
-    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe)
+    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of)
+
+
+def first_pipe_only(op: int) -> bool:
+    """SASS families of the FMA-heavy pipe (IMAD): of the fp32 unit's pipes only the first takes
+    them, where FFMA may use either (H100: 16 INT32 lanes per sub-partition beside 32 FP32)."""
+    return op >= E.SASS_OP_BASE and sass_table().ops[op - E.SASS_OP_BASE].pipe == "fmaheavy"

@@ -10,7 +10,7 @@ from simt_sim.machine.layout import INF
 def pipe_free(unit_free, tab, sm, sp, pc, cycle):
     """Index of a pipe of pc's unit that accepts an instruction at cycle, or -1."""
     u = tab.unit[pc]
-    for p in range(tab.unit_pipes[u]):
+    for p in range(tab.pipes_of[pc]):
         if unit_free[sm, sp, u, p] <= cycle:
             return p
     return -1
@@ -20,7 +20,7 @@ def pipe_free(unit_free, tab, sm, sp, pc, cycle):
 def earliest_pipe(unit_free, tab, sm, sp, pc):
     u = tab.unit[pc]
     best = INF
-    for p in range(tab.unit_pipes[u]):
+    for p in range(tab.pipes_of[pc]):
         best = min(best, unit_free[sm, sp, u, p])
     return best
 
