@@ -117,3 +117,52 @@ def test_blocks_start_one_interval_apart_on_an_sm():
 def test_fetch_line_must_hold_whole_instructions():
     with pytest.raises(InputError, match="multiple of 16"):
         sass_run("t-clock-read", ["sass.fetch.line_bytes=24"])
+
+
+def gty_order(ages, last, yielded):
+    """The order the gty policy gives the warps of one scheduler, `ages` oldest first."""
+    import numpy as np
+    from simt_sim.engine.cycle.scheduler import candidates
+    n = len(ages)
+    wf = np.zeros((n, len(L.WARP_FIELDS)), np.int64)
+    wf[:, L.WF_OCCUPIED] = 1
+    wf[:, L.WF_STATUS] = L.W_READY
+    wf[last, L.WF_YIELDED] = yielded
+    order = np.array(ages, np.int64).reshape(1, 1, n)
+    sched = np.zeros((1, 1, len(L.SCHED_FIELDS)), np.int64)
+    sched[0, 0, L.SC_N_ORDER] = n
+    sched[0, 0, L.SC_LAST] = last
+    out = np.zeros(2 * n + 2, np.int64)
+    m = candidates(L.SCHED_GTY, order, sched, wf, 8, 0, 0, 0, 1, n, out)
+    return list(out[:m])
+
+
+def test_gty_keeps_the_last_warp_unless_it_yielded_then_takes_the_youngest():
+    assert gty_order([0, 1, 2, 3], last=1, yielded=0) == [1, 3, 2, 0]
+    assert gty_order([0, 1, 2, 3], last=1, yielded=1) == [3, 2, 0, 1]
+    assert gty_order([2, 0, 3, 1], last=0, yielded=0) == [0, 1, 3, 2]
+
+
+def test_the_yield_hint_is_what_the_disassembly_prints_as_y():
+    prog, res = sass_run("t-diverge", BARE + ["scheduler.policy=gty"])
+    yields = [pc for pc in range(len(prog.texts)) if not (control(prog, pc) >> E.CTRL_YIELD_SHIFT) & 1]
+    assert prog.texts[yields[0]].startswith("IMAD.WIDE")         # B0-----:R-:W-:Y:S06 in the listing
+    _, gto = sass_run("t-diverge", BARE)
+    assert res.cycles == gto.cycles           # one warp: the policy cannot matter
+
+
+@pytest.mark.parametrize("policy", ["gto", "lrr", "oldest", "two-level", "gty"])
+def test_two_warps_on_one_subpartition_share_it_by_policy(policy):
+    """t-sched-5w in SASS mode, fetch off: warps 0 and 4 share sub-partition 0, each streaming
+    independent FFMAs (S01).  Round robin alternates them; greedy policies let one run ahead."""
+    prog, res = sass_run("t-sched-5w", BARE + [f"scheduler.policy={policy}"])
+    t = res.trace[(res.trace[:, L.TR_SP] == 0) & (res.trace[:, L.TR_SM] == 0)]
+    ffma = t[[prog.texts[pc].startswith("FFMA") for pc in t[:, L.TR_PC]]]
+    gids = ffma[:, L.TR_GID]
+    switches = int((gids[1:] != gids[:-1]).sum())
+    if policy in ("lrr", "two-level"):
+        assert switches > 0.9 * len(gids)        # alternate nearly every issue
+    else:
+        assert switches < 0.05 * len(gids)       # one warp runs its stream, then the other
+    first = int(gids[0])
+    assert first == (4 if policy == "gty" else 0) or policy in ("lrr", "two-level")

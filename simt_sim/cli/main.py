@@ -13,6 +13,7 @@ import numpy as np
 from simt_sim.errors import InputError, RuntimeFault, SimError
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
 from simt_sim.isa.table import ISAS
+from simt_sim.machine.layout import SCHEDULER_NAMES
 
 
 EXIT_MISMATCH = 1
@@ -49,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="print nothing but errors (and no progress line)")
     run.add_argument("--functional", action="store_true",
                      help="functional simulation only (no timing model): faster, %%clock counts instructions")
-    run.add_argument("--scheduler", choices=["lrr", "gto", "two-level", "oldest"],
+    run.add_argument("--scheduler", choices=SCHEDULER_NAMES,
                      help="warp scheduling policy (overrides the config's scheduler.policy)")
     run.add_argument("--picture", metavar="FILE", action="append", default=[],
                      help="draw the execution history (x = cycle, y = lane of each warp): .svg, .html or .png")
@@ -99,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--config", action="append", metavar="NAME[,NAME]",
                     help="GPU configs (repeatable, comma separated; default: each manifest's)")
     sw.add_argument("--scheduler", action="append", metavar="POLICY[,POLICY]",
-                    help="warp scheduling policies: lrr, gto, two-level, oldest (default: the config's)")
+                    help=f"warp scheduling policies: {', '.join(SCHEDULER_NAMES)} (default: the config's)")
     sw.add_argument("--set", action="append", default=[], metavar="KEY[,KEY]=V1,V2",
                     help="one axis of config values, e.g. scheduler.issue_width=1,2; keys joined by commas take "
                          "each value together; several --set cross each other")

@@ -39,18 +39,20 @@ POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POL
 # whether its slot holds a block; the named barrier it waits at; the call nesting depth of its
 # active lanes (0: in the kernel).
 # SASS control-code timing: per dependence barrier (scoreboard) SB0..SB5, the cycle its last
-# pending event (a result written, sources read) happens, and the stall class until then.
+# pending event (a result written, sources read) happens, and the stall class until then; whether
+# the warp's last instruction carried the yield hint.
 N_SB = 6
 WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
                "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
                "bar_id", "bar_count", "arrived", "call_depth") \
-    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB))
+    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",)
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
  WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED, WF_CALL_DEPTH) = range(WARP_FIELDS.index("sb0"))
 WF_SB, WF_SB_KIND = WARP_FIELDS.index("sb0"), WARP_FIELDS.index("sb_kind0")
+WF_YIELDED = WARP_FIELDS.index("yielded")     # its last SASS instruction asked the scheduler to switch
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -114,8 +116,8 @@ TC = _index(TC_FIELDS)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
 TF = _index(TF_FIELDS)
 
-SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest")
-SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST = range(len(SCHEDULER_NAMES))
+SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty")
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY = range(len(SCHEDULER_NAMES))
 
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
 # warp that issued last, cycle it next needs a look, resident warps in its age order

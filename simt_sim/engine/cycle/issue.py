@@ -28,7 +28,7 @@ from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL
                                      TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_RESUME,
-                                     WF_RESUME_KIND, WF_STATUS)
+                                     WF_RESUME_KIND, WF_STATUS, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -128,6 +128,7 @@ def after_issue(wf, tab, tc, w, pc, ctrl, cycle):
     wf[w, WF_ACCOUNTED] = cycle + 1
     wf[w, WF_RESUME] = cycle          # may issue again this cycle if max_issue_per_warp allows
     wf[w, WF_RESUME_KIND] = R_WAIT
+    wf[w, WF_YIELDED] = 1 if ctrl >= 0 and (ctrl >> E.CTRL_YIELD_SHIFT) & 1 == 0 else 0   # raw 0: yield
     if ctrl >= 0:
         wf[w, WF_RESUME] = cycle + max(ctrl & E.CTRL_STALL_MASK, 1)
         if cls == CL_BRANCH and wf[w, WF_PC] != pc + 1 and tc[T_TAKEN] > ctrl & E.CTRL_STALL_MASK:

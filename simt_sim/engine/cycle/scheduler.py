@@ -5,7 +5,10 @@
   oldest     always the oldest warp first (age = launch order);
   two-level  a small active pool served round robin; a warp whose next instruction waits on a
              long-latency (global/local memory) result leaves the pool, and the longest-waiting
-             pending warp takes its place (Narasiman et al., MICRO 2011).
+             pending warp takes its place (Narasiman et al., MICRO 2011);
+  gty        greedy then youngest, with compiler-guided yield: the warp that issued last while it
+             can, unless its instruction carried ptxas's yield hint (SASS), then the youngest
+             first; a warp that yielded comes last.
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -13,7 +16,8 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (R_LONG, SC_LAST, SC_N_ORDER, SCHED_GTO, SCHED_LRR, SCHED_OLDEST, WF_AGE,
+from simt_sim.machine.layout import (R_LONG, SC_LAST, SC_N_ORDER, SCHED_GTO, SCHED_GTY, SCHED_LRR, SCHED_OLDEST,
+                                     WF_AGE, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
                                      WF_STATUS, W_READY)
 
@@ -57,7 +61,26 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         return m
     if policy == SCHED_LRR:
         return round_robin(sm, sp, n_sp, warps_per_sm, last, out)
+    if policy == SCHED_GTY:
+        return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+
+
+@compiled_inline
+def greedy_then_youngest(order, n, wf, sm, sp, last, out):
+    m = 0
+    if last >= 0 and wf[last, WF_YIELDED] == 0:
+        out[0] = last
+        m = 1
+    for k in range(n - 1, -1, -1):           # youngest first
+        w = order[sm, sp, k]
+        if w != last:
+            out[m] = w
+            m += 1
+    if last >= 0 and wf[last, WF_YIELDED] != 0 and wf[last, WF_OCCUPIED]:
+        out[m] = last
+        m += 1
+    return m
 
 
 @compiled_inline
