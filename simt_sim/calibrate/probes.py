@@ -122,14 +122,30 @@ def h100_measurement(name: str) -> dict:
     return {"clk": clk, "cycles": cycles}
 
 
-def simulated_measurement(name: str, isa: str | None) -> dict:
-    """The program as its manifest says, on its config, timed (isa: its kernel's PTX or SASS)."""
+def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = None) -> dict:
+    """The program as its manifest says, on its config (plus `--set` items), timed (isa: its
+    kernel's PTX or SASS)."""
     m = load_manifest(str(PROGRAMS / name))
     prog = load_kernel(str(m.kernel_file), m.kernel, isa)
     res = simulate(manifest_launches(m, prog, isa), {s.name: s.make() for s in m.buffers},
-                   load_config(m.config, m.overrides))
+                   load_config(m.config, (m.overrides or []) + (sets or [])))
     clk = np.ascontiguousarray(res.buffers["clk"]).view(np.int64) if "clk" in res.buffers else None
     return {"clk": clk, "cycles": res.cycles}
+
+
+def probe(name: str) -> Probe:
+    found = [p for p in PROBES if p.name == name]
+    if not found:
+        raise InputError(f"unknown probe {name!r}; known: {', '.join(p.name for p in PROBES)}")
+    return found[0]
+
+
+def h100_value(p: Probe) -> float:
+    return float(p.derive([h100_measurement(n) for n in p.programs]))
+
+
+def simulated_value(p: Probe, isa: str | None = "sass", sets: list[str] | None = None) -> float:
+    return float(p.derive([simulated_measurement(n, isa, sets) for n in p.programs]))
 
 
 def probe_table(names: list[str] | None = None, isa: str | None = "sass") -> list[dict]:
