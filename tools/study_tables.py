@@ -8,6 +8,7 @@ full result goes to docs/workloads.json, and the summary of all effects (between
     python tools/study_tables.py              # all studies
     python tools/study_tables.py ilp cslow    # only these
     python tools/study_tables.py --plots docs/img   # also each study's speed-up plot as PNG
+    python tools/study_tables.py --isa sass   # SASS mode: docs/workloads-sass.md and .json
 """
 from __future__ import annotations
 
@@ -21,9 +22,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from simt_sim.calibrate import study as S  # noqa: E402
+from simt_sim.errors import InputError  # noqa: E402
 
 DOC = ROOT / "docs" / "workloads.md"
 RESULTS = ROOT / "docs" / "workloads.json"
+SASS_DOC = ROOT / "docs" / "workloads-sass.md"          # the same studies run as SASS (issue 13)
+SASS_RESULTS = ROOT / "docs" / "workloads-sass.json"
 CFE_BOUND_PP = 2.0             # the issue's target for CFE
 
 
@@ -58,9 +62,10 @@ def summary_block(results: dict) -> str:
     return "<!-- summary -->\n```\n" + "\n".join(lines) + "\n```\n<!-- /summary -->"
 
 
-def replace_block(text: str, name: str, body: str) -> str:
+def replace_block(text: str, name: str, body: str, isa: str | None = None) -> str:
     start, end = f"<!-- study:{name} -->", f"<!-- /study:{name} -->"
-    block = f"{start}\n```\n$ simt-sim study {name}\n{body}\n```\n{end}"
+    command = f"simt-sim study {name}" + (f" --isa {isa}" if isa else "")
+    block = f"{start}\n```\n$ {command}\n{body}\n```\n{end}"
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     if pattern.search(text):
         return pattern.sub(lambda _: block, text)
@@ -75,27 +80,36 @@ def main() -> int:
     ap.add_argument("--summary-only", action="store_true",
                     help="rebuild the summary from docs/workloads.json without running the studies")
     ap.add_argument("--plots", metavar="DIR", help="also write DIR/study-NAME.png (speed-ups, sim vs H100)")
+    ap.add_argument("--isa", choices=["sass"], help="run the studies as SASS, into docs/workloads-sass.md / .json")
     ns = ap.parse_args()
+    doc_path, results_path = (SASS_DOC, SASS_RESULTS) if ns.isa else (DOC, RESULTS)
     names = [] if ns.summary_only else ns.studies or [s.name for s in S.list_studies(ROOT)]
-    text = DOC.read_text()
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    text = doc_path.read_text()
+    results = json.loads(results_path.read_text()) if results_path.exists() else {}
     for name in names:
-        doc = S.run_study(ROOT, S.find_study(ROOT, name))
+        try:
+            doc = S.run_study(ROOT, S.find_study(ROOT, name), isa=ns.isa)
+        except InputError as e:          # e.g. a teaching config's 4-lane warps cannot run SASS
+            text = replace_block(text, name, f"not run: {e}", ns.isa)
+            results.pop(name, None)
+            print(f"{name}: not run ({e})", file=sys.stderr)
+            continue
         results[name] = doc
-        RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True, default=float) + "\n")
-        text = replace_block(text, name, S.format_table(doc))
+        results_path.write_text(json.dumps(results, indent=1, sort_keys=True, default=float) + "\n")
+        text = replace_block(text, name, S.format_table(doc), ns.isa)
         if ns.plots:
             from simt_sim.observe.plots import speedup_plot
             speedup_plot(doc["rows"], Path(ns.plots) / f"study-{name}.png", title=doc["title"])
         print(f"{name}: done", file=sys.stderr)
     known = {st.name for st in S.list_studies(ROOT)}
     results = {k: v for k, v in sorted(results.items()) if k in known}
+    results_path.write_text(json.dumps(results, indent=1, sort_keys=True, default=float) + "\n")
     block = summary_block(results)
     if "<!-- summary -->" in text:
         text = re.sub(r"<!-- summary -->.*?<!-- /summary -->", lambda _: block, text, flags=re.S)
     else:
         text = text.rstrip() + "\n\n## Summary of all effects\n\n" + block + "\n"
-    DOC.write_text(text)
+    doc_path.write_text(text)
     return 0
 
 

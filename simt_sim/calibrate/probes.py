@@ -41,6 +41,7 @@ class Probe:
     unit: str
     derive: Callable[[list[dict]], float]      # one {"clk": int64 array, "cycles": int} per program
     meaning: str
+    modelled: bool = True                      # False: measured, not in the model yet
 
 
 def per_read(m):
@@ -78,6 +79,14 @@ def interleaved(m):
     return float(np.mean(c[4, 1:] < c[0, 8]))
 
 
+def chase_latency(pass_index, first, last):
+    """Median latency of loads first..last-1 of one t-tlb pass (clk[k + 1] - clk[k] is load k's)."""
+    def derive(m):
+        lat = np.diff(m[0]["clk"].reshape(3, 33)[pass_index])
+        return float(np.median(lat[first:last]))
+    return derive
+
+
 def block_cost(m):
     """Extra cycles per block per SM between 8 and 64 blocks per SM (132 SMs)."""
     return (m[1]["cycles"] - m[0]["cycles"]) / ((8448 - 1056) / 132)
@@ -105,6 +114,10 @@ PROBES = [
           "L1-hit LDG.32, 1 warp per sub-partition"),
     Probe("ldg_l1_per_cycle_w8", ("t-ldg-tput-w8",), "warp-inst/cycle/SM", loads_per_cycle(8),
           "L1-hit LDG.32, 8 warps per sub-partition"),
+    Probe("l2_hit_chase", ("t-tlb",), "cycles", chase_latency(1, 1, 32),
+          "ld.global.cg chase over lines already read once (L2 hits), 2 MiB apart"),
+    Probe("first_touch_dram", ("t-tlb",), "cycles", chase_latency(0, 1, 9),
+          "the first ld.global.cg into each of 8 fresh 2 MiB regions of a freshly copied buffer", modelled=False),
     Probe("launch_one_block", ("t-launch-1",), "cycles", lambda m: m[0]["cycles"],
           "a kernel of one nearly empty 128-thread block, launch to end"),
     Probe("block_cost", ("t-launch-1056", "t-launch-8448"), "cycles/block/SM", block_cost,
