@@ -67,7 +67,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "sm_shared": g("sm.shared_memory"), "n_units": len(UNIT_NAMES), "record_trace": int(record_trace),
         "kernel_launch": g("sm.kernel_launch_latency"), "control_codes": int(g("sass.control_codes")),
         "read_latency": g("sass.operand_read_latency"), "taken_branch": g("sass.taken_branch_latency"),
-        "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg),
+        "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -86,13 +86,15 @@ def cache_sets(cfg: GPUConfig, level: str, line: int) -> int:
     return sets
 
 
-def fetch_scalars(cfg: GPUConfig) -> dict[str, int]:
+def fetch_scalars(cfg: GPUConfig, sass: bool) -> dict[str, int]:
+    """The fetch model's scalars; it is off for launches without SASS kernels (PTX rows carry no
+    instruction addresses the model could fetch)."""
     g = cfg.get
     line = g("sass.fetch.line_bytes")
     if line % SASS_INSTRUCTION_BYTES:
         raise InputError(f"{cfg.path}: sass.fetch.line_bytes ({line}) must be a multiple of "
                          f"{SASS_INSTRUCTION_BYTES} (one SASS instruction)")
-    return {"fetch": int(g("sass.fetch.enabled")), "fetch_line_insts": line // SASS_INSTRUCTION_BYTES,
+    return {"fetch": int(sass and g("sass.fetch.enabled")), "fetch_line_insts": line // SASS_INSTRUCTION_BYTES,
             "l0i_sets": cache_sets(cfg, "sass.fetch.l0", line), "l0i_ways": g("sass.fetch.l0.ways"),
             "l1i_sets": cache_sets(cfg, "sass.fetch.l1", line), "l1i_ways": g("sass.fetch.l1.ways"),
             "l1i_line_cycles": g("sass.fetch.l1.line_cycles"), "l2i_line_cycles": g("sass.fetch.l2_line_cycles")}
