@@ -167,3 +167,23 @@ def test_two_warps_on_one_subpartition_share_it_by_policy(policy):
         assert switches < 0.05 * len(gids)       # one warp runs its stream, then the other
     first = int(gids[0])
     assert first == (4 if policy == "gty" else 0) or policy in ("lrr", "two-level")
+
+
+def test_depbar_waits_until_at_most_n_copy_groups_are_incomplete():
+    """s-async commits three cp.async groups (LDGDEPBAR), then `DEPBAR.LE SB0, 0x2`: it issues
+    once the first group's copy has arrived, and a DEPBAR that keeps as many groups as were
+    committed waits for none."""
+    prog, res = sass_run("s-async", BARE)
+    depbar = prog.texts.index("DEPBAR.LE SB0, 0x2")
+    copies = [pc for pc, text in enumerate(prog.texts) if text.startswith(("LDGSTS", "@!P0 LDGSTS", "@P0 LDGSTS"))]
+    commits = [pc for pc, text in enumerate(prog.texts) if text == "LDGDEPBAR"]
+    assert len(commits) == 3 and copies[0] < commits[0] < copies[1]
+    for gid in range(4 * 4):
+        t = {int(r[L.TR_PC]): r for r in warp_issues(res, gid)}
+        assert t[depbar][L.TR_CYCLE] >= t[copies[0]][L.TR_READY]          # group 1 is complete
+    import numpy as np
+    from simt_sim.engine.cycle.scoreboard import groups_done
+    wf = np.zeros((1, len(L.WARP_FIELDS)), np.int64)
+    wf[0, L.WF_GROUPS] = 3
+    wf[0, L.WF_GROUP:L.WF_GROUP + 3] = (100, 200, 300)
+    assert [groups_done(wf, 0, keep)[0] for keep in (0, 1, 2, 3)] == [300, 200, 100, 0]

@@ -231,14 +231,17 @@ def lower_exit(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 
 def lower_depbar(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
-    """DEPBAR.LE SBn, N (cp.async.wait_group N): F_CMP = the scoreboard n, one immediate operand N.
+    """DEPBAR.LE SBn, N (cp.async.wait_group N): F_CMP = the scoreboard n, one immediate operand N,
+    also in F_VEC for the timing model (which waits until at most N copy groups are incomplete).
     The copies complete at issue here (execute.exec_cp_async), so nothing is left to wait for."""
     texts = list(inst.operands)
     board = 0
     if texts and re.match(r"^SB\d$", texts[0]):
         board = int(texts.pop(0)[2:])
-    ops = [b.operand(t) for t in texts if not t.startswith("{")]
-    return b.row(E.SASS_OPCODE[family], ops, F_CMP=board)
+    counts = [t for t in texts if not t.startswith("{")]
+    ops = [b.operand(t) for t in counts]
+    keep = int(counts[0], 0) if counts and re.match(r"^(0x[0-9a-f]+|\d+)$", counts[0]) else 0
+    return b.row(E.SASS_OPCODE[family], ops, F_CMP=board, F_VEC=keep)
 
 
 def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:

@@ -42,17 +42,23 @@ POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POL
 # pending event (a result written, sources read) happens, and the stall class until then; whether
 # the warp's last instruction carried the yield hint.
 N_SB = 6
+N_COPY_GROUPS = 8
 WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
                "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
                "bar_id", "bar_count", "arrived", "call_depth") \
-    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",)
+    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
+    + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS))
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
  WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED, WF_CALL_DEPTH) = range(WARP_FIELDS.index("sb0"))
 WF_SB, WF_SB_KIND = WARP_FIELDS.index("sb0"), WARP_FIELDS.index("sb_kind0")
 WF_YIELDED = WARP_FIELDS.index("yielded")     # its last SASS instruction asked the scheduler to switch
+# cp.async groups (LDGSTS ... LDGDEPBAR ... DEPBAR.LE SBn, N): when the copies issued since the last
+# commit complete, how many groups were committed, and the completion cycles of the last
+# N_COPY_GROUPS (a ring indexed by group number)
+WF_COPIES_OPEN, WF_GROUPS, WF_GROUP = (WARP_FIELDS.index(f) for f in ("copies_open", "groups", "group0"))
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)

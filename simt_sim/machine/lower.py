@@ -72,11 +72,6 @@ def _relocate(program, pc_base: int, const_base: int, vec_base: int, param_base:
     return code
 
 
-PRESENT = np.ones(1, np.int8)        # a Code marker's value when the launch needs those semantics
-TENSOR_OPS = [E.OP_MMA, E.OP_WMMA_MMA, E.OP_WMMA_LOAD_A, E.OP_WMMA_LOAD_B, E.OP_WMMA_LOAD_C, E.OP_WMMA_STORE_D,
-              E.OP_LDMATRIX]
-
-
 def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbering]:
     """One code array for all programs -> (code, pc bases, parameter bases, parameter bytes, numbering)."""
     codes, cu64, cf32, cf64, vecs, pc_bases, param_bases, calls = [], [], [], [], [], [], [], []
@@ -100,9 +95,7 @@ def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbe
     code = Code(np.concatenate(codes), np.concatenate(cu64) if const else np.zeros(1, np.uint64),
                 np.concatenate(cf32) if const else np.zeros(1, np.float32),
                 np.concatenate(cf64) if const else np.zeros(1, np.float64), allv,
-                np.concatenate(calls) if ncalls else np.zeros((1, len(E.CALL_FIELDS)), np.int64),
-                PRESENT if any(p.isa == "sass" for p in programs) else None,
-                PRESENT if any(np.isin(p.code[:, E.F_OP], TENSOR_OPS).any() for p in programs) else None)
+                np.concatenate(calls) if ncalls else np.zeros((1, len(E.CALL_FIELDS)), np.int64))
     numbering = RegisterNumbering(max(p.n_r32 for p in programs), max(p.n_r64 for p in programs),
                                   max(p.n_pred for p in programs))
     return code, pc_bases, param_bases, params, numbering

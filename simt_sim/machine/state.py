@@ -14,10 +14,7 @@ import numpy as np
 from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
-# calls: the call table (isa/encoding.py); sass / tensor: None when no kernel of the launch is SASS /
-# has a tensor-core row, so that the compiled engine is specialised without those semantics
-# (execute.sass_row, execute.tensor_row: each a large part of its compile time)
-Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls sass tensor")
+Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls")    # calls: the call table (isa/encoding.py)
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
 Warps = namedtuple("Warps", "f stack cbar")        # the warp record, SIMT stacks, SASS convergence barriers
 # global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory

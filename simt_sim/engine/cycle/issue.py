@@ -12,7 +12,8 @@ from simt_sim.engine.cycle.blocks import finish_block
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.scheduler import candidates
-from simt_sim.engine.cycle.scoreboard import barriers_clear, operands_ready, set_barriers, write_results
+from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
+                                              track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account
 from simt_sim.engine.cycle.units import earliest_pipe, occupy_pipe, pipe_free
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
@@ -149,6 +150,10 @@ def next_operands(wf, ts, tab, rows, tc, w):
     ctrl = control_code(rows, tc, wf[w, WF_PC])
     if ctrl >= 0:
         nxt, nkind = barriers_clear(wf, w, ctrl)
+        if rows[wf[w, WF_PC], E.F_OP] == E.OP_S_DEPBAR:
+            done, dkind = groups_done(wf, w, rows[wf[w, WF_PC], E.F_VEC])
+            if done > nxt:
+                nxt, nkind = done, dkind
     else:
         nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
     if tab.cls[wf[w, WF_PC]] == CL_EXIT and wf[w, WF_DRAIN] > nxt:
@@ -184,6 +189,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     ctrl = control_code(code.rows, tc, pc)
     if ctrl >= 0:
         set_barriers(wf, w, ctrl, ready, kind, cycle + tc[T_READ_LAT])
+        track_copy_groups(wf, w, row[E.F_OP], ready, cycle)
     else:
         write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:

@@ -10,13 +10,16 @@ compiler's stall counts cover fixed-latency results, and a variable-latency inst
 dependence barrier (SB0..SB5) that is pending until its result is written (write barrier) or its
 sources are read (read barrier); a later instruction's wait mask lists the barriers that must be
 clear before it issues.  Each barrier keeps the cycle its last pending event happens.
+cp.async copies (LDGSTS) count per group instead: LDGDEPBAR commits the copies issued since the
+last commit as one group, and `DEPBAR.LE SBn, N` waits until at most N groups are incomplete.
 """
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
 
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import N_SB, R_WAIT, WF_SB, WF_SB_KIND
+from simt_sim.machine.layout import (N_COPY_GROUPS, N_SB, R_LONG, R_WAIT, WF_COPIES_OPEN, WF_GROUP, WF_GROUPS, WF_SB,
+                                     WF_SB_KIND)
 
 
 @compiled_inline
@@ -75,3 +78,26 @@ def barriers_clear(wf, w, ctrl):
             best = wf[w, WF_SB + b]
             kind = wf[w, WF_SB_KIND + b]
     return best, kind
+
+
+@compiled_inline
+def track_copy_groups(wf, w, op, ready, cycle):
+    """LDGSTS extends the open group to its data's arrival; LDGDEPBAR commits it."""
+    if op == E.OP_CP_ASYNC:
+        wf[w, WF_COPIES_OPEN] = max(wf[w, WF_COPIES_OPEN], ready)
+    elif op == E.OP_S_LDGDEPBAR:
+        g = wf[w, WF_GROUPS]
+        wf[w, WF_GROUP + g % N_COPY_GROUPS] = max(wf[w, WF_COPIES_OPEN], cycle)
+        wf[w, WF_GROUPS] = g + 1
+        wf[w, WF_COPIES_OPEN] = 0
+
+
+@compiled_inline
+def groups_done(wf, w, keep):
+    """Cycle from which at most `keep` committed cp.async groups are incomplete (groups older than
+    the ring are taken as complete)."""
+    g = wf[w, WF_GROUPS]
+    done = 0
+    for j in range(max(0, g - N_COPY_GROUPS), g - keep):
+        done = max(done, wf[w, WF_GROUP + j % N_COPY_GROUPS])
+    return done, R_LONG

@@ -3,8 +3,6 @@ control flow.  The timing model decides *when* a warp issues; this decides *what
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.extending import overload
 
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional import half as H
@@ -26,7 +24,7 @@ from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_so
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
                                      FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL, WF_GID, WF_MASK, WF_PC,
-                                     WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY, ISA_SASS, UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS)
+                                     WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY, ISA_SASS)
 
 # step results
 STEP_OK, STEP_FAULT = 0, 1
@@ -655,25 +653,6 @@ def exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
     return True
 
 
-def tensor_row(tensor, code, regs, mem, row, op, w, base_t, slot, geom, fault):
-    """exec_tensor; `tensor` is `code.tensor`: None when the launch has no tensor-core
-    instruction, and then the compiled engine is specialised without them (as sass_row)."""
-    return exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault)
-
-
-@overload(tensor_row, jit_options={"cache": True})
-def _tensor_row(tensor, code, regs, mem, row, op, w, base_t, slot, geom, fault):
-    if isinstance(tensor, types.NoneType):
-        def no_tensor(tensor, code, regs, mem, row, op, w, base_t, slot, geom, fault):
-            set_fault(fault, FAULT_UNSUPPORTED, -1, -1, -1, 0, UNSUPPORTED_MMA_LANES)
-            return False
-        return no_tensor
-
-    def with_tensor(tensor, code, regs, mem, row, op, w, base_t, slot, geom, fault):
-        return exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault)
-    return with_tensor
-
-
 @compiled_inline
 def zfill_source(regs, row, t, src, size):
     """(aligned source, bytes read) of SASS LDGSTS.ZFILL [d], [src], P: ptxas encodes src_size as
@@ -751,30 +730,6 @@ def exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fa
         set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
         return STEP_FAULT
     return STEP_OK
-
-
-def sass_row(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev, fault):
-    """Execute a SASS row (sass_step.py).  `sass` is `code.sass`: None when the launch holds no
-    SASS kernel, and then the compiled engine is specialised without the SASS semantics, which
-    would otherwise be a third of its compile time."""
-    return SS.step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev,
-                        fault)
-
-
-@overload(sass_row, jit_options={"cache": True})
-def _sass_row(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev, fault):
-    if isinstance(sass, types.NoneType):
-        def no_sass(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev,
-                    fault):
-            set_fault(fault, FAULT_UNSUPPORTED, ws.f[w, WF_GID], -1, pc, exec_mask, UNSUPPORTED_SASS)
-            return np.int64(-1)
-        return no_sass
-
-    def with_sass(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev,
-                  fault):
-        return SS.step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters,
-                            ev, fault)
-    return with_sass
 
 
 @compiled_inline
@@ -885,7 +840,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if wsz != 32 or exec_mask != 0xFFFFFFFF:
             set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: all 32 lanes
             return STEP_FAULT
-        if not tensor_row(code.tensor, code, regs, mem, row, op, w, base_t, slot, geom, fault):
+        if not exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
             fault[1] = gid
             fault[3] = pc
             return STEP_FAULT
@@ -899,8 +854,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
           or op == E.OP_CP_ASYNC_GROUP or op == E.OP_BAR_WARP):
         pass            # ordering only; bar.warp.sync: the warp's lanes run in lockstep anyway
     elif op >= E.SASS_OP_BASE:
-        next_pc = sass_row(code.sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block,
-                           counters, ev, fault)
+        next_pc = SS.step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters,
+                               ev, fault)
         if next_pc < 0:
             return STEP_FAULT
     elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
