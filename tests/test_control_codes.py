@@ -152,7 +152,8 @@ def test_the_yield_hint_is_what_the_disassembly_prints_as_y():
     assert res.cycles == gto.cycles           # one warp: the policy cannot matter
 
 
-@pytest.mark.parametrize("policy", ["gto", "lrr", "oldest", "two-level", "gty"])
+@pytest.mark.parametrize("policy", ["gto", "lrr", pytest.param("oldest", marks=pytest.mark.slow),
+                                    pytest.param("two-level", marks=pytest.mark.slow), "gty"])
 def test_two_warps_on_one_subpartition_share_it_by_policy(policy):
     """t-sched-5w in SASS mode, fetch off: warps 0 and 4 share sub-partition 0, each streaming
     independent FFMAs (S01).  Round robin alternates them; greedy policies let one run ahead."""

@@ -70,8 +70,7 @@ def test_unknown_probe_is_a_clear_error():
 # The SASS model, calibrated from these probes (configs/h100.yaml `sass:`), against the H100:
 # within 10% on every probe of an element the model has (first touches of fresh pages: not yet).  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
 # with --run-slow.
-QUICK_PROBES = ("clock_read", "loop_iteration_converged", "loop_iteration_divergent", "two_warps_one_subpartition",
-                "issue_interleaving", "fetch_512_cold", "fetch_512_warm", "lds_per_cycle_w1", "ldg_l1_per_cycle_w1")
+QUICK_PROBES = ("loop_iteration_converged", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm")
 
 
 @pytest.mark.parametrize("name", [pytest.param(p.name, marks=() if p.name in QUICK_PROBES else pytest.mark.slow)

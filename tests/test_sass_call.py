@@ -271,13 +271,20 @@ TRACE_DIFFERS = {"s-control": "H100 lets lanes that left a YIELD loop run past i
 
 
 def _trace_param(name: str):
-    """xfail for a measured difference; the timing microbenchmarks and the differential programs
-    (one functional run each, their outputs checked elsewhere) are a slow sweep beyond the first few."""
+    """xfail for a measured difference; beyond CI_TRACES the sweep is slow (one functional run
+    each; outputs are checked elsewhere, and `simt-sim validate --isa sass` compares every trace)."""
     if name in TRACE_DIFFERS:
         return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=TRACE_DIFFERS[name]))
-    if name.startswith("t-") or (name.startswith("s-") and name not in ("s-warp", "s-extra", "s-memory")):
+    if name not in CI_TRACES:
         return pytest.param(name, marks=pytest.mark.slow)
     return name
+
+
+# the traces CI compares (the rest with --run-slow): the branch shapes that differ most between
+# PTX and SASS (switch tree, nested if/else, loop break, data-dependent while, early return,
+# reduction tail) and three differential programs
+CI_TRACES = ("v-switch8", "nested-ifelse", "v-loop-break", "v-while-collatz", "early-return", "v-smem-reduce",
+             "s-warp", "s-extra", "s-memory")
 
 
 @pytest.mark.parametrize("name", [_trace_param(n) for n in TRACED])
