@@ -81,7 +81,7 @@ class RowBuilder:
         pc = self.inst.pc if self.inst else 0
         text = self.inst.text() if self.inst else ""
         return SassLoweringError(f"SASS {text!r} at pc {pc:#06x}: {message}",
-                                 SourceLoc(self.where, (pc // 16) + 1, 1))
+                                 SourceLoc(self.where, (pc // E.SASS_INSTRUCTION_BYTES) + 1, 1))
 
     # ---- operands ----
     def imm(self, bits: int) -> tuple[int, int, int, int]:
@@ -246,7 +246,7 @@ class RowBuilder:
     def target(self, text: str) -> int:
         t = text.strip("`() ")
         try:
-            return int(t, 16) // 16
+            return int(t, 16) // E.SASS_INSTRUCTION_BYTES
         except ValueError:
             raise self.error(f"branch target {text!r} is not an address") from None
 
@@ -629,7 +629,7 @@ def lower_call(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
                       "assert and the like), which the simulator does not provide")
     pc = b.kernel.label_pc(target)
     if pc is not None:
-        return b.row(E.SASS_OPCODE[family], [], F_TARGET=pc // 16)
+        return b.row(E.SASS_OPCODE[family], [], F_TARGET=pc // E.SASS_INSTRUCTION_BYTES)
     if target.startswith("0x"):
         return b.row(E.SASS_OPCODE[family], [], F_TARGET=b.target(target))
     kind, idx, _, _ = b.operand(target)

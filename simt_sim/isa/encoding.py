@@ -36,6 +36,8 @@ OPERAND_FIELDS = 4  # kind, index, immediate, type the operand is read/written a
 MAX_OPERANDS = 7    # SASS: PLOP3 has seven (two predicate results, three sources, two LUTs)
 ROW_FIELDS = F_OPS + OPERAND_FIELDS * MAX_OPERANDS
 
+SASS_INSTRUCTION_BYTES = 16     # sm_90 SASS: a byte offset / 16 is the row (pc) of an instruction
+
 # ---- SASS control code fields (frontend/sass.py documents the layout) ----
 CTRL_STALL_MASK = 0xF            # bits 0-3: cycles before the warp's next instruction may issue
 CTRL_YIELD_SHIFT = 4             # bit 4: yield (raw; 0 means the scheduler should switch warps)

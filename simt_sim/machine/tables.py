@@ -12,8 +12,6 @@ import numpy as np
 
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
-
-SASS_INSTRUCTION_BYTES = 16
 from simt_sim.machine.state import Tables
 from simt_sim.machine.layout import CL_CODE, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
@@ -91,10 +89,10 @@ def fetch_scalars(cfg: GPUConfig, sass: bool) -> dict[str, int]:
     instruction addresses the model could fetch)."""
     g = cfg.get
     line = g("sass.fetch.line_bytes")
-    if line % SASS_INSTRUCTION_BYTES:
+    if line % E.SASS_INSTRUCTION_BYTES:
         raise InputError(f"{cfg.path}: sass.fetch.line_bytes ({line}) must be a multiple of "
-                         f"{SASS_INSTRUCTION_BYTES} (one SASS instruction)")
-    return {"fetch": int(sass and g("sass.fetch.enabled")), "fetch_line_insts": line // SASS_INSTRUCTION_BYTES,
+                         f"{E.SASS_INSTRUCTION_BYTES} (one SASS instruction)")
+    return {"fetch": int(sass and g("sass.fetch.enabled")), "fetch_line_insts": line // E.SASS_INSTRUCTION_BYTES,
             "l0i_sets": cache_sets(cfg, "sass.fetch.l0", line), "l0i_ways": g("sass.fetch.l0.ways"),
             "l1i_sets": cache_sets(cfg, "sass.fetch.l1", line), "l1i_ways": g("sass.fetch.l1.ways"),
             "l1i_line_cycles": g("sass.fetch.l1.line_cycles"), "l2i_line_cycles": g("sass.fetch.l2_line_cycles")}

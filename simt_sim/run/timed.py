@@ -300,11 +300,12 @@ def instruction_caches(image: MachineImage) -> dict[str, np.ndarray]:
     starts holding the launch's code, first lines first, as far as each set has ways."""
     tc = image.tc
     on = bool(tc[L.TC["fetch"]])
-    n_sm, n_sp = image.n_sm, int(tc[L.TC["n_sp"]])
-    l0 = np.zeros((n_sm, n_sp, int(tc[L.TC["l0i_sets"]]) if on else 1, int(tc[L.TC["l0i_ways"]]) if on else 1,
-                   len(L.FETCH_FIELDS)), np.int64)
-    sets, ways = (int(tc[L.TC["l1i_sets"]]), int(tc[L.TC["l1i_ways"]])) if on else (1, 1)
-    l1 = np.zeros((n_sm, sets, ways, len(L.FETCH_FIELDS)), np.int64)
+
+    def shape(level):                     # (sets, ways) of level "l0i" / "l1i"
+        return (int(tc[L.TC[f"{level}_sets"]]), int(tc[L.TC[f"{level}_ways"]])) if on else (1, 1)
+    sets, ways = shape("l1i")
+    l0 = np.zeros((image.n_sm, int(tc[L.TC["n_sp"]]), *shape("l0i"), len(L.FETCH_FIELDS)), np.int64)
+    l1 = np.zeros((image.n_sm, sets, ways, len(L.FETCH_FIELDS)), np.int64)
     if on:
         n_lines = -(-len(image.code.rows) // int(tc[L.TC["fetch_line_insts"]]))
         lines = np.arange(min(n_lines, sets * ways))
