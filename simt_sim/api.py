@@ -19,7 +19,7 @@ from pathlib import Path
 from simt_sim.errors import InputError
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.sass_lower import load_kernel
-from simt_sim.frontend.manifest import Manifest, load_manifest
+from simt_sim.frontend.manifest import Manifest, default_isa, load_manifest
 from simt_sim.frontend.ptxas import RegisterCount
 from simt_sim.frontend import ptxas
 from simt_sim.machine import config as machine_config
@@ -41,10 +41,11 @@ Launch = KernelLaunch
 def load_program(path, kernel: str | None = None, isa: str | None = None) -> Program:
     """A kernel from a PTX file (`kernel` names the entry when the file has several), or the main
     kernel of a program directory (or its manifest.yaml); isa="sass" runs the sm_90 SASS ptxas
-    makes of it (default: PTX, or the manifest's `isa`)."""
+    makes of it, "ptx" the PTX (default: the manifest's `isa`, else SASS for nvcc-compiled kernels
+    and PTX for hand-written ones: frontend.manifest.default_isa)."""
     path = Path(path)
     if not (path.is_dir() or path.suffix in (".yaml", ".yml")):
-        return load_kernel(str(path), kernel, isa or "ptx")
+        return load_kernel(str(path), kernel, isa or default_isa(path))
     manifest = load_manifest(str(path))
     return load_kernel(str(manifest.kernel_file), kernel or manifest.kernel, isa or manifest.isa)
 

@@ -55,7 +55,7 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 
 
-def functional_check(pdir: Path, gpu: str = "h100", isa: str = "ptx") -> dict:
+def functional_check(pdir: Path, gpu: str = "h100", isa: str | None = None) -> dict:
     """Outputs and mask trace of a single-launch program against its reference, from functional
     runs (no timing model: outputs and per-warp mask sequences do not depend on it); isa="sass"
     runs the SASS ptxas made of both variants (the trace variant's committed
@@ -66,6 +66,7 @@ def functional_check(pdir: Path, gpu: str = "h100", isa: str = "ptx") -> dict:
     if m.more_launches:
         raise InputError(f"{pdir}: several launches need the timing model (validate_program)")
     cfg = load_config(m.config, m.overrides)
+    isa = isa or m.isa
     row = {"program": pdir.name, "isa": isa, "mask_trace_match": None}
     for variant in (m.kernel_file, m.trace_kernel_file):      # another program's PTX when shared
         if variant == m.trace_kernel_file and not (variant.exists() and "mask_trace" in ref):

@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="also write the rows to this JSON file")
     ns = ap.parse_args(argv)
     try:
-        rows = probe_table(ns.probes, None if ns.isa == "ptx" else "sass")
+        rows = probe_table(ns.probes, ns.isa)
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -147,7 +147,7 @@ def simulated_only(pdir: Path, isa: str | None = None) -> dict:
     """The simulator's half of a validate_program row, for a program with no reference yet."""
     m = load_manifest(str(pdir))
     return {**simulated_fields(m, simulate_manifest(m, isa=isa)), "notes": ["no H100 reference recorded"],
-            "outputs_match": None}
+            "outputs_match": None, "isa": isa or m.isa}
 
 
 def add_effects(rows: list[dict], overlap: dict) -> None:
@@ -192,8 +192,9 @@ def run_study(root: Path, study: Study, gpu: str = "h100", isa: str | None = Non
     CFE column is Nsight Compute's own metric over the same instructions)."""
     rows = [variant_row(root, study, v, gpu, isa) for v in study.variants]
     add_effects(rows, study.overlap)
+    modes = {r["isa"] for r in rows}
     return {"study": study.name, "title": study.title, "seed": study.seed, "description": study.description,
-            "measure": study.measure, "isa": isa or "ptx", "rows": rows, "summary": summarize(rows)}
+            "measure": study.measure, "isa": modes.pop() if len(modes) == 1 else "mixed", "rows": rows, "summary": summarize(rows)}
 
 
 def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8) -> list[Path]:

@@ -55,6 +55,7 @@ class Relocation:
 class CubinElf:
     path: Path
     sections: dict[str, bytes] = field(default_factory=dict)      # name -> contents (NOBITS: zeros)
+    offsets: dict[str, int] = field(default_factory=dict)         # name -> offset in the file
     symbols: list[Symbol] = field(default_factory=list)
     relocations: dict[str, list[Relocation]] = field(default_factory=dict)   # relocated section -> entries
 
@@ -101,6 +102,7 @@ def _parse(path: Path, data: bytes) -> CubinElf:
     elf = CubinElf(path)
     for name, h in zip(names, headers):
         elf.sections[name] = bytes(h[5]) if h[1] == SHT_NOBITS else _contents(data, h)
+        elf.offsets[name] = h[4]
     symbols: list[Symbol] = []
     for h in headers:
         if h[1] == SHT_SYMTAB:

@@ -186,7 +186,9 @@ SCHEMA = {
     "stream": Field(int, between(0, MAX_STREAM),
                     doc="stream of the main launch (default 0)"),
     "more_launches": Field(list, doc="further kernel launches after / beside the main one (timing runs)"),
-    "isa": Field(str, doc="what runs: ptx (default; the PTX itself) or sass (the sm_90 SASS ptxas makes of it)"),
+    "isa": Field(str, doc="what runs: sass (the sm_90 SASS ptxas makes of the PTX; default when the kernel was "
+                          "compiled from CUDA, i.e. has a .cu source beside it) or ptx (the PTX itself; default "
+                          "for hand-written PTX)"),
     "sass_families": Field(list, doc="SASS opcode families (isa/sass.yaml names, e.g. IADD3) the program exists "
                                      "to check; tests/test_sass_diff_programs.py asserts ptxas emits each"),
 }
@@ -222,7 +224,7 @@ class Manifest:
     stream: int = 0
     more_launches: list[dict] = field(default_factory=list)   # kernel_file resolved to a Path
     clock_outputs: list[str] = field(default_factory=list)
-    isa: str = "ptx"
+    isa: str = "ptx"                 # resolved on loading: the manifest's, else default_isa(kernel_file)
     sass_families: list[str] = field(default_factory=list)
 
     # Programs built from CUDA (tools/build_programs.py) keep kernel.cu, kernel.ptx and the mask-trace
@@ -237,6 +239,14 @@ class Manifest:
     def trace_kernel_file(self) -> Path:
         """The mask-trace variant of the kernel file, NAME.trace.ptx beside it (it may not exist)."""
         return self.kernel_file.with_name(self.kernel_file.stem + ".trace.ptx")
+
+
+def default_isa(kernel_file) -> str:
+    """What a kernel runs as when nobody says: nvcc-compiled kernels (a CUDA source beside the PTX,
+    or the source itself) run as the sm_90 SASS ptxas makes of them, the way the H100 runs them;
+    hand-written PTX (the explicit-mask ISA, the teaching programs) runs as PTX."""
+    path = Path(kernel_file)
+    return "sass" if path.suffix == ".cu" or path.with_suffix(".cu").is_file() else "ptx"
 
 
 def manifest_path(target: str) -> Path:
@@ -291,7 +301,7 @@ def load_manifest(target: str) -> Manifest:
                     [str(s) for s in data.get("set", [])], data["grid"], data["block"], buffers,
                     data["args"], data.get("expect") or {}, data.get("description", ""),
                     data.get("dynamic_shared", 0), data.get("registers"), data.get("stream", 0), more,
-                    [str(c) for c in data.get("clock_outputs") or []], data.get("isa", "ptx"),
+                    [str(c) for c in data.get("clock_outputs") or []], data.get("isa") or default_isa(kernel_file),
                     list(data.get("sass_families") or []))
 
 

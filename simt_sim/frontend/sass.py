@@ -48,6 +48,7 @@ from pathlib import Path
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.isa import encoding as E
 from simt_sim.frontend.ptxas import DEFAULT_ARCH, cache_root
+from simt_sim.frontend.sass_patch import SassPatch, apply_patch, check_patched, find_patch
 
 TOOL_WHEELS = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobjdump"}
 TOOL_TIMEOUT_S = 300
@@ -271,13 +272,19 @@ def committed_cubin_path(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
 
 
 def committed_cubin(ptx: Path, text: bytes, flags: list[str], arch: str) -> Path | None:
-    """The committed cubin when it was made from this very PTX with these flags (so machines
-    without ptxas run the SASS that the H100 ran), else None."""
+    """The committed cubin when it was made from this very PTX (and SASS patch) with these flags
+    (so machines without ptxas run the SASS that the H100 ran), else None."""
     cubin = committed_cubin_path(ptx, arch)
     key = cubin.with_name(cubin.name + ".key")
-    if cubin.is_file() and key.is_file() and key.read_text().strip() == cubin_key(text, flags):
+    if cubin.is_file() and key.is_file() and key.read_text().strip() == cubin_key(cubin_source(ptx, text), flags):
         return cubin
     return None
+
+
+def cubin_source(ptx: Path, text: bytes) -> bytes:
+    """What a cubin is made from besides the flags: the PTX, and the SASS patch beside it if any."""
+    patch = find_patch(ptx)
+    return text if patch is None else text + b"\0sass-patch\0" + patch.source
 
 
 def commit_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
@@ -288,22 +295,22 @@ def commit_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
     cubin = committed_cubin_path(ptx, arch)
     if made != cubin:
         cubin.write_bytes(made.read_bytes())
-    cubin.with_name(cubin.name + ".key").write_text(cubin_key(text, flags) + "\n")
+    cubin.with_name(cubin.name + ".key").write_text(cubin_key(cubin_source(ptx, text), flags) + "\n")
     return cubin
 
 
 def ptx_to_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
     """`ptxas -arch=ARCH -O3 -lineinfo`: the program's committed cubin when it matches the PTX,
-    else compiled and cached by the PTX's hash."""
+    else compiled and cached by the PTX's hash (then patched, for a probe with a SASS patch)."""
     text = _read_bytes(ptx)
     refuse_mask_stack_isa(ptx, text)
-    found = committed_cubin(ptx, text, ptxas_flags(text, arch), arch)
+    flags = ptxas_flags(text, arch)
+    found = committed_cubin(ptx, text, flags, arch)
     if found is not None:
         return found
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         raise InputError("ptxas not found on PATH (it comes with the CUDA toolkit's nvcc)")
-    flags = ptxas_flags(text, arch)
     out = _cached("cubin", text, flags, ".cubin")
     if not out.exists():
         tmp = _atomic_output(out)
@@ -311,6 +318,27 @@ def ptx_to_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
         if r.returncode != 0:
             tmp.unlink(missing_ok=True)
             raise _ptxas_error(ptx, r.stderr + r.stdout)
+        tmp.replace(out)
+    patch = find_patch(ptx)
+    return out if patch is None else patched_cubin(out, patch, cubin_source(ptx, text), flags)
+
+
+def patched_cubin(cubin: Path, patch: SassPatch, source: bytes, flags: list[str]) -> Path:
+    """ptxas's cubin with its SASS patch applied and read back (frontend/sass_patch.py), cached."""
+    out = _cached("cubin", source, flags, ".cubin")
+    if not out.exists():
+        from simt_sim.frontend.cubin_elf import read_cubin
+        kernels = disassemble_cubin(cubin)
+        offsets = read_cubin(cubin).offsets
+        data = apply_patch(cubin.read_bytes(), {k.name: offsets[f".text.{k.name}"] for k in kernels},
+                           kernels, patch)
+        tmp = _atomic_output(out)
+        tmp.write_bytes(data)
+        try:
+            check_patched(disassemble_cubin(tmp), patch)
+        except InputError:
+            tmp.unlink(missing_ok=True)
+            raise
         tmp.replace(out)
     return out
 
@@ -417,17 +445,36 @@ def build_kernel(name: str, structured: list[dict], encoded: list[tuple],
     return SassKernel(name, tuple(insts), dict(labels or {}))
 
 
+NVDISASM_LISTINGS = (("-json",), ("-c", "-hex", "-gp"))      # structured; encodings and labels
+
+
 def disassemble_cubin(cubin: Path) -> list[SassKernel]:
-    nvdisasm = tool_path("nvdisasm")
-    js = _run([nvdisasm, "-json", str(cubin)], "nvdisasm -json")
-    hx = _run([nvdisasm, "-c", "-hex", "-gp", str(cubin)], "nvdisasm -hex")
-    for r in (js, hx):
-        if r.returncode != 0:
-            raise InputError(f"nvdisasm failed on {cubin}: {r.stderr.strip()[:300]}")
-    structured, encoded = parse_json_listing(js.stdout), parse_hex_listing(hx.stdout)
-    labels = parse_labels(hx.stdout)
+    js, hx = nvdisasm_listings(cubin)
+    structured, encoded = parse_json_listing(js), parse_hex_listing(hx)
+    labels = parse_labels(hx)
     return [build_kernel(name, insts, encoded.get(name, []), labels.get(name))
             for name, insts in structured.items()]
+
+
+def nvdisasm_listings(cubin: Path) -> tuple[str, str]:
+    """nvdisasm's two listings of a cubin (run side by side), cached by the cubin's bytes: a
+    listing depends on nothing else, and each run costs about half a second."""
+    data = _read_bytes(cubin)
+    cached = [_cached("listing", data, list(flags), ".txt") for flags in NVDISASM_LISTINGS]
+    if all(c.exists() for c in cached):
+        return cached[0].read_text(), cached[1].read_text()
+    nvdisasm = tool_path("nvdisasm")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(lambda flags: _run([nvdisasm, *flags, str(cubin)], f"nvdisasm {flags[-1]}"),
+                             NVDISASM_LISTINGS))
+    for r in runs:
+        if r.returncode != 0:
+            raise InputError(f"nvdisasm failed on {cubin}: {r.stderr.strip()[:300]}")
+    for out, r in zip(cached, runs):
+        tmp = _atomic_output(out)
+        tmp.write_text(r.stdout)
+        tmp.replace(out)
+    return runs[0].stdout, runs[1].stdout
 
 
 # ---- the entry point -----------------------------------------------------------------------------

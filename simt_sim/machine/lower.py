@@ -137,7 +137,7 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     sass = [kl.program.name for kl in launches if kl.program.isa == "sass"]
     if sass and ws != 32:
         raise InputError(f"kernel {sass[0]} runs as sm_90 SASS, which needs 32-lane warps; config {cfg.name} "
-                         f"has warp_size {ws}")
+                         f"has warp_size {ws} (run the PTX instead: --isa ptx)")
     if sass:
         cfg = cfg.for_sass()
     wpb = max(-(-kl.block.count // ws) for kl in launches)
