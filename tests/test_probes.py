@@ -44,6 +44,17 @@ def test_fetch_probes_show_the_instruction_cache():
     assert value("fetch_16384_warm") > 5
 
 
+def test_register_bank_probes_show_two_banks():
+    """The H100 figures behind sass.register_banks = 2: one register read per FFMA issues at 1
+    cycle, three reads at 1.5 however the registers fall mod 4 (four banks would give 1.0 for
+    distinct residues and 3.0 for equal ones)."""
+    rows = {p.name: p for p in P.PROBES}
+    value = lambda name: rows[name].derive([P.h100_measurement(n) for n in rows[name].programs])  # noqa: E731
+    assert value("regbank_ptxas") < 1.05
+    for v in ("noreuse", "same3", "same2", "parity3", "distinct4"):
+        assert 1.45 < value(f"regbank_{v}") < 1.65, v
+
+
 def test_scheduler_probes_on_synthetic_clocks():
     """Warps 0 and 4 share sub-partition 0: interleaved checkpoints give 1.0, a warp that starts
     after the other ends gives 0.0; the shared span is measured against the lone warps'."""
@@ -70,7 +81,8 @@ def test_unknown_probe_is_a_clear_error():
 # The SASS model, calibrated from these probes (configs/h100.yaml `sass:`), against the H100:
 # within 10% on every probe of an element the model has (first touches of fresh pages: not yet).  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
 # with --run-slow.
-QUICK_PROBES = ("loop_iteration_converged", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm")
+QUICK_PROBES = ("loop_iteration_converged", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm",
+                "regbank_ptxas", "regbank_same3")
 
 
 @pytest.mark.parametrize("name", [pytest.param(p.name, marks=() if p.name in QUICK_PROBES else pytest.mark.slow)

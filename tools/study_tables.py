@@ -9,6 +9,9 @@ full result goes to docs/workloads.json, and the summary of all effects (between
     python tools/study_tables.py ilp cslow    # only these
     python tools/study_tables.py --plots docs/img   # also each study's speed-up plot as PNG
     python tools/study_tables.py --isa sass   # SASS mode: docs/workloads-sass.md and .json
+
+Without --isa the studies run in PTX mode (`--isa ptx` on every variant); SASS is `simt-sim
+study`'s own default for nvcc-compiled programs.
 """
 from __future__ import annotations
 
@@ -62,9 +65,9 @@ def summary_block(results: dict) -> str:
     return "<!-- summary -->\n```\n" + "\n".join(lines) + "\n```\n<!-- /summary -->"
 
 
-def replace_block(text: str, name: str, body: str, isa: str | None = None) -> str:
+def replace_block(text: str, name: str, body: str, isa: str) -> str:
     start, end = f"<!-- study:{name} -->", f"<!-- /study:{name} -->"
-    command = f"simt-sim study {name}" + (f" --isa {isa}" if isa else "")
+    command = f"simt-sim study {name} --isa {isa}"
     block = f"{start}\n```\n$ {command}\n{body}\n```\n{end}"
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     if pattern.search(text):
@@ -80,9 +83,11 @@ def main() -> int:
     ap.add_argument("--summary-only", action="store_true",
                     help="rebuild the summary from docs/workloads.json without running the studies")
     ap.add_argument("--plots", metavar="DIR", help="also write DIR/study-NAME.png (speed-ups, sim vs H100)")
-    ap.add_argument("--isa", choices=["sass"], help="run the studies as SASS, into docs/workloads-sass.md / .json")
+    ap.add_argument("--isa", choices=["ptx", "sass"], default="ptx",
+                    help="sass: run the studies as SASS, into docs/workloads-sass.md / .json (default: PTX, "
+                         "docs/workloads.md / .json)")
     ns = ap.parse_args()
-    doc_path, results_path = (SASS_DOC, SASS_RESULTS) if ns.isa else (DOC, RESULTS)
+    doc_path, results_path = (SASS_DOC, SASS_RESULTS) if ns.isa == "sass" else (DOC, RESULTS)
     names = [] if ns.summary_only else ns.studies or [s.name for s in S.list_studies(ROOT)]
     text = doc_path.read_text()
     results = json.loads(results_path.read_text()) if results_path.exists() else {}

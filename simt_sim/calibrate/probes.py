@@ -92,6 +92,18 @@ def block_cost(m):
     return (m[1]["cycles"] - m[0]["cycles"]) / ((8448 - 1056) / 132)
 
 
+# t-regbank-*: 256 independent FFMAs, second pass (warm); sources renumbered by each program's
+# kernel.sass-patch.yaml (residues are register numbers mod 4)
+REGBANK_VARIANTS = (
+    ("ptxas", "FFMA as ptxas allocates: one register read, two operands from the reuse cache"),
+    ("noreuse", "ptxas's registers with the reuse flags cleared: three reads"),
+    ("same3", "three reads, residues (0,0,0) (1,1,1) (2,2,2) (3,3,3)"),
+    ("same2", "three reads, residues (0,0,1) (1,1,0) (2,2,3) (3,3,2)"),
+    ("parity3", "three reads, residues (0,2,0) (1,3,1) (2,0,2) (3,1,3)"),
+    ("distinct4", "three reads, residues (0,1,2) (1,2,3) (2,3,0) (3,0,1)"),
+    ("same3-reuse", "one read, two reused operands that 2 of 16 FFMAs overwrite (refills: partly modelled)"),
+)
+
 PROBES = [
     Probe("clock_read", ("t-clock-read",), "cycles", per_read, "one CS2R SR_CLOCKLO read, back to back"),
     Probe("loop_iteration_converged", ("t-diverge",), "cycles", iteration(0),
@@ -118,6 +130,8 @@ PROBES = [
           "ld.global.cg chase over lines already read once (L2 hits), 2 MiB apart"),
     Probe("first_touch_dram", ("t-tlb",), "cycles", chase_latency(0, 1, 9),
           "the first ld.global.cg into each of 8 fresh 2 MiB regions of a freshly copied buffer", modelled=False),
+    *(Probe(f"regbank_{v.replace('-', '_')}", (f"t-regbank-{v}",), "cycles/inst", pass_cycles(256, 1), meaning,
+            modelled=v != "same3-reuse") for v, meaning in REGBANK_VARIANTS),
     Probe("launch_one_block", ("t-launch-1",), "cycles", lambda m: m[0]["cycles"],
           "a kernel of one nearly empty 128-thread block, launch to end"),
     Probe("block_cost", ("t-launch-1056", "t-launch-8448"), "cycles/block/SM", block_cost,

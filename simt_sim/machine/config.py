@@ -13,7 +13,7 @@ import yaml
 
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
-from simt_sim.machine.layout import POLICY_NAMES, SCHEDULER_NAMES
+from simt_sim.machine.layout import MAX_REGISTER_BANKS, POLICY_NAMES, SCHEDULER_NAMES
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -133,6 +133,10 @@ SCHEMA = {
         "block_launch_interval": Field(int, non_negative,
                                        doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
                                            "sm.block_launch_latency alone)"),
+        "register_banks": Field(int, between(0, MAX_REGISTER_BANKS),
+                                doc="register-file banks per sub-partition (register number mod banks), each "
+                                    "reading one register per cycle for the operand collector, which holds two "
+                                    "instructions; operands in the reuse cache need no read (0: not modelled)"),
         "units": {name: _unit_schema(name) for name in UNIT_NAMES},
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
@@ -188,6 +192,7 @@ DEFAULTS = {
         "dram": {"latency": 400, "bytes_per_cycle": 512},
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "block_launch_interval": 0,
+             "register_banks": 0,
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},

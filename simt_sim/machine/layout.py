@@ -43,12 +43,14 @@ POLICY_FEWER_FIRST, POLICY_FALLTHROUGH_FIRST, POLICY_TAKEN_FIRST = range(len(POL
 # the warp's last instruction carried the yield hint.
 N_SB = 6
 N_COPY_GROUPS = 8
+N_REUSE_SLOTS = 4             # SASS source operand slots with a reuse flag (control bits 122..125)
 WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "bar_mask",
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
                "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
-    + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS))
+    + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue",)
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -59,6 +61,10 @@ WF_YIELDED = WARP_FIELDS.index("yielded")     # its last SASS instruction asked 
 # commit complete, how many groups were committed, and the completion cycles of the last
 # N_COPY_GROUPS (a ring indexed by group number)
 WF_COPIES_OPEN, WF_GROUPS, WF_GROUP = (WARP_FIELDS.index(f) for f in ("copies_open", "groups", "group0"))
+# register-file reads (SASS, sass.register_banks > 0): per source slot, the register its reuse cache
+# holds + 1 (0: nothing), and the cycle of the warp's issue before its last one (the operand
+# collector holds two instructions, so the next one's reads may begin then)
+WF_REUSE, WF_PREV_ISSUE = WARP_FIELDS.index("reuse0"), WARP_FIELDS.index("prev_issue")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -116,7 +122,8 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
              "control_codes", "read_latency", "taken_branch", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
-             "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval")
+             "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
+             "register_banks")
 TC = _index(TC_FIELDS)
 # tf: bandwidths (float64 vector)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
@@ -128,8 +135,11 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY = range(len(SCHED
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
 # warp that issued last, cycle it next needs a look, resident warps in its age order
 # (SASS fetch: the cycle its instruction fetch path is free again)
-SCHED_FIELDS = ("last", "wake", "n_order", "fetch_free")
-SC_LAST, SC_WAKE, SC_N_ORDER, SC_FETCH_FREE = range(len(SCHED_FIELDS))
+# (SASS register file: per bank, the first cycle its read port is free)
+MAX_REGISTER_BANKS = 4
+SCHED_FIELDS = ("last", "wake", "n_order", "fetch_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS))
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_FETCH_FREE = range(4)
+SC_BANK = SCHED_FIELDS.index("bank0")
 
 # ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
 # int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp
@@ -161,9 +171,9 @@ KSTATE_WAITING, KSTATE_RUNNING, KSTATE_DONE = range(3)
 # ---- stall reasons, named after Nsight Compute's where they map ----
 STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard",
                "math_pipe_throttle", "lg_throttle", "mio_throttle", "branch_resolving", "barrier",
-               "no_instruction", "drain")
+               "no_instruction", "drain", "dispatch_stall")
 (R_SELECTED, R_NOT_SELECTED, R_WAIT, R_SHORT, R_LONG, R_PIPE, R_LG, R_MIO, R_BRANCH, R_BARRIER,
- R_NO_INST, R_DRAIN) = range(len(STALL_NAMES))
+ R_NO_INST, R_DRAIN, R_DISPATCH) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
 
 # ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, stall reasons, the W histogram

@@ -13,7 +13,7 @@ import numpy as np
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
 from simt_sim.machine.state import Tables
-from simt_sim.machine.layout import CL_CODE, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
+from simt_sim.machine.layout import CL_CODE, N_REUSE_SLOTS, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
 from simt_sim.isa.sass_table import sass_table
@@ -66,6 +66,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "kernel_launch": g("sm.kernel_launch_latency"), "control_codes": int(g("sass.control_codes")),
         "read_latency": g("sass.operand_read_latency"), "taken_branch": g("sass.taken_branch_latency"),
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),
+        "register_banks": g("sass.register_banks") if sass else 0,
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -240,7 +241,38 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         srcs[pc, :len(s)] = s
         dsts[pc, :len(d)] = d
     pipes = np.array([p for p, _, _ in params], np.int64)
-    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of)
+    rf_first = np.full((n, N_REUSE_SLOTS), -1, np.int64)
+    rf_count = np.zeros((n, N_REUSE_SLOTS), np.int64)
+    for pc in range(n):
+        for slot, (first, count) in enumerate(register_reads(code[pc], vecs)):
+            rf_first[pc, slot], rf_count[pc, slot] = first, count
+    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, rf_first, rf_count)
+
+
+def register_reads(row, vecs) -> list[tuple[int, int]]:
+    """(first register, count) that each source slot of a SASS instruction reads from the vector
+    register file, (-1, 0) where the slot is an immediate, constant, RZ, uniform or predicate
+    operand; the first N_REUSE_SLOTS slots (those with a reuse flag).  PTX rows read none here."""
+    if int(row[E.F_CTRL]) < 0:           # a PTX row (SASS memory instructions share PTX opcodes)
+        return []
+    slots = []
+    for k in range(int(row[E.F_NDST]), int(row[E.F_NOPS])):
+        b = E.F_OPS + k * E.OPERAND_FIELDS
+        kind, idx, imm = int(row[b]), int(row[b + 1]), int(row[b + 2])
+        if kind == E.K_VEC:
+            regs = [int(vecs[idx, j]) for j in range(imm)]
+            regs = [r for r in regs if 0 <= r < E.SASS_UR_BASE]
+            first, count = (regs[0], len(regs)) if regs else (-1, 0)
+        elif kind == E.K_ADDR and idx >= 0 and (idx >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK:
+            reg = idx & ((1 << E.ADDR_FILE_SHIFT) - 1)
+            wide = (idx >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK == E.ADDR_RPAIR
+            first, count = (reg, 2 if wide else 1) if reg < E.SASS_UR_BASE else (-1, 0)
+        elif kind in (E.K_R32, E.K_RPAIR) and 0 <= idx < E.SASS_UR_BASE:
+            first, count = idx, 2 if kind == E.K_RPAIR else 1
+        else:
+            first, count = -1, 0
+        slots.append((first, count))
+    return slots[:N_REUSE_SLOTS]
 
 
 def first_pipe_only(op: int) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from simt_sim.engine.cycle.blocks import finish_block
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
+from simt_sim.engine.cycle.regfile import T_BANKS, keep_reused, read_operands
 from simt_sim.engine.cycle.scheduler import candidates
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
@@ -23,7 +24,7 @@ from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
-                                     N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
+                                     N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_SELECTED, R_SHORT, R_WAIT, SC_LAST, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
                                      TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
@@ -144,9 +145,9 @@ def after_issue(wf, tab, tc, w, pc, ctrl, cycle):
 
 
 @compiled_inline
-def next_operands(wf, ts, tab, rows, tc, w):
+def next_operands(wf, ts, tab, rows, tc, w, sm, sp):
     """Record when warp w's next instruction has its operands (SASS: its wait mask's barriers are
-    clear), and exit its outstanding loads."""
+    clear and its register-file reads are done), and exit its outstanding loads."""
     ctrl = control_code(rows, tc, wf[w, WF_PC])
     if ctrl >= 0:
         nxt, nkind = barriers_clear(wf, w, ctrl)
@@ -154,6 +155,10 @@ def next_operands(wf, ts, tab, rows, tc, w):
             done, dkind = groups_done(wf, w, rows[wf[w, WF_PC], E.F_VEC])
             if done > nxt:
                 nxt, nkind = done, dkind
+        if tc[T_BANKS]:
+            read = read_operands(wf, ts.sched, tab, tc, w, sm, sp, wf[w, WF_PC])
+            if read > nxt:
+                nxt, nkind = read, R_DISPATCH
     else:
         nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
     if tab.cls[wf[w, WF_PC]] == CL_EXIT and wf[w, WF_DRAIN] > nxt:
@@ -200,7 +205,10 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, sm, sp, k, ready)
     ts.now[N_SLICE] -= 1
+    previous_issue = wf[w, WF_LAST_CYCLE]
     after_issue(wf, tab, tc, w, pc, ctrl, cycle)
+    if ctrl >= 0 and tc[T_BANKS]:
+        keep_reused(wf, tab, w, pc, ctrl, previous_issue)
     if ctrl >= 0 and tc[T_FETCH]:
         fetch_next(wf, ts, tc, w, pc, sm, sp, cycle)
     status = wf[w, WF_STATUS]
@@ -210,7 +218,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:
-        next_operands(wf, ts, tab, code.rows, tc, w)
+        next_operands(wf, ts, tab, code.rows, tc, w, sm, sp)
     return True
 
 

@@ -1,0 +1,91 @@
+"""Register-file banks and the reuse cache in SASS timing (engine/cycle/regfile.py), and the SASS
+patches that make the t-regbank-* probes (frontend/sass_patch.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simt_sim.calibrate.probes import simulated_measurement
+from simt_sim.errors import InputError
+from simt_sim.frontend.sass import committed_cubin_path, disassemble_cubin, sass_listing
+from simt_sim.frontend.sass_lower import load_kernel
+from simt_sim.frontend.sass_patch import apply_patch, find_patch, load_patch
+from simt_sim.frontend.cubin_elf import read_cubin
+from simt_sim.machine.tables import register_reads
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = ROOT / "programs"
+
+
+def cycles_per_ffma(name: str, sets=()) -> float:
+    clk = simulated_measurement(name, "sass", list(sets))["clk"]
+    return (clk[3] - clk[2]) / 256                   # second pass: instructions in the L0 cache
+
+
+def test_the_patch_renumbers_ptxas_cubin_into_the_committed_one():
+    """ptxas's cubin (t-regbank-ptxas, unpatched) with t-regbank-same3's patch applied is, byte for
+    byte, the cubin that program commits and the H100 ran."""
+    plain = committed_cubin_path(PROGRAMS / "t-regbank-ptxas" / "kernel.ptx")
+    patch = find_patch(PROGRAMS / "t-regbank-same3" / "kernel.ptx")
+    kernels = disassemble_cubin(plain)
+    offsets = read_cubin(plain).offsets
+    patched = apply_patch(plain.read_bytes(), {k.name: offsets[f".text.{k.name}"] for k in kernels}, kernels, patch)
+    assert patched == committed_cubin_path(PROGRAMS / "t-regbank-same3" / "kernel.ptx").read_bytes()
+    ffma = [i for i in sass_listing(str(PROGRAMS / "t-regbank-same3")).kernel("regbank").instructions
+            if i.opcode == "FFMA"]
+    assert len(ffma) == 256
+    assert ffma[:4] and [i.operands[1:] for i in ffma[:2]] == [("R4", "R8", "R12"), ("R5", "R9", "R13")]
+    assert all(i.control.reuse == 0 for i in ffma)
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("opcode: IMAD\nsources: [[R1, R2, R3]]\n", ":1:9", "cannot patch 'IMAD'"),
+    ("opcode: FFMA\nsources: [[R1, R2]]\n", ":2:11", r"expected \[Ra, Rb, Rc\]"),
+    ("opcode: FFMA\nsources: [[R1, R2, X3]]\n", ":2:11", "expected a register"),
+    ("opcode: FFMA\nsources: [[R1, R2, R3]]\nreuse: [4]\n", ":3:9", "source slot is 0, 1 or 2"),
+])
+def test_bad_patches_name_file_line_and_column(tmp_path, text, where, message):
+    path = tmp_path / "kernel.sass-patch.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message) as e:
+        load_patch(path)
+    assert str(e.value).startswith(f"{path}{where}")
+
+
+def test_register_reads_per_source_slot():
+    """FFMA R4, R12.reuse, R4, R13.reuse reads R12, R4 and R13 in slots 0-2; an address reads
+    its register pair; immediates, constants and RZ read nothing."""
+    prog = load_kernel(str(PROGRAMS / "t-regbank-ptxas" / "kernel.ptx"), None, "sass")
+    by_text = {t: prog.code[pc] for pc, t in enumerate(prog.texts)}
+    ffma = next(r for t, r in by_text.items() if t.startswith("FFMA R4, R12.reuse, R4"))
+    assert register_reads(ffma, prog.vec_regs)[:3] == [(12, 1), (4, 1), (13, 1)]
+    ldg = next(r for t, r in by_text.items() if t.startswith("LDG.E R4,"))
+    assert register_reads(ldg, prog.vec_regs)[0] == (14, 2)
+    imad = next(r for t, r in by_text.items() if t.startswith("IMAD.WIDE"))
+    assert [c for _, c in register_reads(imad, prog.vec_regs)] == [1, 0, 2]
+
+
+def test_three_register_reads_take_one_and_a_half_cycles():
+    """Two banks, one read each per cycle: an FFMA stream with all three sources read issues every
+    1.5 cycles, with two operands in the reuse cache every cycle; without the bank model both
+    issue every cycle."""
+    assert cycles_per_ffma("t-regbank-ptxas") == pytest.approx(1.0, abs=0.01)
+    for name in ("t-regbank-noreuse", "t-regbank-same3", "t-regbank-distinct4"):
+        assert cycles_per_ffma(name) == pytest.approx(1.5, abs=0.01), name
+    assert cycles_per_ffma("t-regbank-noreuse", ["sass.register_banks=0"]) == pytest.approx(1.0, abs=0.01)
+
+
+def test_a_written_register_leaves_the_reuse_cache():
+    """t-regbank-same3-reuse keeps R4 and R8 in the reuse cache, but two of every 16 FFMAs write
+    them: the next FFMA reads them again (1 + 2 x 2 reads / 2 banks / 16 = 1.125 per FFMA)."""
+    assert cycles_per_ffma("t-regbank-same3-reuse") == pytest.approx(1.125, abs=0.01)
+
+
+def test_four_banks_would_tell_residues_apart():
+    """The bank count is a config value: with four banks, equal residues mod 4 conflict and
+    distinct ones do not (what the H100 does not show)."""
+    same = cycles_per_ffma("t-regbank-same3", ["sass.register_banks=4"])
+    distinct = cycles_per_ffma("t-regbank-distinct4", ["sass.register_banks=4"])
+    assert distinct == pytest.approx(1.0, abs=0.01) and same > 1.4
+
