@@ -220,7 +220,7 @@ def test_quick_form_fits_a_1024_thread_block(tmp_path, monkeypatch, capsys):
 def test_quick_form_warns_when_registers_are_estimated(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SIMT_SIM_CACHE", str(tmp_path))
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    argv = ["run", str(CUDA / "vec_add_int.ptx"), "--grid", "1", "--block", "32", "--buffer", "a=i32[32]",
+    argv = ["run", str(CUDA / "vec_add_int.ptx"), "--isa", "ptx", "--grid", "1", "--block", "32", "--buffer", "a=i32[32]",
             "--buffer", "b=i32[32]", "--buffer", "c=i32[32]", "--args", "a,b,c,32"]
     assert main(argv) == 0
     assert "warning: kernel vec_add_int: ptxas not found on PATH; registers per thread estimated" in \

@@ -102,7 +102,7 @@ def test_half_kernels_compile_to_the_checked_in_ptx(name, ptx_dir):
     texts = "\n".join(fresh.texts)
     missing = [m for m in HALF_KERNELS[name] if m + " " not in texts]
     assert not missing, f"{name}: nvcc no longer emits {missing}"
-    kept = simt_sim.load_program(CUDA / f"{name}.ptx")
+    kept = simt_sim.load_program(CUDA / f"{name}.ptx", isa="ptx")   # the PTX both ways
     rng = np.random.default_rng(5)
     n = 96
     words = rng.integers(0, 1 << 32, 8 * n, dtype=np.uint64).astype(np.uint32)

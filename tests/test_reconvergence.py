@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_program(name, **overrides):
-    return simt_sim.run_program(ROOT / "programs" / name, functional=True, overrides=overrides, history=True)
+    return simt_sim.run_program(ROOT / "programs" / name, functional=True, overrides=overrides, history=True,
+                                isa="ptx")    # the PTX reconvergence model (SASS mode: test_sass_convergence.py)
 
 
 def trace(res, gid=0):

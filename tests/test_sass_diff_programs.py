@@ -293,7 +293,7 @@ KNOWN_ENGINE_BUGS = {
                                   if p in KNOWN_ENGINE_BUGS else p for p in PROGRAMS if p != MUFU_PROGRAM])
 def test_sass_mode_matches_ptx_mode(name):
     sass_out = sass_results(name)
-    ptx_out = run_program(ROOT / "programs" / name, functional=True).outputs
+    ptx_out = run_program(ROOT / "programs" / name, functional=True, isa="ptx").outputs
     bad = mismatches(name, sass_out, ptx_out)
     assert not bad, f"{name}: SASS and PTX modes differ:\n" + "\n".join(bad)
 

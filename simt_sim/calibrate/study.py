@@ -131,7 +131,7 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str, isa: str | None 
     hw_span = max((s["hw"] or 0 for s in row["clock_spans"].values()), default=None) or None
     hw_insts = row.get("hw_warp_instructions")
     return {
-        "variant": v.name, "program": v.program, "base": v.base, "group": v.group, "note": v.note,
+        "variant": v.name, "program": v.program, "base": v.base, "group": v.group, "note": v.note, "isa": row["isa"],
         "outputs": row["outputs_match"],
         "sim_cycles": row["sim_cycles"], "hw_cycles": hw_cycles,
         "sim_block_span": sim_span, "hw_block_span": hw_span,

@@ -145,10 +145,16 @@ class RegisterNumbering:
         return [] if reg is None else [reg]
 
 
+def is_sass_row(row) -> bool:
+    """Rows lowered from SASS carry their control code (PTX rows -1), also where a SASS memory or
+    atomic instruction shares a PTX opcode."""
+    return int(row[E.F_CTRL]) >= 0
+
+
 def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int], list[int]]:
     """(sources, destinations) of one instruction in the unified register numbering."""
     op = int(row[E.F_OP])
-    sass = op >= E.SASS_OP_BASE
+    sass = is_sass_row(row)
     info = None if sass else isa().ops[op]
     srcs: list[int] = []
     dsts: list[int] = []
@@ -253,7 +259,7 @@ def register_reads(row, vecs) -> list[tuple[int, int]]:
     """(first register, count) that each source slot of a SASS instruction reads from the vector
     register file, (-1, 0) where the slot is an immediate, constant, RZ, uniform or predicate
     operand; the first N_REUSE_SLOTS slots (those with a reuse flag).  PTX rows read none here."""
-    if int(row[E.F_CTRL]) < 0:           # a PTX row (SASS memory instructions share PTX opcodes)
+    if not is_sass_row(row):
         return []
     slots = []
     for k in range(int(row[E.F_NDST]), int(row[E.F_NOPS])):
