@@ -29,7 +29,7 @@ BLOCKS = {"tc-only": 528, "cd-only": 528, "serial": 1056, "streams": 1056, "inne
 @pytest.fixture(scope="module")
 def runs():
     """Every variant simulated once (timed: serial and streams have two launches)."""
-    return {v: simt_sim.run_program(PROGRAMS / f"w-fusion-{v}") for v in VARIANTS}
+    return {v: simt_sim.run_program(PROGRAMS / f"w-fusion-{v}", isa="ptx") for v in VARIANTS}   # PTX mma counts
 
 
 @pytest.fixture(scope="module")
