@@ -183,7 +183,7 @@ def test_hw_issue_slot_use_from_nsight_counters():
 def test_cslow_raises_gpu_loading_in_the_simulator():
     """The study's claim as the simulator predicts it today: interleaving C chains per thread raises
     the issue-slot use and shortens the kernel (cycles and loading pinned loosely, by ordering)."""
-    runs = {c: simt_sim.run_program(str(PROGRAMS / f"w-cslow-c{c}")).metrics[0] for c in (1, 2, 4)}
+    runs = {c: simt_sim.run_program(str(PROGRAMS / f"w-cslow-c{c}"), isa="ptx").metrics[0] for c in (1, 2, 4)}
     assert runs[1]["cycles"] > runs[2]["cycles"] > runs[4]["cycles"]
     assert runs[1]["issue_slot_use"] < runs[2]["issue_slot_use"] < runs[4]["issue_slot_use"]
     assert all(r["active_smsps"] == 16 for r in runs.values())
