@@ -81,42 +81,40 @@ def register_number(name, path: str, root, keys) -> int:
     return int(text[1:])
 
 
+def patched_instructions(kernels: list, patch: SassPatch):
+    """(kernel, instruction, its new [Ra, Rb, Rc]) for every unpredicated `patch.opcode` whose
+    operands are all registers (immediate and constant-bank forms have other fields), in order."""
+    matched = 0
+    for kernel in kernels:
+        for inst in kernel.instructions:
+            regs = [op.split(".")[0] for op in inst.operands]
+            if inst.opcode == patch.opcode and not inst.predicate and \
+                    all(r.startswith("R") and r[1:].isdigit() for r in regs):
+                yield kernel, inst, patch.sources[matched % len(patch.sources)]
+                matched += 1
+
+
 def apply_patch(cubin: bytes, text_offsets: dict[str, int], kernels: list, patch: SassPatch) -> bytes:
     """The cubin with every `patch.opcode` instruction of each kernel renumbered.  text_offsets:
     kernel name -> file offset of its .text section; kernels: SassKernel listings of the cubin."""
     data = bytearray(cubin)
-    matched = 0
-    for kernel in kernels:
-        for inst in kernel.instructions:
-            if inst.opcode != patch.opcode or inst.predicate:
-                continue
-            if not all(op.split(".")[0].startswith("R") and op.split(".")[0][1:].isdigit()
-                       for op in inst.operands):
-                continue                  # an immediate or constant-bank form: other fields
-            at = text_offsets[kernel.name] + inst.pc
-            word = int.from_bytes(data[at:at + E.SASS_INSTRUCTION_BYTES], "little")
-            for bit, reg in zip(SOURCE_FIELD_BITS[patch.opcode], patch.sources[matched % len(patch.sources)]):
-                word = (word & ~(0xFF << bit)) | (reg << bit)
-            word = (word & ~(0xF << REUSE_FIRST_BIT)) | (patch.reuse << REUSE_FIRST_BIT)
-            data[at:at + E.SASS_INSTRUCTION_BYTES] = word.to_bytes(E.SASS_INSTRUCTION_BYTES, "little")
-            matched += 1
-    if not matched:
+    targets = list(patched_instructions(kernels, patch))
+    if not targets:
         raise InputError(f"{patch.path}: no {patch.opcode} with register sources to patch")
+    for kernel, inst, sources in targets:
+        at = text_offsets[kernel.name] + inst.pc
+        word = int.from_bytes(data[at:at + E.SASS_INSTRUCTION_BYTES], "little")
+        for bit, reg in zip(SOURCE_FIELD_BITS[patch.opcode], sources):
+            word = (word & ~(0xFF << bit)) | (reg << bit)
+        word = (word & ~(0xF << REUSE_FIRST_BIT)) | (patch.reuse << REUSE_FIRST_BIT)
+        data[at:at + E.SASS_INSTRUCTION_BYTES] = word.to_bytes(E.SASS_INSTRUCTION_BYTES, "little")
     return bytes(data)
 
 
 def check_patched(kernels: list, patch: SassPatch) -> None:
     """nvdisasm's reading of the patched cubin must show exactly the requested operands."""
-    matched = 0
-    for kernel in kernels:
-        for inst in kernel.instructions:
-            if inst.opcode != patch.opcode or inst.predicate:
-                continue
-            regs = [op.split(".")[0] for op in inst.operands]
-            if not all(r.startswith("R") and r[1:].isdigit() for r in regs):
-                continue
-            want = patch.sources[matched % len(patch.sources)]
-            if tuple(int(r[1:]) for r in regs[1:]) != want or inst.control.reuse != patch.reuse:
-                raise InputError(f"{patch.path}: the patched {kernel.name}+{inst.pc:#x} reads back as "
-                                 f"{inst.text()} (reuse {inst.control.reuse:04b})")
-            matched += 1
+    for kernel, inst, want in patched_instructions(kernels, patch):
+        regs = tuple(int(op.split(".")[0][1:]) for op in inst.operands[1:])
+        if regs != want or inst.control.reuse != patch.reuse:
+            raise InputError(f"{patch.path}: the patched {kernel.name}+{inst.pc:#x} reads back as "
+                             f"{inst.text()} (reuse {inst.control.reuse:04b})")

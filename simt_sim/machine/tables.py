@@ -151,6 +151,17 @@ def is_sass_row(row) -> bool:
     return int(row[E.F_CTRL]) >= 0
 
 
+def operand_regs(kind: int, idx: int, imm: int, vecs, numbering: RegisterNumbering) -> list[int]:
+    """The registers one operand names, in the unified numbering."""
+    if kind == E.K_VEC:
+        regs = [numbering.of_vec_entry(int(vecs[idx, j])) for j in range(imm)]
+    elif kind == E.K_ADDR:
+        regs = numbering.of_address(idx)
+    else:
+        regs = numbering.of_sass_operand(kind, idx)
+    return [r for r in regs if r is not None]
+
+
 def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int], list[int]]:
     """(sources, destinations) of one instruction in the unified register numbering."""
     op = int(row[E.F_OP])
@@ -166,14 +177,9 @@ def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int
         else:
             spec = info.operands[min(k, len(info.operands) - 1)]
             target = dsts if spec.kind in ("d", "pd") else srcs
-        if kind == E.K_VEC:
-            regs = [numbering.of_vec_entry(int(vecs[idx, j])) for j in range(imm)]
-        elif kind == E.K_ADDR:
-            regs = numbering.of_address(idx)
+        if kind == E.K_ADDR:
             target = srcs
-        else:
-            regs = numbering.of_sass_operand(kind, idx)
-        target.extend(r for r in regs if r is not None)
+        target.extend(operand_regs(kind, idx, imm, vecs, numbering))
     if row[E.F_DST2] >= 0:
         dsts.append(numbering.of_operand(E.K_PRED, int(row[E.F_DST2])))
     if row[E.F_GUARD] >= 0:
@@ -250,12 +256,12 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     rf_first = np.full((n, N_REUSE_SLOTS), -1, np.int64)
     rf_count = np.zeros((n, N_REUSE_SLOTS), np.int64)
     for pc in range(n):
-        for slot, (first, count) in enumerate(register_reads(code[pc], vecs)):
+        for slot, (first, count) in enumerate(register_reads(code[pc], vecs, numbering)):
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, rf_first, rf_count)
 
 
-def register_reads(row, vecs) -> list[tuple[int, int]]:
+def register_reads(row, vecs, numbering: RegisterNumbering) -> list[tuple[int, int]]:
     """(first register, count) that each source slot of a SASS instruction reads from the vector
     register file, (-1, 0) where the slot is an immediate, constant, RZ, uniform or predicate
     operand; the first N_REUSE_SLOTS slots (those with a reuse flag).  PTX rows read none here."""
@@ -264,20 +270,9 @@ def register_reads(row, vecs) -> list[tuple[int, int]]:
     slots = []
     for k in range(int(row[E.F_NDST]), int(row[E.F_NOPS])):
         b = E.F_OPS + k * E.OPERAND_FIELDS
-        kind, idx, imm = int(row[b]), int(row[b + 1]), int(row[b + 2])
-        if kind == E.K_VEC:
-            regs = [int(vecs[idx, j]) for j in range(imm)]
-            regs = [r for r in regs if 0 <= r < E.SASS_UR_BASE]
-            first, count = (regs[0], len(regs)) if regs else (-1, 0)
-        elif kind == E.K_ADDR and idx >= 0 and (idx >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK:
-            reg = idx & ((1 << E.ADDR_FILE_SHIFT) - 1)
-            wide = (idx >> E.ADDR_FILE_SHIFT) & E.ADDR_FILE_MASK == E.ADDR_RPAIR
-            first, count = (reg, 2 if wide else 1) if reg < E.SASS_UR_BASE else (-1, 0)
-        elif kind in (E.K_R32, E.K_RPAIR) and 0 <= idx < E.SASS_UR_BASE:
-            first, count = idx, 2 if kind == E.K_RPAIR else 1
-        else:
-            first, count = -1, 0
-        slots.append((first, count))
+        regs = [r for r in operand_regs(int(row[b]), int(row[b + 1]), int(row[b + 2]), vecs, numbering)
+                if r < E.SASS_UR_BASE]        # R0..R255; uniform registers, predicates, r64 lie above
+        slots.append((regs[0], len(regs)) if regs else (-1, 0))
     return slots[:N_REUSE_SLOTS]
 
 
