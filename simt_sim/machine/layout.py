@@ -138,8 +138,8 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY = range(len(SCHED
 # (SASS register file: per bank, the first cycle its read port is free)
 MAX_REGISTER_BANKS = 4
 SCHED_FIELDS = ("last", "wake", "n_order", "fetch_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS))
-SC_LAST, SC_WAKE, SC_N_ORDER, SC_FETCH_FREE = range(4)
-SC_BANK = SCHED_FIELDS.index("bank0")
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_FETCH_FREE, SC_BANK = (SCHED_FIELDS.index(f) for f in
+                                                        ("last", "wake", "n_order", "fetch_free", "bank0"))
 
 # ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
 # int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp

@@ -29,7 +29,7 @@ from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
                                      TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
-                                     WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_RESUME,
+                                     WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
                                      WF_RESUME_KIND, WF_STATUS, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
@@ -124,6 +124,7 @@ def after_issue(wf, tab, tc, w, pc, ctrl, cycle):
     if wf[w, WF_LAST_CYCLE] == cycle:
         wf[w, WF_LAST_COUNT] += 1
     else:
+        wf[w, WF_PREV_ISSUE] = wf[w, WF_LAST_CYCLE]
         wf[w, WF_LAST_CYCLE] = cycle
         wf[w, WF_LAST_COUNT] = 1
     cls = tab.cls[pc]
@@ -205,10 +206,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, sm, sp, k, ready)
     ts.now[N_SLICE] -= 1
-    previous_issue = wf[w, WF_LAST_CYCLE]
     after_issue(wf, tab, tc, w, pc, ctrl, cycle)
     if ctrl >= 0 and tc[T_BANKS]:
-        keep_reused(wf, tab, w, pc, ctrl, previous_issue)
+        keep_reused(wf, tab, w, pc, ctrl)
     if ctrl >= 0 and tc[T_FETCH]:
         fetch_next(wf, ts, tc, w, pc, sm, sp, cycle)
     status = wf[w, WF_STATUS]

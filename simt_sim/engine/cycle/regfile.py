@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import N_REUSE_SLOTS, SC_BANK, TC, WF_LAST_CYCLE, WF_PREV_ISSUE, WF_REUSE
+from simt_sim.machine.layout import N_REUSE_SLOTS, SC_BANK, TC, WF_PREV_ISSUE, WF_REUSE
 
 T_BANKS = TC["register_banks"]
 
@@ -35,9 +35,8 @@ def read_operands(wf, sched, tab, tc, w, sm, sp, pc):
 
 
 @compiled_inline
-def keep_reused(wf, tab, w, pc, ctrl, previous_issue):
-    """After warp w issued pc: the operands its reuse flags keep (less the registers it writes),
-    and the issue cycle before this one (where the next instruction's reads may begin)."""
+def keep_reused(wf, tab, w, pc, ctrl):
+    """After warp w issued pc: the operands its reuse flags keep, less the registers it writes."""
     reuse = (ctrl >> E.CTRL_REUSE_SHIFT) & 0xF
     for s in range(N_REUSE_SLOTS):
         first = tab.rf_first[pc, s]
@@ -49,5 +48,3 @@ def keep_reused(wf, tab, w, pc, ctrl, previous_issue):
             if first <= d < first + tab.rf_count[pc, s]:
                 keep = False
         wf[w, WF_REUSE + s] = first + 1 if keep else 0
-    if previous_issue != wf[w, WF_LAST_CYCLE]:
-        wf[w, WF_PREV_ISSUE] = previous_issue
