@@ -37,7 +37,7 @@ WORKLOADS = [("compute-bound", compute, (8192, 65536)), ("memory-bound", memory,
 def run(path, args, bufs, n, cfg, trace_memory=True):
     """(result, seconds, peak bytes): the timed run goes untraced, because tracemalloc slows every
     allocation; the peak comes from a second, identical run under tracemalloc."""
-    prog = simt_sim.load_program(ROOT / path)
+    prog = simt_sim.load_program(ROOT / path, isa="ptx")   # the PTX: figures comparable across versions
     # registers: the PTX declarations' count, as the versions before ptxas's counts simulated, so
     # that side_by_side.py compares the same simulation
     launch = simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs)

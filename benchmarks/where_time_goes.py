@@ -24,7 +24,7 @@ def main():
     for name, make, sizes in WORKLOADS:
         n = sizes[-1]
         path, args, bufs = make(n)
-        prog = simt_sim.load_program(ROOT / path)
+        prog = simt_sim.load_program(ROOT / path, isa="ptx")   # the PTX, as the figures in docs/ measure
         simt_sim.simulate(simt_sim.Launch(prog, 1, 256, make(256)[1]), make(256)[2], cfg)       # warm caches
         simt_sim.run_functional(prog, 1, 256, make(256)[1], make(256)[2], cfg)
         fres, tf = timed(lambda: simt_sim.run_functional(prog, n // 256, 256, args, dict(bufs), cfg))
