@@ -42,13 +42,32 @@ def test_suite_has_references_for_every_cuda_program():
     assert len(PROGRAMS) >= 30 and len(WORKLOADS) >= 40
 
 
-@pytest.mark.parametrize("name", [d.name for d in WORKLOADS if not d.name.startswith("w-fusion-")])
-def test_workload_outputs_and_masks_identical_to_hardware(name):
+# The longest workload kernels (millions of warp-instructions, which the functional engine runs
+# 4-30x faster as PTX than as SASS): compared in PTX mode in CI, in SASS mode with --run-slow.
+LONG_WORKLOADS = ("w-ilp-dep-n16", "w-ilp-dep-n32", "w-ilp-fp32-n16", "w-ilp-fp32-n32", "w-ilp-mixed-n16",
+                  "w-ilp-mixed-n32", "w-ilp-paper-fp32-n32", "w-ilp-paper-mixed-n32", "w-matmul-ilp",
+                  "w-matmul-pipeline", "w-matmul-plain", "w-matmul-warpspec4", "w-matmul-warpspec8")
+
+
+def workload_params():
+    for d in WORKLOADS:
+        if d.name.startswith("w-fusion-"):
+            continue
+        if d.name in LONG_WORKLOADS:
+            yield pytest.param(d.name, "ptx", id=f"{d.name}-ptx")
+            yield pytest.param(d.name, "sass", id=f"{d.name}-sass", marks=pytest.mark.slow)
+        else:
+            yield pytest.param(d.name, None, id=d.name)
+
+
+@pytest.mark.parametrize("name,isa", list(workload_params()))
+def test_workload_outputs_and_masks_identical_to_hardware(name, isa):
     """Seed workloads (their timing is compared per study): outputs and mask traces from a
-    functional run, or from the timed run when the program is several launches.  The fusion
-    programs are compared in tests/test_workloads_fusion.py, on the timed runs made there."""
+    functional run, or from the timed run when the program is several launches, in the default
+    mode (SASS) unless `isa` says.  The fusion programs are compared in
+    tests/test_workloads_fusion.py, on the timed runs made there."""
     pdir = ROOT / "programs" / name
-    r = validate_program(pdir) if load_manifest(str(pdir)).more_launches else functional_check(pdir)
+    r = validate_program(pdir, isa=isa) if load_manifest(str(pdir)).more_launches else functional_check(pdir, isa=isa)
     assert r["outputs_match"], r["notes"]
     assert r["mask_trace_match"] in (True, None), r["notes"]
 
