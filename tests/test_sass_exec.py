@@ -6,6 +6,7 @@ Compute's, recorded on the H100 in programs/*/reference/h100.json."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -97,12 +98,13 @@ def operand(row, k):
 def test_lowering_reads_pairs_constants_uniform_registers_and_carries():
     b, row = lower_one("IADD3 R4, P0, P1, -R2, UR6, RZ")
     assert row[E.F_OP] == E.SASS_OPCODE["IADD3"] and row[E.F_NDST] == 3
-    assert operand(row, 0)[:2] == (E.K_R32, 4) and operand(row, 1)[:2] == (E.K_PRED, 0)
-    assert operand(row, 3) == (E.K_R32, 2, 0, E.OM_NEG)
+    R = E.SASS_R_BASE
+    assert operand(row, 0)[:2] == (E.K_R32, R + 4) and operand(row, 1)[:2] == (E.K_PRED, 0)
+    assert operand(row, 3) == (E.K_R32, R + 2, 0, E.OM_NEG)
     assert operand(row, 4)[:2] == (E.K_R32, E.SASS_UR_BASE + 6)
     assert operand(row, 5)[0] == E.K_IMM and b.u64[operand(row, 5)[1]] == 0
     _, row = lower_one("IMAD.WIDE.U32 R2, R9, 0x4, R2")
-    assert operand(row, 0)[:2] == (E.K_RPAIR, 2) and operand(row, 3)[:2] == (E.K_RPAIR, 2)
+    assert operand(row, 0)[:2] == (E.K_RPAIR, R + 2) and operand(row, 3)[:2] == (E.K_RPAIR, R + 2)
     _, row = lower_one("LDC.64 R2, c[0x0][0x218]")
     assert operand(row, 1)[:3] == (E.K_CONST, 0, 0x218) and row[E.F_VEC] == 8
 
@@ -112,7 +114,7 @@ def test_lowering_turns_memory_into_ptx_rows():
     assert row[E.F_OP] == E.OP_LD and row[E.F_SPACE] == E.SP_GLOBAL and row[E.F_VEC] == 4
     kind, idx, imm, _ = operand(row, 1)
     assert kind == E.K_ADDR and imm == 0x10 and idx >> E.ADDR_FILE_SHIFT == E.ADDR_RPAIR
-    assert list(b.vecs[operand(row, 0)[1]][:4]) == [4, 5, 6, 7]
+    assert list(b.vecs[operand(row, 0)[1]][:4]) == [E.SASS_R_BASE + r for r in (4, 5, 6, 7)]
     _, row = lower_one("LDS R6, [R4+UR4+-0x10]")
     kind, idx, imm, _ = operand(row, 1)
     assert imm == -0x10 and idx >> E.ADDR_SECOND_SHIFT == E.SASS_UR_BASE + 4 + 1
@@ -135,3 +137,18 @@ def test_half_immediate_pair_is_upper_half_first():
 def test_sass_mode_needs_32_lane_warps_for_teaching_configs():
     with pytest.raises(InputError, match="32-lane warps"):
         api.run_program(PROGRAMS / "figure2-ifelse", functional=True, isa="sass")
+
+
+@pytest.mark.parametrize("program", ["v-smem-reduce", "s-tensor", "s-fp64", "s-memory", "s-control", "w-matmul-ilp"])
+def test_register_rows_are_ptxas_register_count(program):
+    """A SASS thread keeps as many R rows as ptxas allocated (EIATTR_REGCOUNT), above the 64
+    uniform registers, and no instruction names a register beyond them."""
+    from simt_sim.frontend.cubin_elf import read_cubin
+    from simt_sim.frontend.sass import sass_listing
+    ptx = ROOT / "programs" / program / "kernel.ptx"
+    prog = L.load_kernel(str(ptx), isa="sass")
+    count = max(read_cubin(sass_listing(str(ptx)).cubin).register_counts().values())
+    assert 8 <= count <= 255
+    assert prog.n_r32 == E.SASS_R_BASE + count
+    named = [int(m) for text in prog.texts for m in re.findall(r"(?<![U\w])R(\d+)", text)]
+    assert max(named) < count

@@ -244,7 +244,7 @@ def test_lowering_of_ldsm_and_ldgsts_gives_the_ptx_rows():
     for inst, row in ldsm:
         assert row[E.F_OP] == E.OP_LDMATRIX and row[E.F_VEC] == 4
         assert bool(row[E.F_FLAGS] & E.FL_TRANS) == ("MT88" in inst.modifiers)
-        first = int(inst.operands[0][1:])
+        first = E.SASS_R_BASE + int(inst.operands[0][1:])
         assert list(b.vecs[row[E.F_OPS + 1]][:4]) == [first, first + 1, first + 2, first + 3]
     listing = sass_listing(str(ROOT / "programs" / "w-matmul-pipeline" / "kernel.ptx"))
     kernel = listing.kernel(None)

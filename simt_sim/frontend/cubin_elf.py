@@ -28,6 +28,8 @@ SHN_UNDEF = 0
 STT_OBJECT, STT_FUNC = 1, 2
 R_CUDA_32, R_CUDA_64 = 1, 2          # word := S + A (32 bits / 64 bits)
 R_CUDA_NAMES = {R_CUDA_32: "R_CUDA_32", R_CUDA_64: "R_CUDA_64"}
+EIFMT_SVAL = 0x04                    # a `.nv.info` entry with a 16-bit size and that many bytes
+EIATTR_REGCOUNT = 0x2F               # (symbol index, registers per thread)
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,14 @@ class CubinElf:
 
     def bank_relocations(self, number: int) -> list[Relocation]:
         return self.relocations.get(f".nv.constant{number}", [])
+
+    def register_counts(self) -> dict[str, int]:
+        """Registers per thread of each function, from `.nv.info`'s EIATTR_REGCOUNT entries."""
+        counts = {}
+        for symbol_index, value in _info_values(self.sections.get(".nv.info", b""), EIATTR_REGCOUNT):
+            if symbol_index < len(self.symbols):
+                counts[self.symbols[symbol_index].name] = value
+        return counts
 
     def banks(self) -> list[int]:
         """Module-wide constant banks present (bank 0 is per kernel: `.nv.constant0.KERNEL`)."""
@@ -138,4 +148,18 @@ def _relocations(data: bytes, header: tuple, symbols: list[Symbol]) -> list[Relo
     for off in range(0, header[5], 24):
         offset, info, addend = struct.unpack_from("<QQq", data, header[4] + off)
         out.append(Relocation(offset, symbols[info >> 32], info & 0xFFFFFFFF, addend))
+    return out
+
+
+def _info_values(info: bytes, attribute: int) -> list[tuple[int, int]]:
+    """(symbol index, value) of every `.nv.info` entry of `attribute`.  Entries are a format byte
+    and an attribute byte, then a 16-bit word that is the payload's size for EIFMT_SVAL and the
+    value itself for the other formats."""
+    out, off = [], 0
+    while off + 4 <= len(info):
+        fmt, attr, word = struct.unpack_from("<BBH", info, off)
+        size = word if fmt == EIFMT_SVAL else 0
+        if attr == attribute and fmt == EIFMT_SVAL and size >= 8:
+            out.append(struct.unpack_from("<II", info, off + 4))
+        off += 4 + size
     return out

@@ -75,6 +75,7 @@ class RowBuilder:
         self.rows: list[np.ndarray] = []
         self.inst: SassInstruction | None = None
         self.banks = ConstantBanks()            # banks other than 0 (sass_banks.py)
+        self.highest_r = -1                     # the highest R register the text names
 
     # ---- errors ----
     def error(self, message: str) -> SassLoweringError:
@@ -99,8 +100,10 @@ class RowBuilder:
             return None
         if m.group(2) == "Z":
             return (E.K_NONE if dest else E.K_IMM), -1
-        n = int(m.group(2)) + (E.SASS_UR_BASE if m.group(1) else 0)
-        return E.K_R32, n
+        if m.group(1):
+            return E.K_R32, E.SASS_UR_BASE + int(m.group(2))
+        self.highest_r = max(self.highest_r, int(m.group(2)))
+        return E.K_R32, E.SASS_R_BASE + int(m.group(2))
 
     def operand(self, text: str, number: str = "int", dest: bool = False) -> tuple[int, int, int, int]:
         """A SASS operand -> (kind, index, immediate, modifiers).  `number`: how a decimal
@@ -233,7 +236,7 @@ class RowBuilder:
                 raise self.error(f"address {text!r}: {part!r} is not a register or an offset")
             if reg[0] == E.K_IMM:
                 continue
-            if reg[1] >= E.SASS_UR_BASE and not pair and second == 0:
+            if reg[1] < E.SASS_R_BASE and not pair and second == 0:
                 second = reg[1] + 1                  # the uniform register of [R4+UR4]
             elif base < 0:
                 base = reg[1] | ((E.ADDR_RPAIR if pair else E.ADDR_R32) << E.ADDR_FILE_SHIFT)
@@ -288,7 +291,7 @@ class RowBuilder:
 
 def _is_uniform_register(kind: int, idx: int) -> bool:
     """A UR or UP register: a uniform-datapath result, written for every lane of the warp."""
-    return (kind == E.K_R32 and idx >= E.SASS_UR_BASE) or (kind == E.K_PRED and idx >= E.SASS_UP_BASE)
+    return (kind == E.K_R32 and idx < E.SASS_R_BASE) or (kind == E.K_PRED and idx >= E.SASS_UP_BASE)
 
 
 def sass_flags(mods: tuple[str, ...]) -> int:
@@ -678,9 +681,11 @@ def frame_bytes(kernel: SassKernel) -> int:
 
 
 def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
-                 banks: ConstantBanks | None = None) -> Program:
+                 banks: ConstantBanks | None = None, register_count: int = 0) -> Program:
     """The SASS kernel as a Program whose metadata is the PTX program's; `banks`: the module's
-    constant banks other than 0, copied into the parameter block after the parameters."""
+    constant banks other than 0, copied into the parameter block after the parameters;
+    `register_count`: the R registers ptxas allocated per thread (0: unknown), which sizes the
+    register rows."""
     b = RowBuilder(kernel, where)
     b.banks = banks or ConstantBanks(image_offset=ptx_program.param_size)
     rows = [lower_instruction(b, inst) for inst in kernel.instructions]
@@ -689,7 +694,7 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
     vecs = np.array(b.vecs, np.int64).reshape(-1, E.VEC_WIDTH) if b.vecs else np.zeros((0, E.VEC_WIDTH), np.int64)
     local = max(ptx_program.local_size, frame_bytes(kernel))
     return replace(ptx_program, code=code, const_u64=u64, const_f32=np.zeros(len(u64), np.float32), const_f64=np.zeros(len(u64), np.float64),
-                   vec_regs=vecs, n_r32=E.SASS_N_R32, n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
+                   vec_regs=vecs, n_r32=E.SASS_R_BASE + register_rows(b.highest_r, register_count), n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
                    local_size=(local + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
                    locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
                    texts=[i.text() for i in kernel.instructions], isa="sass",
@@ -719,7 +724,17 @@ def load_sass_program(path: str, kernel: str | None = None) -> Program:
     sass_kernel = listing.kernel(ptx_program.name)
     banks = lay_out_banks(elf, ptx_program.name, ptx_program.param_size, addresses, bank0_offsets(sass_kernel))
     ptx_program = replace(ptx_program, globals=globals_from_cubin(ptx_program.globals, elf))
-    return lower_kernel(sass_kernel, ptx_program, f"{listing.cubin.name}:{ptx_program.name}", banks)
+    return lower_kernel(sass_kernel, ptx_program, f"{listing.cubin.name}:{ptx_program.name}", banks,
+                        max(elf.register_counts().values(), default=0))
+
+
+def register_rows(highest: int, register_count: int) -> int:
+    """R rows a thread needs: ptxas's register count covers every register an instruction touches,
+    also those named implicitly (the second of a pair, the rest of a .128 or an HMMA fragment);
+    without it, the highest named register plus a quad."""
+    if register_count:
+        return min(max(register_count, highest + 1), 255)
+    return min(highest + 4, 255) if highest >= 0 else 1
 
 
 _BANK0_RE = re.compile(r"c\[0x0\]\[(0x[0-9a-f]+)\]")

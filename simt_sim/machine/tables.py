@@ -271,7 +271,7 @@ def register_reads(row, vecs, numbering: RegisterNumbering) -> list[tuple[int, i
     for k in range(int(row[E.F_NDST]), int(row[E.F_NOPS])):
         b = E.F_OPS + k * E.OPERAND_FIELDS
         regs = [r for r in operand_regs(int(row[b]), int(row[b + 1]), int(row[b + 2]), vecs, numbering)
-                if r < E.SASS_UR_BASE]        # R0..R255; uniform registers, predicates, r64 lie above
+                if E.SASS_R_BASE <= r < numbering.n_r32]     # R registers; UR lie below, predicates above
         slots.append((regs[0], len(regs)) if regs else (-1, 0))
     return slots[:N_REUSE_SLOTS]
 

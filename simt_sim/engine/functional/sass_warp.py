@@ -26,7 +26,7 @@ G_WS = G["warp_size"]
 def writes_whole_warp(row):
     """A uniform destination (UR) has one value per warp: every lane gets it."""
     kind = row[E.F_OPS]
-    return kind == E.K_R32 and row[E.F_OPS + 1] >= E.SASS_UR_BASE
+    return kind == E.K_R32 and row[E.F_OPS + 1] < E.SASS_R_BASE
 
 
 @allocating
