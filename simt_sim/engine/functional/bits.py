@@ -1,13 +1,13 @@
 """Float values from register bits and back (float32 in a 32-bit word, float64 in 64 bits).
 
-They go through a one-element array view, an allocation, so they are compiled `allocating`.
-Also the bits of the H100's NaN results where they are not the canonical NaN (measured by the
+They are scalar bit casts (`np.uint32(b).view(np.float32)`), which numba compiles to a register
+move: no allocation, so the lane loops that call them need no reference counting.  Also the bits of the H100's NaN results where they are not the canonical NaN (measured by the
 s-* differential programs), shared by the PTX and SASS paths."""
 from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine.jit import allocating, compiled
+from simt_sim.engine.jit import compiled, compiled_inline
 
 MASK32 = np.int64(0xFFFFFFFF)
 F64_ABS = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -15,24 +15,24 @@ F64_INF = np.int64(0x7FF0000000000000)
 F64_QUIET = np.int64(0x0008000000000000)
 
 
-@allocating
+@compiled_inline
 def f32_from_bits(bits):
-    return np.array([bits & MASK32], dtype=np.uint32).view(np.float32)[0]
+    return np.uint32(bits & MASK32).view(np.float32)
 
 
-@allocating
+@compiled_inline
 def f32_to_bits(x):
-    return np.int64(np.array([x], dtype=np.float32).view(np.uint32)[0])
+    return np.int64(np.float32(x).view(np.uint32))
 
 
-@allocating
+@compiled_inline
 def f64_from_bits(bits):
-    return np.array([bits], dtype=np.int64).view(np.float64)[0]
+    return np.int64(bits).view(np.float64)
 
 
-@allocating
+@compiled_inline
 def f64_to_bits(x):
-    return np.array([x], dtype=np.float64).view(np.int64)[0]
+    return np.float64(x).view(np.int64)
 
 
 @compiled

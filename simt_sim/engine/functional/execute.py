@@ -15,7 +15,7 @@ from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.functional import calls as CALLS
 from simt_sim.engine.functional import convergence as CV
-from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_to_bits, nan_as_int, narrowed_f64_nan
+from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits, nan_as_int, narrowed_f64_nan
 from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline
@@ -321,12 +321,12 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         write_raw(regs, dk, di, t, alu.extend(v, dt))     # extended to a wider destination register
 
 
-@allocating
+@compiled
 def atomic_apply(aop, ty, old, b, c):
     """New memory value of an atomic; old, b, c are raw bits (int64)."""
     if ty == E.T_F32:
-        fo = np.array([old & MASK32], dtype=np.uint32).view(np.float32)[0]
-        fb = np.array([b & MASK32], dtype=np.uint32).view(np.float32)[0]
+        fo = f32_from_bits(old)
+        fb = f32_from_bits(b)
         if aop == E.ATOM_ADD:          # .ftz and the canonical NaN, as the PTX ISA says and the H100 does
             r = alu.flush32(np.float32(alu.flush32(fo, True) + alu.flush32(fb, True)), True)
             if r != r:
@@ -337,13 +337,13 @@ def atomic_apply(aop, ty, old, b, c):
             r = np.float32(alu.float_min_max(np.float64(fo), np.float64(fb), True))
         else:
             r = fb
-        return np.int64(np.array([r], dtype=np.float32).view(np.uint32)[0])
+        return f32_to_bits(r)
     if ty == E.T_F64:
-        fo = np.array([old], dtype=np.int64).view(np.float64)[0]
-        fb = np.array([b], dtype=np.int64).view(np.float64)[0]
+        fo = f64_from_bits(old)
+        fb = f64_from_bits(b)
         r = fo + fb if aop == E.ATOM_ADD else (alu.float_min_max(fo, fb, aop == E.ATOM_MAX)
                                                if aop == E.ATOM_MIN or aop == E.ATOM_MAX else fb)
-        return np.array([r], dtype=np.float64).view(np.int64)[0]
+        return f64_to_bits(r)
     o = alu.extend(old, ty)
     v = alu.extend(b, ty)
     bits = E.TYPE_BITS[ty]

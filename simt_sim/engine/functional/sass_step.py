@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import convergence as C
+from simt_sim.engine.functional import sass_fast as SF
 from simt_sim.engine.functional import sass_half as SH
 from simt_sim.engine.functional import sass_tensor as ST
 from simt_sim.engine.functional import sass_warp as SW
@@ -91,6 +92,8 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
             fault[4] = exec_mask
             return -1
         ST.exec_sass_tensor(regs, row, op, base_t)
+        return pc + 1
+    if SF.sass_alu_warp(code, regs, mem, row, op, exec_mask, base_t, geom[G_WS], w, geom, slot_block, counters):
         return pc + 1
     if not exec_sass(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters) and \
             not exec_more(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, counters):
