@@ -55,6 +55,17 @@ def test_register_bank_probes_show_two_banks():
         assert 1.45 < value(f"regbank_{v}") < 1.65, v
 
 
+def test_lds_burst_probes_show_no_issue_queue_and_no_shared_limit():
+    """The H100 figures behind units.ldst (8 lanes: a warp's LDS every 4 cycles per sub-partition):
+    a burst of loads issues at 4 cycles each from its first (a queue that absorbed the burst would
+    let the first ones go at 1 per cycle), and a warp on every sub-partition does not slow it."""
+    rows = {p.name: p for p in P.PROBES}
+    value = lambda name: rows[name].derive([P.h100_measurement(n) for n in rows[name].programs])  # noqa: E731
+    assert value("lds_burst_issue_w1") == pytest.approx(4.0, abs=0.1)
+    assert value("lds_burst_issue_w4") == pytest.approx(4.0, abs=0.1)
+    assert 4 * 3 <= value("lds_burst_first4") <= 4 * 4 + 2       # 3-4 cycles each after one clock read
+
+
 def test_scheduler_probes_on_synthetic_clocks():
     """Warps 0 and 4 share sub-partition 0: interleaved checkpoints give 1.0, a warp that starts
     after the other ends gives 0.0; the shared span is measured against the lone warps'."""
@@ -82,7 +93,7 @@ def test_unknown_probe_is_a_clear_error():
 # within 10% on every probe of an element the model has (first touches of fresh pages: not yet).  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
 # with --run-slow.
 QUICK_PROBES = ("loop_iteration_converged", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm",
-                "regbank_ptxas", "regbank_same3")
+                "regbank_ptxas", "regbank_same3", "lds_burst_first4", "lds_burst_issue_w4")
 
 
 @pytest.mark.parametrize("name", [pytest.param(p.name, marks=() if p.name in QUICK_PROBES else pytest.mark.slow)

@@ -12,6 +12,7 @@ from simt_sim.frontend.sass import committed_cubin_path, disassemble_cubin, sass
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.sass_patch import apply_patch, find_patch, load_patch
 from simt_sim.frontend.cubin_elf import read_cubin
+from simt_sim.isa import encoding as E
 from simt_sim.machine.tables import RegisterNumbering, register_reads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,9 +61,10 @@ def test_register_reads_per_source_slot():
     by_text = {t: prog.code[pc] for pc, t in enumerate(prog.texts)}
     numbering = RegisterNumbering(prog.n_r32, prog.n_r64, prog.n_pred)
     ffma = next(r for t, r in by_text.items() if t.startswith("FFMA R4, R12.reuse, R4"))
-    assert register_reads(ffma, prog.vec_regs, numbering)[:3] == [(12, 1), (4, 1), (13, 1)]
+    R = E.SASS_R_BASE                   # R registers follow the uniform ones in the numbering
+    assert register_reads(ffma, prog.vec_regs, numbering)[:3] == [(R + 12, 1), (R + 4, 1), (R + 13, 1)]
     ldg = next(r for t, r in by_text.items() if t.startswith("LDG.E R4,"))
-    assert register_reads(ldg, prog.vec_regs, numbering)[0] == (14, 2)
+    assert register_reads(ldg, prog.vec_regs, numbering)[0] == (R + 14, 2)
     imad = next(r for t, r in by_text.items() if t.startswith("IMAD.WIDE"))
     assert [c for _, c in register_reads(imad, prog.vec_regs, numbering)] == [1, 0, 2]
 

@@ -64,6 +64,16 @@ def loads_per_cycle(warps_per_sp):
     return derive
 
 
+def burst_cycles(first, last, per):
+    """t-mio-*: cycles between the clock reads after the `first`-th and `last`-th clock point of
+    the second pass (clk[12 * warp + 6 + j]: after 0, 4, 8, 16, 32 loads and after their use),
+    divided by `per`; the slowest warp."""
+    def derive(m):
+        c = m[0]["clk"].reshape(-1, 2, 6)[:, 1]
+        return float(np.max(c[:, last] - c[:, first])) / per
+    return derive
+
+
 def shared_issue(m):
     """Span of the two warps sharing sub-partition 0 over the mean span of the warps alone."""
     c = m[0]["clk"].reshape(5, 9)
@@ -126,6 +136,12 @@ PROBES = [
           "L1-hit LDG.32, 1 warp per sub-partition"),
     Probe("ldg_l1_per_cycle_w8", ("t-ldg-tput-w8",), "warp-inst/cycle/SM", loads_per_cycle(8),
           "L1-hit LDG.32, 8 warps per sub-partition"),
+    Probe("lds_burst_first4", ("t-mio-w1",), "cycles", burst_cycles(0, 1, 1),
+          "a clock read and the first 4 of a burst of independent LDS.32 (1 warp)"),
+    Probe("lds_burst_issue_w1", ("t-mio-w1",), "cycles/LDS", burst_cycles(1, 4, 28),
+          "LDS 5 to 32 of the burst: issue interval (1 warp)"),
+    Probe("lds_burst_issue_w4", ("t-mio-w4",), "cycles/LDS", burst_cycles(1, 4, 28),
+          "the same with a warp on each of the 4 sub-partitions (the slowest)"),
     Probe("l2_hit_chase", ("t-tlb",), "cycles", chase_latency(1, 1, 32),
           "ld.global.cg chase over lines already read once (L2 hits), 2 MiB apart"),
     Probe("first_touch_dram", ("t-tlb",), "cycles", chase_latency(0, 1, 9),
