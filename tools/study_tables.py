@@ -40,7 +40,7 @@ def summary_block(results: dict) -> str:
             f"{'CFE sim':>8} {'CFE hw':>7}")
     lines = [head, "-" * len(head)]
     totals = dict.fromkeys(("outputs_identical", "recorded", "effects", "effects_same_sign",
-                            "effects_within_5pp"), 0)
+                            "effects_within_5pp", "block_spans", "block_spans_within_10pct"), 0)
     cfe_n = cfe_ok = ovl_n = ovl_ok = 0
     for name, doc in results.items():
         for key, n in S.summarize(doc["rows"]).items():
@@ -61,7 +61,8 @@ def summary_block(results: dict) -> str:
     lines += ["", f"outputs identical to the H100: {t['outputs_identical']}/{t['recorded']} variants; effects with "
                   f"the H100's sign: {t['effects_same_sign']}/{t['effects']}; within {S.EFFECT_BOUND_PP:.0f} pp: "
                   f"{t['effects_within_5pp']}/{t['effects']}; CFE within {CFE_BOUND_PP:.0f} pp: {cfe_ok}/{cfe_n} "
-                  f"variants; overlap rates within {S.EFFECT_BOUND_PP:.0f} pp: {ovl_ok}/{ovl_n}"]
+                  f"variants; overlap rates within {S.EFFECT_BOUND_PP:.0f} pp: {ovl_ok}/{ovl_n}; longest block "
+                  f"spans within {S.SPAN_BOUND_PCT:.0f}%: {t['block_spans_within_10pct']}/{t['block_spans']} variants"]
     return "<!-- summary -->\n```\n" + "\n".join(lines) + "\n```\n<!-- /summary -->"
 
 

@@ -27,6 +27,7 @@ from simt_sim.calibrate.fusion import add_overlaps
 from simt_sim.run.timed import simulate_manifest
 
 EFFECT_BOUND_PP = 5.0          # the issue's target: a simulated speed-up within 5 pp of the H100's
+SPAN_BOUND_PCT = 10.0          # and every block span within 10% of the H100's
 
 SCHEMA = {
     "title": Field(str, required=True, doc="one line: seed and what is compared"),
@@ -176,9 +177,19 @@ def same_sign(r: dict) -> bool:
     return (r["sim_speedup"] - 1) * (r["hw_speedup"] - 1) > 0 or r["sim_speedup"] == r["hw_speedup"]
 
 
+def span_error_pct(r: dict) -> float | None:
+    """The longest block span's error against the H100's, in %, where both are known."""
+    if not r.get("sim_block_span") or not r.get("hw_block_span"):
+        return None
+    return 100 * (r["sim_block_span"] - r["hw_block_span"]) / r["hw_block_span"]
+
+
 def summarize(rows: list[dict]) -> dict:
     effects = effect_rows(rows)
-    return {"variants": len(rows), "outputs_identical": sum(r["outputs"] is True for r in rows),
+    spans = [e for e in (span_error_pct(r) for r in rows) if e is not None]
+    return {"variants": len(rows), "block_spans": len(spans),
+            "block_spans_within_10pct": sum(abs(e) <= SPAN_BOUND_PCT for e in spans),
+            "block_span_mae_pct": float(np.mean(np.abs(spans))) if spans else None, "outputs_identical": sum(r["outputs"] is True for r in rows),
             "recorded": sum(r["outputs"] is not None for r in rows), "effects": len(effects),
             "effects_same_sign": sum(same_sign(r) for r in effects),
             "effects_within_5pp": sum(abs(r["speedup_diff_pp"]) <= EFFECT_BOUND_PP for r in effects),
@@ -264,6 +275,9 @@ def format_table(doc: dict) -> str:
         out.append(f"outputs identical: {s['outputs_identical']}/{s['recorded']}; effects with the H100's sign: "
                    f"{s['effects_same_sign']}/{s['effects']}; within {EFFECT_BOUND_PP:.0f} pp: "
                    f"{s['effects_within_5pp']}/{s['effects']}; cycle MAE {s['cycle_mae_pct']:.1f}%")
+        if s["block_spans"]:
+            out.append(f"block spans within {SPAN_BOUND_PCT:.0f}%: {s['block_spans_within_10pct']}/{s['block_spans']}"
+                       f" (mean absolute error {s['block_span_mae_pct']:.1f}%)")
     else:
         out.append("no H100 references recorded yet: simulated columns only")
     return "\n".join(out)
