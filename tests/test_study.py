@@ -140,3 +140,14 @@ def test_a_study_in_sass_mode_has_nsight_computes_cfe():
         assert r["outputs"] is True
         assert r["sim_warp_instructions"] == r["hw_warp_instructions"], r["variant"]
         assert r["sim_cfe"] == pytest.approx(r["hw_cfe"], abs=1e-12), r["variant"]
+
+
+def test_block_spans_are_counted_within_ten_percent():
+    """The issue's target: each variant's longest block span within 10% of the H100's."""
+    rows = [{"sim_block_span": 105, "hw_block_span": 100}, {"sim_block_span": 80, "hw_block_span": 100},
+            {"sim_block_span": None, "hw_block_span": 100}, {"sim_block_span": 110, "hw_block_span": 100}]
+    assert [S.span_error_pct(r) for r in rows] == [5.0, -20.0, None, 10.0]
+    s = S.summarize([dict(r, outputs=True, sim_cycles=1, hw_cycles=1, variant=str(i), base=str(i),
+                          speedup_diff_pp=0.0) for i, r in enumerate(rows)])
+    assert s["block_spans"] == 3 and s["block_spans_within_10pct"] == 2
+    assert s["block_span_mae_pct"] == pytest.approx(35 / 3)
