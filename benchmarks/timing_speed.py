@@ -4,6 +4,7 @@ SMs, one host core).  JIT warm-up is reported apart.
 
     python benchmarks/timing_speed.py            # the table
     python benchmarks/timing_speed.py --quick    # the smaller grid only
+    python benchmarks/timing_speed.py --isa sass # the same kernels as ptxas's sm_90 SASS
 """
 import sys
 import time
@@ -34,13 +35,17 @@ WORKLOADS = [("compute-bound", compute, (8192, 65536)), ("memory-bound", memory,
              ("divergent", divergent, (8192, 65536))]
 
 
+ISA = sys.argv[sys.argv.index("--isa") + 1] if "--isa" in sys.argv[:-1] else "ptx"
+
+
 def run(path, args, bufs, n, cfg, trace_memory=True):
     """(result, seconds, peak bytes): the timed run goes untraced, because tracemalloc slows every
     allocation; the peak comes from a second, identical run under tracemalloc."""
-    prog = simt_sim.load_program(ROOT / path, isa="ptx")   # the PTX: figures comparable across versions
+    # the PTX by default: figures comparable across versions
+    prog = simt_sim.load_program(ROOT / path, isa=ISA)
     # registers: the PTX declarations' count, as the versions before ptxas's counts simulated, so
     # that side_by_side.py compares the same simulation
-    launch = simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs)
+    launch = simt_sim.Launch(prog, n // 256, 256, args, registers=prog.declared_regs if ISA == "ptx" else None)
     fresh = {k: v.copy() for k, v in bufs.items()}
     t0 = time.perf_counter()
     res = simt_sim.simulate(launch, bufs, cfg)
@@ -62,7 +67,7 @@ def main():
         path, args, bufs = make(256)
         run(path, args, bufs, 256, cfg, trace_memory=False)
     warm = time.perf_counter() - t0
-    print(f"config h100 ({cfg.get('num_sms')} SMs); JIT warm-up / cache load: {warm:.1f} s (not counted below)")
+    print(f"config h100 ({cfg.get('num_sms')} SMs), {ISA.upper()}; JIT warm-up / cache load: {warm:.1f} s (not counted below)")
     print(f"{'workload':<14} {'threads':>8} {'sim cycles':>11} {'warp-insts':>11} {'IPC':>7} {'seconds':>8} "
           f"{'warp-inst/s':>12} {'cycles/s':>10} {'peak MiB':>9}")
     for name, make, sizes in WORKLOADS:
