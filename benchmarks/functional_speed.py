@@ -42,7 +42,7 @@ def kernels_table():
 
 def programs_table():
     """Each program's manifest as `simt-sim run DIR --functional` runs it, PTX and SASS, warm."""
-    print(f"{'program':<32} {'isa':<5} {'warp-insts':>11} {'seconds':>8} {'warp-inst/s':>12}")
+    print(f"{'program':<40} {'isa':<5} {'warp-insts':>11} {'seconds':>8} {'warp-inst/s':>12}")
     for name, pdir in PROGRAMS:
         for isa in ("ptx", "sass"):
             simt_sim.run_program(pdir, functional=True, isa=isa)          # warm: compile, listings
@@ -50,7 +50,7 @@ def programs_table():
             res = simt_sim.run_program(pdir, functional=True, isa=isa)
             dt = time.perf_counter() - t0
             wi = sum(m["warp_instructions"] for m in res.metrics)
-            print(f"{name + ' (' + pdir.split('/')[-1] + ')':<32} {isa:<5} {wi:>11} {dt:>8.3f} {wi / dt:>12.0f}")
+            print(f"{name + ' (' + pdir.split('/')[-1] + ')':<40} {isa:<5} {wi:>11} {dt:>8.3f} {wi / dt:>12.0f}")
 
 
 def main():
