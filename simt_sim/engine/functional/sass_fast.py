@@ -14,7 +14,7 @@ import numpy as np
 
 from simt_sim.engine.functional.fastpath import f32_op
 from simt_sim.engine.functional.regfile import opnd
-from simt_sim.engine.functional.sass_ops import M32, SIGN32, f32_result, lop3, raw, signed32
+from simt_sim.engine.functional.sass_ops import M32, f32_result, float_mods, int_mods, lop3, raw, signed32
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 
@@ -36,26 +36,6 @@ def warp_source(code, regs, mem, row, k, base_t, w, geom, slot_block, counters):
 @compiled_inline
 def lane_bits(regs, t, reg, value):
     return np.int64(regs.r32[reg, t]) if reg >= 0 else value
-
-
-@compiled_inline
-def int_mods(v, mods):
-    """~x and -x of an integer source (32 bits)."""
-    if mods & E.OM_NOT:
-        v = ~v & M32
-    if mods & E.OM_NEG:
-        v = (-v) & M32
-    return v
-
-
-@compiled_inline
-def float_mods(v, mods):
-    """|x| and -x of a float32 source, on its bits."""
-    if mods & E.OM_ABS:
-        v &= ~SIGN32 & M32
-    if mods & E.OM_NEG:
-        v ^= SIGN32
-    return v
 
 
 @compiled

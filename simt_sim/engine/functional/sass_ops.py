@@ -20,7 +20,7 @@ from simt_sim.engine.functional.regfile import opnd, sreg_value
 from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.functional.bits import (dfma_nan, f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits,
                                              nan_as_int, narrowed_f64_nan)
-from simt_sim.engine.jit import compiled
+from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import G
 
@@ -85,11 +85,15 @@ def mods_of(row, k):
 @compiled
 def src_int(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
     """A 32-bit integer source with -x / ~x applied (two's complement, 32 bits)."""
-    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
-    m = mods_of(row, k)
-    if m & E.OM_NOT:
+    return int_mods(raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32, mods_of(row, k))
+
+
+@compiled_inline
+def int_mods(v, mods):
+    """~x and -x of a 32-bit integer source (sass_fast.py reads its operands through it too)."""
+    if mods & E.OM_NOT:
         v = ~v & M32
-    if m & E.OM_NEG:
+    if mods & E.OM_NEG:
         v = (-v) & M32
     return v
 
@@ -97,11 +101,15 @@ def src_int(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
 @compiled
 def src_f32_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
     """A float32 source's bits with |x| and -x applied (sign-bit operations, NaNs kept)."""
-    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
-    m = mods_of(row, k)
-    if m & E.OM_ABS:
+    return float_mods(raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32, mods_of(row, k))
+
+
+@compiled_inline
+def float_mods(v, mods):
+    """|x| and -x of a float32 source, on its bits (NaNs kept)."""
+    if mods & E.OM_ABS:
         v &= ~SIGN32 & M32
-    if m & E.OM_NEG:
+    if mods & E.OM_NEG:
         v ^= SIGN32
     return v
 
