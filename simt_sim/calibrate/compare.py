@@ -217,6 +217,7 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
             row["counts_match"] = (row["sim_warp_instructions"] == inst
                                    and row["sim_thread_instructions"] == pred_on)
             row["pipes_match"] = all(row["sim_pipes"][p] == row["hw_pipes"][p] for p in DETERMINISTIC_PIPES)
+            row["per_instruction_match"] = per_instruction_match(pdir, row["notes"])
         row["hw_stalls"] = {key.split("stalled_")[1].split("_per_issue")[0]: median([r.get(key) for r in ncu])
                             for key in ncu[0] if key.startswith("smsp__average_warps_issue_stalled_")}
     elapsed = ref.get("elapsed")
@@ -292,6 +293,19 @@ def pearson(xs: list[float], ys: list[float]) -> float | None:
     return float(np.corrcoef(x, y)[0, 1])
 
 
+def per_instruction_match(pdir: Path, notes: list[str]) -> bool | None:
+    """Whether every SASS instruction's counts equal Nsight Compute's source-page counts
+    (calibrate/source_counts.py); None where none were recorded.  The first difference goes into
+    notes."""
+    from simt_sim.calibrate.source_counts import FILE_NAME, differences
+    if not (pdir / "reference" / FILE_NAME).exists():
+        return None
+    diff = differences(pdir)
+    if diff:
+        notes.append(f"per-instruction counts: {diff[0]} ({len(diff)} instructions differ)")
+    return not diff
+
+
 def summarize(rows: list[dict]) -> dict:
     timed = [r for r in rows if r.get("cycle_error_pct") is not None]
     traced = [r for r in rows if r["mask_trace_match"] is not None]
@@ -302,6 +316,8 @@ def summarize(rows: list[dict]) -> dict:
         "counted": len(counted),
         "counts_match": sum(r["counts_match"] for r in counted),
         "pipes_match": sum(r["pipes_match"] for r in counted),
+        "per_instruction": sum(r.get("per_instruction_match") is not None for r in counted),
+        "per_instruction_match": sum(bool(r.get("per_instruction_match")) for r in counted),
         "mask_traces": len(traced),
         "mask_traces_match": sum(bool(r["mask_trace_match"]) for r in traced),
         "cycle_mae_pct": float(np.mean([abs(r["cycle_error_pct"]) for r in timed])) if timed else None,
@@ -347,6 +363,9 @@ def format_table(rows: list[dict], summary: dict) -> str:
         lines.append(f"SASS counts identical to ncu's (warp- and pred-on thread-instructions): "
                      f"{s['counts_match']}/{s['counted']}; per-pipe counts identical "
                      f"({', '.join(DETERMINISTIC_PIPES)}): {s['pipes_match']}/{s['counted']}")
+        if s.get("per_instruction"):
+            lines.append(f"every SASS instruction's counts identical to ncu's source counters: "
+                         f"{s['per_instruction_match']}/{s['per_instruction']}")
     if s.get("cycle_mae_pct_without_launch") is not None:
         lines.append(f"cycle MAE relative to the cycles after the launch overhead: "
                      f"{s['cycle_mae_pct_without_launch']:.1f}%")

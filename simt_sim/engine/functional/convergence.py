@@ -4,7 +4,9 @@ WARPSYNC) and divergent branches that split the warp into groups run one at a ti
 * A divergent BRA splits the running group; the side with fewer threads runs first (a tie: the
   fall-through side), the other waits on the warp's stack as a pending group (KIND_PENDING), as
   measured on the H100 (../shared/h100-facts.md: "fewer active threads first, fall-through on a
-  tie, no interleaving").  A pending group at the same pc as the one below merges with it.
+  tie, no interleaving").  Pending groups are never merged, even at the same pc: each arrives at
+  the BSYNC on its own, as Nsight Compute's per-instruction counts show (nested-ifelse's warp 1
+  executes its BSYNC three times, for 7, 9 and 16 threads; tests/test_source_counts.py).
 * BSSY Bx records the running threads as the barrier's members.  A group reaching BSYNC Bx waits
   there until every member that has not exited has arrived; the last arrival continues with all of
   them.  BREAK Bx takes threads out of the members (a loop's early leavers).
@@ -33,9 +35,6 @@ from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, 
 def push_pending(ws, w, pc, mask):
     """Park a group at pc; returns False when the stack is full."""
     sp = ws.f[w, WF_SP]
-    if sp > 0 and ws.stack[w, sp - 1, SF_KIND] == KIND_PENDING and ws.stack[w, sp - 1, SF_PPC] == pc:
-        ws.stack[w, sp - 1, SF_PMASK] |= mask
-        return True
     if sp >= ws.stack.shape[1]:
         return False
     ws.stack[w, sp, SF_KIND] = KIND_PENDING

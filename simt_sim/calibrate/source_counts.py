@@ -1,0 +1,134 @@
+"""Per-instruction counts of a program's SASS, as Nsight Compute's source page gives them ("Instructions
+Executed", "Thread Instructions Executed", "Predicated-On Thread Instructions Executed" for every
+SASS instruction of the kernel), recorded on the GPU and compared with the simulator's.
+
+They locate a count difference to the instruction, and they settle what the whole-kernel counter
+cannot: `smsp__thread_inst_executed_pred_on.sum` can exceed the sum of the per-instruction
+figures (nested-ifelse: 1,714 against 1,698, v-loop-break: 20,107 against 20,083, measured
+2026-11-24), so a kernel whose every instruction matches can still differ from that counter.
+
+    python -m simt_sim.calibrate.source_counts record NAME...   # on the GPU machine
+    python -m simt_sim.calibrate.source_counts compare [NAME...] # the simulator against them
+
+`record` writes programs/NAME/reference/h100-sass-counts.json (the main launch of each program;
+the SASS text per pc, so a recompiled kernel is caught); `compare` runs each program's SASS
+functionally with its mask history and prints every instruction whose counts differ.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from simt_sim.errors import InputError
+
+COUNT_COLUMNS = ("Instructions Executed", "Thread Instructions Executed",
+                 "Predicated-On Thread Instructions Executed")
+FILE_NAME = "h100-sass-counts.json"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def parse_source_page(text: str) -> list[dict]:
+    """`ncu --page source --print-source sass --csv` output -> one {"kernel", "sass", "counts"} per
+    profiled launch, in launch order; counts[pc] = [warp-instructions, thread-instructions,
+    predicated-on thread-instructions]."""
+    launches = []
+    for block in text.split('"Kernel Name",')[1:]:
+        name = block.split(",", 1)[0].strip().strip('"')
+        rows = list(csv.reader(io.StringIO("\n".join(block.splitlines()[1:]))))
+        if not rows:
+            continue
+        header = rows[0]
+        try:
+            cols = [header.index(c) for c in COUNT_COLUMNS]
+            source = header.index("Source")
+        except ValueError as e:
+            raise InputError(f"ncu source page for {name}: no column {e}") from None
+        body = [r for r in rows[1:] if len(r) > max(cols)]
+        launches.append({"kernel": name, "sass": [" ".join(r[source].split()) for r in body],
+                         "counts": [[int(float(r[c] or 0)) for c in cols] for r in body]})
+    return launches
+
+
+def record(names: list[str], root: Path = ROOT) -> list[Path]:
+    """Profile each program's launches with ncu's SourceCounters section (one repeat) and keep the
+    main launch's per-instruction counts."""
+    from simt_sim.calibrate.record import launch_count, program_dirs
+    dirs = program_dirs(names, root)
+    cmd = ["ncu", "--section", "SourceCounters", "--page", "source", "--print-source", "sass", "--csv",
+           sys.executable, "-m", "simt_sim.calibrate.record", "--launches-only", "--repeats", "1",
+           *[str(d) for d in dirs]]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    if r.returncode != 0:
+        raise RuntimeError(f"ncu failed ({r.returncode}): {r.stderr[-2000:]}")
+    launches = parse_source_page(r.stdout)
+    counts = [launch_count(d) for d in dirs]
+    if len(launches) != sum(counts):
+        raise RuntimeError(f"ncu returned {len(launches)} launches, expected {sum(counts)}")
+    paths, i = [], 0
+    for d, n in zip(dirs, counts):
+        path = d / "reference" / FILE_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(launches[i], indent=0) + "\n")
+        paths.append(path)
+        i += n
+    return paths
+
+
+def simulated_counts(pdir: Path) -> tuple[list[str], list[list[int]]]:
+    """The main launch's SASS texts and per-pc counts from a functional run with its mask history
+    (one history row per warp-instruction: active lanes, and lanes whose guard holds)."""
+    from simt_sim import api
+    res = api.run_program(str(pdir), functional=True, history=True, isa="sass")
+    prog = api.load_program(str(pdir), isa="sass")
+    counts = defaultdict(lambda: [0, 0, 0])
+    for _, pc, active, executed in res.history.tolist():
+        c = counts[pc]
+        c[0] += 1
+        c[1] += bin(active).count("1")
+        c[2] += bin(executed).count("1")
+    return list(prog.texts), [counts[pc] if pc in counts else [0, 0, 0] for pc in range(len(prog.texts))]
+
+
+def differences(pdir: Path) -> list[str]:
+    """Every pc whose simulated counts differ from the recorded ones (empty: identical)."""
+    path = pdir / "reference" / FILE_NAME
+    if not path.exists():
+        raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.source_counts record {pdir.name})")
+    ref = json.loads(path.read_text())
+    texts, sim = simulated_counts(pdir)
+    if len(texts) != len(ref["sass"]):
+        return [f"{pdir.name}: {len(texts)} SASS instructions here, {len(ref['sass'])} in the recording"]
+    out = []
+    for pc, (text, hw, ours) in enumerate(zip(ref["sass"], ref["counts"], sim)):
+        if hw != ours:
+            out.append(f"{pdir.name} pc {pc:#06x} {text}: H100 {hw}, simulated {ours}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.source_counts")
+    ap.add_argument("action", choices=("record", "compare"))
+    ap.add_argument("programs", nargs="*")
+    ns = ap.parse_args(argv)
+    if ns.action == "record":
+        for p in record(ns.programs):
+            print(p)
+        return 0
+    names = ns.programs or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{FILE_NAME}"))
+    bad = 0
+    for name in names:
+        diff = differences(ROOT / "programs" / name)
+        bad += bool(diff)
+        print("\n".join(diff) if diff else f"{name}: every instruction's counts identical to the H100's")
+    print(f"{len(names) - bad}/{len(names)} programs identical per instruction")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

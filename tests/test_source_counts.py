@@ -1,0 +1,76 @@
+"""Every SASS instruction's counts (warp-instructions, thread-instructions, predicated-on
+thread-instructions) against Nsight Compute's source page, recorded on the H100
+(programs/*/reference/h100-sass-counts.json, calibrate/source_counts.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from simt_sim.calibrate import source_counts as SC
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{SC.FILE_NAME}"))
+# The H100 runs these with fewer warp-instructions than the simulator (the same thread counts):
+# some of its groups go together where the simulator's stay apart.  Not explained yet.
+KNOWN_DIFFERENT = ("w-regroup-ec-base", "w-regroup-ec-index", "w-regroup-ec-permuted")
+
+SAMPLE = '''"Kernel Name","k",
+"Address","Source","Instructions Executed","Thread Instructions Executed","Predicated-On Thread Instructions Executed"
+"0x7f00","      ISETP.GT.AND P0, PT, R2, RZ, PT","2","64","64"
+"0x7f10","@!P0  BRA 0x7f30","2","64","28"
+"0x7f20","      BSYNC B0","6","64","64"
+'''
+
+
+def test_the_source_page_is_read_per_launch_and_instruction():
+    (launch,) = SC.parse_source_page("==PROF== Connected\n" + SAMPLE)
+    assert launch["kernel"] == "k"
+    assert launch["sass"] == ["ISETP.GT.AND P0, PT, R2, RZ, PT", "@!P0 BRA 0x7f30", "BSYNC B0"]
+    assert launch["counts"] == [[2, 64, 64], [2, 64, 28], [6, 64, 64]]
+    assert len(SC.parse_source_page(SAMPLE + SAMPLE)) == 2
+
+
+def test_every_validation_program_is_recorded():
+    from simt_sim.calibrate.compare import reference_programs
+    assert {p.name for p in reference_programs(ROOT)} <= set(RECORDED)
+
+
+@pytest.mark.parametrize("name", [n for n in RECORDED if n not in KNOWN_DIFFERENT])
+def test_every_instruction_counts_as_on_the_h100(name):
+    assert SC.differences(ROOT / "programs" / name) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", KNOWN_DIFFERENT)
+def test_known_differences_are_in_warp_instructions_only(name):
+    """Where the counts differ, the threads are the same: only how many warp-instructions they
+    take (strict: a fix shows up here)."""
+    diff = SC.differences(ROOT / "programs" / name)
+    assert diff
+    ref = json.loads((ROOT / "programs" / name / "reference" / SC.FILE_NAME).read_text())
+    _, sim = SC.simulated_counts(ROOT / "programs" / name)
+    assert [c[1:] for c in sim] == [c[1:] for c in ref["counts"]]
+    assert sum(c[0] for c in sim) > sum(c[0] for c in ref["counts"])
+
+
+def test_separate_groups_arrive_at_a_bsync_one_by_one():
+    """nested-ifelse's warp 1 splits 16/16, then its fall-through half 9/7: the H100 runs BSYNC
+    three times in it (7, 9 and 16 threads; 6 times in the two warps), not twice with the two
+    waiting groups merged."""
+    ref = json.loads((ROOT / "programs" / "nested-ifelse" / "reference" / SC.FILE_NAME).read_text())
+    texts, sim = SC.simulated_counts(ROOT / "programs" / "nested-ifelse")
+    bsync = texts.index("BSYNC B0")
+    assert ref["counts"][bsync] == sim[bsync] == [6, 64, 64]
+
+
+def test_a_changed_kernel_is_reported_not_compared(tmp_path):
+    import shutil
+    d = tmp_path / "nested-ifelse"
+    shutil.copytree(ROOT / "programs" / "nested-ifelse", d)
+    path = d / "reference" / SC.FILE_NAME
+    ref = json.loads(path.read_text())
+    ref["sass"], ref["counts"] = ref["sass"][:-1], ref["counts"][:-1]
+    path.write_text(json.dumps(ref))
+    assert "SASS instructions here" in SC.differences(d)[0]
