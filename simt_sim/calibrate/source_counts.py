@@ -83,9 +83,18 @@ def record(names: list[str], root: Path = ROOT) -> list[Path]:
 def simulated_counts(pdir: Path) -> tuple[list[str], list[list[int]]]:
     """The main launch's SASS texts and per-pc counts from a functional run with its mask history
     (one history row per warp-instruction: active lanes, and lanes whose guard holds)."""
-    from simt_sim import api
-    res = api.run_program(str(pdir), functional=True, history=True, isa="sass")
-    prog = api.load_program(str(pdir), isa="sass")
+    from simt_sim.frontend.manifest import load_manifest
+    from simt_sim.frontend.sass_lower import load_kernel
+    from simt_sim.machine.config import load_config
+    from simt_sim.run.functional import launch
+    from simt_sim.run.timed import manifest_launch
+    m = load_manifest(str(pdir))
+    prog = load_kernel(str(m.kernel_file), m.kernel, "sass")
+    kl = manifest_launch(m, prog)
+    config = load_config(m.config, m.overrides).launch_config()
+    config.record_history = True
+    res = launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers}, config,
+                 dynamic_shared=kl.dynamic_shared)
     counts = defaultdict(lambda: [0, 0, 0])
     for _, pc, active, executed in res.history.tolist():
         c = counts[pc]
