@@ -4,9 +4,11 @@ WARPSYNC) and divergent branches that split the warp into groups run one at a ti
 * A divergent BRA splits the running group; the side with fewer threads runs first (a tie: the
   fall-through side), the other waits on the warp's stack as a pending group (KIND_PENDING), as
   measured on the H100 (../shared/h100-facts.md: "fewer active threads first, fall-through on a
-  tie, no interleaving").  Pending groups are never merged, even at the same pc: each arrives at
-  the BSYNC on its own, as Nsight Compute's per-instruction counts show (nested-ifelse's warp 1
-  executes its BSYNC three times, for 7, 9 and 16 threads; tests/test_source_counts.py).
+  tie, no interleaving").  A group parked at the same pc as the newest pending group joins it,
+  except at a BSYNC, where each group arrives on its own: Nsight Compute's per-instruction counts
+  show both (nested-ifelse's warp 1 executes its BSYNC three times, for 7, 9 and 16 threads;
+  without the joining, w-regroup-ec-base's chains of early exits would take 14% more
+  warp-instructions than on the H100; tests/test_source_counts.py).
 * BSSY Bx records the running threads as the barrier's members.  A group reaching BSYNC Bx waits
   there until every member that has not exited has arrived; the last arrival continues with all of
   them.  BREAK Bx takes threads out of the members (a loop's early leavers).
@@ -25,6 +27,7 @@ import numpy as np
 
 from simt_sim.engine.functional.simt_stack import log_event, popcount64
 from simt_sim.engine.jit import compiled
+from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, CBAR_WARPSYNC, EV_DIVERGE,
                                      EV_RECONVERGE, KIND_PENDING, POLICY_FEWER_FIRST, POLICY_TAKEN_FIRST,
                                      SF_KIND, SF_PMASK, SF_PPC, WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC,
@@ -32,9 +35,14 @@ from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, 
 
 
 @compiled
-def push_pending(ws, w, pc, mask):
-    """Park a group at pc; returns False when the stack is full."""
+def push_pending(ws, w, pc, mask, rows):
+    """Park a group at pc; returns False when the stack is full.  A group parked at the same pc as
+    the newest pending one joins it, unless that pc is a BSYNC (there each group arrives alone)."""
     sp = ws.f[w, WF_SP]
+    if sp > 0 and ws.stack[w, sp - 1, SF_KIND] == KIND_PENDING and ws.stack[w, sp - 1, SF_PPC] == pc \
+            and rows[pc, E.F_OP] != E.OP_S_BSYNC:
+        ws.stack[w, sp - 1, SF_PMASK] |= mask
+        return True
     if sp >= ws.stack.shape[1]:
         return False
     ws.stack[w, sp, SF_KIND] = KIND_PENDING
@@ -47,7 +55,7 @@ def push_pending(ws, w, pc, mask):
 
 
 @compiled
-def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
+def branch(ws, w, target, taken, fall_pc, policy, ev, evc, rows):
     """BRA of the running group with `taken` threads going to target; False on stack overflow."""
     mask = ws.f[w, WF_MASK]
     fall = mask & ~taken
@@ -63,10 +71,10 @@ def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
         taken_first = policy == POLICY_TAKEN_FIRST
     log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], mask, ws.f[w, WF_SP] + 1)
     if taken_first:
-        ok = push_pending(ws, w, fall_pc, fall)
+        ok = push_pending(ws, w, fall_pc, fall, rows)
         ws.f[w, WF_PC], ws.f[w, WF_MASK] = target, taken
     else:
-        ok = push_pending(ws, w, target, taken)
+        ok = push_pending(ws, w, target, taken, rows)
         ws.f[w, WF_PC], ws.f[w, WF_MASK] = fall_pc, fall
     return ok
 
