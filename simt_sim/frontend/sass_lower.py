@@ -694,7 +694,8 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
     vecs = np.array(b.vecs, np.int64).reshape(-1, E.VEC_WIDTH) if b.vecs else np.zeros((0, E.VEC_WIDTH), np.int64)
     local = max(ptx_program.local_size, frame_bytes(kernel))
     return replace(ptx_program, code=code, const_u64=u64, const_f32=np.zeros(len(u64), np.float32), const_f64=np.zeros(len(u64), np.float64),
-                   vec_regs=vecs, n_r32=E.SASS_R_BASE + register_rows(b.highest_r, register_count), n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
+                   vec_regs=vecs, n_r32=E.SASS_R_BASE + register_rows(b.highest_r, register_count),
+                   n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
                    local_size=(local + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
                    locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
                    texts=[i.text() for i in kernel.instructions], isa="sass",

@@ -240,7 +240,8 @@ OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA, OP
 # are lowered to the PTX rows whose semantics they share (frontend/sass_lower.py), the rest run
 # in engine/functional/sass_*.py.  Registers: the uniform registers UR0..UR62 are r32[0..62]
 # (SASS_UR_BASE), R0..R254 follow at SASS_R_BASE, as many rows as the kernel's register count
-# (its EIATTR_REGCOUNT); predicates P0..P6 are pred[0..6], UP0..UP6 follow at SASS_UP_BASE.  RZ / URZ read 0 and PT / UPT read 1 (immediates); writes to them are dropped.
+# (its EIATTR_REGCOUNT); predicates P0..P6 are pred[0..6], UP0..UP6 follow at SASS_UP_BASE.
+# RZ / URZ read 0 and PT / UPT read 1 (immediates); writes to them are dropped.
 from simt_sim.isa.sass_table import sass_table as _sass_table   # noqa: E402
 
 SASS_FAMILIES = tuple(o.name for o in _sass_table().ops)
@@ -248,7 +249,6 @@ SASS_OP_BASE = len(_ISA.ops)
 SASS_OPCODE = {name: SASS_OP_BASE + i for i, name in enumerate(SASS_FAMILIES)}
 SASS_UR_BASE = 0
 SASS_R_BASE = SASS_UR_BASE + 64
-SASS_MAX_R32 = SASS_R_BASE + 255       # rows of a kernel that uses all 255 registers
 SASS_UP_BASE = 8
 SASS_N_PRED = SASS_UP_BASE + 8
 SASS_CBARRIERS = 16                    # convergence barriers B0..B15

@@ -1,7 +1,8 @@
 """Float values from register bits and back (float32 in a 32-bit word, float64 in 64 bits).
 
 They are scalar bit casts (`np.uint32(b).view(np.float32)`), which numba compiles to a register
-move: no allocation, so the lane loops that call them need no reference counting.  Also the bits of the H100's NaN results where they are not the canonical NaN (measured by the
+move: no allocation, so the lane loops that call them need no reference counting.  Also the bits
+of the H100's NaN results where they are not the canonical NaN (measured by the
 s-* differential programs), shared by the PTX and SASS paths."""
 from __future__ import annotations
 

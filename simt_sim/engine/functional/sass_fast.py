@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simt_sim.engine.functional.bits import f32_from_bits
 from simt_sim.engine.functional.fastpath import f32_op
 from simt_sim.engine.functional.regfile import opnd
 from simt_sim.engine.functional.sass_ops import M32, f32_result, float_mods, int_mods, lop3, raw, signed32
@@ -94,11 +95,11 @@ def sass_alu_warp(code, regs, mem, row, op, lanes, base_t, wsz, w, geom, slot_bl
                 result = lop3(int_mods(a, ma), int_mods(lane_bits(regs, t, rb, vb), mb),
                               int_mods(lane_bits(regs, t, rc, vc), mc), lut)
             else:
-                fa = np.uint32(float_mods(a, ma)).view(np.float32)
-                fb = np.uint32(float_mods(lane_bits(regs, t, rb, vb), mb)).view(np.float32)
+                fa = f32_from_bits(float_mods(a, ma))
+                fb = f32_from_bits(float_mods(lane_bits(regs, t, rb, vb), mb))
                 fc = zero
                 if op == E.OP_S_FFMA:
-                    fc = np.uint32(float_mods(lane_bits(regs, t, rc, vc), mc)).view(np.float32)
+                    fc = f32_from_bits(float_mods(lane_bits(regs, t, rc, vc), mc))
                 result = f32_result(f32_op(pop, fa, fb, fc, pflags, rnd))
             regs.r32[di, t] = np.uint32(result & M32)
     return True

@@ -4,8 +4,8 @@ broadcasts, votes).
 
 A SASS row lists its destinations first (F_NDST of them), then its sources; a source's modifiers
 (-x, |x|, ~x, .H1) are in its operand's type field (E.OM_*).  Registers: R0..R254 and UR0..UR62
-live in r32 (UR at E.SASS_UR_BASE, R at E.SASS_R_BASE), 64-bit values in register pairs (K_RPAIR), predicates P0..P6
-and UP0..UP6 in pred.  The uniform families write every lane of the warp, since a uniform
+live in r32 (UR at E.SASS_UR_BASE, R at E.SASS_R_BASE), 64-bit values in register pairs
+(K_RPAIR), predicates P0..P6 and UP0..UP6 in pred.  The uniform families write every lane of the warp, since a uniform
 register has one value per warp whichever lanes are active.
 """
 from __future__ import annotations

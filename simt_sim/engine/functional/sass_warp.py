@@ -22,13 +22,6 @@ from simt_sim.machine.layout import G
 G_WS = G["warp_size"]
 
 
-@compiled
-def writes_whole_warp(row):
-    """A uniform destination (UR) has one value per warp: every lane gets it."""
-    kind = row[E.F_OPS]
-    return kind == E.K_R32 and row[E.F_OPS + 1] < E.SASS_R_BASE
-
-
 @allocating
 def exec_match(code, regs, mem, row, w, exec_mask, base_t, wsz, geom, slot_block, counters):
     """Every lane's value is read before any lane's result is written: `MATCH.ANY R29, R29`
@@ -93,7 +86,8 @@ def exec_redux(code, regs, mem, row, w, exec_mask, base_t, wsz, geom, slot_block
                 v = signed32(v)
             r = v if first else redux_step(mode, r, v)
             first = False
-    lanes = (np.int64(1) << wsz) - 1 if writes_whole_warp(row) else exec_mask
+    # a uniform destination (UR) has one value per warp: every lane gets it
+    lanes = (np.int64(1) << wsz) - 1 if row[E.F_FLAGS] & E.SM_UNIFORM else exec_mask
     for lane in range(wsz):
         if (lanes >> lane) & 1:
             put(regs, row, 0, base_t + lane, r)
