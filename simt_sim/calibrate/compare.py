@@ -55,12 +55,20 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 
 
+def functional_main_launch(m, prog, config):
+    """A manifest's main launch of `prog` (its PTX or SASS, or the trace variant's), run
+    functionally on fresh copies of the manifest's buffers."""
+    from simt_sim.run.functional import launch
+    kl = manifest_launch(m, prog)
+    return launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers}, config,
+                  dynamic_shared=kl.dynamic_shared)
+
+
 def functional_check(pdir: Path, gpu: str = "h100", isa: str | None = None) -> dict:
     """Outputs and mask trace of a single-launch program against its reference, from functional
     runs (no timing model: outputs and per-warp mask sequences do not depend on it); isa="sass"
     runs the SASS ptxas made of both variants (the trace variant's committed
     kernel.trace.sm_90.cubin is the one the H100 ran)."""
-    from simt_sim.run.functional import launch
     ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
     m = load_manifest(str(pdir))
     if m.more_launches:
@@ -72,9 +80,7 @@ def functional_check(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
         if variant == m.trace_kernel_file and not (variant.exists() and "mask_trace" in ref):
             break
         prog = load_kernel(str(variant), m.kernel, isa)
-        kl = manifest_launch(m, prog)
-        res = launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers},
-                     cfg.launch_config(), dynamic_shared=kl.dynamic_shared)
+        res = functional_main_launch(m, prog, cfg.launch_config())
         if variant == m.kernel_file:
             row["outputs_match"], row["notes"] = compare_outputs(res.buffers, ref["outputs"], uses_approx(prog),
                                                                  tuple(m.clock_outputs))

@@ -332,18 +332,24 @@ def launch_count(pdir: Path) -> int:
     return 1 + len(load_manifest(str(pdir)).more_launches)
 
 
+def ncu_output(options: list[str], dirs: list[Path], repeats: int, root: Path) -> str:
+    """ncu's standard output for every program's launches, `repeats` times each, in order
+    (launches_only in a child process, profiled with the given ncu options)."""
+    cmd = ["ncu", *options, sys.executable, "-m", "simt_sim.calibrate.record", "--launches-only",
+           "--repeats", str(repeats), *[str(d) for d in dirs]]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    if r.returncode != 0:
+        raise RuntimeError(f"ncu failed ({r.returncode}): {r.stderr[-2000:]}")
+    return r.stdout
+
+
 def profile(names: list[str], root: Path, repeats: int) -> list[list[list[dict]]]:
     """ncu counters per program, repeat and kernel launch: [program][repeat][launch] -> {metric: value}.
     ncu profiles (and so serialises) every launch on its own, in the order they were made."""
     dirs = program_dirs(names, root)
     counts = [launch_count(d) for d in dirs]
-    cmd = ["ncu", "--csv", "--page", "raw", "--metrics", ",".join(NCU_METRICS + STALL_METRICS),
-           sys.executable, "-m", "simt_sim.calibrate.record", "--launches-only", "--repeats", str(repeats),
-           *[str(d) for d in dirs]]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
-    if r.returncode != 0:
-        raise RuntimeError(f"ncu failed ({r.returncode}): {r.stderr[-2000:]}")
-    values = ncu_rows(r.stdout)
+    values = ncu_rows(ncu_output(["--csv", "--page", "raw", "--metrics", ",".join(NCU_METRICS + STALL_METRICS)],
+                                 dirs, repeats, root))
     expected = sum(counts) * repeats
     if len(values) != expected:
         raise RuntimeError(f"ncu returned {len(values)} profiled launches, expected {expected} "

@@ -20,7 +20,6 @@ import argparse
 import csv
 import io
 import json
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -58,15 +57,10 @@ def parse_source_page(text: str) -> list[dict]:
 def record(names: list[str], root: Path = ROOT) -> list[Path]:
     """Profile each program's launches with ncu's SourceCounters section (one repeat) and keep the
     main launch's per-instruction counts."""
-    from simt_sim.calibrate.record import launch_count, program_dirs
+    from simt_sim.calibrate.record import launch_count, ncu_output, program_dirs
     dirs = program_dirs(names, root)
-    cmd = ["ncu", "--section", "SourceCounters", "--page", "source", "--print-source", "sass", "--csv",
-           sys.executable, "-m", "simt_sim.calibrate.record", "--launches-only", "--repeats", "1",
-           *[str(d) for d in dirs]]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
-    if r.returncode != 0:
-        raise RuntimeError(f"ncu failed ({r.returncode}): {r.stderr[-2000:]}")
-    launches = parse_source_page(r.stdout)
+    launches = parse_source_page(ncu_output(["--section", "SourceCounters", "--page", "source",
+                                             "--print-source", "sass", "--csv"], dirs, 1, root))
     counts = [launch_count(d) for d in dirs]
     if len(launches) != sum(counts):
         raise RuntimeError(f"ncu returned {len(launches)} launches, expected {sum(counts)}")
@@ -83,18 +77,15 @@ def record(names: list[str], root: Path = ROOT) -> list[Path]:
 def simulated_counts(pdir: Path) -> tuple[list[str], list[list[int]]]:
     """The main launch's SASS texts and per-pc counts from a functional run with its mask history
     (one history row per warp-instruction: active lanes, and lanes whose guard holds)."""
+    from simt_sim.calibrate.compare import functional_main_launch
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.frontend.sass_lower import load_kernel
     from simt_sim.machine.config import load_config
-    from simt_sim.run.functional import launch
-    from simt_sim.run.timed import manifest_launch
     m = load_manifest(str(pdir))
     prog = load_kernel(str(m.kernel_file), m.kernel, "sass")
-    kl = manifest_launch(m, prog)
     config = load_config(m.config, m.overrides).launch_config()
     config.record_history = True
-    res = launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers}, config,
-                 dynamic_shared=kl.dynamic_shared)
+    res = functional_main_launch(m, prog, config)
     counts = defaultdict(lambda: [0, 0, 0])
     for _, pc, active, executed in res.history.tolist():
         c = counts[pc]

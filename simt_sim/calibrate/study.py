@@ -187,12 +187,12 @@ def span_error_pct(r: dict) -> float | None:
 def summarize(rows: list[dict]) -> dict:
     effects = effect_rows(rows)
     spans = [e for e in (span_error_pct(r) for r in rows) if e is not None]
-    return {"variants": len(rows), "block_spans": len(spans),
-            "block_spans_within_10pct": sum(abs(e) <= SPAN_BOUND_PCT for e in spans),
-            "block_span_mae_pct": float(np.mean(np.abs(spans))) if spans else None, "outputs_identical": sum(r["outputs"] is True for r in rows),
+    return {"variants": len(rows), "outputs_identical": sum(r["outputs"] is True for r in rows),
             "recorded": sum(r["outputs"] is not None for r in rows), "effects": len(effects),
             "effects_same_sign": sum(same_sign(r) for r in effects),
             "effects_within_5pp": sum(abs(r["speedup_diff_pp"]) <= EFFECT_BOUND_PP for r in effects),
+            "block_spans": len(spans), "block_spans_within_10pct": sum(abs(e) <= SPAN_BOUND_PCT for e in spans),
+            "block_span_mae_pct": float(np.mean(np.abs(spans))) if spans else None,
             "cycle_mae_pct": (float(np.mean([abs(r["sim_cycles"] - r["hw_cycles"]) / r["hw_cycles"] * 100
                                              for r in rows if r["hw_cycles"]]))
                               if any(r["hw_cycles"] for r in rows) else None)}
