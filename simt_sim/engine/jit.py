@@ -6,11 +6,47 @@ tuples pays two atomic operations per array they hold (some forty arrays per war
 which cost far more than the simulated instruction.  Numba refuses to compile an allocation in
 such a function or anything it calls, so the few functions that allocate say `_nrt=True`
 explicitly (a callee otherwise inherits its caller's setting).
+
+A compiled function called with a constant (`set_fault(fault, FAULT_STACK, ...)`, an operand
+slot `raw(..., 2)`) would be compiled once per constant: numba types the constant as a literal
+and specialises the callee on it.  That made 170 compilations of 57 functions (a third of the
+cold compile's functions, each linked, optimised and turned into machine code again in every
+caller).  `compiled` functions take plain types first and fall back to the literal only where
+a function cannot be typed without it.
 """
 from __future__ import annotations
 
-from numba import njit
+from numba import config, njit
+from numba.core import errors, types
+from numba.core.registry import CPUDispatcher
 
-compiled = njit(cache=True, _nrt=False)
+
+class PlainArgumentDispatcher(CPUDispatcher):
+    """A numba dispatcher that compiles one specialisation for plain argument types, however
+    many constants its callers pass."""
+
+    def get_call_template(self, args, kws):
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return super().get_call_template(plain, plain_kws)
+            except (errors.TypingError, errors.ForceLiteralArg):
+                pass                  # this function needs the constant (e.g. to index a tuple)
+        return super().get_call_template(args, kws)
+
+
+def plain_argument_jit(**options):
+    """`njit(cache=True, **options)` with a PlainArgumentDispatcher."""
+    def wrap(func):
+        if config.DISABLE_JIT:
+            return func
+        disp = PlainArgumentDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, **options})
+        disp.enable_caching()
+        return disp
+    return wrap
+
+
+compiled = plain_argument_jit(_nrt=False)
 compiled_inline = njit(cache=True, _nrt=False, inline="always")   # small helpers used in lane loops
-allocating = njit(cache=True, _nrt=True)
+allocating = plain_argument_jit(_nrt=True)

@@ -68,23 +68,6 @@ def next_event(ts, n_sm, kernel_wake):
     return nxt
 
 
-@compiled_inline
-def scan_sm(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, n_sp, cycle):
-    """Give each due scheduler of an SM its cycle; the SM's wake becomes its schedulers' earliest.
-    Returns the number issued, or -1 on a fault."""
-    issued = 0
-    wake = INF
-    for sp in range(n_sp):
-        if ts.sched[sm, sp, SC_WAKE] <= cycle:
-            got = scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
-            if got < 0:
-                return -1
-            issued += got
-        wake = min(wake, ts.sched[sm, sp, SC_WAKE])
-    ts.sm_use[sm, U_WAKE] = wake
-    return issued
-
-
 @compiled
 def run_timed(code, regs, ws, mem, run, tc, tf, tab, ts, mt):
     """Run until every kernel is done (RUN_DONE), a fault, a full buffer or the end of a slice
@@ -116,11 +99,19 @@ def run_timed(code, regs, ws, mem, run, tc, tf, tab, ts, mt):
         for sm in range(n_sm):
             if ts.sm_use[sm, U_WAKE] > cycle:        # none of its schedulers is due
                 continue
-            got = scan_sm(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, n_sp, cycle)
-            if got < 0:
-                return RUN_FAULT
-            if got > 0:
-                any_issue = True
+            # each due scheduler gets its cycle; the SM wakes with its earliest scheduler.  Written
+            # here, not as a function: numba copies an inlined function's IR once per level of
+            # nesting, and this chain (scheduler -> issue -> step) is most of the engine
+            wake = INF
+            for sp in range(n_sp):
+                if ts.sched[sm, sp, SC_WAKE] <= cycle:
+                    got = scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
+                    if got < 0:
+                        return RUN_FAULT
+                    if got > 0:
+                        any_issue = True
+                wake = min(wake, ts.sched[sm, sp, SC_WAKE])
+            ts.sm_use[sm, U_WAKE] = wake
         if any_issue or ts.now[N_PLACE]:
             ts.now[N_NOW] = cycle + 1
             continue

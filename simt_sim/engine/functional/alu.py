@@ -10,15 +10,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from simt_sim.isa import encoding as E
 from simt_sim.engine.functional.fparith import fma32, fma64
+from simt_sim.engine.jit import compiled
 
 INT64_MIN = np.int64(-9223372036854775808)
 
 
-@njit(cache=True)
+@compiled
 def extend(raw, ty):
     """Raw register bits (int64) -> value of integer type ty, sign/zero-extended to int64."""
     bits = E.TYPE_BITS[ty]
@@ -31,7 +31,7 @@ def extend(raw, ty):
     return v
 
 
-@njit(cache=True)
+@compiled
 def truncate(v, ty):
     bits = E.TYPE_BITS[ty]
     if bits >= 64:
@@ -39,13 +39,13 @@ def truncate(v, ty):
     return np.int64(v) & ((np.int64(1) << bits) - 1)
 
 
-@njit(cache=True)
+@compiled
 def ult(a, b):
     """Unsigned 64-bit a < b on int64 bit patterns."""
     return (a ^ INT64_MIN) < (b ^ INT64_MIN)
 
 
-@njit(cache=True)
+@compiled
 def umulhi64(a, b):
     """High 64 bits of the unsigned 128-bit product of two 64-bit patterns."""
     m32 = np.uint64(0xFFFFFFFF)
@@ -64,7 +64,7 @@ def umulhi64(a, b):
     return np.int64(hi)
 
 
-@njit(cache=True)
+@compiled
 def mulhi64(a, b, signed):
     hi = umulhi64(a, b)
     if signed:
@@ -75,7 +75,7 @@ def mulhi64(a, b, signed):
     return hi
 
 
-@njit(cache=True)
+@compiled
 def saturate_int(v, ty):
     bits = E.TYPE_BITS[ty]
     if bits >= 64:
@@ -91,7 +91,7 @@ def saturate_int(v, ty):
     return min(max(v, lo), hi)
 
 
-@njit(cache=True)
+@compiled
 def int_divide(a, b, ty, want_rem):
     signed = E.TYPE_SIGNED[ty] == 1
     bits = E.TYPE_BITS[ty]
@@ -116,14 +116,14 @@ def int_divide(a, b, ty, want_rem):
     return a % b if want_rem else a // b
 
 
-@njit(cache=True)
+@compiled
 def shift_left(a, s, bits):
     if s < 0 or s >= bits:
         return np.int64(0)
     return np.int64(a) << s
 
 
-@njit(cache=True)
+@compiled
 def shift_right(a, s, ty):
     """a is already extended to int64 from ty."""
     bits = E.TYPE_BITS[ty]
@@ -138,7 +138,7 @@ def shift_right(a, s, ty):
     return a >> s
 
 
-@njit(cache=True)
+@compiled
 def popcount(v, bits):
     v = np.uint64(truncate_bits(v, bits))
     n = 0
@@ -148,14 +148,14 @@ def popcount(v, bits):
     return np.int64(n)
 
 
-@njit(cache=True)
+@compiled
 def truncate_bits(v, bits):
     if bits >= 64:
         return np.int64(v)
     return np.int64(v) & ((np.int64(1) << bits) - 1)
 
 
-@njit(cache=True)
+@compiled
 def count_leading_zeros(v, bits):
     v = truncate_bits(v, bits)
     n = 0
@@ -166,7 +166,7 @@ def count_leading_zeros(v, bits):
     return np.int64(n)
 
 
-@njit(cache=True)
+@compiled
 def bit_reverse(v, bits):
     r = np.int64(0)
     for i in range(bits):
@@ -175,7 +175,7 @@ def bit_reverse(v, bits):
     return r
 
 
-@njit(cache=True)
+@compiled
 def int_compare(cmp, a, b, ty):
     """a, b extended to int64 per ty; lo/ls/hi/hs compare unsigned."""
     if cmp == 0:
@@ -206,7 +206,7 @@ def int_compare(cmp, a, b, ty):
     return False
 
 
-@njit(cache=True)
+@compiled
 def float_compare(cmp, a, b):
     unordered = math.isnan(a) or math.isnan(b)
     if cmp == 16:      # num
@@ -232,14 +232,14 @@ def float_compare(cmp, a, b):
     return a >= b
 
 
-@njit(cache=True)
+@compiled
 def flush32(x, ftz):
     if ftz and x != 0.0 and abs(x) < 1.1754943508222875e-38:
         return np.float32(math.copysign(0.0, x))
     return np.float32(x)
 
 
-@njit(cache=True)
+@compiled
 def float_min_max(a, b, is_max):
     if math.isnan(a):
         return b
@@ -257,7 +257,7 @@ def float_min_max(a, b, is_max):
     return a if a < b else b
 
 
-@njit(cache=True)
+@compiled
 def round_integral(x, rnd):
     # numpy's floor/ceil/trunc stay float64: math.floor & co. return int64 under numba, which
     # overflows beyond 2^63 and loses the sign of -0.0.
@@ -270,7 +270,7 @@ def round_integral(x, rnd):
     return np.float64(np.trunc(x))
 
 
-@njit(cache=True)
+@compiled
 def float_to_int(x, rnd, ty):
     """cvt float -> integer: round as asked (truncate by default), saturate, NaN -> 0."""
     if math.isnan(x):
@@ -294,7 +294,7 @@ def float_to_int(x, rnd, ty):
     return np.int64(r)
 
 
-@njit(cache=True)
+@compiled
 def int_magnitude(v, ty):
     """(negative, |v| as uint64) of an integer extended from type ty (u64 patterns >= 2^63 are
     positive; |INT64_MIN| = 2^63 fits)."""
@@ -302,7 +302,7 @@ def int_magnitude(v, ty):
     return neg, (np.uint64(-v) if neg else np.uint64(v))
 
 
-@njit(cache=True)
+@compiled
 def int_to_float64(v, ty, rnd):
     """Correctly rounded int -> float64 under rnd (.rn by default): integers beyond 2^53 drop bits,
     rounded here from the exact remainder."""
@@ -323,7 +323,7 @@ def int_to_float64(v, ty, rnd):
     return -f if neg else f
 
 
-@njit(cache=True)
+@compiled
 def int_to_f64_sticky(v, ty):
     """An integer as float64: exact within 53 bits, else its leading 53 bits with the dropped ones
     ORed into the last (a sticky bit), so that one later rounding to a format of at most 51 bits
@@ -339,7 +339,7 @@ def int_to_f64_sticky(v, ty):
     return -f if neg else f
 
 
-@njit(cache=True)
+@compiled
 def round_f64_to_f32(d, rnd, tail):
     """float64 -> float32 under rounding mode rnd (.rz/.rm/.rp; anything else rounds to nearest).
     The exact value is d + tail with |tail| below half an ulp of d (tail = 0: d is exact, or carries
@@ -362,7 +362,7 @@ def round_f64_to_f32(d, rnd, tail):
     return f
 
 
-@njit(cache=True)
+@compiled
 def quotient_error(op, a, b):
     """float64 a / b, sqrt(a) or 1 / a rounded to nearest, and a value with the sign of the exact
     result minus the rounded one (from the exact remainder, an error-free transformation)."""
@@ -378,7 +378,7 @@ def quotient_error(op, a, b):
     return d, (r if a > 0.0 else -r)
 
 
-@njit(cache=True)
+@compiled
 def f32_directed(op, a, b, c, rnd):
     """float32 add/sub/mul/fma/div/sqrt/rcp under .rz/.rm/.rp, finite operands only: the float64
     result plus the sign of its exact error (error-free transformations) round once, correctly.
@@ -406,13 +406,13 @@ def f32_directed(op, a, b, c, rnd):
     return round_f64_to_f32(d, rnd, tail)
 
 
-@njit(cache=True)
+@compiled
 def int_to_float32(v, ty, rnd):
     """Correctly rounded int -> float32 under rnd (one rounding of the sticky float64)."""
     return round_f64_to_f32(int_to_f64_sticky(v, ty), rnd, 0.0)
 
 
-@njit(cache=True)
+@compiled
 def f32_arith(op, a, b, c, flags, rnd):
     """float32 arithmetic; a, b, c are float32 values."""
     ftz = (flags & E.FL_FTZ) != 0
@@ -464,7 +464,7 @@ def f32_arith(op, a, b, c, flags, rnd):
     return flush32(r, ftz)
 
 
-@njit(cache=True)
+@compiled
 def sfu32(op, x):
     """Transcendental and reciprocal operations (float64 math rounded to float32)."""
     if op == E.OP_SQRT:
@@ -498,7 +498,7 @@ def sfu32(op, x):
     return np.float32(math.nan)
 
 
-@njit(cache=True)
+@compiled
 def two_sum(x, y):
     """(s, e) with s = x + y rounded and s + e == x + y exactly."""
     s = x + y
@@ -506,7 +506,7 @@ def two_sum(x, y):
     return s, (x - (s - bb)) + (y - bb)
 
 
-@njit(cache=True)
+@compiled
 def fma64_error(a, b, c, d):
     """Sign-carrying exact error a*b + c - d of d = fma(a, b, c) (Boldo & Muller's ErrFma: the
     error is r2 + r3 exactly, non-overlapping, so r2 carries its sign unless it is zero)."""
@@ -520,7 +520,7 @@ def fma64_error(a, b, c, d):
     return r2 if r2 != 0.0 else r3
 
 
-@njit(cache=True)
+@compiled
 def f64_directed(op, a, b, c, rnd):
     """float64 add/sub/mul/fma/div/sqrt/rcp under .rz/.rm/.rp for finite operands: the
     round-to-nearest result d moves one step when the exact error (error-free transformations)
@@ -555,7 +555,7 @@ def f64_directed(op, a, b, c, rnd):
 TINY64 = 2.0 ** -900            # below this a product's rounding error can fall under the subnormals
 
 
-@njit(cache=True)
+@compiled
 def scaled_fma_error(a, b, c):
     """(d, err) of a*b + c for a tiny nonzero product: d the round-to-nearest result and err a
     value with the sign of the exact remainder.  a and b are scaled into [0.5, 1), where the
@@ -573,7 +573,7 @@ def scaled_fma_error(a, b, c):
     return d, (ds - math.ldexp(d, -shift)) + err      # the first difference is exact (Sterbenz)
 
 
-@njit(cache=True)
+@compiled
 def step_toward(d, err, rnd):
     """The directed rounding of d + err (err: the exact error of round-to-nearest d, as a sign)."""
     if err == 0.0 or err != err:
@@ -589,7 +589,7 @@ def step_toward(d, err, rnd):
     return d
 
 
-@njit(cache=True)
+@compiled
 def f64_arith(op, a, b, c, flags, rnd):
     """float64 arithmetic (.rz/.rm/.rp through f64_directed; .sat clamps to [0, 1])."""
     r = f64_value(op, a, b, c, flags, rnd)
@@ -598,7 +598,7 @@ def f64_arith(op, a, b, c, flags, rnd):
     return r
 
 
-@njit(cache=True)
+@compiled
 def f64_value(op, a, b, c, flags, rnd):
     directed = (rnd == E.RND_RZ or rnd == E.RND_RM or rnd == E.RND_RP) and math.isfinite(a) \
         and math.isfinite(b) and math.isfinite(c)
@@ -641,7 +641,7 @@ def f64_value(op, a, b, c, flags, rnd):
     return math.nan
 
 
-@njit(cache=True)
+@compiled
 def int_arith(op, ty, flags, a, b, c):
     """Integer / bit operations on extended int64 values; result not yet truncated."""
     bits = E.TYPE_BITS[ty]
@@ -765,7 +765,7 @@ def int_arith(op, ty, flags, a, b, c):
     return np.int64(0)
 
 
-@njit(cache=True)
+@compiled
 def extend24(v, signed):
     v = np.int64(v) & 0xFFFFFF
     if signed and (v >> 23) & 1:
@@ -773,7 +773,7 @@ def extend24(v, signed):
     return v
 
 
-@njit(cache=True)
+@compiled
 def find_msb(a, bits, signed, shiftamt):
     """bfind: position of the most significant 1 bit (signed types: of the most significant bit that
     differs from the sign bit); 0xffffffff when there is none.  .shiftamt gives bits-1-position."""
@@ -790,7 +790,7 @@ def find_msb(a, bits, signed, shiftamt):
     return (bits - 1 - pos) if shiftamt else pos
 
 
-@njit(cache=True)
+@compiled
 def find_nth_set(mask, base, offset):
     """fns.b32: the offset-th set bit of mask counted from bit base (PTX pseudocode)."""
     mask = truncate_bits(mask, 32)
@@ -811,7 +811,7 @@ def find_nth_set(mask, base, offset):
     return np.int64(0xFFFFFFFF)
 
 
-@njit(cache=True)
+@compiled
 def dot_bytes(op, a, b, c, a_signed, flags):
     """dp4a: c + sum of a.byte[i] * b.byte[i]; dp2a: c + a.half[i] * b.byte[s + i], s = 0 (.lo) or 2
     (.hi).  Parts are sign- or zero-extended by .atype / .btype; the caller wraps to 32 bits."""
@@ -839,7 +839,7 @@ def dot_bytes(op, a, b, c, a_signed, flags):
     return r
 
 
-@njit(cache=True)
+@compiled
 def bfi(a, b, pos, length, bits):
     pos &= 0xFF
     length &= 0xFF
