@@ -84,6 +84,18 @@ def test_probe_table_runs_the_simulator():
     assert rows[0]["sim_over_h100"] == pytest.approx(rows[0]["simulated"] / rows[0]["h100"], rel=1e-2)
 
 
+def test_event_overhead_is_what_cuda_events_add_to_a_one_block_launch():
+    """host.event_overhead (configs/h100.yaml) is t-launch-1's CUDA-event time less Nsight
+    Compute's time of the kernel, and the model's event-timed launch is its cycles plus it."""
+    from simt_sim.machine.config import load_config
+    hw = P.h100_measurement("t-launch-1")
+    assert hw["elapsed"] - hw["cycles"] == load_config("h100").get("host.event_overhead") == 11273
+    assert load_config("teaching-w4").get("host.event_overhead") == 0      # not an event-timed machine
+    sim = P.simulated_measurement("t-launch-1", "sass")
+    assert sim["elapsed"] == sim["cycles"] + 11273
+    assert P.probe("launch_one_block_events").derive([sim]) == sim["elapsed"]
+
+
 def test_unknown_probe_is_a_clear_error():
     with pytest.raises(InputError, match="unknown probe"):
         P.probe_table(["no_such_probe"])
@@ -92,7 +104,7 @@ def test_unknown_probe_is_a_clear_error():
 # The SASS model, calibrated from these probes (configs/h100.yaml `sass:`), against the H100:
 # within 10% on every probe of an element the model has (first touches of fresh pages: not yet).  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
 # with --run-slow.
-QUICK_PROBES = ("loop_iteration_converged", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm",
+QUICK_PROBES = ("loop_iteration_converged", "launch_one_block_events", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm",
                 "regbank_ptxas", "regbank_same3", "lds_burst_first4", "lds_burst_issue_w4")
 
 

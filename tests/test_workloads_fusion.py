@@ -180,6 +180,16 @@ def test_table2_from_given_cycles():
     assert "inner-block" in text and "25.0%" in text
 
 
+def test_table2_times_the_simulation_as_the_h100_is_timed():
+    """The H100's times are CUDA-event times of the launch sequence; the simulated ones get the
+    config's event overhead (t-launch-1), so that both overlap rates count the same things."""
+    from simt_sim.machine.config import load_config
+    from simt_sim.run.timed import simulate_manifest
+    pdir = PROGRAMS / "w-fusion-tc-only"
+    cycles = simulate_manifest(load_manifest(str(pdir))).cycles
+    assert fusion.simulated_cycles(pdir) == cycles + load_config("h100").get("host.event_overhead")
+
+
 def test_study_must_name_its_parts(tmp_path):
     (tmp_path / "programs").symlink_to(ROOT / "programs")
     (tmp_path / "studies").mkdir()

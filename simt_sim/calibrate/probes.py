@@ -3,7 +3,7 @@
 Each probe names its programs (programs/t-*/, CUDA with an H100 reference recorded by
 `simt-sim hw record`) and a derivation from their clock buffers (or, for launch costs, from the
 kernel's elapsed cycles: Nsight Compute's sm__cycles_elapsed.max on the H100, the simulated
-cycles in the model).  The same derivation runs on the recorded H100 clocks and on a simulator run
+cycles in the model; for event-timed launches, the CUDA-event time).  The same derivation runs on the recorded H100 clocks and on a simulator run
 of the same cubin, so the table says how far the timing model is from the hardware on each
 element that the SASS control codes do not describe (issue 13, point 2):
 
@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from simt_sim.calibrate.compare import recorded_array
+from simt_sim.calibrate.compare import recorded_array, simulated_elapsed
 from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.frontend.sass_lower import load_kernel
@@ -152,6 +152,8 @@ PROBES = [
           "a kernel of one nearly empty 128-thread block, launch to end"),
     Probe("block_cost", ("t-launch-1056", "t-launch-8448"), "cycles/block/SM", block_cost,
           "each further nearly empty block on an SM (8 to 64 blocks per SM)"),
+    Probe("launch_one_block_events", ("t-launch-1",), "cycles", lambda m: m[0]["elapsed"],
+          "the same launch timed by CUDA events around it (the model: its cycles + host.event_overhead)"),
 ]
 
 
@@ -162,7 +164,7 @@ def h100_measurement(name: str) -> dict:
     ref = json.loads(path.read_text())
     clk = recorded_array(ref["outputs"]["clk"]).view(np.int64) if "clk" in ref["outputs"] else None
     cycles = ref["ncu"][0]["sm__cycles_elapsed.max"] if ref.get("ncu") else None
-    return {"clk": clk, "cycles": cycles}
+    return {"clk": clk, "cycles": cycles, "elapsed": (ref.get("elapsed") or {}).get("cycles")}
 
 
 def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = None) -> dict:
@@ -173,7 +175,7 @@ def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = N
     res = simulate(manifest_launches(m, prog, isa), {s.name: s.make() for s in m.buffers},
                    load_config(m.config, (m.overrides or []) + (sets or [])))
     clk = np.ascontiguousarray(res.buffers["clk"]).view(np.int64) if "clk" in res.buffers else None
-    return {"clk": clk, "cycles": res.cycles}
+    return {"clk": clk, "cycles": res.cycles, "elapsed": simulated_elapsed(res.cycles, res.config)}
 
 
 def probe(name: str) -> Probe:

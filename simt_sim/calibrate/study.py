@@ -134,7 +134,8 @@ def variant_row(root: Path, study: Study, v: Variant, gpu: str, isa: str | None 
     return {
         "variant": v.name, "program": v.program, "base": v.base, "group": v.group, "note": v.note, "isa": row["isa"],
         "outputs": row["outputs_match"],
-        "sim_cycles": row["sim_cycles"], "hw_cycles": hw_cycles,
+        "sim_cycles": row["sim_elapsed_cycles" if study.measure == "elapsed" else "sim_cycles"],
+        "hw_cycles": hw_cycles,
         "sim_block_span": sim_span, "hw_block_span": hw_span,
         "sim_cfe": row["sim_cfe"], "hw_cfe": row.get("hw_cfe"),
         "sim_warp_instructions": row["sim_warp_instructions"], "hw_warp_instructions": hw_insts,

@@ -150,6 +150,13 @@ SCHEMA = {
             "l2_line_cycles": Field(int, positive, doc="cycles per line that misses the L1 instruction cache"),
         },
     },
+    "host": {
+        "event_overhead": Field(int, non_negative,
+                                doc="cycles that CUDA events around a launch sequence measure beyond its kernels' "
+                                    "own time (the event records and the host's launch of the first kernel); "
+                                    "added to the simulated cycles wherever they are compared with an event-timed "
+                                    "run, never to the cycles of a run"),
+    },
     "simt": {
         "stack_depth": Field(int, between(1, 1024), doc="SIMT stack entries per warp; deeper nesting faults"),
         "call_depth": Field(int, between(1, 1024),
@@ -195,6 +202,7 @@ DEFAULTS = {
              "register_banks": 0,
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
+    "host": {"event_overhead": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
 }
