@@ -84,6 +84,17 @@ def test_probe_table_runs_the_simulator():
     assert rows[0]["sim_over_h100"] == pytest.approx(rows[0]["simulated"] / rows[0]["h100"], rel=1e-2)
 
 
+def test_store_probe_shows_how_long_a_store_holds_its_source():
+    """t-opread on the H100: an STS of x adds about 4 cycles to each step of an FFMA chain that
+    overwrites x next; in the model that is what sass.operand_read_latency = 8 gives (the FFMA
+    waits 8 cycles after the store's issue, 4 more than it waits anyway), while 2 hides it."""
+    p = P.probe("store_operand_read")
+    hw = P.h100_value(p)
+    assert 3.5 < hw < 5.0
+    assert P.simulated_value(p, "sass") == pytest.approx(hw, rel=0.10)       # configs/h100.yaml: 8
+    assert P.simulated_value(p, "sass", ["sass.operand_read_latency=2"]) < 0.5
+
+
 def test_event_overhead_is_what_cuda_events_add_to_a_one_block_launch():
     """host.event_overhead (configs/h100.yaml) is t-launch-1's CUDA-event time less Nsight
     Compute's time of the kernel, and the model's event-timed launch is its cycles plus it."""
@@ -104,7 +115,7 @@ def test_unknown_probe_is_a_clear_error():
 # The SASS model, calibrated from these probes (configs/h100.yaml `sass:`), against the H100:
 # within 10% on every probe of an element the model has (first touches of fresh pages: not yet).  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
 # with --run-slow.
-QUICK_PROBES = ("loop_iteration_converged", "launch_one_block_events", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm",
+QUICK_PROBES = ("loop_iteration_converged", "launch_one_block_events", "store_operand_read", "two_warps_one_subpartition", "fetch_512_cold", "fetch_512_warm",
                 "regbank_ptxas", "regbank_same3", "lds_burst_first4", "lds_burst_issue_w4")
 
 

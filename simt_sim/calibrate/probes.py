@@ -74,6 +74,13 @@ def burst_cycles(first, last, per):
     return derive
 
 
+def store_step_cost(m):
+    """t-opread, warm round: cycles per step that a loop of (STS x; FFMA x <- x) takes beyond
+    the same loop of FFMAs alone: the FFMA waits for the store to read x (its read barrier)."""
+    c = m[0]["clk"]
+    return ((c[5] - c[4]) - (c[7] - c[6])) / 64
+
+
 def shared_issue(m):
     """Span of the two warps sharing sub-partition 0 over the mean span of the warps alone."""
     c = m[0]["clk"].reshape(5, 9)
@@ -148,6 +155,8 @@ PROBES = [
           "the first ld.global.cg into each of 8 fresh 2 MiB regions of a freshly copied buffer", modelled=False),
     *(Probe(f"regbank_{v.replace('-', '_')}", (f"t-regbank-{v}",), "cycles/inst", pass_cycles(256, 1), meaning,
             modelled=v != "same3-reuse") for v, meaning in REGBANK_VARIANTS),
+    Probe("store_operand_read", ("t-opread",), "cycles/step", store_step_cost,
+          "what an STS of x adds to each step of an FFMA chain that then overwrites x (write after read)"),
     Probe("launch_one_block", ("t-launch-1",), "cycles", lambda m: m[0]["cycles"],
           "a kernel of one nearly empty 128-thread block, launch to end"),
     Probe("block_cost", ("t-launch-1056", "t-launch-8448"), "cycles/block/SM", block_cost,
