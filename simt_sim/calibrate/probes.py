@@ -3,9 +3,10 @@
 Each probe names its programs (programs/t-*/, CUDA with an H100 reference recorded by
 `simt-sim hw record`) and a derivation from their clock buffers (or, for launch costs, from the
 kernel's elapsed cycles: Nsight Compute's sm__cycles_elapsed.max on the H100, the simulated
-cycles in the model; for event-timed launches, the CUDA-event time).  The same derivation runs on the recorded H100 clocks and on a simulator run
-of the same cubin, so the table says how far the timing model is from the hardware on each
-element that the SASS control codes do not describe (issue 13, point 2):
+cycles in the model; for event-timed launches, the CUDA-event time).  The same derivation runs on
+the recorded H100 clocks and on a simulator run of the same cubin, so the table says how far the
+timing model is from the hardware on each element that the SASS control codes do not describe
+(issue 13, point 2):
 
     python -m simt_sim.calibrate.probes [--isa sass|ptx] [--json FILE] [PROBE ...]
 
