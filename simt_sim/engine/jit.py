@@ -16,9 +16,12 @@ a function cannot be typed without it.
 """
 from __future__ import annotations
 
+import inspect
+
 from numba import config, njit
 from numba.core import errors, types
 from numba.core.registry import CPUDispatcher
+from numba.extending import overload
 
 
 class PlainArgumentDispatcher(CPUDispatcher):
@@ -50,3 +53,20 @@ def plain_argument_jit(**options):
 compiled = plain_argument_jit(_nrt=False)
 compiled_inline = njit(cache=True, _nrt=False, inline="always")   # small helpers used in lane loops
 allocating = plain_argument_jit(_nrt=True)
+
+
+def unless_none(absent):
+    """Decorator for an engine function f(marker, ...) whose first argument says whether the code
+    holds some kind of rows (Code.ptx, Code.sass: True or None).  Compiled, a call of f becomes
+    f's body when the marker is True and `absent`'s (a compiled function of the same signature)
+    when it is None: numba picks by the marker's type and inlines the pick, so nothing that f
+    calls is compiled for code without those rows.  Without numba f runs as written, so it
+    begins with `if marker is None: return absent(...)`."""
+    def wrap(func):
+        if not config.DISABLE_JIT:
+            def typed(marker, *args):
+                return getattr(absent, "py_func", absent) if isinstance(marker, types.NoneType) else func
+            typed.__signature__ = inspect.signature(func)     # numba matches it against func's
+            overload(func, inline="always")(typed)
+        return func
+    return wrap

@@ -14,13 +14,22 @@ import numpy as np
 from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
-Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls")    # calls: the call table (isa/encoding.py)
+# calls: the call table (isa/encoding.py); ptx / sass: True when the rows include that instruction
+# set, None when not (isa_markers)
+Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls ptx sass")
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
 Warps = namedtuple("Warps", "f stack cbar")        # the warp record, SIMT stacks, SASS convergence barriers
 # global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory
 # of every slot, local memory of every thread slot, the parameter block
 Memory = namedtuple("Memory", "gmem allocs smem lmem pmem")
 ALLOC_BASE, ALLOC_END, ALLOC_OFF = range(3)
+
+
+def isa_markers(isas: set[str]) -> tuple:
+    """(Code.ptx, Code.sass) for rows of these instruction sets.  A marker's numba type is None or
+    bool, so numba compiles the engine once per combination and prunes the semantics of an absent
+    set (execute.ptx_row, sass_row): a PTX run never compiles SASS semantics, nor a SASS run PTX's."""
+    return (True if "ptx" in isas else None), (True if "sass" in isas else None)
 
 
 def make_regs(n_threads: int, n_r32: int, n_r64: int, n_pred: int) -> Regs:

@@ -18,7 +18,7 @@ from simt_sim.engine.functional import convergence as CV
 from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits, nan_as_int, narrowed_f64_nan
 from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
-from simt_sim.engine.jit import allocating, compiled, compiled_inline
+from simt_sim.engine.jit import allocating, compiled, compiled_inline, unless_none
 from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_sources, opnd, operand_f32, read_f32,
                                      read_f64, read_int, read_raw, write_raw)
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
@@ -640,13 +640,12 @@ def exec_mma(code, regs, row, base_t):
 
 @compiled
 def exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
-    """The warp-collective tensor-core instructions (all 32 lanes active).  False on a fault."""
+    """The warp-collective tensor-core instructions of PTX but ldmatrix (all 32 lanes active).
+    False on a fault."""
     if op == E.OP_MMA and row[E.F_CMP] == E.SHAPE_M8N8K4:
         exec_mma(code, regs, row, base_t)
     elif op == E.OP_MMA or op == E.OP_WMMA_MMA:
         T.exec_tensor_mma(code, regs, row, base_t)
-    elif op == E.OP_LDMATRIX:
-        return T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault)
     else:
         return T.exec_wmma_memory(code, regs, mem, row, op, w, base_t, slot, geom[G_SHARED],
                                   geom[G_LOCAL], fault)
@@ -732,6 +731,129 @@ def exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fa
     return STEP_OK
 
 
+# ptx_row's results besides a pc: the warp's pc and mask are already set / a fault was recorded
+ROW_SETTLED, ROW_FAULT = -2, -1
+
+
+@compiled
+def no_ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom, slot_block, counters,
+               ev, fault):
+    """A PTX row in code that has none (cannot happen: the lowering makes no such row)."""
+    set_fault(fault, FAULT_UNSUPPORTED, ws.f[w, WF_GID], -1, pc, op, 0)
+    return ROW_FAULT
+
+
+@unless_none(no_ptx_row)
+def ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom, slot_block, counters,
+            ev, fault):
+    """The rows only PTX code has: branches on the SIMT stack, calls, the explicit mask-stack
+    instructions, mma / wmma and the ALU.  Returns the pc the warp continues at, ROW_SETTLED or
+    ROW_FAULT.  `ptx` is Code.ptx: for SASS-only code (None) none of this is compiled."""
+    if ptx is None:
+        return no_ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom,
+                          slot_block, counters, ev, fault)
+    gid = ws.f[w, WF_GID]
+    wsz = geom[G_WS]
+    if op == E.OP_BRA:
+        fall = mask & ~exec_mask
+        if fall == 0:
+            return row[E.F_TARGET]
+        if exec_mask != 0:
+            if not S.diverge(ws, w, row[E.F_TARGET], exec_mask, pc + 1, fall, row[E.F_RECONV], geom[G_POLICY],
+                             ev, counters):
+                set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
+                return ROW_FAULT
+            S.settle(ws, w, ev, counters)
+            return ROW_SETTLED
+    elif op == E.OP_CALL:
+        if exec_mask != 0:
+            status = exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid)
+            return ROW_FAULT if status == STEP_FAULT else ROW_SETTLED
+    elif op == E.OP_PUSH_MASK:
+        if not S.push_explicit(ws, w, mask, row[E.F_TARGET]):
+            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
+            return ROW_FAULT
+    elif op == E.OP_POP_MASK:
+        return ROW_FAULT if pop_and_settle(ws, w, ev, counters, fault, gid, pc) == STEP_FAULT else ROW_SETTLED
+    elif op == E.OP_MASK_NZ:
+        keep = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
+        ws.f[w, WF_MASK] = keep
+        if keep == 0:
+            return ROW_FAULT if pop_and_settle(ws, w, ev, counters, fault, gid, pc) == STEP_FAULT else ROW_SETTLED
+    elif op == E.OP_BR_PUSH:
+        then_mask = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
+        else_mask = mask & ~then_mask
+        ok = S.push_explicit(ws, w, mask, row[E.F_TARGET2])
+        if ok and else_mask != 0:
+            ok = S.push_explicit(ws, w, else_mask, row[E.F_TARGET])
+        if not ok:
+            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
+            return ROW_FAULT
+        ws.f[w, WF_MASK] = then_mask
+        if then_mask == 0:
+            S.pop_explicit(ws, w)
+            S.settle(ws, w, ev, counters)
+            return ROW_SETTLED
+    elif (op == E.OP_MMA or op == E.OP_WMMA_MMA or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B
+          or op == E.OP_WMMA_LOAD_C or op == E.OP_WMMA_STORE_D):
+        if wsz != 32 or exec_mask != 0xFFFFFFFF:
+            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: all 32 lanes
+            return ROW_FAULT
+        if not exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
+            fault[1] = gid
+            fault[3] = pc
+            return ROW_FAULT
+    elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
+        for lane in range(wsz):
+            if (exec_mask >> lane) & 1:
+                exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
+    return pc + 1
+
+
+@compiled
+def no_sass_row(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev, fault):
+    """A SASS row in code that has none (cannot happen: PTX rows are below SASS_OP_BASE)."""
+    set_fault(fault, FAULT_UNSUPPORTED, ws.f[w, WF_GID], -1, pc, op, 0)
+    return np.int64(-1)
+
+
+@unless_none(no_sass_row)
+def sass_row(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev, fault):
+    """A SASS row (sass_step.py): the pc the warp continues at, or -1 after a fault.  `sass` is
+    Code.sass: for PTX-only code (None) no SASS semantics are compiled."""
+    if sass is None:
+        return no_sass_row(sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block,
+                           counters, ev, fault)
+    return SS.step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters, ev,
+                        fault)
+
+
+@compiled
+def settle_ptx(sass, ptx, code, regs, ws, mem, w, geom, ev, counters, fault, pc):
+    """settle_warp for a PTX kernel's warp: pop the SIMT stack while the running group is empty,
+    then return from finished calls.  (Numba prunes the body for SASS-only code, ptx None.)"""
+    if ptx is None:
+        return True
+    S.settle(ws, w, ev, counters)
+    if ws.f[w, WF_CALL_DEPTH] > 0:         # inside a function: lanes may all have returned
+        CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
+    return True
+
+
+@unless_none(settle_ptx)
+def settle_warp(sass, ptx, code, regs, ws, mem, w, geom, ev, counters, fault, pc):
+    """After a row: while the running group is empty, pick the next one, by SASS's convergence
+    barriers or PTX's SIMT stack as the warp's kernel is.  False after a deadlock fault."""
+    if sass is None:
+        return settle_ptx(sass, ptx, code, regs, ws, mem, w, geom, ev, counters, fault, pc)
+    if ptx is None or geom[G_ISA] == ISA_SASS:
+        if not CV.settle(ws, w, ev, counters):
+            set_fault(fault, FAULT_DEADLOCK, ws.f[w, WF_GID], -1, pc, CV.waiting_threads(ws, w), -1)
+            return False
+        return True
+    return settle_ptx(sass, ptx, code, regs, ws, mem, w, geom, ev, counters, fault, pc)
+
+
 @compiled_inline
 def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev, fault):
     """Execute the next instruction of warp w.  Returns STEP_OK or STEP_FAULT."""
@@ -755,19 +877,12 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
                 thread_icount[first_thread + lane] += 1
     slot = w // geom[G_WPB]
     next_pc = pc + 1
-    if op == E.OP_BRA:
-        target = row[E.F_TARGET]
-        taken = exec_mask
-        fall = mask & ~exec_mask
-        if fall == 0:
-            next_pc = target
-        elif taken != 0:
-            if not S.diverge(ws, w, target, taken, pc + 1, fall, row[E.F_RECONV], geom[G_POLICY], ev,
-                             counters):
-                set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
-                return STEP_FAULT
-            S.settle(ws, w, ev, counters)
-            return STEP_OK
+    # rows of both instruction sets first (SASS memory, barrier and exit families arrive as PTX rows)
+    if op >= E.SASS_OP_BASE:
+        next_pc = sass_row(code.sass, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block,
+                           counters, ev, fault)
+        if next_pc < 0:
+            return STEP_FAULT
     elif op == E.OP_RET or op == E.OP_EXIT:
         if op == E.OP_EXIT and row[E.F_NOPS] > 0:       # SASS `@P0 EXIT P1`: lanes where P1 holds too
             exec_mask = predicate_lanes(regs, row, 0, exec_mask, base_t, wsz)
@@ -776,9 +891,6 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
                 S.leave_function(ws, w, exec_mask)      # they wait at the function's exit
             else:
                 S.remove_lanes(ws, w, exec_mask)
-    elif op == E.OP_CALL:
-        if exec_mask != 0:
-            return exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid)
     elif (op == E.OP_BAR or op == E.OP_BARRIER) and exec_mask == 0:
         pass            # `@P0 BAR.SYNC` with P0 false in every lane: the warp does not take part
     elif op == E.OP_BAR or op == E.OP_BARRIER:
@@ -801,31 +913,6 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
         if exec_mask != 0:
             set_fault(fault, FAULT_TRAP, gid, -1, pc, 0, 0)
             return STEP_FAULT
-    elif op == E.OP_PUSH_MASK:
-        if not S.push_explicit(ws, w, mask, row[E.F_TARGET]):
-            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
-            return STEP_FAULT
-    elif op == E.OP_POP_MASK:
-        return pop_and_settle(ws, w, ev, counters, fault, gid, pc)
-    elif op == E.OP_MASK_NZ:
-        keep = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
-        ws.f[w, WF_MASK] = keep
-        if keep == 0:
-            return pop_and_settle(ws, w, ev, counters, fault, gid, pc)
-    elif op == E.OP_BR_PUSH:
-        then_mask = nonzero_lanes(code, regs, row, 0, exec_mask, base_t, w, geom, slot_block, counters)
-        else_mask = mask & ~then_mask
-        ok = S.push_explicit(ws, w, mask, row[E.F_TARGET2])
-        if ok and else_mask != 0:
-            ok = S.push_explicit(ws, w, else_mask, row[E.F_TARGET])
-        if not ok:
-            set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
-            return STEP_FAULT
-        ws.f[w, WF_MASK] = then_mask
-        if then_mask == 0:
-            S.pop_explicit(ws, w)
-            S.settle(ws, w, ev, counters)
-            return STEP_OK
     elif op == E.OP_LD or op == E.OP_LDU or op == E.OP_ST or op == E.OP_ATOM or op == E.OP_RED:
         if not exec_memory(code, regs, mem, row, op, w, exec_mask, base_t, slot, geom, slot_block,
                            counters, fault):
@@ -835,12 +922,11 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif (op == E.OP_ACTIVEMASK or op == E.OP_VOTE or op == E.OP_SHFL or op == E.OP_MATCH
           or op == E.OP_REDUX):
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
-    elif (op == E.OP_MMA or op == E.OP_WMMA_MMA or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B
-          or op == E.OP_WMMA_LOAD_C or op == E.OP_WMMA_STORE_D or op == E.OP_LDMATRIX):
+    elif op == E.OP_LDMATRIX:
         if wsz != 32 or exec_mask != 0xFFFFFFFF:
             set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: all 32 lanes
             return STEP_FAULT
-        if not exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
+        if not T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault):
             fault[1] = gid
             fault[3] = pc
             return STEP_FAULT
@@ -853,24 +939,16 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif (op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP
           or op == E.OP_CP_ASYNC_GROUP or op == E.OP_BAR_WARP):
         pass            # ordering only; bar.warp.sync: the warp's lanes run in lockstep anyway
-    elif op >= E.SASS_OP_BASE:
-        next_pc = SS.step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot_block, counters,
-                               ev, fault)
-        if next_pc < 0:
-            return STEP_FAULT
-    elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
-        for lane in range(wsz):
-            if (exec_mask >> lane) & 1:
-                exec_lane_alu(code, regs, row, op, base_t + lane, w, lane, geom, slot_block, counters)
-    ws.f[w, WF_PC] = next_pc
-    if geom[G_ISA] == ISA_SASS:
-        if not CV.settle(ws, w, ev, counters):
-            set_fault(fault, FAULT_DEADLOCK, gid, -1, pc, CV.waiting_threads(ws, w), -1)
-            return STEP_FAULT
     else:
-        S.settle(ws, w, ev, counters)
-    if ws.f[w, WF_CALL_DEPTH] > 0:         # inside a function: lanes may all have returned
-        CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
+        next_pc = ptx_row(code.ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom,
+                          slot_block, counters, ev, fault)
+        if next_pc == ROW_FAULT:
+            return STEP_FAULT
+        if next_pc == ROW_SETTLED:
+            return STEP_OK
+    ws.f[w, WF_PC] = next_pc
+    if not settle_warp(code.sass, code.ptx, code, regs, ws, mem, w, geom, ev, counters, fault, pc):
+        return STEP_FAULT
     if ws.f[w, WF_MASK] == 0 and ws.f[w, WF_SP] == 0:
         ws.f[w, WF_STATUS] = W_DONE
         barrier_arrive(code, regs, ws, w, geom, slot_block, counters)   # a finished warp may be what a barrier waited for

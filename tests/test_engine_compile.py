@@ -1,0 +1,58 @@
+"""What the engine compiles: a launch compiles only the semantics of the instruction sets its code
+holds (Code.ptx / Code.sass markers, engine/jit.unless_none)."""
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+import simt_sim
+from simt_sim.engine.jit import compiled, unless_none
+from simt_sim.machine.lower import link
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@compiled
+def first_element(x):
+    return x[0] + 1          # does not type for an integer x
+
+
+@compiled
+def without_rows(marker, x):
+    return -1
+
+
+@unless_none(without_rows)
+def rows(marker, x):
+    if marker is None:
+        return without_rows(marker, x)
+    return first_element(x)
+
+
+@numba.njit
+def run_rows(marker, x):
+    return rows(marker, x)
+
+
+def test_a_none_marker_compiles_only_the_absent_function():
+    """With marker None the body is never typed (it could not be for an integer x)."""
+    assert run_rows(None, 7) == -1
+    assert run_rows(True, np.array([4])) == 5
+    with pytest.raises(numba.core.errors.TypingError):
+        run_rows(True, 7)                  # the body, typed, refuses the integer
+
+
+def test_called_from_python_it_makes_the_same_choice():
+    """Without numba (NUMBA_DISABLE_JIT=1) the function runs as written: its first line picks."""
+    assert rows(None, 7) == -1
+    assert rows(True, np.array([4])) == 5
+
+
+def test_code_marks_the_instruction_sets_it_holds():
+    ptx = simt_sim.load_program(ROOT / "programs" / "article-ex3-mask")
+    sass = simt_sim.load_program(ROOT / "programs" / "v-smem-reduce", isa="sass")
+    assert (ptx.isa, sass.isa) == ("ptx", "sass")
+    for programs, marks in (([ptx], (True, None)), ([sass], (None, True)), ([ptx, sass], (True, True))):
+        code = link(programs)[0]
+        assert (code.ptx, code.sass) == marks, [p.name for p in programs]
