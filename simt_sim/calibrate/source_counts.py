@@ -10,9 +10,10 @@ figures (nested-ifelse: 1,714 against 1,698, v-loop-break: 20,107 against 20,083
     python -m simt_sim.calibrate.source_counts record NAME...   # on the GPU machine
     python -m simt_sim.calibrate.source_counts compare [NAME...] # the simulator against them
 
-`record` writes programs/NAME/reference/h100-sass-counts.json (the main launch of each program;
-the SASS text per pc, so a recompiled kernel is caught); `compare` runs each program's SASS
-functionally with its mask history and prints every instruction whose counts differ.
+`record` writes programs/NAME/reference/h100-sass-counts.json (every launch of the program; the
+SASS text per pc, so a recompiled kernel is caught); `compare` runs each program's SASS
+functionally with its mask history, launch after launch, and prints every instruction whose
+counts differ.
 """
 from __future__ import annotations
 
@@ -55,8 +56,9 @@ def parse_source_page(text: str) -> list[dict]:
 
 
 def record(names: list[str], root: Path = ROOT) -> list[Path]:
-    """Profile each program's launches with ncu's SourceCounters section (one repeat) and keep the
-    main launch's per-instruction counts."""
+    """Profile each program's launches with ncu's SourceCounters section (one repeat) and keep
+    every launch's per-instruction counts: the main one at the top of the file, the others (a
+    manifest's more_launches, in order) under "more_launches"."""
     from simt_sim.calibrate.record import launch_count, ncu_output, program_dirs
     dirs = program_dirs(names, root)
     launches = parse_source_page(ncu_output(["--section", "SourceCounters", "--page", "source",
@@ -68,46 +70,60 @@ def record(names: list[str], root: Path = ROOT) -> list[Path]:
     for d, n in zip(dirs, counts):
         path = d / "reference" / FILE_NAME
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(launches[i], indent=0) + "\n")
+        doc = dict(launches[i], **({"more_launches": launches[i + 1:i + n]} if n > 1 else {}))
+        path.write_text(json.dumps(doc, indent=0) + "\n")
         paths.append(path)
         i += n
     return paths
 
 
-def simulated_counts(pdir: Path) -> tuple[list[str], list[list[int]]]:
-    """The main launch's SASS texts and per-pc counts from a functional run with its mask history
-    (one history row per warp-instruction: active lanes, and lanes whose guard holds)."""
-    from simt_sim.calibrate.compare import functional_main_launch
+def simulated_counts(pdir: Path) -> list[tuple[list[str], list[list[int]]]]:
+    """Per launch of the program (the main one, then its more_launches, run one after the other
+    on the same buffers): the kernel's SASS texts and per-pc counts from a functional run with its
+    mask history (one history row per warp-instruction: active lanes, and lanes whose guard holds)."""
     from simt_sim.frontend.manifest import load_manifest
-    from simt_sim.frontend.sass_lower import load_kernel
     from simt_sim.machine.config import load_config
+    from simt_sim.run.functional import launch
+    from simt_sim.run.timed import manifest_launches
     m = load_manifest(str(pdir))
-    prog = load_kernel(str(m.kernel_file), m.kernel, "sass")
     config = load_config(m.config, m.overrides).launch_config()
     config.record_history = True
-    res = functional_main_launch(m, prog, config)
-    counts = defaultdict(lambda: [0, 0, 0])
-    for _, pc, active, executed in res.history.tolist():
-        c = counts[pc]
-        c[0] += 1
-        c[1] += bin(active).count("1")
-        c[2] += bin(executed).count("1")
-    return list(prog.texts), [counts[pc] if pc in counts else [0, 0, 0] for pc in range(len(prog.texts))]
+    buffers = {s.name: s.make() for s in m.buffers}
+    out = []
+    for kl in manifest_launches(m, isa="sass"):
+        res = launch(kl.program, kl.grid, kl.block, list(kl.args), buffers, config, dynamic_shared=kl.dynamic_shared)
+        buffers = res.buffers
+        counts = defaultdict(lambda: [0, 0, 0])
+        for _, pc, active, executed in res.history.tolist():
+            c = counts[pc]
+            c[0] += 1
+            c[1] += bin(active).count("1")
+            c[2] += bin(executed).count("1")
+        texts = list(kl.program.texts)
+        out.append((texts, [counts[pc] if pc in counts else [0, 0, 0] for pc in range(len(texts))]))
+    return out
 
 
 def differences(pdir: Path) -> list[str]:
-    """Every pc whose simulated counts differ from the recorded ones (empty: identical)."""
+    """Every pc of every recorded launch whose simulated counts differ from the recorded ones
+    (empty: identical)."""
     path = pdir / "reference" / FILE_NAME
     if not path.exists():
         raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.source_counts record {pdir.name})")
     ref = json.loads(path.read_text())
-    texts, sim = simulated_counts(pdir)
-    if len(texts) != len(ref["sass"]):
-        return [f"{pdir.name}: {len(texts)} SASS instructions here, {len(ref['sass'])} in the recording"]
+    recorded = [ref, *ref.get("more_launches", [])]
+    simulated = simulated_counts(pdir)
+    if len(recorded) != len(simulated):
+        return [f"{pdir.name}: {len(simulated)} launches here, {len(recorded)} in the recording"]
     out = []
-    for pc, (text, hw, ours) in enumerate(zip(ref["sass"], ref["counts"], sim)):
-        if hw != ours:
-            out.append(f"{pdir.name} pc {pc:#06x} {text}: H100 {hw}, simulated {ours}")
+    for k, (rec, (texts, sim)) in enumerate(zip(recorded, simulated)):
+        where = pdir.name if k == 0 else f"{pdir.name} launch {k} ({rec['kernel']})"
+        if len(texts) != len(rec["sass"]):
+            out.append(f"{where}: {len(texts)} SASS instructions here, {len(rec['sass'])} in the recording")
+            continue
+        for pc, (text, hw, ours) in enumerate(zip(rec["sass"], rec["counts"], sim)):
+            if hw != ours:
+                out.append(f"{where} pc {pc:#06x} {text}: H100 {hw}, simulated {ours}")
     return out
 
 
