@@ -55,13 +55,16 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 
 
+def functional_launch(kl, buffers: dict, config):
+    """One KernelLaunch run functionally on these buffers (copied in and out)."""
+    from simt_sim.run.functional import launch
+    return launch(kl.program, kl.grid, kl.block, list(kl.args), buffers, config, dynamic_shared=kl.dynamic_shared)
+
+
 def functional_main_launch(m, prog, config):
     """A manifest's main launch of `prog` (its PTX or SASS, or the trace variant's), run
     functionally on fresh copies of the manifest's buffers."""
-    from simt_sim.run.functional import launch
-    kl = manifest_launch(m, prog)
-    return launch(prog, kl.grid, kl.block, list(kl.args), {s.name: s.make() for s in m.buffers}, config,
-                  dynamic_shared=kl.dynamic_shared)
+    return functional_launch(manifest_launch(m, prog), {s.name: s.make() for s in m.buffers}, config)
 
 
 def functional_check(pdir: Path, gpu: str = "h100", isa: str | None = None) -> dict:

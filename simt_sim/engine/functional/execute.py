@@ -731,6 +731,16 @@ def exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fa
     return STEP_OK
 
 
+@compiled_inline
+def whole_warp(fault, wsz, exec_mask, gid, pc):
+    """Tensor-core rows (mma, wmma, ldmatrix) need all 32 lanes of a 32-lane warp; else a fault
+    (extra 1: all 32 lanes)."""
+    if wsz != 32 or exec_mask != 0xFFFFFFFF:
+        set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)
+        return False
+    return True
+
+
 # ptx_row's results besides a pc: the warp's pc and mask are already set / a fault was recorded
 ROW_SETTLED, ROW_FAULT = -2, -1
 
@@ -796,8 +806,7 @@ def ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, s
             return ROW_SETTLED
     elif (op == E.OP_MMA or op == E.OP_WMMA_MMA or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B
           or op == E.OP_WMMA_LOAD_C or op == E.OP_WMMA_STORE_D):
-        if wsz != 32 or exec_mask != 0xFFFFFFFF:
-            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: all 32 lanes
+        if not whole_warp(fault, wsz, exec_mask, gid, pc):
             return ROW_FAULT
         if not exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
             fault[1] = gid
@@ -923,8 +932,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
           or op == E.OP_REDUX):
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
     elif op == E.OP_LDMATRIX:
-        if wsz != 32 or exec_mask != 0xFFFFFFFF:
-            set_fault(fault, FAULT_UNSUPPORTED, gid, -1, pc, exec_mask, 1)   # extra 1: all 32 lanes
+        if not whole_warp(fault, wsz, exec_mask, gid, pc):
             return STEP_FAULT
         if not T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault):
             fault[1] = gid
