@@ -79,8 +79,9 @@ W_EMPTY, W_READY, W_BARRIER, W_DONE = range(4)
 # engine/functional/simt_stack.py)
 STACK_FIELDS = ("kind", "rpc", "join", "ppc", "pmask")
 SF_KIND, SF_RPC, SF_JOIN, SF_PPC, SF_PMASK = range(len(STACK_FIELDS))
-KIND_FRAME, KIND_EXPLICIT, KIND_CALL, KIND_PENDING = 0, 1, 2, 3
-# KIND_PENDING (SASS): threads split off at a divergent branch, waiting to run from `ppc` (`pmask`)
+KIND_FRAME, KIND_EXPLICIT, KIND_CALL, KIND_PENDING, KIND_PENDING_FALL = 0, 1, 2, 3, 4
+# KIND_PENDING / KIND_PENDING_FALL (SASS): threads split off at a divergent branch (its taken /
+# fall-through side), waiting to run from `ppc` (`pmask`)
 ISA_PTX, ISA_SASS = 0, 1             # geometry field "isa": how a kernel's warps diverge and reconverge
 
 # ---- SASS convergence barriers (int64[n_warps, CBAR_SLOTS, CBAR_FIELDS]) ----

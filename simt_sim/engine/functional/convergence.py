@@ -2,13 +2,16 @@
 WARPSYNC) and divergent branches that split the warp into groups run one at a time.
 
 * A divergent BRA splits the running group; the side with fewer threads runs first (a tie: the
-  fall-through side), the other waits on the warp's stack as a pending group (KIND_PENDING), as
-  measured on the H100 (../shared/h100-facts.md: "fewer active threads first, fall-through on a
-  tie, no interleaving").  A group parked at the same pc as the newest pending group joins it,
-  except at a BSYNC, where each group arrives on its own: Nsight Compute's per-instruction counts
-  show both (nested-ifelse's warp 1 executes its BSYNC three times, for 7, 9 and 16 threads;
-  without the joining, w-regroup-ec-base's chains of early exits would take 14% more
-  warp-instructions than on the H100; tests/test_source_counts.py).
+  fall-through side), the other waits on the warp's stack as a pending group, as measured on the
+  H100 (../shared/h100-facts.md: "fewer active threads first, fall-through on a tie, no
+  interleaving").  Waiting groups join as the H100's per-instruction counts show
+  (programs/s-bsync-merge, one warp per launch, and every recorded program): the two newest join
+  when they wait at the same pc as the same side of their branches (two taken sides, or two
+  fall-through sides), and only at two moments: before a third group is parked, and when the
+  running group issues a memory instruction.  So a loop's early leavers (fall-through sides) do
+  not join the threads that skipped the loop (a taken side), two groups parked by an ALU-only
+  chain of early exits stay apart (nested-ifelse executes its BSYNC for 7, 9 and 16 threads),
+  while a chain with a load between its exits gathers them all (seed 000's ec).
 * BSSY Bx records the running threads as the barrier's members.  A group reaching BSYNC Bx waits
   there until every member that has not exited has arrived; the last arrival continues with all of
   them.  BREAK Bx takes threads out of the members (a loop's early leavers).
@@ -27,25 +30,23 @@ import numpy as np
 
 from simt_sim.engine.functional.simt_stack import log_event, popcount64
 from simt_sim.engine.jit import compiled
-from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, CBAR_WARPSYNC, EV_DIVERGE,
-                                     EV_RECONVERGE, KIND_PENDING, POLICY_FEWER_FIRST, POLICY_TAKEN_FIRST,
-                                     SF_KIND, SF_PMASK, SF_PPC, WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC,
+                                     EV_RECONVERGE, KIND_PENDING, KIND_PENDING_FALL, POLICY_FEWER_FIRST,
+                                     POLICY_TAKEN_FIRST, SF_KIND, SF_PMASK, SF_PPC, WF_GID, WF_LIVE, WF_MASK,
+                                     WF_MAX_SP, WF_PC,
                                      WF_SP)
 
 
 @compiled
-def push_pending(ws, w, pc, mask, rows):
-    """Park a group at pc; returns False when the stack is full.  A group parked at the same pc as
-    the newest pending one joins it, unless that pc is a BSYNC (there each group arrives alone)."""
+def push_pending(ws, w, pc, mask, kind):
+    """Park a group at pc (kind: KIND_PENDING for a branch's taken side, KIND_PENDING_FALL for its
+    fall-through side); returns False when the stack is full.  The two newest groups join first
+    when they can (join_newest)."""
+    join_newest(ws, w)
     sp = ws.f[w, WF_SP]
-    if sp > 0 and ws.stack[w, sp - 1, SF_KIND] == KIND_PENDING and ws.stack[w, sp - 1, SF_PPC] == pc \
-            and rows[pc, E.F_OP] != E.OP_S_BSYNC:
-        ws.stack[w, sp - 1, SF_PMASK] |= mask
-        return True
     if sp >= ws.stack.shape[1]:
         return False
-    ws.stack[w, sp, SF_KIND] = KIND_PENDING
+    ws.stack[w, sp, SF_KIND] = kind
     ws.stack[w, sp, SF_PPC] = pc
     ws.stack[w, sp, SF_PMASK] = mask
     ws.f[w, WF_SP] = sp + 1
@@ -55,7 +56,23 @@ def push_pending(ws, w, pc, mask, rows):
 
 
 @compiled
-def branch(ws, w, target, taken, fall_pc, policy, ev, evc, rows):
+def join_newest(ws, w):
+    """The two newest waiting groups become one when they wait at the same pc and are the same
+    side (both taken or both fall-through) of their branches.  The H100 does this before parking a
+    third group and when the running group issues a memory instruction, not when the second one is
+    parked (programs/s-bsync-merge)."""
+    sp = ws.f[w, WF_SP]
+    if sp < 2:
+        return
+    kind = ws.stack[w, sp - 1, SF_KIND]
+    if (kind == KIND_PENDING or kind == KIND_PENDING_FALL) and ws.stack[w, sp - 2, SF_KIND] == kind \
+            and ws.stack[w, sp - 2, SF_PPC] == ws.stack[w, sp - 1, SF_PPC]:
+        ws.stack[w, sp - 2, SF_PMASK] |= ws.stack[w, sp - 1, SF_PMASK]
+        ws.f[w, WF_SP] = sp - 1
+
+
+@compiled
+def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
     """BRA of the running group with `taken` threads going to target; False on stack overflow."""
     mask = ws.f[w, WF_MASK]
     fall = mask & ~taken
@@ -71,10 +88,10 @@ def branch(ws, w, target, taken, fall_pc, policy, ev, evc, rows):
         taken_first = policy == POLICY_TAKEN_FIRST
     log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], mask, ws.f[w, WF_SP] + 1)
     if taken_first:
-        ok = push_pending(ws, w, fall_pc, fall, rows)
+        ok = push_pending(ws, w, fall_pc, fall, KIND_PENDING_FALL)
         ws.f[w, WF_PC], ws.f[w, WF_MASK] = target, taken
     else:
-        ok = push_pending(ws, w, target, taken, rows)
+        ok = push_pending(ws, w, target, taken, KIND_PENDING)
         ws.f[w, WF_PC], ws.f[w, WF_MASK] = fall_pc, fall
     return ok
 

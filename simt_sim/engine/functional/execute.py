@@ -923,6 +923,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             set_fault(fault, FAULT_TRAP, gid, -1, pc, 0, 0)
             return STEP_FAULT
     elif op == E.OP_LD or op == E.OP_LDU or op == E.OP_ST or op == E.OP_ATOM or op == E.OP_RED:
+        CV.join_newest(ws, w)       # SASS: a memory instruction lets the two newest waiting groups join
         if not exec_memory(code, regs, mem, row, op, w, exec_mask, base_t, slot, geom, slot_block,
                            counters, fault):
             fault[1] = gid
@@ -932,6 +933,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
           or op == E.OP_REDUX):
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
     elif op == E.OP_LDMATRIX:
+        CV.join_newest(ws, w)
         if not whole_warp(fault, wsz, exec_mask, gid, pc):
             return STEP_FAULT
         if not T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault):
@@ -939,6 +941,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             fault[3] = pc
             return STEP_FAULT
     elif op == E.OP_CP_ASYNC:
+        CV.join_newest(ws, w)
         if not exec_cp_async(code, regs, mem, row, w, exec_mask, base_t, slot, geom, slot_block,
                              counters, fault):
             fault[1] = gid

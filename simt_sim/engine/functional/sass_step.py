@@ -14,7 +14,7 @@ from simt_sim.engine.functional.sass_ops import exec_sass, raw
 from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (CB_MEMBERS, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED, G,
+from simt_sim.machine.layout import (CB_MEMBERS, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED, G, KIND_PENDING,
                                      UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS, WF_GID, WF_MASK, WF_PC)
 
 G_POLICY, G_WS = G["policy"], G["warp_size"]
@@ -39,13 +39,13 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     if op == E.OP_S_BRA:
         if row[E.F_NOPS] == 1 and exec_mask != 0:
             exec_mask = branch_lanes(code, regs, ws, mem, row, w, exec_mask, base_t, geom, slot_block, counters)
-        if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters, code.rows):
+        if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
         return ws.f[w, WF_PC]
     if op == E.OP_S_CALL or op == E.OP_S_RET:
         if row[E.F_NOPS] == 0:                  # CALL.REL.NOINC label: a jump (the caller set the return address)
-            if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters, code.rows):
+            if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
                 sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
                 return -1
             return ws.f[w, WF_PC]
@@ -165,12 +165,12 @@ def jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, ge
             if (others >> lane) & 1 and code_target(code, regs, mem, row, base_t + lane, w, lane, geom, slot_block,
                                                     counters) == tgt:
                 group |= np.int64(1) << lane
-        if not C.push_pending(ws, w, tgt, group, code.rows):
+        if not C.push_pending(ws, w, tgt, group, KIND_PENDING):
             sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
             return -1
         ws.f[w, WF_MASK] &= ~group
         others &= ~group
-    if not C.branch(ws, w, target, exec_mask & ws.f[w, WF_MASK], pc + 1, geom[G_POLICY], ev, counters, code.rows):
+    if not C.branch(ws, w, target, exec_mask & ws.f[w, WF_MASK], pc + 1, geom[G_POLICY], ev, counters):
         sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
         return -1
     return ws.f[w, WF_PC]
