@@ -90,13 +90,13 @@ def test_a_changed_kernel_is_reported_not_compared(tmp_path):
 
 
 def test_waiting_groups_join_as_the_probe_shows():
-    """programs/s-bsync-merge: how many groups execute the BSYNC, one warp per launch, patterns
+    """programs/t-bsync-join: how many groups execute the BSYNC, one warp per launch, patterns
     A-E (kernel.cu).  Taken sides parked by an ALU-only chain of exits join only once a third
     group is parked (A: 3 of 4 groups, D and E: no join); a load between the exits joins them all;
     a loop's leavers (fall-through sides) never join the threads that skipped it (a taken side)."""
-    ref = json.loads((ROOT / "programs" / "s-bsync-merge" / "reference" / SC.FILE_NAME).read_text())
+    ref = json.loads((ROOT / "programs" / "t-bsync-join" / "reference" / SC.FILE_NAME).read_text())
     recorded = [ref, *ref["more_launches"]]
-    simulated = SC.simulated_counts(ROOT / "programs" / "s-bsync-merge")
+    simulated = SC.simulated_counts(ROOT / "programs" / "t-bsync-join")
     executed = {}
     for k, (rec, (texts, sim)) in enumerate(zip(recorded, simulated)):
         bsync = next(pc for pc, t in enumerate(texts) if t.startswith("BSYNC"))
