@@ -263,18 +263,9 @@ def test_every_trace_variant_has_its_committed_cubin():
         assert committed_cubin(d, text, ptxas_flags(text, DEFAULT_ARCH), DEFAULT_ARCH) is not None, d.parent.name
 
 
-# Measured, not modelled yet: on the H100, lanes that leave s-control's data-dependent loop (which
-# holds a YIELD) pass the loop's BSYNC and run on (to sites 3-6) before the lanes still looping
-# finish; the first lane to leave (warp 0, iteration 0) waits and leaves with the next ones.
-# SASS mode keeps the exiting lanes at the BSYNC until the loop ends (docs/sass-execution.md).
-TRACE_DIFFERS = {"s-control": "H100 lets lanes that left a YIELD loop run past its BSYNC (not modelled)"}
-
-
 def _trace_param(name: str):
-    """xfail for a measured difference; beyond CI_TRACES the sweep is slow (one functional run
-    each; outputs are checked elsewhere, and `simt-sim validate --isa sass` compares every trace)."""
-    if name in TRACE_DIFFERS:
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=TRACE_DIFFERS[name]))
+    """Beyond CI_TRACES the sweep is slow (one functional run each; outputs are checked elsewhere,
+    and `simt-sim validate --isa sass` compares every trace)."""
     if name not in CI_TRACES:
         return pytest.param(name, marks=pytest.mark.slow)
     return name
@@ -282,9 +273,11 @@ def _trace_param(name: str):
 
 # the traces CI compares (the rest with --run-slow): the branch shapes that differ most between
 # PTX and SASS (switch tree, nested if/else, loop break, data-dependent while, early return,
-# reduction tail) and three differential programs
+# reduction tail), three differential programs, and s-control: lanes that leave its YIELD loop run
+# ahead of the loopers, and the chosen warp's collective shuffles split again at BSYNCs whose members
+# are the loopers (engine/functional/convergence.py: yield_group, arrive)
 CI_TRACES = ("v-switch8", "nested-ifelse", "v-loop-break", "v-while-collatz", "early-return", "v-smem-reduce",
-             "s-warp", "s-extra", "s-memory")
+             "s-warp", "s-extra", "s-memory", "s-control")
 
 
 @pytest.mark.parametrize("name", [_trace_param(n) for n in TRACED])

@@ -20,6 +20,11 @@ WARPSYNC) and divergent branches that split the warp into groups run one at a ti
   (BSSY B6), restores it before RET (BMOV.32 B6, R2), so in a recursion the threads that returned
   early wait at the caller's BSYNC while deeper calls use the same barrier.  A barrier completes
   when all its current members that have not exited have arrived, and releases only them.
+* YIELD clears a barrier whose other members all wait at it (NVIDIA's patent US 10,067,768: a
+  barrier is cleared when each of its threads is blocked at it or has yielded): the waiting threads
+  run on past the BSYNC, the yielders wait after the YIELD and later pass that BSYNC as
+  non-members.  A BSYNC lets its barrier's non-members through; when an arriving group holds both,
+  the members go on first (s-control, docs/sass-execution.md).
 * When the running group has no threads left (all waiting or exited), a barrier that became
   complete releases its threads, else the most recent pending group runs.  Nothing left to run
   while threads wait is a deadlock (a fault).
@@ -114,14 +119,25 @@ def complete(ws, w, b):
 @compiled
 def arrive(ws, w, b, arriving, next_pc, ev, evc):
     """BSYNC (or WARPSYNC) of `arriving` threads: either the barrier completes and all its threads
-    continue at next_pc together, or the arrivals wait and the rest of the group goes on."""
+    continue at next_pc together, or the arrivals wait and the rest of the group goes on.  Arrivals
+    that are not members (the barrier was cleared by a YIELD, or opened again by others) pass
+    without joining the members: after them when the members go on too.  Returns False on stack
+    overflow."""
+    outsiders = arriving & ~ws.cbar[w, b, CB_MEMBERS]
+    arriving &= ~outsiders
+    if arriving == 0:
+        ws.f[w, WF_PC] = next_pc
+        return True
     ws.cbar[w, b, CB_ARRIVED] |= arriving
     ws.cbar[w, b, CB_PC] = next_pc
     if complete(ws, w, b):
+        if outsiders != 0 and not push_pending(ws, w, next_pc, outsiders, KIND_PENDING_FALL):
+            return False
         release(ws, w, b, ev, evc)
-        return
+        return True
     ws.f[w, WF_MASK] &= ~arriving
     ws.f[w, WF_PC] = next_pc
+    return True
 
 
 @compiled
@@ -134,21 +150,52 @@ def release(ws, w, b, ev, evc):
 
 
 @compiled
+def yield_group(ws, w, next_pc, ev, evc):
+    """YIELD of the running group: a convergence barrier whose members are all either waiting at
+    it or in the yielding group is cleared (the yielders no longer belong to it) and its waiting
+    threads run on past the BSYNC while the yielders wait at next_pc.  On the H100 (s-control's
+    data-dependent loop, the one that holds ptxas's YIELD) a loop's leavers waiting at its BSYNC
+    run ahead at the loopers' next YIELD, and lanes that leave after that pass the cleared BSYNC at
+    once; without a YIELD (t-loop-exit-plain, -vote, -break) they wait until the loop ends.
+    Returns False on stack overflow."""
+    running = ws.f[w, WF_MASK]
+    live = ws.f[w, WF_LIVE]
+    for b in range(CBAR_SLOTS):
+        if b == CBAR_WARPSYNC:
+            continue
+        members = ws.cbar[w, b, CB_MEMBERS] & live
+        waiting = ws.cbar[w, b, CB_ARRIVED] & members & ~running
+        if waiting == 0 or (members & ~ws.cbar[w, b, CB_ARRIVED] & ~running) != 0:
+            continue
+        if not push_pending(ws, w, next_pc, running, KIND_PENDING_FALL):
+            return False
+        ws.cbar[w, b, CB_ARRIVED] &= ~waiting
+        ws.cbar[w, b, CB_MEMBERS] = 0
+        ws.f[w, WF_MASK] = waiting
+        ws.f[w, WF_PC] = ws.cbar[w, b, CB_PC]
+        log_event(ev, evc, ws.f[w, WF_GID], EV_RECONVERGE, ws.f[w, WF_PC], waiting, ws.f[w, WF_SP])
+        return True
+    ws.f[w, WF_PC] = next_pc
+    return True
+
+
+@compiled
 def break_out(ws, w, b, leaving):
     ws.cbar[w, b, CB_MEMBERS] &= ~leaving
 
 
 @compiled
 def warpsync(ws, w, wanted, arriving, next_pc, ev, evc):
-    """WARPSYNC: a barrier over `wanted` (less exited threads) opened by its first arrival."""
+    """WARPSYNC: a barrier over `wanted` (less exited threads) opened by its first arrival; False
+    on stack overflow."""
     b = CBAR_WARPSYNC
     if ws.cbar[w, b, CB_ARRIVED] == 0:
         ws.cbar[w, b, CB_MEMBERS] = wanted
     if (ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE] & ~(arriving | ws.cbar[w, b, CB_ARRIVED])) == 0 \
             and ws.cbar[w, b, CB_ARRIVED] == 0:
         ws.f[w, WF_PC] = next_pc          # everyone is here already: nothing to wait for
-        return
-    arrive(ws, w, b, arriving, next_pc, ev, evc)
+        return True
+    return arrive(ws, w, b, arriving, next_pc, ev, evc)
 
 
 @compiled

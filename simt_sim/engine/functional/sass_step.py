@@ -55,7 +55,9 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
         C.open_barrier(ws, w, row[E.F_CMP], ws.f[w, WF_MASK])
         return pc + 1
     if op == E.OP_S_BSYNC:
-        C.arrive(ws, w, row[E.F_CMP], exec_mask, pc + 1, ev, counters)
+        if not C.arrive(ws, w, row[E.F_CMP], exec_mask, pc + 1, ev, counters):
+            sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
+            return -1
         return ws.f[w, WF_PC]
     if op == E.OP_S_BREAK:
         C.break_out(ws, w, row[E.F_CMP], exec_mask)
@@ -66,7 +68,9 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
         first = first_lane(exec_mask)           # the mask register of the first executing lane
         wanted = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
                      counters) & ((np.int64(1) << 32) - 1)
-        C.warpsync(ws, w, wanted, exec_mask, pc + 1, ev, counters)
+        if not C.warpsync(ws, w, wanted, exec_mask, pc + 1, ev, counters):
+            sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
+            return -1
         return ws.f[w, WF_PC]
     if op == E.OP_S_BMOV:
         b = row[E.F_CMP]
@@ -83,7 +87,12 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
             ws.cbar[w, b, CB_MEMBERS] = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
                                             counters) & 0xFFFFFFFF
         return pc + 1
-    if (op == E.OP_S_NOP or op == E.OP_S_YIELD or op == E.OP_S_DEPBAR or op == E.OP_S_LDGDEPBAR
+    if op == E.OP_S_YIELD:
+        if exec_mask != 0 and not C.yield_group(ws, w, pc + 1, ev, counters):
+            sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
+            return -1
+        return ws.f[w, WF_PC] if exec_mask != 0 else pc + 1
+    if (op == E.OP_S_NOP or op == E.OP_S_DEPBAR or op == E.OP_S_LDGDEPBAR
             or op == E.OP_S_ERRBAR or op == E.OP_S_CGAERRBAR):
         return pc + 1
     if ST.is_tensor(op):
