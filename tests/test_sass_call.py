@@ -273,11 +273,12 @@ def _trace_param(name: str):
 
 # the traces CI compares (the rest with --run-slow): the branch shapes that differ most between
 # PTX and SASS (switch tree, nested if/else, loop break, data-dependent while, early return,
-# reduction tail), three differential programs, and s-control: lanes that leave its YIELD loop run
-# ahead of the loopers, and the chosen warp's collective shuffles split again at BSYNCs whose members
-# are the loopers (engine/functional/convergence.py: yield_group, arrive)
+# reduction tail), four differential programs, and the YIELD rules (engine/functional/convergence.py:
+# yield_group, arrive): in s-control and t-yield-loop lanes that leave a loop holding a YIELD run
+# ahead of the loopers, at once or at their next YIELD, and s-control's chosen warp splits again
+# after its collective shuffles at BSYNCs whose members are the loopers
 CI_TRACES = ("v-switch8", "nested-ifelse", "v-loop-break", "v-while-collatz", "early-return", "v-smem-reduce",
-             "s-warp", "s-extra", "s-memory", "s-control")
+             "s-warp", "s-extra", "s-memory", "s-control", "t-yield-loop")
 
 
 @pytest.mark.parametrize("name", [_trace_param(n) for n in TRACED])

@@ -20,11 +20,12 @@ WARPSYNC) and divergent branches that split the warp into groups run one at a ti
   (BSSY B6), restores it before RET (BMOV.32 B6, R2), so in a recursion the threads that returned
   early wait at the caller's BSYNC while deeper calls use the same barrier.  A barrier completes
   when all its current members that have not exited have arrived, and releases only them.
-* YIELD clears a barrier whose other members all wait at it (NVIDIA's patent US 10,067,768: a
-  barrier is cleared when each of its threads is blocked at it or has yielded): the waiting threads
-  run on past the BSYNC, the yielders wait after the YIELD and later pass that BSYNC as
-  non-members.  A BSYNC lets its barrier's non-members through; when an arriving group holds both,
-  the members go on first (s-control, docs/sass-execution.md).
+* YIELD hands the warp to another group: the threads waiting at a barrier whose other members
+  all wait at it or yield (NVIDIA's patent US 10,067,768: a barrier is cleared when each of its
+  threads is blocked at it or has yielded), else the newest pending group; the yielders wait after
+  the YIELD and later pass a cleared barrier's BSYNC as non-members.  A BSYNC lets its barrier's
+  non-members through; when an arriving group holds both, the members go on first (s-control,
+  t-yield-loop, t-yield-shfl: docs/sass-execution.md).
 * When the running group has no threads left (all waiting or exited), a barrier that became
   complete releases its threads, else the most recent pending group runs.  Nothing left to run
   while threads wait is a deadlock (a fault).
@@ -151,13 +152,15 @@ def release(ws, w, b, ev, evc):
 
 @compiled
 def yield_group(ws, w, next_pc, ev, evc):
-    """YIELD of the running group: a convergence barrier whose members are all either waiting at
-    it or in the yielding group is cleared (the yielders no longer belong to it) and its waiting
-    threads run on past the BSYNC while the yielders wait at next_pc.  On the H100 (s-control's
-    data-dependent loop, the one that holds ptxas's YIELD) a loop's leavers waiting at its BSYNC
-    run ahead at the loopers' next YIELD, and lanes that leave after that pass the cleared BSYNC at
-    once; without a YIELD (t-loop-exit-plain, -vote, -break) they wait until the loop ends.
-    Returns False on stack overflow."""
+    """YIELD of the running group, which then waits at next_pc while another group runs: the
+    threads waiting at a convergence barrier whose members are all either waiting at it or in the
+    yielding group (the barrier is cleared: the yielders no longer belong to it), else the newest
+    pending group.  On the H100 (s-control's data-dependent loop and t-yield-loop, which hold
+    ptxas's YIELD) a loop's leavers, waiting at its BSYNC or parked at the exit branch (as the
+    larger or tied side), run ahead at the loopers' next YIELD, and once the barrier is cleared,
+    lanes that leave as the smaller side pass its BSYNC at once; without a YIELD
+    (t-loop-exit-plain, -vote, -break) they wait until the loop ends.  Returns False on stack
+    overflow."""
     running = ws.f[w, WF_MASK]
     live = ws.f[w, WF_LIVE]
     for b in range(CBAR_SLOTS):
@@ -175,7 +178,15 @@ def yield_group(ws, w, next_pc, ev, evc):
         ws.f[w, WF_PC] = ws.cbar[w, b, CB_PC]
         log_event(ev, evc, ws.f[w, WF_GID], EV_RECONVERGE, ws.f[w, WF_PC], waiting, ws.f[w, WF_SP])
         return True
-    ws.f[w, WF_PC] = next_pc
+    sp = ws.f[w, WF_SP]
+    if sp == 0:
+        ws.f[w, WF_PC] = next_pc
+        return True
+    pc, mask = ws.stack[w, sp - 1, SF_PPC], ws.stack[w, sp - 1, SF_PMASK] & live
+    ws.f[w, WF_SP] = sp - 1
+    if not push_pending(ws, w, next_pc, running, KIND_PENDING_FALL):
+        return False
+    ws.f[w, WF_PC], ws.f[w, WF_MASK] = pc, mask
     return True
 
 
