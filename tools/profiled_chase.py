@@ -14,6 +14,7 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 KERNEL = r'''
 extern "C" __global__ void chase(const unsigned* chain, long long* clk, unsigned* res, unsigned start) {
@@ -32,13 +33,20 @@ extern "C" __global__ void chase(const unsigned* chain, long long* clk, unsigned
 LAUNCHES = 5
 
 
+def chain_buffer():
+    """v-lat-dram's chain, as its manifest makes it."""
+    from simt_sim.frontend.manifest import load_manifest
+    manifest = load_manifest(str(Path(__file__).resolve().parents[1] / "programs" / "v-lat-dram"))
+    return next(b for b in manifest.buffers if b.name == "chain").make()
+
+
 def launch_clocks() -> list[dict]:
     import cupy as cp
     import numpy as np
     kernel = cp.RawModule(code=KERNEL, options=("-arch=sm_90",)).get_function("chase")
     rows = []
     for _ in range(LAUNCHES):
-        chain = cp.asarray(np.arange(34848, dtype=np.uint32) + 1056)     # v-lat-dram's buffer: range(1056, 1)
+        chain = cp.asarray(chain_buffer())
         clk, res = cp.zeros(4, dtype=cp.int64), cp.zeros(1, dtype=cp.uint32)
         kernel((1,), (1,), (chain, clk, res, np.uint32(0)))
         c = cp.asnumpy(clk)

@@ -21,79 +21,54 @@ __device__ __forceinline__ unsigned step_ldg(const unsigned* __restrict__ tab, u
     return (acc ^ __ldg(&tab[(acc + (unsigned)k) & 31u])) * 40503u;
 }
 
-extern "C" __global__ void chain_alu(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
+// The three shapes, each with a choice of step between the exits (the kernels differ only there;
+// chain_lds and chain_sfu, which fill shared memory or work in floats, are written out below).
+#define PROBE_START                                                                                  \
+    SIMT_SITE(1);                                   /* entry (the mask-trace variant only) */        \
+    int t = threadIdx.x, s = stay[t];                                                                \
     unsigned acc = (unsigned)t * 7u + 1u;
-#pragma unroll
-    for (int k = 0; k < STEPS; ++k) {
-        if (s <= k) break;
-        acc = step_alu(acc, k);
+
+#define CHAIN_KERNEL(name, step)                                                                     \
+    extern "C" __global__ void name(const int* stay, const unsigned* tab, unsigned* out) {           \
+        PROBE_START                                                                                  \
+        _Pragma("unroll")                                                                            \
+        for (int k = 0; k < STEPS; ++k) {                                                            \
+            if (s <= k) break;                                                                       \
+            acc = step;                                                                              \
+        }                                                                                            \
+        out[t] = acc;                                                                                \
     }
-    out[t] = acc;
-}
 
-extern "C" __global__ void chain_ldg(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-#pragma unroll
-    for (int k = 0; k < STEPS; ++k) {
-        if (s <= k) break;
-        acc = step_ldg(tab, acc, k);
+#define LOOP_KERNEL(name, step)                                                                      \
+    extern "C" __global__ void name(const int* stay, const unsigned* tab, unsigned* out) {           \
+        PROBE_START                                                                                  \
+        _Pragma("unroll 1")                                                                          \
+        for (int k = 0; k < s; ++k) acc = step;                                                      \
+        out[t] = acc;                                                                                \
     }
-    out[t] = acc;
-}
 
-extern "C" __global__ void loop_alu(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-#pragma unroll 1
-    for (int k = 0; k < s; ++k) acc = step_alu(acc, k);
-    out[t] = acc;
-}
-
-extern "C" __global__ void loop_ldg(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-#pragma unroll 1
-    for (int k = 0; k < s; ++k) acc = step_ldg(tab, acc, k);
-    out[t] = acc;
-}
-
-extern "C" __global__ void nested_alu(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-    if (s >= 0) {
-#pragma unroll
-        for (int k = 0; k < STEPS; ++k) {
-            if (s <= k) break;
-            acc = step_alu(acc, k);
-        }
-    } else {
-        acc = step_alu(acc ^ 0x55u, -s);
+// the chain inside the smaller side of an outer if (s >= 0), the larger side (`other`) waiting below
+#define NESTED_KERNEL(name, step, other)                                                             \
+    extern "C" __global__ void name(const int* stay, const unsigned* tab, unsigned* out) {           \
+        PROBE_START                                                                                  \
+        if (s >= 0) {                                                                                \
+            _Pragma("unroll")                                                                        \
+            for (int k = 0; k < STEPS; ++k) {                                                        \
+                if (s <= k) break;                                                                   \
+                acc = step;                                                                          \
+            }                                                                                        \
+        } else {                                                                                     \
+            acc = other;                                                                             \
+        }                                                                                            \
+        out[t] = acc;                                                                                \
     }
-    out[t] = acc;
-}
 
-extern "C" __global__ void nested_ldg(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-    if (s >= 0) {
-#pragma unroll
-        for (int k = 0; k < STEPS; ++k) {
-            if (s <= k) break;
-            acc = step_ldg(tab, acc, k);
-        }
-    } else {
-        acc = step_ldg(tab, acc ^ 0x55u, -s);
-    }
-    out[t] = acc;
-}
+CHAIN_KERNEL(chain_alu, step_alu(acc, k))
+CHAIN_KERNEL(chain_ldg, step_ldg(tab, acc, k))
+LOOP_KERNEL(loop_alu, step_alu(acc, k))
+LOOP_KERNEL(loop_ldg, step_ldg(tab, acc, k))
+NESTED_KERNEL(nested_alu, step_alu(acc, k), step_alu(acc ^ 0x55u, -s))
+NESTED_KERNEL(nested_ldg, step_ldg(tab, acc, k), step_ldg(tab, acc ^ 0x55u, -s))
 
 __device__ __forceinline__ unsigned step_lds(const unsigned* sh, unsigned acc, int k) {
     return (acc ^ sh[(acc + (unsigned)k) & 31u]) * 40503u;
@@ -120,17 +95,7 @@ extern "C" __global__ void chain_lds(const int* stay, const unsigned* tab, unsig
     out[t] = acc;
 }
 
-extern "C" __global__ void chain_long(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-#pragma unroll
-    for (int k = 0; k < STEPS; ++k) {
-        if (s <= k) break;
-        acc = step_long(acc, k);
-    }
-    out[t] = acc;
-}
+CHAIN_KERNEL(chain_long, step_long(acc, k))
 
 extern "C" __global__ void chain_sfu(const int* stay, const unsigned* tab, unsigned* out) {
     SIMT_SITE(1);                                   // entry (the mask-trace variant only)
@@ -144,11 +109,4 @@ extern "C" __global__ void chain_sfu(const int* stay, const unsigned* tab, unsig
     out[t] = __float_as_uint(acc);
 }
 
-extern "C" __global__ void loop_long(const int* stay, const unsigned* tab, unsigned* out) {
-    SIMT_SITE(1);                                   // entry (the mask-trace variant only)
-    int t = threadIdx.x, s = stay[t];
-    unsigned acc = (unsigned)t * 7u + 1u;
-#pragma unroll 1
-    for (int k = 0; k < s; ++k) acc = step_long(acc, k);
-    out[t] = acc;
-}
+LOOP_KERNEL(loop_long, step_long(acc, k))

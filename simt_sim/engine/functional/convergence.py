@@ -62,6 +62,15 @@ def push_pending(ws, w, pc, mask, kind):
 
 
 @compiled
+def pop_pending(ws, w):
+    """The newest pending group (less its exited threads) becomes the running group."""
+    sp = ws.f[w, WF_SP] - 1
+    ws.f[w, WF_PC] = ws.stack[w, sp, SF_PPC]
+    ws.f[w, WF_MASK] = ws.stack[w, sp, SF_PMASK] & ws.f[w, WF_LIVE]
+    ws.f[w, WF_SP] = sp
+
+
+@compiled
 def join_newest(ws, w):
     """The two newest waiting groups become one when they wait at the same pc and are the same
     side (both taken or both fall-through) of their branches.  The H100 does this before parking a
@@ -172,22 +181,14 @@ def yield_group(ws, w, next_pc, ev, evc):
             continue
         if not push_pending(ws, w, next_pc, running, KIND_PENDING_FALL):
             return False
-        ws.cbar[w, b, CB_ARRIVED] &= ~waiting
+        release(ws, w, b, ev, evc)
         ws.cbar[w, b, CB_MEMBERS] = 0
-        ws.f[w, WF_MASK] = waiting
-        ws.f[w, WF_PC] = ws.cbar[w, b, CB_PC]
-        log_event(ev, evc, ws.f[w, WF_GID], EV_RECONVERGE, ws.f[w, WF_PC], waiting, ws.f[w, WF_SP])
         return True
-    sp = ws.f[w, WF_SP]
-    if sp == 0:
+    if ws.f[w, WF_SP] == 0:
         ws.f[w, WF_PC] = next_pc
         return True
-    pc, mask = ws.stack[w, sp - 1, SF_PPC], ws.stack[w, sp - 1, SF_PMASK] & live
-    ws.f[w, WF_SP] = sp - 1
-    if not push_pending(ws, w, next_pc, running, KIND_PENDING_FALL):
-        return False
-    ws.f[w, WF_PC], ws.f[w, WF_MASK] = pc, mask
-    return True
+    pop_pending(ws, w)
+    return push_pending(ws, w, next_pc, running, KIND_PENDING_FALL)
 
 
 @compiled
@@ -230,9 +231,7 @@ def settle(ws, w, ev, evc):
             release(ws, w, best, ev, evc)
             continue
         if sp > 0:
-            ws.f[w, WF_PC] = ws.stack[w, sp - 1, SF_PPC]
-            ws.f[w, WF_MASK] = ws.stack[w, sp - 1, SF_PMASK] & ws.f[w, WF_LIVE]
-            ws.f[w, WF_SP] = sp - 1
+            pop_pending(ws, w)
             continue
         if ws.f[w, WF_LIVE] != 0:
             return False

@@ -88,10 +88,12 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
                                             counters) & 0xFFFFFFFF
         return pc + 1
     if op == E.OP_S_YIELD:
-        if exec_mask != 0 and not C.yield_group(ws, w, pc + 1, ev, counters):
+        if exec_mask == 0:                      # guarded off in every lane
+            return pc + 1
+        if not C.yield_group(ws, w, pc + 1, ev, counters):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
-        return ws.f[w, WF_PC] if exec_mask != 0 else pc + 1
+        return ws.f[w, WF_PC]
     if (op == E.OP_S_NOP or op == E.OP_S_DEPBAR or op == E.OP_S_LDGDEPBAR
             or op == E.OP_S_ERRBAR or op == E.OP_S_CGAERRBAR):
         return pc + 1
