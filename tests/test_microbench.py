@@ -89,7 +89,7 @@ def test_chase_manifest_runs_from_the_cli():
     out = r.stdout.split("out = [")[1].split("]")[0].split()
     d1, d2, last = (int(v) for v in out)
     h100 = load_config("h100")
-    assert (d2 - d1) / (MB.CHASE_N2 - MB.CHASE_N1) == h100.get("memory.l2.latency")
+    assert (d2 - d1) / (MB.CHASE_N2 - MB.CHASE_N1) == h100.memory_latency("l2.latency")     # 278 at 1980 MHz
     assert last == 0x1_0000_0000 + MB.LINE * (1 + MB.CHASE_N1 + MB.CHASE_N2)
 
 

@@ -7,6 +7,13 @@ program with the current config, and the value moves by (hardware span - simulat
 update runs memory first and repeats until it settles).  The launch
 overhead comes from the empty kernel's sm__cycles_elapsed.max.  The edits keep the YAML's comments.
 
+L2 and DRAM latencies are SM cycles plus nanoseconds on the memory side's clocks.  The
+nanoseconds are the slope of v-lat-dram's chase timed at two SM clocks (tools/profiled_chase.py:
+plain launches at 1980 MHz, Nsight Compute's at 1590): lines a kernel filled (L2 hits), lines
+the host copied in (the first touch in a plain launch) and flushed lines (DRAM).  The spans then
+set the cycles of the first two; DRAM's cycles are the host copy's plus the difference of the
+two fits at zero clock, since no plain span times a flushed line.
+
     python tools/calibrate_h100.py            # update configs/h100.yaml, print the table
     python tools/calibrate_h100.py --check    # exit 1 if the config is not what calibration gives
 """
@@ -30,7 +37,7 @@ CONFIG = ROOT / "configs" / "h100.yaml"
 # program, dependent steps timed, config key calibrated
 # Memory first: the ALU chains' spans include the wait for their input load.
 LATENCIES = [
-    ("v-lat-dram", 32, "memory.dram.latency"),
+    ("v-lat-dram", 32, "memory.l2.host_copy_latency"),     # a plain launch: the copy left the chain in L2
     ("v-lat-l2", 32, "memory.l2.latency"),
     ("v-lat-l1", 32, "memory.l1.latency"),
     ("v-lat-shared", 128, "memory.shared.latency"),
@@ -41,6 +48,47 @@ LATENCIES = [
 ]
 PASSES = 4
 LAUNCH = ("launch-empty", "sm.kernel_launch_latency")
+CHASE = ROOT / "programs" / "v-lat-dram" / "reference" / "h100-profiled-chase.json"
+# which chase launches time which kind of line: (plain state, ncu controls that keep it)
+CHASE_LINES = {"l2.latency": ("warm", ("cache-none", "both-none")),
+               "l2.host_copy_latency": ("fresh", ("cache-none", "both-none")),
+               "dram.latency": ("flushed", ("default", "cache-none", "clock-none", "both-none"))}
+
+
+def chase_fits() -> dict[str, tuple[float, float]]:
+    """{memory key: (cycles at zero clock, ns)}: per-load chase cycles against the SM clock,
+    least squares over every launch that timed that kind of line (ncu's default control flushes
+    every launch, so all its states time DRAM)."""
+    rec = json.loads(CHASE.read_text())
+    fits = {}
+    for key, (state, controls) in CHASE_LINES.items():
+        blocks = [rec["plain"][state]] + [rec["under_ncu"][c][state] for c in controls]
+        if key == "dram.latency":
+            blocks += [rec["under_ncu"][c][s] for c in ("default", "clock-none") for s in ("fresh", "warm")]
+        ghz = np.array([b["sm_clock_mhz"] / 1000 for b in blocks for _ in b["launches"]])
+        per_load = np.array([r["chase"] / 32 for b in blocks for r in b["launches"]])
+        ns, cycles = np.polyfit(ghz, per_load, 1)
+        fits[key] = (float(cycles), float(ns))
+    return fits
+
+
+def set_memory_side(text: str) -> tuple[str, list]:
+    """The ns of each L2/DRAM latency from the chase fits (one decimal); returns the table rows."""
+    fits = chase_fits()
+    rows = []
+    for key, (_, ns) in fits.items():
+        dotted = f"memory.{key}_ns"
+        text = set_value(text, dotted, round(ns, 1))
+        rows.append((dotted, None, round(ns, 1), "profiled chase", None, None))
+    return text, rows
+
+
+def set_dram_cycles(text: str, host_copy: int) -> tuple[str, tuple]:
+    """DRAM's SM cycles: the host copy's plus the difference of the fits at zero clock."""
+    fits = chase_fits()
+    value = host_copy + round(fits["dram.latency"][0] - fits["l2.host_copy_latency"][0])
+    return set_value(text, "memory.dram.latency", value), ("memory.dram.latency", None, value, "profiled chase",
+                                                           None, None)
 
 
 def reference(name):
@@ -69,7 +117,7 @@ def set_value(text, dotted, value):
             return re.sub(rf"^(  {key}:\s*)\d+", rf"\g<1>{value}", text, count=1, flags=re.M)
         return re.sub(r"^(  block_launch_latency:.*)$", rf"\1\n  {key}: {value}", text, count=1, flags=re.M)
     name, field = rest[-2], rest[-1]
-    pattern = rf"^(\s+{name}:\s*\{{[^}}]*\b{field}:\s*)\d+"
+    pattern = rf"^(\s+{name}:\s*\{{[^}}]*\b{field}:\s*)[\d.]+"
     new, n = re.subn(pattern, rf"\g<1>{value}", text, count=1, flags=re.M)
     if n != 1:
         raise SystemExit(f"cannot find {dotted} in {CONFIG}")
@@ -78,9 +126,9 @@ def set_value(text, dotted, value):
 
 def calibrate():
     rows = []
-    text = CONFIG.read_text()
+    text, memory_side = set_memory_side(CONFIG.read_text())
     for _ in range(PASSES):
-        rows = []
+        rows = list(memory_side)
         cfg = load_config(str(CONFIG))
         for name, steps, key in LATENCIES:
             sim = max(clock_spans(simulate_program(name, cfg).buffers["clk"]))
@@ -89,10 +137,13 @@ def calibrate():
             new = max(1, int(round(old + (hw - sim) / steps)))
             rows.append((key, old, new, name, hw, sim))
             text = set_value(text, key, new)
+        host_copy = next(new for key, _, new, *_ in rows if key == "memory.l2.host_copy_latency")
+        text, row = set_dram_cycles(text, host_copy)
+        rows.append(row)
         name, key = LAUNCH
         ncu = reference(name)["ncu"]
         hw = float(np.median([r["sm__cycles_elapsed.max"] for r in ncu]))
-        sim = simulate_program(name, cfg).cycles
+        sim = simulate_program(name, cfg.under_profiler()).cycles
         old = cfg.get(key)
         new = max(0, int(round(old + hw - sim)))
         rows.append((key, old, new, name, hw, sim))
@@ -106,9 +157,10 @@ def main():
     before = CONFIG.read_text()
     rows = calibrate()
     after = CONFIG.read_text()
-    print(f"{'config key':<28} {'value':>6}  {'source program':<16} {'hw span':>9} {'sim span':>9}")
+    print(f"{'config key':<31} {'value':>6}  {'source program':<16} {'hw span':>9} {'sim span':>9}")
     for key, old, new, name, hw, sim in rows:
-        print(f"{key:<28} {new:>6}  {name:<16} {hw:>9.0f} {sim:>9.0f}")
+        spans = f"{hw:>9.0f} {sim:>9.0f}" if hw is not None else ""
+        print(f"{key:<31} {new:>6}  {name:<16} {spans}")
     if check:
         CONFIG.write_text(before)
         if after != before:

@@ -248,9 +248,12 @@ def _ii(cfg: GPUConfig, unit: str) -> int:
 
 
 def memory_latency(cfg: GPUConfig, level: str) -> int:
-    """Dependent-load latency the config implies: the level's latency, but no less than the LD/ST
-    pipe's initiation interval (the next load of the chain waits for the pipe as well)."""
-    return result_latency(cfg.get(MEM_KEY[level]), _ii(cfg, "ldst"))
+    """Dependent-load latency the config implies: the level's latency (L2 and DRAM in cycles at
+    clock_mhz), but no less than the LD/ST pipe's initiation interval (the next load of the chain
+    waits for the pipe as well)."""
+    key = MEM_KEY[level]
+    cycles = cfg.memory_latency(key[len("memory."):]) if level in ("l2", "dram") else cfg.get(key)
+    return result_latency(cycles, _ii(cfg, "ldst"))
 
 
 def _alu_latency(cfg: GPUConfig, kind: str) -> int:
@@ -289,7 +292,11 @@ def measure_latency(cfg: GPUConfig, kind: str) -> float:
 
 
 def measure_chase(cfg: GPUConfig, level: str) -> float:
+    """Cycles per dependent load; the DRAM chase with the caches flushed (cold: not in L2 from
+    the host's copy)."""
     prog = _program(f"chase-{level}")
+    if level == "dram":
+        cfg = cfg.with_overrides(["host.caches_flushed=true"])
     if level == "shared":
         bufs, args = {"out": np.zeros(3, np.uint64)}, ["out"]
     else:

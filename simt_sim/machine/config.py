@@ -64,13 +64,20 @@ def _memory_level(what: str, extra: dict | None = None) -> dict:
     return d
 
 
+def _memory_side(what: str) -> Field:
+    return Field(float, between(0, 1e6), doc=f"nanoseconds of the {what} spent on the memory side's own clocks "
+                                             "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
+
+
+
 SCHEMA = {
     "name": Field(str, required=True, doc="short name, as used by --config"),
     "description": Field(str, doc="one line: what machine this models"),
     "sources": Field(str, doc="where the numbers come from"),
     "warp_size": Field(int, between(1, 64), required=True, doc="threads per warp"),
     "num_sms": Field(int, positive, doc="streaming multiprocessors"),
-    "clock_mhz": Field(float, positive, doc="SM clock, to turn cycles into time"),
+    "clock_mhz": Field(float, positive_up_to(100_000), doc="SM clock a run is simulated at: turns the memory "
+                                                            "side's nanoseconds into cycles, and cycles into time"),
     "sm": {
         "sub_partitions": Field(int, between(1, 16), doc="warp schedulers per SM; warp w belongs to w mod N"),
         "max_resident_blocks": Field(int, positive, doc="blocks resident at once per SM"),
@@ -111,13 +118,23 @@ SCHEMA = {
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
         }),
         "l2": _memory_level("L2", {
+            "latency_ns": _memory_side("L2 hit"),
+            "host_copy_latency": Field(int, non_negative,
+                                       doc="cycles for the first access to data the host copied in before the "
+                                           "launch, which the copy left in L2 (0: such data comes from DRAM); "
+                                           "not when `host.caches_flushed`"),
+            "host_copy_latency_ns": _memory_side("first access to host-copied data"),
             "size_kb": Field(float, between(1, 1048576), doc="L2 for the whole GPU"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth, whole GPU"),
             "atomic_cycles": Field(int, positive, doc="extra cycles per same-address global atomic"),
         }),
         "dram": _memory_level("DRAM (L2 miss)", {
+            "latency_ns": _memory_side("DRAM access"),
             "bytes_per_cycle": Field(float, positive, doc="bandwidth, whole GPU, per SM clock"),
+            "bytes_per_ns": Field(float, between(0, 1e9), doc="bandwidth, whole GPU, in bytes per ns (GB/s) "
+                                                              "on DRAM's own clock; replaces bytes_per_cycle "
+                                                              "when above 0"),
         }),
     },
     "sass": {
@@ -151,6 +168,13 @@ SCHEMA = {
         },
     },
     "host": {
+        "caches_flushed": Field(bool, doc="the launch finds every cache empty, as under Nsight Compute "
+                                          "(--cache-control all): the first access to any data goes to DRAM; "
+                                          "else the host's copies sit in L2 (memory.l2.host_copy_latency)"),
+        "profiler_clock_mhz": Field(float, between(0, 100_000),
+                                    doc="the SM clock Nsight Compute locks the GPU to (--clock-control base); "
+                                        "`validate` simulates the runs it compares with ncu's cycles at this "
+                                        "clock with caches flushed (0: clock_mhz)"),
         "event_overhead": Field(int, non_negative,
                                 doc="cycles that CUDA events around a launch sequence measure beyond its kernels' "
                                     "own time (the event records and the host's launch of the first kernel); "
@@ -195,14 +219,15 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2},
         "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
-        "l2": {"latency": 200, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
-        "dram": {"latency": 400, "bytes_per_cycle": 512},
+        "l2": {"latency": 200, "latency_ns": 0.0, "host_copy_latency": 0, "host_copy_latency_ns": 0.0,
+               "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
+        "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0},
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "block_launch_interval": 0,
              "register_banks": 0,
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
-    "host": {"event_overhead": 0},
+    "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
 }
@@ -238,6 +263,29 @@ class GPUConfig:
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
         return GPUConfig(self.name, self.path, data)
+
+    def memory_latency(self, key: str) -> int:
+        """Cycles at clock_mhz of memory.KEY (l2.latency, l2.host_copy_latency, dram.latency): the
+        SM's own cycles plus KEY_ns, the memory side's nanoseconds."""
+        key = f"memory.{key}"
+        return self.get(key) + round(self.get(key + "_ns") * self.get("clock_mhz") / 1000.0)
+
+    def miss_latency(self) -> int:
+        """Cycles of an access that misses L2: DRAM's, or the host copy's where the launch finds
+        the host's copies in L2 (plain launches of a config that models them)."""
+        if self.get("memory.l2.host_copy_latency") and not self.get("host.caches_flushed"):
+            return self.memory_latency("l2.host_copy_latency")
+        return self.memory_latency("dram.latency")
+
+    def dram_bytes_per_cycle(self) -> float:
+        per_ns = self.get("memory.dram.bytes_per_ns")
+        return per_ns * 1000.0 / self.get("clock_mhz") if per_ns else self.get("memory.dram.bytes_per_cycle")
+
+    def under_profiler(self) -> "GPUConfig":
+        """The conditions of Nsight Compute's runs: caches flushed before the launch, the SMs at
+        host.profiler_clock_mhz."""
+        clock = self.get("host.profiler_clock_mhz") or self.get("clock_mhz")
+        return self.with_overrides(["host.caches_flushed=true", f"clock_mhz={clock}"])
 
     def launch_config(self) -> "LaunchConfig":
         return LaunchConfig(warp_size=self.get("warp_size"), stack_depth=self.get("simt.stack_depth"),

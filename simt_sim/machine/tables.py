@@ -57,9 +57,9 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "param_latency": g("memory.param_latency"), "smem_latency": g("memory.shared.latency"),
         "smem_banks": g("memory.shared.banks"), "smem_bank_bytes": g("memory.shared.bank_bytes"),
         "smem_atomic": g("memory.shared.atomic_cycles"), "l1_latency": g("memory.l1.latency"),
-        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l2_latency": g("memory.l2.latency"),
+        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l2_latency": cfg.memory_latency("l2.latency"),
         "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
-        "dram_latency": g("memory.dram.latency"), "max_cycles": g("limits.max_cycles"),
+        "dram_latency": cfg.miss_latency(), "max_cycles": g("limits.max_cycles"),
         "max_sm_threads": g("sm.max_threads"), "max_sm_warps": g("sm.max_warps"),
         "max_sm_blocks": g("sm.max_resident_blocks"), "sm_registers": g("sm.registers"),
         "sm_shared": g("sm.shared_memory"), "n_units": len(UNIT_NAMES), "record_trace": int(record_trace),
@@ -70,7 +70,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
-                   g("memory.dram.bytes_per_cycle")], dtype=np.float64)
+                   cfg.dram_bytes_per_cycle()], dtype=np.float64)
     assert len(tf) == len(TF_FIELDS)
     return tc, tf
 

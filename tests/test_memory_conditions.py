@@ -1,0 +1,100 @@
+"""Clock domains and launch conditions: L2 and DRAM latencies are SM cycles plus nanoseconds on
+the memory side's clocks; a plain launch finds the host's copies in L2, a profiled one (Nsight
+Compute: caches flushed, SMs locked to base) finds every cache empty.  The H100's figures come
+from tools/profiled_chase.py's recording."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt_sim
+from simt_sim.calibrate import microbench as MB
+from simt_sim.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+CHASE = json.loads((ROOT / "programs/v-lat-dram/reference/h100-profiled-chase.json").read_text())
+
+
+def h100(*overrides):
+    return simt_sim.load_config("h100", list(overrides))
+
+
+def test_memory_latencies_are_cycles_plus_nanoseconds_at_the_sm_clock():
+    boost, base = h100(), h100("clock_mhz=1590")
+    # 1980 MHz: the values the plain clock spans were calibrated at
+    assert [boost.memory_latency(k) for k in ("l2.latency", "l2.host_copy_latency", "dram.latency")] == [278, 367, 672]
+    # 1590 MHz: fewer cycles for the same nanoseconds
+    assert [base.memory_latency(k) for k in ("l2.latency", "l2.host_copy_latency", "dram.latency")] == [248, 324, 567]
+    assert boost.dram_bytes_per_cycle() == 1690.0
+    assert base.dram_bytes_per_cycle() == pytest.approx(3346.2 * 1000 / 1590)
+    # the SM-side parts do not scale
+    assert base.get("memory.l1.latency") == boost.get("memory.l1.latency")
+
+
+def test_the_simulated_chase_runs_at_the_clock_it_is_given():
+    """The microbenchmark chases measure what the lowering computes, at either clock."""
+    for clock, l2, dram in ((1980, 278, 672), (1590, 248, 567)):
+        cfg = h100(f"clock_mhz={clock}", "num_sms=1")
+        assert MB.measure_chase(cfg, "l2") == l2
+        assert MB.measure_chase(cfg, "dram") == dram
+
+
+def test_first_touch_costs_the_host_copy_in_a_plain_launch_and_dram_when_flushed():
+    cfg = h100("num_sms=1")
+    prog = MB._program("chase-dram")
+    bufs = {"chain": np.zeros(MB.CHASE_NODES * MB.LINE // 8, np.uint64), "out": np.zeros(3, np.uint64)}
+    bufs["chain"][:] = MB._chain_base(prog, bufs) + MB.LINE + 8 * np.arange(len(bufs["chain"]), dtype=np.uint64)
+
+    def per_load(c):
+        out = MB._single(c, prog, {k: v.copy() for k, v in bufs.items()}, ["out", "chain"])
+        return (int(out[1]) - int(out[0])) / (MB.CHASE_N2 - MB.CHASE_N1)
+    assert per_load(cfg) == 367                                   # plain: the copy left the chain in L2
+    assert per_load(cfg.with_overrides(["host.caches_flushed=true"])) == 672
+    assert per_load(cfg.under_profiler()) == 567                  # flushed and at 1590 MHz
+
+
+def test_a_config_without_host_copies_sends_first_touches_to_dram():
+    cfg = simt_sim.load_config("a100")
+    assert not cfg.get("memory.l2.host_copy_latency")
+    assert cfg.miss_latency() == cfg.memory_latency("dram.latency") == cfg.get("memory.dram.latency")
+
+
+def test_the_clocks_in_the_config_are_the_recorded_ones():
+    plain = {round(s["sm_clock_mhz"]) for s in CHASE["plain"].values()}
+    assert plain == {round(h100().get("clock_mhz"))}
+    profiled = [v for s in CHASE["under_ncu"]["default"].values()
+                for v in s["ncu"]["gpc__cycles_elapsed.avg.per_second"]]
+    # ncu reports the locked base clock a little low (1583-1587 MHz for 1590)
+    assert np.median(profiled) / 1e6 == pytest.approx(h100().get("host.profiler_clock_mhz"), rel=0.005)
+    # the memory side keeps its clocks under ncu's clock control
+    for clocks in ("default", "clock-none"):
+        lts = [v for s in CHASE["under_ncu"][clocks].values() for v in s["ncu"]["lts__cycles_elapsed.avg.per_second"]]
+        assert np.median(lts) / 1e6 == pytest.approx(1705, rel=0.01)
+
+
+def test_under_profiler_flushes_and_locks_the_clock():
+    cfg = h100().under_profiler()
+    assert cfg.get("host.caches_flushed") is True and cfg.get("clock_mhz") == 1590
+    assert h100("host.profiler_clock_mhz=0").under_profiler().get("clock_mhz") == 1980
+
+
+def test_validate_compares_ncu_cycles_with_a_profiled_run_and_spans_with_a_plain_one():
+    from simt_sim.calibrate.compare import validate_program
+    row = validate_program(ROOT / "programs" / "v-lat-dram", isa="sass")
+    assert row["profiled_clock_mhz"] == 1590
+    # 32 flushed loads at 1590 MHz: the whole kernel within 5% of ncu's cycles (it was -30% when
+    # the model ran ncu's launches with the plain launches' L2 and clock)
+    assert abs(row["cycle_error_pct"]) < 5
+    span = row["clock_spans"]["clk"]
+    assert abs(span["sim"] - span["hw"]) / span["hw"] < 0.02    # the plain span: host-copied lines
+
+
+@pytest.mark.parametrize("item,message", [
+    ("memory.dram.latency_ns=-1", "must be between 0"),
+    ("clock_mhz=0", "must be positive"),
+    ("host.caches_flushed=3", "bool"),
+])
+def test_bad_clock_and_condition_values_are_input_errors(item, message):
+    with pytest.raises(InputError, match=message):
+        h100(item)
