@@ -98,3 +98,17 @@ def test_validate_compares_ncu_cycles_with_a_profiled_run_and_spans_with_a_plain
 def test_bad_clock_and_condition_values_are_input_errors(item, message):
     with pytest.raises(InputError, match=message):
         h100(item)
+
+
+def test_the_host_copy_latency_is_what_scattered_first_touches_cost_on_the_h100():
+    """tools/host_copy_strides.py: lines at least 256 B apart cost the host copy's latency on
+    their first touch (353-367 cycles at 1980 MHz); lines 128 B apart cost an L2 hit."""
+    rec = json.loads((ROOT / "programs/v-lat-dram/reference/h100-host-copy-strides.json").read_text())["per_load"]
+    cfg = h100()
+    for stride, states in rec.items():
+        fresh, warm = np.median(states["fresh"]), np.median(states["warm"])
+        assert warm == pytest.approx(cfg.memory_latency("l2.latency"), rel=0.05)
+        if int(stride.split()[0]) >= 256:
+            assert fresh == pytest.approx(cfg.memory_latency("l2.host_copy_latency"), rel=0.05)
+        else:
+            assert fresh == pytest.approx(warm, rel=0.03)
