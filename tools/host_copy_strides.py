@@ -8,8 +8,8 @@ copied ("fresh"), the same chain after a launch that read it ("warm"), and the c
 """
 from __future__ import annotations
 
-import argparse
-import json
+
+from probe_output import probe_parser, write_result
 
 KERNEL = r'''
 extern "C" __global__ void chase(const unsigned* chain, long long* clk, unsigned* res, unsigned start) {
@@ -47,16 +47,11 @@ def per_load_cycles(stride: int, state: str) -> list[float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", help="write the JSON here (else print it)")
+    ap = probe_parser(__doc__)
     args = ap.parse_args()
     result = {"kernel": "32 dependent ld.global.cg, one thread; cycles per load, per launch",
               "per_load": {f"{4 * s} B": {state: per_load_cycles(s, state) for state in STATES} for s in STRIDES_WORDS}}
-    text = json.dumps(result, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    write_result(result, args.out)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,16 @@
 #!/usr/bin/env python
 """Back-to-back empty kernels in one CUDA stream, timed with events (GPU machine): after a spin
 kernel that keeps the stream busy until every launch is queued, events around N empty launches
-(one warp each), N = 1 to 32, 20 timed runs after 5 warm-ups.  The least-squares slope of the
-medians is what one more kernel in a stream costs.
+(one warp each), N = 1 to 32, 20 timed runs after 5 warm-ups, five rounds.  The least-squares slope of
+each round's medians is what one more kernel in a stream costs; the median round is kept.
 
     python tools/launch_sequence.py --out programs/t-launch-1/reference/h100-launch-sequence.json
 """
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
+
+from probe_output import probe_parser, write_result
 
 KERNELS = r'''
 extern "C" __global__ void empty_k() {}
@@ -18,6 +18,8 @@ extern "C" __global__ void spin(long long cycles) { long long t0 = clock64(); wh
 '''
 COUNTS = (1, 2, 4, 8, 16, 32)
 RUNS, WARMUP = 25, 5
+ROUNDS = 5                 # the slope moves by about 10% from one round to the next
+SPIN_CYCLES = 4_000_000     # 2 ms at 1980 MHz: longer than the host takes to queue 32 launches
 
 
 def event_times_us(n: int) -> list[float]:
@@ -30,7 +32,7 @@ def event_times_us(n: int) -> list[float]:
     for run in range(RUNS):
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         with stream:
-            spin((1,), (1,), (np.int64(200_000),))
+            spin((1,), (1,), (np.int64(SPIN_CYCLES),))
             start.record(stream)
             for _ in range(n):
                 empty((1,), (32,), ())
@@ -42,18 +44,13 @@ def event_times_us(n: int) -> list[float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", help="write the JSON here (else print it)")
+    ap = probe_parser(__doc__)
     args = ap.parse_args()
-    times = {str(n): event_times_us(n) for n in COUNTS}
-    medians = [statistics.median(times[str(n)]) for n in COUNTS]
-    slope = statistics.linear_regression(COUNTS, medians).slope
-    text = json.dumps({"kernel": "empty, one warp, back to back in one stream", "event_us": times,
-                       "us_per_further_kernel": round(slope, 3)}, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    rounds = [{str(n): event_times_us(n) for n in COUNTS} for _ in range(ROUNDS)]
+    slopes = [round(statistics.linear_regression(COUNTS, [statistics.median(r[str(n)]) for n in COUNTS]).slope, 3)
+              for r in rounds]
+    write_result({"kernel": "empty, one warp, back to back in one stream", "event_us": rounds,
+                  "slopes_us": slopes, "us_per_further_kernel": statistics.median(slopes)}, args.out)
 
 
 if __name__ == "__main__":

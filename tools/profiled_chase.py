@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from probe_output import probe_parser, write_result
+
 KERNEL = r'''
 __device__ __forceinline__ long long global_ns() {
     long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t;
@@ -104,8 +106,7 @@ def profiled(options: list[str]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", help="write the JSON here (else print it)")
+    ap = probe_parser(__doc__)
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.inner:
@@ -114,11 +115,7 @@ def main() -> None:
     result = {"kernel": "v-lat-dram's chase: 32 dependent ld.global.cg 4224 bytes apart, one thread",
               "plain": all_states(),
               "under_ncu": {name: profiled(opts) for name, opts in NCU_CONTROLS.items()}}
-    text = json.dumps(result, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    print(text)
+    write_result(result, args.out)
 
 
 if __name__ == "__main__":

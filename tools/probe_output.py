@@ -1,0 +1,20 @@
+"""What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence): an
+argument parser with --out, and the recorded JSON written there and printed."""
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def probe_parser(doc: str) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", help="write the JSON here, the recorded reference (else only print it)")
+    return ap
+
+
+def write_result(result: dict, out: str | None) -> None:
+    text = json.dumps(result, indent=1)
+    if out:
+        with open(out, "w") as f:
+            f.write(text + "\n")
+    print(text)
