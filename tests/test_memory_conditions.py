@@ -125,3 +125,14 @@ def test_one_more_kernel_in_a_stream_costs_about_what_the_h100_measures_at_its_p
                                cfg).cycles for n in (1, 9)]
     per_kernel_ns = (cycles[1] - cycles[0]) / 8 * 1000 / cfg.get("clock_mhz")
     assert per_kernel_ns == pytest.approx(1000 * rec["us_per_further_kernel"], rel=0.12)
+
+
+def test_a_reference_that_recorded_ncus_clock_is_simulated_at_that_clock():
+    from simt_sim.calibrate.compare import profiled_clock_mhz
+    from simt_sim.calibrate.record import NCU_METRICS
+    assert "gpc__cycles_elapsed.avg.per_second" in NCU_METRICS         # hw record keeps it from now on
+    ncu = [{"gpc__cycles_elapsed.avg.per_second": hz} for hz in (1.583e9, 1.587e9, 1.585e9)]
+    assert profiled_clock_mhz(ncu) == 1585
+    assert profiled_clock_mhz([{"sm__cycles_elapsed.max": 3597.0}]) is None     # older references
+    assert h100().under_profiler(1585).get("clock_mhz") == 1585
+    assert h100().under_profiler(None).get("clock_mhz") == 1590

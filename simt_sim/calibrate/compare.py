@@ -203,7 +203,8 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
     if ref.get("ncu") and len(launches) == 1:
         # ncu's cycles, counts and stalls come from runs with flushed caches at the locked clock;
         # the clock spans and event times stay those of the plain run above
-        profiled = simulate(launches, {k: v.copy() for k, v in inputs.items()}, cfg.under_profiler())
+        profiled = simulate(launches, {k: v.copy() for k, v in inputs.items()},
+                            cfg.under_profiler(profiled_clock_mhz(ref["ncu"])))
         plain_only = ("clock_spans", "sim_elapsed_cycles")
         row.update({k: v for k, v in simulated_fields(m, profiled).items() if k not in plain_only})
         row["profiled_clock_mhz"] = profiled.config.get("clock_mhz")
@@ -250,6 +251,14 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
     row["launch_overhead"] = cfg.get("sm.kernel_launch_latency")
     row["provenance"] = ref.get("provenance", {})
     return row
+
+
+def profiled_clock_mhz(ncu: list[dict]) -> float | None:
+    """The SM clock of ncu's runs when the reference recorded it (gpc__cycles_elapsed.avg.per_second,
+    references from 2026-11-25 on; ncu reports a locked 1590 MHz as 1583-1587), else None: the
+    config's host.profiler_clock_mhz."""
+    hz = median([r.get("gpc__cycles_elapsed.avg.per_second") for r in ncu])
+    return round(hz / 1e6) if hz else None
 
 
 def simulated_elapsed(cycles: int, cfg) -> int:

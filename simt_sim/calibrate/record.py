@@ -41,6 +41,7 @@ NCU_METRICS = [
     "sm__inst_executed_pipe_fp64.sum", "sm__inst_executed_pipe_xu.sum", "sm__inst_executed_pipe_tensor.sum",
     "sm__inst_executed_pipe_cbu.sum", "sm__inst_executed_pipe_lsu.sum", "sm__inst_executed_pipe_adu.sum",
     "sm__inst_executed_pipe_uniform.sum",
+    "gpc__cycles_elapsed.avg.per_second",       # the SM clock ncu ran at (validate simulates at it)
 ]
 STALL_REASONS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
                  "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",

@@ -281,10 +281,10 @@ class GPUConfig:
         per_ns = self.get("memory.dram.bytes_per_ns")
         return per_ns * 1000.0 / self.get("clock_mhz") if per_ns else self.get("memory.dram.bytes_per_cycle")
 
-    def under_profiler(self) -> "GPUConfig":
+    def under_profiler(self, clock_mhz: float | None = None) -> "GPUConfig":
         """The conditions of Nsight Compute's runs: caches flushed before the launch, the SMs at
-        host.profiler_clock_mhz."""
-        clock = self.get("host.profiler_clock_mhz") or self.get("clock_mhz")
+        `clock_mhz` (a recorded clock), else at host.profiler_clock_mhz."""
+        clock = clock_mhz or self.get("host.profiler_clock_mhz") or self.get("clock_mhz")
         return self.with_overrides(["host.caches_flushed=true", f"clock_mhz={clock}"])
 
     def launch_config(self) -> "LaunchConfig":
