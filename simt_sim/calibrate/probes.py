@@ -179,13 +179,17 @@ def h100_measurement(name: str) -> dict:
 
 def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = None) -> dict:
     """The program as its manifest says, on its config (plus `--set` items), timed (isa: its
-    kernel's PTX or SASS)."""
+    kernel's PTX or SASS): clock spans and event time from a plain run, the cycles compared with
+    ncu's from a run under ncu's conditions (GPUConfig.under_profiler)."""
     m = load_manifest(str(PROGRAMS / name))
     prog = load_kernel(str(m.kernel_file), m.kernel, isa)
-    res = simulate(manifest_launches(m, prog, isa), {s.name: s.make() for s in m.buffers},
-                   load_config(m.config, (m.overrides or []) + (sets or [])))
+    cfg = load_config(m.config, (m.overrides or []) + (sets or []))
+    launches = manifest_launches(m, prog, isa)
+    res = simulate(launches, {s.name: s.make() for s in m.buffers}, cfg)
+    profiled = simulate(launches, {s.name: s.make() for s in m.buffers}, cfg.under_profiler())
     clk = np.ascontiguousarray(res.buffers["clk"]).view(np.int64) if "clk" in res.buffers else None
-    return {"clk": clk, "cycles": res.cycles, "elapsed": simulated_elapsed(res.cycles, res.config)}
+    return {"clk": clk, "cycles": profiled.cycles, "plain_cycles": res.cycles,
+            "elapsed": simulated_elapsed(res.cycles, res.config)}
 
 
 def probe(name: str) -> Probe:
