@@ -76,24 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     doc.add_argument("--isa", choices=ISAS, default="ptx")
     val = sub.add_parser("validate", help="compare the simulator with recorded hardware references")
     val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
-    val.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
-    val.add_argument("--html", metavar="FILE", help="write an HTML report")
+    report_options(val, "the comparison", "program")
     val.add_argument("--workloads", action="store_true",
                      help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
-    val.add_argument("--isa", choices=ISAS,
-                     help="run each program's sm_90 SASS (default for nvcc-compiled programs) or its PTX")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
     st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
     st.add_argument("name", nargs="?", help="study name (studies/NAME.yaml) or a study file; none: list them")
-    st.add_argument("--json", metavar="FILE", help="write the table as JSON")
+    report_options(st, "the table", "variant")
     st.add_argument("--csv", metavar="FILE", help="write the table as CSV")
-    st.add_argument("--html", metavar="FILE", help="write an HTML report")
     st.add_argument("--plot", metavar="FILE", help="draw simulated against measured speed-ups (.png, .svg, .pdf)")
     st.add_argument("--pictures", metavar="DIR",
                     help="draw each variant's execution history beside its base's (DIR/VARIANT.png)")
-    st.add_argument("--isa", choices=ISAS,
-                    help="run each variant's sm_90 SASS (default for nvcc-compiled programs) or its PTX")
     sw = sub.add_parser("sweep", help="run programs x configs x schedulers x --set values on a Dask cluster "
                                       "into one CSV / Parquet table")
     sw.add_argument("programs", nargs="+", help="program directories, manifests, names under programs/ or globs "
@@ -123,6 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--bundle", metavar="FILE", help="also write all references into one JSON file")
     rec.add_argument("--no-ncu", action="store_true", help="skip Nsight Compute counters")
     return p
+
+
+def report_options(parser: argparse.ArgumentParser, what: str, unit: str) -> None:
+    """What validate and study share: --json, --html and the ISA each program runs as."""
+    parser.add_argument("--json", metavar="FILE", help=f"write {what} as JSON")
+    parser.add_argument("--html", metavar="FILE", help="write an HTML report")
+    parser.add_argument("--isa", choices=ISAS,
+                        help=f"run each {unit}'s sm_90 SASS (default for nvcc-compiled programs) or its PTX")
 
 
 def parse_dims(text: str, what: str):

@@ -343,37 +343,33 @@ def _is_pos_zero(x) -> bool:
     return x == 0 and not _signbit(x)
 
 
+def _arith(name: str, a, b, fused):
+    """a name b for add / sub / mul / div, else fused(): rounded on numpy scalars, exact on Fractions."""
+    if name == "add":
+        return a + b
+    if name == "sub":
+        return a - b
+    if name == "mul":
+        return a * b
+    if name == "div":
+        return a / b
+    return fused()
+
+
 def _float_binary(name: str, ty: int, a, b, c, rnd: int):
     """add sub mul div fma/mad at type f32/f64 with rounding mode rnd (values are numpy scalars
     of the right width)."""
-    if name == "add":
-        rn = a + b
-    elif name == "sub":
-        rn = a - b
-    elif name == "mul":
-        rn = a * b
-    elif name == "div":
-        rn = a / b
-    else:  # fma / mad
-        rn = fma_rn(a, b, c, ty)
+    fused = name in ("fma", "mad")
+    rn = _arith(name, a, b, lambda: fma_rn(a, b, c, ty))
     if rnd not in _DIRECTED:
         return rn
-    ops = (a, b, c) if name in ("fma", "mad") else (a, b)
+    ops = (a, b, c) if fused else (a, b)
     if not all(math.isfinite(float(v)) for v in ops):
         return rn                       # infinities and NaNs: the same in every rounding mode
     fa, fb = Fraction(float(a)), Fraction(float(b))
-    if name == "add":
-        exact = fa + fb
-    elif name == "sub":
-        exact = fa - fb
-    elif name == "mul":
-        exact = fa * fb
-    elif name == "div":
-        if fb == 0:
-            return rn
-        exact = fa / fb
-    else:
-        exact = fa * fb + Fraction(float(c))
+    if name == "div" and fb == 0:
+        return rn
+    exact = _arith(name, fa, fb, lambda: fa * fb + Fraction(float(c)))
     if exact == 0:
         if name == "add":
             return _exact_zero_addition(rn, _is_pos_zero(a), _is_pos_zero(b), rnd)
