@@ -349,14 +349,18 @@ class Parser:
         return kernel
 
     def parse_param_list(self) -> list[Param]:
-        params: list[Param] = []
+        return self.parse_paren_list(self.parse_param, "',' or ')'")
+
+    def parse_paren_list(self, parse_item, closing: str) -> list:
+        """`(item, item, ...)`, possibly empty; `closing` names what may follow an item."""
         self.expect("(")
+        items = []
         if not self.at(")"):
-            params.append(self.parse_param())
+            items.append(parse_item())
             while self.accept(","):
-                params.append(self.parse_param())
-        self.expect(")", "',' or ')'")
-        return params
+                items.append(parse_item())
+        self.expect(")", closing)
+        return items
 
     def skip_definition(self, start: int, error: InputError) -> None:
         """Move past the body of the definition whose header starts at token `start` (or its `;`
@@ -500,14 +504,7 @@ class Parser:
 
     def parse_name_list(self) -> list[Operand]:
         """`(a, b, ..)` of a call: operands (names of .param variables, normally)."""
-        self.expect("(")
-        items: list[Operand] = []
-        if not self.at(")"):
-            items.append(self.parse_operand())
-            while self.accept(","):
-                items.append(self.parse_operand())
-        self.expect(")", "',' or ')' in a call's operand list")
-        return items
+        return self.parse_paren_list(self.parse_operand, "',' or ')' in a call's operand list")
 
     # ---- operands ----
     def parse_operand(self) -> Operand:
