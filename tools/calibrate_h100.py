@@ -49,22 +49,21 @@ LATENCIES = [
 PASSES = 4
 LAUNCH = ("launch-empty", "sm.kernel_launch_latency")
 CHASE = ROOT / "programs" / "v-lat-dram" / "reference" / "h100-profiled-chase.json"
-# which chase launches time which kind of line: (plain state, ncu controls that keep it)
-CHASE_LINES = {"l2.latency": ("warm", ("cache-none", "both-none")),
-               "l2.host_copy_latency": ("fresh", ("cache-none", "both-none")),
-               "dram.latency": ("flushed", ("default", "cache-none", "clock-none", "both-none"))}
+# which chase launches time which kind of line: (ncu control or "plain", cache state); ncu's
+# default and clock-none controls flush before every launch, so all their states time DRAM
+FLUSHING = [(control, state) for control in ("default", "clock-none") for state in ("fresh", "flushed", "warm")]
+CHASE_LINES = {"l2.latency": [("plain", "warm"), ("cache-none", "warm"), ("both-none", "warm")],
+               "l2.host_copy_latency": [("plain", "fresh"), ("cache-none", "fresh"), ("both-none", "fresh")],
+               "dram.latency": [("plain", "flushed"), ("cache-none", "flushed"), ("both-none", "flushed"), *FLUSHING]}
 
 
 def chase_fits() -> dict[str, tuple[float, float]]:
     """{memory key: (cycles at zero clock, ns)}: per-load chase cycles against the SM clock,
-    least squares over every launch that timed that kind of line (ncu's default control flushes
-    every launch, so all its states time DRAM)."""
+    least squares over every launch that timed that kind of line."""
     rec = json.loads(CHASE.read_text())
     fits = {}
-    for key, (state, controls) in CHASE_LINES.items():
-        blocks = [rec["plain"][state]] + [rec["under_ncu"][c][state] for c in controls]
-        if key == "dram.latency":
-            blocks += [rec["under_ncu"][c][s] for c in ("default", "clock-none") for s in ("fresh", "warm")]
+    for key, launches in CHASE_LINES.items():
+        blocks = [rec["plain"][s] if c == "plain" else rec["under_ncu"][c][s] for c, s in launches]
         ghz = np.array([b["sm_clock_mhz"] / 1000 for b in blocks for _ in b["launches"]])
         per_load = np.array([r["chase"] / 32 for b in blocks for r in b["launches"]])
         ns, cycles = np.polyfit(ghz, per_load, 1)
@@ -72,9 +71,8 @@ def chase_fits() -> dict[str, tuple[float, float]]:
     return fits
 
 
-def set_memory_side(text: str) -> tuple[str, list]:
+def set_memory_side(text: str, fits: dict) -> tuple[str, list]:
     """The ns of each L2/DRAM latency from the chase fits (one decimal); returns the table rows."""
-    fits = chase_fits()
     rows = []
     for key, (_, ns) in fits.items():
         dotted = f"memory.{key}_ns"
@@ -83,9 +81,8 @@ def set_memory_side(text: str) -> tuple[str, list]:
     return text, rows
 
 
-def set_dram_cycles(text: str, host_copy: int) -> tuple[str, tuple]:
+def set_dram_cycles(text: str, host_copy: int, fits: dict) -> tuple[str, tuple]:
     """DRAM's SM cycles: the host copy's plus the difference of the fits at zero clock."""
-    fits = chase_fits()
     value = host_copy + round(fits["dram.latency"][0] - fits["l2.host_copy_latency"][0])
     return set_value(text, "memory.dram.latency", value), ("memory.dram.latency", None, value, "profiled chase",
                                                            None, None)
@@ -126,7 +123,8 @@ def set_value(text, dotted, value):
 
 def calibrate():
     rows = []
-    text, memory_side = set_memory_side(CONFIG.read_text())
+    fits = chase_fits()
+    text, memory_side = set_memory_side(CONFIG.read_text(), fits)
     for _ in range(PASSES):
         rows = list(memory_side)
         cfg = load_config(str(CONFIG))
@@ -138,7 +136,7 @@ def calibrate():
             rows.append((key, old, new, name, hw, sim))
             text = set_value(text, key, new)
         host_copy = next(new for key, _, new, *_ in rows if key == "memory.l2.host_copy_latency")
-        text, row = set_dram_cycles(text, host_copy)
+        text, row = set_dram_cycles(text, host_copy, fits)
         rows.append(row)
         name, key = LAUNCH
         ncu = reference(name)["ncu"]

@@ -251,9 +251,7 @@ def memory_latency(cfg: GPUConfig, level: str) -> int:
     """Dependent-load latency the config implies: the level's latency (L2 and DRAM in cycles at
     clock_mhz), but no less than the LD/ST pipe's initiation interval (the next load of the chain
     waits for the pipe as well)."""
-    key = MEM_KEY[level]
-    cycles = cfg.memory_latency(key[len("memory."):]) if level in ("l2", "dram") else cfg.get(key)
-    return result_latency(cycles, _ii(cfg, "ldst"))
+    return result_latency(cfg.memory_latency(MEM_KEY[level]), _ii(cfg, "ldst"))
 
 
 def _alu_latency(cfg: GPUConfig, kind: str) -> int:
@@ -336,8 +334,7 @@ LAT_LABEL = {"fp32": "fp32 fma.rn.f32", "int": "int mad.lo.s32", "fp64": "fp64 f
              "sfu": "sfu rsqrt.approx.f32"}
 MEM_LABEL = {"shared": "shared ld.shared", "l1": "L1 hit ld.global.ca", "l2": "L2 hit ld.global.cg",
              "dram": "DRAM cold ld.global.cg"}
-MEM_KEY = {"shared": "memory.shared.latency", "l1": "memory.l1.latency", "l2": "memory.l2.latency",
-           "dram": "memory.dram.latency"}
+MEM_KEY = {"shared": "shared.latency", "l1": "l1.latency", "l2": "l2.latency", "dram": "dram.latency"}   # under memory.
 
 
 def run_suite(config: str | GPUConfig, overrides: list[str] | None = None,

@@ -43,6 +43,7 @@ class Probe:
     derive: Callable[[list[dict]], float]      # one {"clk": int64 array, "cycles": int} per program
     meaning: str
     modelled: bool = True                      # False: measured, not in the model yet
+    profiled: bool = False                     # derives from ncu's cycles: simulated under ncu's conditions
 
 
 def per_read(m):
@@ -159,9 +160,9 @@ PROBES = [
     Probe("store_operand_read", ("t-opread",), "cycles/step", store_step_cost,
           "what an STS of x adds to each step of an FFMA chain that then overwrites x (write after read)"),
     Probe("launch_one_block", ("t-launch-1",), "cycles", lambda m: m[0]["cycles"],
-          "a kernel of one nearly empty 128-thread block, launch to end"),
+          "a kernel of one nearly empty 128-thread block, launch to end", profiled=True),
     Probe("block_cost", ("t-launch-1056", "t-launch-8448"), "cycles/block/SM", block_cost,
-          "each further nearly empty block on an SM (8 to 64 blocks per SM)"),
+          "each further nearly empty block on an SM (8 to 64 blocks per SM)", profiled=True),
     Probe("launch_one_block_events", ("t-launch-1",), "cycles", lambda m: m[0]["elapsed"],
           "the same launch timed by CUDA events around it (the model: its cycles + host.event_overhead)"),
 ]
@@ -177,19 +178,18 @@ def h100_measurement(name: str) -> dict:
     return {"clk": clk, "cycles": cycles, "elapsed": (ref.get("elapsed") or {}).get("cycles")}
 
 
-def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = None) -> dict:
+def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = None,
+                          profiled: bool = False) -> dict:
     """The program as its manifest says, on its config (plus `--set` items), timed (isa: its
-    kernel's PTX or SASS): clock spans and event time from a plain run, the cycles compared with
-    ncu's from a run under ncu's conditions (GPUConfig.under_profiler)."""
+    kernel's PTX or SASS) as a plain launch, or with `profiled` under ncu's conditions
+    (GPUConfig.under_profiler), as the H100 cycles a Probe.profiled compares with were."""
     m = load_manifest(str(PROGRAMS / name))
     prog = load_kernel(str(m.kernel_file), m.kernel, isa)
     cfg = load_config(m.config, (m.overrides or []) + (sets or []))
-    launches = manifest_launches(m, prog, isa)
-    res = simulate(launches, {s.name: s.make() for s in m.buffers}, cfg)
-    profiled = simulate(launches, {s.name: s.make() for s in m.buffers}, cfg.under_profiler())
+    res = simulate(manifest_launches(m, prog, isa), {s.name: s.make() for s in m.buffers},
+                   cfg.under_profiler() if profiled else cfg)
     clk = np.ascontiguousarray(res.buffers["clk"]).view(np.int64) if "clk" in res.buffers else None
-    return {"clk": clk, "cycles": profiled.cycles, "plain_cycles": res.cycles,
-            "elapsed": simulated_elapsed(res.cycles, res.config)}
+    return {"clk": clk, "cycles": res.cycles, "elapsed": simulated_elapsed(res.cycles, res.config)}
 
 
 def probe(name: str) -> Probe:
@@ -204,7 +204,7 @@ def h100_value(p: Probe) -> float:
 
 
 def simulated_value(p: Probe, isa: str | None = "sass", sets: list[str] | None = None) -> float:
-    return float(p.derive([simulated_measurement(n, isa, sets) for n in p.programs]))
+    return float(p.derive([simulated_measurement(n, isa, sets, p.profiled) for n in p.programs]))
 
 
 def probe_table(names: list[str] | None = None, isa: str | None = "sass") -> list[dict]:
@@ -213,14 +213,14 @@ def probe_table(names: list[str] | None = None, isa: str | None = "sass") -> lis
     unknown = set(names or []) - {p.name for p in PROBES}
     if unknown:
         raise InputError(f"unknown probe(s): {', '.join(sorted(unknown))}; known: {', '.join(p.name for p in PROBES)}")
-    sim_cache: dict[str, dict] = {}
+    sim_cache: dict[tuple[str, bool], dict] = {}
     rows = []
     for p in chosen:
         hw = p.derive([h100_measurement(n) for n in p.programs])
         for n in p.programs:
-            if n not in sim_cache:
-                sim_cache[n] = simulated_measurement(n, isa)
-        sim = p.derive([sim_cache[n] for n in p.programs])
+            if (n, p.profiled) not in sim_cache:
+                sim_cache[n, p.profiled] = simulated_measurement(n, isa, profiled=p.profiled)
+        sim = p.derive([sim_cache[n, p.profiled] for n in p.programs])
         rows.append({"probe": p.name, "unit": p.unit, "h100": round(float(hw), 3), "simulated": round(float(sim), 3),
                      "sim_over_h100": round(float(sim) / float(hw), 3) if hw else None, "programs": list(p.programs),
                      "meaning": p.meaning})

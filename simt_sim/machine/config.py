@@ -69,7 +69,6 @@ def _memory_side(what: str) -> Field:
                                              "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
 
 
-
 SCHEMA = {
     "name": Field(str, required=True, doc="short name, as used by --config"),
     "description": Field(str, doc="one line: what machine this models"),
@@ -265,10 +264,11 @@ class GPUConfig:
         return GPUConfig(self.name, self.path, data)
 
     def memory_latency(self, key: str) -> int:
-        """Cycles at clock_mhz of memory.KEY (l2.latency, l2.host_copy_latency, dram.latency): the
-        SM's own cycles plus KEY_ns, the memory side's nanoseconds."""
+        """Cycles at clock_mhz of memory.KEY (shared.latency, l1.latency, l2.latency,
+        l2.host_copy_latency, dram.latency): the SM's own cycles plus KEY_ns, the memory side's
+        nanoseconds, where the level has them (L2 and DRAM)."""
         key = f"memory.{key}"
-        return self.get(key) + round(self.get(key + "_ns") * self.get("clock_mhz") / 1000.0)
+        return self.get(key) + round(self.get(key + "_ns", 0.0) * self.get("clock_mhz") / 1000.0)
 
     def miss_latency(self) -> int:
         """Cycles of an access that misses L2: DRAM's, or the host copy's where the launch finds
