@@ -1609,15 +1609,13 @@ class _Interpreter:
             r = p >> 16 if flags & E.FL_HI else p
             if name == "mad24":
                 r += c
-        elif name == "prmt":
-            src = ((b & M32) << 32) | (a & M32)
-            r = 0
-            for k in range(4):
-                sel = (c >> (4 * k)) & 0xF
-                byte = (src >> (8 * (sel & 7))) & 0xFF
-                if sel & 8:
-                    byte = 0xFF if byte & 0x80 else 0
-                r |= byte << (8 * k)
+        elif name == "prmt":                # byte k of d: selector nibble k picks one of a's and b's bytes
+            pool = (a & M32).to_bytes(4, "little") + (b & M32).to_bytes(4, "little")
+            picked = []
+            for nibble in ((c >> shift) & 0xF for shift in (0, 4, 8, 12)):
+                byte = pool[nibble & 7]
+                picked.append((0xFF if byte >= 0x80 else 0) if nibble & 8 else byte)
+            r = int.from_bytes(bytes(picked), "little")
         else:
             raise NotImplementedError(f"oracle: {name}.{E.TYPE_NAMES[ty]} is not supported")
         self.write_typed(th, d, r, d.ty if d.ty >= 0 else ty)

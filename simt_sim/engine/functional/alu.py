@@ -816,23 +816,13 @@ def dot_bytes(op, a, b, c, a_signed, flags):
     """dp4a: c + sum of a.byte[i] * b.byte[i]; dp2a: c + a.half[i] * b.byte[s + i], s = 0 (.lo) or 2
     (.hi).  Parts are sign- or zero-extended by .atype / .btype; the caller wraps to 32 bits."""
     b_signed = (flags & E.FL_B_SIGNED) != 0
+    parts, a_bits, b_first = (4, 8, 0) if op == E.OP_DP4A else (2, 16, 2 if flags & E.FL_HI else 0)
     r = np.int64(c)
-    if op == E.OP_DP4A:
-        for i in range(4):
-            x = (a >> (8 * i)) & 0xFF
-            y = (b >> (8 * i)) & 0xFF
-            if a_signed and x >= 128:
-                x -= 256
-            if b_signed and y >= 128:
-                y -= 256
-            r += x * y
-        return r
-    sel = 2 if flags & E.FL_HI else 0
-    for i in range(2):
-        x = (a >> (16 * i)) & 0xFFFF
-        y = (b >> (8 * (sel + i))) & 0xFF
-        if a_signed and x >= 32768:
-            x -= 65536
+    for i in range(parts):
+        x = (a >> (a_bits * i)) & ((1 << a_bits) - 1)
+        y = (b >> (8 * (b_first + i))) & 0xFF
+        if a_signed and x >> (a_bits - 1):
+            x -= 1 << a_bits
         if b_signed and y >= 128:
             y -= 256
         r += x * y

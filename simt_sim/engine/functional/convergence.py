@@ -34,13 +34,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine.functional.simt_stack import log_event, popcount64
+from simt_sim.engine.functional.simt_stack import claim_entry, log_event, popcount64
 from simt_sim.engine.jit import compiled
 from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, CBAR_WARPSYNC, EV_DIVERGE,
                                      EV_RECONVERGE, KIND_PENDING, KIND_PENDING_FALL, POLICY_FEWER_FIRST,
                                      POLICY_TAKEN_FIRST, SF_KIND, SF_PMASK, SF_PPC, WF_GID, WF_LIVE, WF_MASK,
-                                     WF_MAX_SP, WF_PC,
-                                     WF_SP)
+                                     WF_PC, WF_SP)
 
 
 @compiled
@@ -49,15 +48,11 @@ def push_pending(ws, w, pc, mask, kind):
     fall-through side); returns False when the stack is full.  The two newest groups join first
     when they can (join_newest)."""
     join_newest(ws, w)
-    sp = ws.f[w, WF_SP]
-    if sp >= ws.stack.shape[1]:
+    sp = claim_entry(ws, w, kind)
+    if sp < 0:
         return False
-    ws.stack[w, sp, SF_KIND] = kind
     ws.stack[w, sp, SF_PPC] = pc
     ws.stack[w, sp, SF_PMASK] = mask
-    ws.f[w, WF_SP] = sp + 1
-    if sp + 1 > ws.f[w, WF_MAX_SP]:
-        ws.f[w, WF_MAX_SP] = sp + 1
     return True
 
 

@@ -192,6 +192,15 @@ def signed32(v):
     return v - (np.int64(1) << 32) if v & SIGN32 else v
 
 
+@compiled_inline
+def min_max32(a, b, unsigned, want_min):
+    """(V)IMNMX's result: the smaller (want_min) or the larger of two 32-bit values, signed unless
+    unsigned."""
+    if not unsigned:
+        a, b = signed32(a), signed32(b)
+    return min(a, b) if want_min else max(a, b)
+
+
 @compiled
 def combine(r, bool_op, p):
     if bool_op == 1:
@@ -318,12 +327,10 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
     elif op == E.OP_S_IABS:
         put(regs, row, 0, t, abs(signed32(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))))
     elif op == E.OP_S_VIMNMX:
-        a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
-        b = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
-        if not unsigned:
-            a, b = signed32(a), signed32(b)
-        want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
-        put(regs, row, 0, t, min(a, b) if want_min else max(a, b))
+        put(regs, row, 0, t, min_max32(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
+                                       src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
+                                       unsigned,
+                                       pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)))
     elif op == E.OP_S_POPC:
         put(regs, row, 0, t, alu.popcount(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
                                                   counters), 32))

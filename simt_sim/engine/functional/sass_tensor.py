@@ -59,21 +59,12 @@ def gather(regs, row, k, base_t, rows, cols, wide, out, rs, cs):
 
 @allocating
 def exec_hmma(regs, row, base_t):
-    """HMMA: D = A * B + C with the H100's tensor-core arithmetic (tensor.mma_element)."""
-    shape = row[E.F_CMP]
-    m, n, kk = E.SHAPE_M[shape], E.SHAPE_N[shape], E.SHAPE_K[shape]
-    in_bf16 = row[E.F_TYPE2] == E.T_BF16
-    acc_f16 = row[E.F_TYPE] == E.T_F16
-    a = np.zeros(m * kk, dtype=np.int64)
-    b = np.zeros(kk * n, dtype=np.int64)
-    c = np.zeros(m * n, dtype=np.int64)
+    """HMMA: D = A * B + C with the H100's tensor-core arithmetic (tensor.mma_product)."""
+    m, n, kk, acc_f16, a, b, c = T.mma_operands(row)
     gather(regs, row, 1, base_t, m, kk, False, a, kk, 1)
     gather(regs, row, 2, base_t, n, kk, False, b, 1, n)        # the fragment holds B^T
     gather(regs, row, 3, base_t, m, n, not acc_f16, c, n, 1)
-    d = np.zeros(m * n, dtype=np.int64)
-    for i in range(m):
-        for j in range(n):
-            d[i * n + j] = T.mma_element(a, b, i, j, kk, n, c[i * n + j], in_bf16, acc_f16)
+    d = T.mma_product(row, a, b, c)
     per_lane = m * n // 32
     for lane in range(32):                          # every source is read before D is written
         t = base_t + lane

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine.functional.sass_ops import M32, pred_src, put, raw, signed32, src_int
+from simt_sim.engine.functional.sass_ops import M32, min_max32, pred_src, put, raw, signed32, src_int
 from simt_sim.engine.jit import allocating, compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import G
@@ -129,11 +129,9 @@ def exec_warp_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, count
     if op == E.OP_S_VIADDMNMX:
         s = (src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
              + src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)) & M32
-        c = src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
-        if not unsigned:
-            s, c = signed32(s), signed32(c)
-        want_min = pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
-        put(regs, row, 0, t, min(s, c) if want_min else max(s, c))
+        put(regs, row, 0, t, min_max32(s, src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters),
+                                       unsigned,
+                                       pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)))
     elif op == E.OP_S_VABSDIFF:
         a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
         b = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)

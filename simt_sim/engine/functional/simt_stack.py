@@ -87,15 +87,11 @@ def diverge(ws, w, taken_pc, taken, fall_pc, fall, rpc, policy, ev, evc):
                 ws.f[w, WF_PC] = first_pc
                 ws.f[w, WF_MASK] = first
             return True
-    if sp >= ws.stack.shape[1]:
+    top = claim_entry(ws, w, KIND_FRAME)
+    if top < 0:
         return False
-    top = sp
-    ws.stack[w, top, SF_KIND] = KIND_FRAME
     ws.stack[w, top, SF_RPC] = rpc
     ws.stack[w, top, SF_JOIN] = ws.f[w, WF_MASK]
-    ws.f[w, WF_SP] = sp + 1
-    if sp + 1 > ws.f[w, WF_MAX_SP]:
-        ws.f[w, WF_MAX_SP] = sp + 1
     log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], ws.f[w, WF_MASK], ws.f[w, WF_SP])
     ws.stack[w, top, SF_PPC] = second_pc
     ws.stack[w, top, SF_PMASK] = second
@@ -133,6 +129,20 @@ def settle(ws, w, ev, evc):
 
 
 @compiled
+def claim_entry(ws, w, kind):
+    """Push an entry of this kind and return its slot (the caller fills its fields), or -1 when the
+    stack is full.  Keeps the warp's deepest stack for the statistics."""
+    sp = ws.f[w, WF_SP]
+    if sp >= ws.stack.shape[1]:
+        return -1
+    ws.stack[w, sp, SF_KIND] = kind
+    ws.f[w, WF_SP] = sp + 1
+    if sp + 1 > ws.f[w, WF_MAX_SP]:
+        ws.f[w, WF_MAX_SP] = sp + 1
+    return sp
+
+
+@compiled
 def remove_lanes(ws, w, lanes):
     """Threads that exited leave every mask of the warp, so joins never wait for them."""
     keep = ~lanes
@@ -145,16 +155,12 @@ def remove_lanes(ws, w, lanes):
 
 @compiled
 def push_explicit(ws, w, mask, pc):
-    sp = ws.f[w, WF_SP]
-    if sp >= ws.stack.shape[1]:
+    sp = claim_entry(ws, w, KIND_EXPLICIT)
+    if sp < 0:
         return False
-    ws.stack[w, sp, SF_KIND] = KIND_EXPLICIT
     ws.stack[w, sp, SF_JOIN] = mask & ws.f[w, WF_LIVE]
     ws.stack[w, sp, SF_RPC] = pc
     ws.stack[w, sp, SF_PMASK] = 0
-    ws.f[w, WF_SP] = sp + 1
-    if sp + 1 > ws.f[w, WF_MAX_SP]:
-        ws.f[w, WF_MAX_SP] = sp + 1
     return True
 
 
@@ -173,17 +179,13 @@ def pop_explicit(ws, w):
 @compiled
 def push_call(ws, w, return_pc, call_pc, callers, ev, evc):
     """Enter a function with the lanes `callers`; returns False on stack overflow."""
-    sp = ws.f[w, WF_SP]
-    if sp >= ws.stack.shape[1]:
+    sp = claim_entry(ws, w, KIND_CALL)
+    if sp < 0:
         return False
-    ws.stack[w, sp, SF_KIND] = KIND_CALL
     ws.stack[w, sp, SF_RPC] = return_pc
     ws.stack[w, sp, SF_JOIN] = ws.f[w, WF_MASK]
     ws.stack[w, sp, SF_PPC] = call_pc
     ws.stack[w, sp, SF_PMASK] = callers
-    ws.f[w, WF_SP] = sp + 1
-    if sp + 1 > ws.f[w, WF_MAX_SP]:
-        ws.f[w, WF_MAX_SP] = sp + 1
     log_event(ev, evc, ws.f[w, WF_GID], EV_CALL, call_pc, ws.f[w, WF_MASK], sp + 1)
     ws.f[w, WF_MASK] = callers
     return True

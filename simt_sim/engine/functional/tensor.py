@@ -236,24 +236,40 @@ def repeat_registers(code, regs, row, k, natural, t):
 
 
 @allocating
-def exec_tensor_mma(code, regs, row, base_t):
-    """mma.sync m16n8k16 / m16n8k8 and wmma.mma for the 32 lanes of a warp: D = A * B + C with
-    the H100 arithmetic (mma_element).  The wmma layouts (.row / .col) only describe how the
-    fragments were loaded; a fragment holds the logical matrix, so they change nothing here."""
+def mma_operands(row):
+    """The shape (m, n, k), whether the accumulator is f16, and zeroed A, B and C of an mma row
+    (PTX mma / wmma and SASS HMMA alike)."""
+    shape = row[E.F_CMP]
+    m, n, kk = E.SHAPE_M[shape], E.SHAPE_N[shape], E.SHAPE_K[shape]
+    acc_f16 = row[E.F_TYPE] == E.T_F16
+    return (m, n, kk, acc_f16, np.zeros(m * kk, dtype=np.int64), np.zeros(kk * n, dtype=np.int64),
+            np.zeros(m * n, dtype=np.int64))
+
+
+@allocating
+def mma_product(row, a, b, c):
+    """D = A * B + C, each element as the H100's tensor cores compute it (mma_element)."""
     shape = row[E.F_CMP]
     m, n, kk = E.SHAPE_M[shape], E.SHAPE_N[shape], E.SHAPE_K[shape]
     in_bf16 = row[E.F_TYPE2] == E.T_BF16
     acc_f16 = row[E.F_TYPE] == E.T_F16
-    a = np.zeros(m * kk, dtype=np.int64)
-    b = np.zeros(kk * n, dtype=np.int64)
-    c = np.zeros(m * n, dtype=np.int64)
-    gather(code, regs, row, 1, base_t, m, kk, False, a, kk, 1)
-    gather(code, regs, row, 2, base_t, n, kk, False, b, 1, n)      # the fragment holds B^T
-    gather(code, regs, row, 3, base_t, m, n, not acc_f16, c, n, 1)
     d = np.zeros(m * n, dtype=np.int64)
     for i in range(m):
         for j in range(n):
             d[i * n + j] = mma_element(a, b, i, j, kk, n, c[i * n + j], in_bf16, acc_f16)
+    return d
+
+
+@allocating
+def exec_tensor_mma(code, regs, row, base_t):
+    """mma.sync m16n8k16 / m16n8k8 and wmma.mma for the 32 lanes of a warp: D = A * B + C with
+    the H100 arithmetic (mma_element).  The wmma layouts (.row / .col) only describe how the
+    fragments were loaded; a fragment holds the logical matrix, so they change nothing here."""
+    m, n, kk, acc_f16, a, b, c = mma_operands(row)
+    gather(code, regs, row, 1, base_t, m, kk, False, a, kk, 1)
+    gather(code, regs, row, 2, base_t, n, kk, False, b, 1, n)      # the fragment holds B^T
+    gather(code, regs, row, 3, base_t, m, n, not acc_f16, c, n, 1)
+    d = mma_product(row, a, b, c)
     for lane in range(32):                          # all sources are read before D is written
         for e in range(m * n // 32):
             v = d[frag_row(m, lane, e) * n + frag_col(m, lane, e)]
