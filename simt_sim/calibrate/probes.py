@@ -106,6 +106,49 @@ def chase_latency(pass_index, first, last):
     return derive
 
 
+def warp_iteration(m, iters=256, warps_per_sp=8):
+    """t-fp64-issue-*: a sub-partition's cycles per warp-iteration (the span of all 32 warps over
+    iterations x the 8 warps that share each scheduler)."""
+    c = m[0]["clk"].reshape(-1, 2)
+    return (c[:, 1].max() - c[:, 0].min()) / (iters * warps_per_sp)
+
+
+def extra_per_iteration(m):
+    """t-fp64-issue-X against -f0: the issue cycles a warp-iteration of X costs beyond 8 FMULs."""
+    return warp_iteration(m[1:]) - warp_iteration(m[:1])
+
+
+def warp_span_spread(m):
+    """t-fp64-issue-f0: the longest warp's span over the shortest's (1: the scheduler shares issue
+    evenly, every warp ends together; a greedy scheduler runs some warps to their end first)."""
+    c = m[0]["clk"].reshape(-1, 2)
+    spans = c[:, 1] - c[:, 0]
+    return spans.max() / spans.min()
+
+
+LDG_FORMS = ("cg", "ca", "plain", "nc")
+
+
+def first_touches(m, form):
+    """t-ldg-path: the first pass's latencies of one load form (load 0, after the clock read that
+    opens the pass, is left out)."""
+    return np.diff(m[0]["clk"].reshape(4, 2, 33)[LDG_FORMS.index(form), 0])[1:]
+
+
+def first_touch_mean(form):
+    return lambda m: float(np.mean(first_touches(m, form)))
+
+
+def first_touch_side(far):
+    """Median first touch of the lines in the far (above 380 cycles) or near L2 partition, all four
+    forms together; where nothing falls on one side (the model has one latency), all of them."""
+    def derive(m):
+        lat = np.concatenate([first_touches(m, f) for f in LDG_FORMS])
+        side = lat[lat > 380] if far else lat[lat <= 380]
+        return float(np.median(side if side.size else lat))
+    return derive
+
+
 def block_cost(m):
     """Extra cycles per block per SM between 8 and 64 blocks per SM (132 SMs)."""
     return (m[1]["cycles"] - m[0]["cycles"]) / ((8448 - 1056) / 132)
@@ -155,6 +198,28 @@ PROBES = [
           "ld.global.cg chase over lines already read once (L2 hits), 2 MiB apart"),
     Probe("first_touch_dram", ("t-tlb",), "cycles", chase_latency(0, 1, 9),
           "the first ld.global.cg into each of 8 fresh 2 MiB regions of a freshly copied buffer", modelled=False),
+    Probe("ldg_first_touch_cg", ("t-ldg-path",), "cycles", first_touch_mean("cg"),
+          "mean first touch of host-copied lines 256 B apart, ld.global.cg (LDG.E.STRONG.GPU)"),
+    Probe("ldg_first_touch_nc", ("t-ldg-path",), "cycles", first_touch_mean("nc"),
+          "the same with ld.global.nc (LDG.E.CONSTANT, `const __restrict__`): the form changes nothing"),
+    Probe("l2_near_first_touch", ("t-ldg-path",), "cycles", first_touch_side(False),
+          "first touches of lines in the SM's own L2 partition (every second 8 KiB of the buffer)", modelled=False),
+    Probe("l2_far_first_touch", ("t-ldg-path",), "cycles", first_touch_side(True),
+          "first touches of lines in the other L2 partition; a second touch costs a near one's", modelled=False),
+    # h100.yaml's gto runs some warps to their end first (2.4x apart, 12.7 cycles); lrr gives 1.003
+    # and 11.1 (docs/timing.md, "Scheduler"), but is not yet the config's policy
+    Probe("issue_fp32_loop", ("t-fp64-issue-f0",), "cycles/warp-iter", warp_iteration,
+          "8 warps per sub-partition, each iteration 8 independent FMULs and 3 loop instructions", modelled=False),
+    Probe("issue_warp_span_spread", ("t-fp64-issue-f0",), "longest / shortest", warp_span_spread,
+          "the same: how evenly the scheduler shares issue among its 8 warps (1 = all end together)",
+          modelled=False),
+    *(Probe(f"issue_extra_{v}", ("t-fp64-issue-f0", f"t-fp64-issue-{v}"), "cycles/warp-iter", extra_per_iteration,
+            meaning, modelled=False) for v, meaning in (
+        ("d1", "one FMUL of the 8 a DMUL: issue cycles added (Nsight Compute: dispatch stalls)"),
+        ("d2", "two DMULs instead of FMULs"),
+        ("d4", "four DMULs instead of FMULs (the FP64 pipe then busy 8 of every ~12 cycles)"),
+        ("i1", "one IMAD instead of an FMUL (FMA-heavy pipe only: math-pipe throttle)"),
+        ("cvt", "F2F.F64.F32 and a DMUL of the last FP32 chain added to the 8 FMULs"))),
     *(Probe(f"regbank_{v.replace('-', '_')}", (f"t-regbank-{v}",), "cycles/inst", pass_cycles(256, 1), meaning,
             modelled=v != "same3-reuse") for v, meaning in REGBANK_VARIANTS),
     Probe("store_operand_read", ("t-opread",), "cycles/step", store_step_cost,
