@@ -4,8 +4,8 @@
 // four chains through a freshly copied buffer (chain[j] = j + 64: one load per 256 bytes, so
 // every load is a host-copied line's first touch), one chain per form, then follows each chain
 // again (its lines now in L1 where the form allocates there, else in L2):
-//   0 ld.global.cg (LDG.E.STRONG.GPU: L2 only, as the latency chases), 1 ld.global.ca (LDG.E),
-//   2 ld.global (LDG.E), 3 ld.global.nc (LDG.E.CONSTANT, `const __restrict__` pointers).
+//   0 ld.global.cg (LDG.E.STRONG.GPU: L2 only, as the latency chases), 1 ld.global.ca
+//   (LDG.E.STRONG.SM), 2 ld.global (LDG.E), 3 ld.global.nc (LDG.E.CONSTANT, `const __restrict__`).
 // The clock is read after each load: clk[66 * form + 33 * pass + k + 1] - clk[... + k] is load k's
 // latency.
 #define STEPS 32
