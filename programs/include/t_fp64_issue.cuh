@@ -4,7 +4,9 @@
 //   T_FP64 of them FP64 (DMUL), the rest FP32 (FMUL; two FMA pipes, one FMUL per cycle);
 //   T_IMAD = 1: one FP32 chain replaced by an integer one (IMAD, on the FMA-heavy pipe only);
 //   T_CVT = 1: after the FP32 chains, one FP64 multiply by the last FP32 chain's value
-//              (F2F.F64.F32 then DMUL, as a dependent mixed loop does).
+//              (F2F.F64.F32 then DMUL, as a dependent mixed loop does);
+//   T_UNROLL = 2: two iterations per trip of the loop (one loop branch per 16 multiplies);
+//   T_VREG = 1: the FP64 factor in a vector register pair (DMUL R, R, R), not a uniform one.
 // Lane 0 of warp w records clk[2w] before the loop and clk[2w + 1] after it (a barrier first, so
 // every warp starts together).  out32 / out64: each thread's chains summed.
 #pragma once
@@ -18,6 +20,12 @@
 #endif
 #ifndef T_CVT
 #define T_CVT 0
+#endif
+#ifndef T_UNROLL
+#define T_UNROLL 1
+#endif
+#ifndef T_VREG
+#define T_VREG 0
 #endif
 #define T_FP32 (8 - T_FP64 - T_IMAD)
 
@@ -33,20 +41,26 @@ extern "C" __global__ void fp64_issue(const float* in, float* out32, double* out
 #pragma unroll
     for (int k = 0; k <= T_FP64 + T_CVT; k++) d[k] = (double)v + k;
     unsigned u = (unsigned)t;
+#if T_VREG
+    md += (double)v * 0.0;                          // per thread as far as ptxas knows (x * 0.0 is not folded)
+#endif
     __syncthreads();
     long long t0 = clock64();
 #pragma unroll 1
-    for (int i = 0; i < iters; i++) {
+    for (int i = 0; i < iters; i += T_UNROLL) {
 #pragma unroll
-        for (int k = 0; k < T_FP64; k++) d[k] *= md;
+        for (int j = 0; j < T_UNROLL; j++) {
 #pragma unroll
-        for (int k = 0; k < T_FP32; k++) x[k] *= m;
+            for (int k = 0; k < T_FP64; k++) d[k] *= md;
+#pragma unroll
+            for (int k = 0; k < T_FP32; k++) x[k] *= m;
 #if T_IMAD
-        u = u * mi + 1u;
+            u = u * mi + 1u;
 #endif
 #if T_CVT
-        d[T_FP64] *= (double)x[T_FP32 - 1];
+            d[T_FP64] *= (double)x[T_FP32 - 1];
 #endif
+        }
     }
     long long t1 = clock64();
     float s = (float)u;
