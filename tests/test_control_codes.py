@@ -51,17 +51,23 @@ def test_rows_carry_the_control_code_of_their_instruction():
 
 def test_a_lone_warp_issues_its_stall_count_apart():
     """t-diverge's single warp: between two issues that wait on no barrier and follow no taken
-    branch, exactly the first one's stall count passes."""
+    branch, exactly the first one's stall count passes; after a BSYNC that completes its barrier,
+    the reconvergence latency when that is longer."""
     prog, res = sass_run("t-diverge", BARE)
+    reconverge = load_config("h100").get("sass.reconverge_latency")
     t = warp_issues(res, 0)
-    checked = 0
+    checked = bsyncs = 0
     for a, b in zip(t[:-1], t[1:]):
         pa, pb = int(a[L.TR_PC]), int(b[L.TR_PC])
         if pb != pa + 1 or (control(prog, pb) >> E.CTRL_WAIT_SHIFT) & 0x3F:
             continue
-        assert b[L.TR_CYCLE] - a[L.TR_CYCLE] == max(control(prog, pa) & E.CTRL_STALL_MASK, 1), prog.texts[pa]
+        stall = max(control(prog, pa) & E.CTRL_STALL_MASK, 1)
+        if prog.texts[pa].startswith("BSYNC"):
+            stall = max(stall, reconverge)
+            bsyncs += 1
+        assert b[L.TR_CYCLE] - a[L.TR_CYCLE] == stall, prog.texts[pa]
         checked += 1
-    assert checked > 1000
+    assert checked > 1000 and bsyncs >= 64 and reconverge > 5
 
 
 def test_a_wait_mask_holds_the_instruction_until_its_barrier_clears():
@@ -120,8 +126,9 @@ def test_fetch_line_must_hold_whole_instructions():
         sass_run("t-clock-read", ["sass.fetch.line_bytes=24"])
 
 
-def gty_order(ages, last, yielded):
-    """The order the gty policy gives the warps of one scheduler, `ages` oldest first."""
+def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10):
+    """The order `policy` gives the warps of one scheduler (slots 0..n-1, `ages` oldest first) at
+    `cycle`, when warp `last` issued last, at `last_cycle`."""
     import numpy as np
     from simt_sim.engine.cycle.scheduler import candidates
     n = len(ages)
@@ -129,19 +136,29 @@ def gty_order(ages, last, yielded):
     wf[:, L.WF_OCCUPIED] = 1
     wf[:, L.WF_STATUS] = L.W_READY
     wf[last, L.WF_YIELDED] = yielded
+    wf[last, L.WF_LAST_CYCLE] = last_cycle
     order = np.array(ages, np.int64).reshape(1, 1, n)
     sched = np.zeros((1, 1, len(L.SCHED_FIELDS)), np.int64)
     sched[0, 0, L.SC_N_ORDER] = n
     sched[0, 0, L.SC_LAST] = last
     out = np.zeros(2 * n + 2, np.int64)
-    m = candidates(L.SCHED_GTY, order, sched, wf, 8, 0, 0, 0, 1, n, out)
+    m = candidates(L.SCHEDULER_NAMES.index(policy), order, sched, wf, 8, cycle, 0, 0, 1, n, out)
     return list(out[:m])
 
 
 def test_gty_keeps_the_last_warp_unless_it_yielded_then_takes_the_youngest():
-    assert gty_order([0, 1, 2, 3], last=1, yielded=0) == [1, 3, 2, 0]
-    assert gty_order([0, 1, 2, 3], last=1, yielded=1) == [3, 2, 0, 1]
-    assert gty_order([2, 0, 3, 1], last=0, yielded=0) == [0, 1, 3, 2]
+    assert scheduler_order("gty", [0, 1, 2, 3], last=1, yielded=0) == [1, 3, 2, 0]
+    assert scheduler_order("gty", [0, 1, 2, 3], last=1, yielded=1) == [3, 2, 0, 1]
+    assert scheduler_order("gty", [2, 0, 3, 1], last=0, yielded=0) == [0, 1, 3, 2]
+
+
+def test_grr_keeps_a_warp_that_issues_back_to_back_then_goes_round_robin():
+    # warp 2 issued in the previous cycle: it stays first, then the slots after it
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10) == [2, 3, 0, 1]
+    # it paused (issued two cycles ago): the turn passes to the next slot, whatever the ages
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
+    assert scheduler_order("grr", [3, 2, 1, 0], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
+    assert scheduler_order("lrr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10) == [3, 0, 1, 2]
 
 
 def test_the_yield_hint_is_what_the_disassembly_prints_as_y():
@@ -153,10 +170,11 @@ def test_the_yield_hint_is_what_the_disassembly_prints_as_y():
 
 
 @pytest.mark.parametrize("policy", ["gto", "lrr", pytest.param("oldest", marks=pytest.mark.slow),
-                                    pytest.param("two-level", marks=pytest.mark.slow), "gty"])
+                                    pytest.param("two-level", marks=pytest.mark.slow), "gty", "grr"])
 def test_two_warps_on_one_subpartition_share_it_by_policy(policy):
     """t-sched-5w in SASS mode, fetch off: warps 0 and 4 share sub-partition 0, each streaming
-    independent FFMAs (S01).  Round robin alternates them; greedy policies let one run ahead."""
+    independent FFMAs (S01).  Round robin alternates them; greedy policies (grr too: each FFMA
+    issues the cycle after the last) let one run ahead."""
     prog, res = sass_run("t-sched-5w", BARE + [f"scheduler.policy={policy}"])
     t = res.trace[(res.trace[:, L.TR_SP] == 0) & (res.trace[:, L.TR_SM] == 0)]
     ffma = t[[prog.texts[pc].startswith("FFMA") for pc in t[:, L.TR_PC]]]

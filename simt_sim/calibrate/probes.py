@@ -106,16 +106,19 @@ def chase_latency(pass_index, first, last):
     return derive
 
 
-def warp_iteration(m, iters=256, warps_per_sp=8):
-    """t-fp64-issue-*: a sub-partition's cycles per warp-iteration (the span of all 32 warps over
-    iterations x the 8 warps that share each scheduler)."""
-    c = m[0]["clk"].reshape(-1, 2)
-    return (c[:, 1].max() - c[:, 0].min()) / (iters * warps_per_sp)
+def warp_iteration(warps_per_sp=8, iters=256):
+    """t-fp64-issue-*: a sub-partition's cycles per warp-iteration (the span of all the block's
+    warps over iterations x the warps that share each scheduler)."""
+    def derive(m):
+        c = m[0]["clk"].reshape(-1, 2)
+        return (c[:, 1].max() - c[:, 0].min()) / (iters * warps_per_sp)
+    return derive
 
 
-def extra_per_iteration(m):
-    """t-fp64-issue-X against -f0: the issue cycles a warp-iteration of X costs beyond 8 FMULs."""
-    return warp_iteration(m[1:]) - warp_iteration(m[:1])
+def extra_per_iteration(warps_per_sp=8):
+    """t-fp64-issue-X against its -f0 twin: the cycles a warp-iteration of X costs beyond 8 FMULs."""
+    per = warp_iteration(warps_per_sp)
+    return lambda m: per(m[1:]) - per(m[:1])
 
 
 def warp_span_spread(m):
@@ -206,20 +209,31 @@ PROBES = [
           "first touches of lines in the SM's own L2 partition (every second 8 KiB of the buffer)", modelled=False),
     Probe("l2_far_first_touch", ("t-ldg-path",), "cycles", first_touch_side(True),
           "first touches of lines in the other L2 partition; a second touch costs a near one's", modelled=False),
-    # h100.yaml's gto runs some warps to their end first (2.4x apart, 12.7 cycles); lrr gives 1.003
-    # and 11.1 (docs/timing.md, "Scheduler"), but is not yet the config's policy
-    Probe("issue_fp32_loop", ("t-fp64-issue-f0",), "cycles/warp-iter", warp_iteration,
-          "8 warps per sub-partition, each iteration 8 independent FMULs and 3 loop instructions", modelled=False),
+    # the scheduler (h100.yaml's grr): 1, 2, 4 and 8 warps per sub-partition run the same FMUL loop
+    *(Probe(f"issue_fp32_loop{sfx.replace('-', '_')}", (f"t-fp64-issue-f0{sfx}",), "cycles/warp-iter", warp_iteration(w),
+            f"{w} warp{'s' if w > 1 else ''} per sub-partition, each iteration 8 independent FMULs and 3 loop "
+            f"instructions (stall counts 24: one warp alone is latency-bound, 8 are issue-bound)")
+      for sfx, w in (("-w1", 1), ("-w2", 2), ("-w4", 4), ("", 8))),
     Probe("issue_warp_span_spread", ("t-fp64-issue-f0",), "longest / shortest", warp_span_spread,
-          "the same: how evenly the scheduler shares issue among its 8 warps (1 = all end together)",
-          modelled=False),
-    *(Probe(f"issue_extra_{v}", ("t-fp64-issue-f0", f"t-fp64-issue-{v}"), "cycles/warp-iter", extra_per_iteration,
-            meaning, modelled=False) for v, meaning in (
-        ("d1", "one FMUL of the 8 a DMUL: issue cycles added (Nsight Compute: dispatch stalls)"),
-        ("d2", "two DMULs instead of FMULs"),
-        ("d4", "four DMULs instead of FMULs (the FP64 pipe then busy 8 of every ~12 cycles)"),
-        ("i1", "one IMAD instead of an FMUL (FMA-heavy pipe only: math-pipe throttle)"),
-        ("cvt", "F2F.F64.F32 and a DMUL of the last FP32 chain added to the 8 FMULs"))),
+          "8 warps per sub-partition: how evenly the scheduler shares issue (1 = all end together; gto 2.4)"),
+    Probe("issue_fp32_loop_u2", ("t-fp64-issue-f0-u2",), "cycles/warp-iter", warp_iteration(),
+          "the same with two iterations per loop trip (one loop branch per 16 FMULs)"),
+    *(Probe(f"issue_extra_{v.replace('-', '_')}", (f"t-fp64-issue-{twin}", f"t-fp64-issue-{v}"), "cycles/warp-iter",
+            extra_per_iteration(w), meaning, modelled=False) for v, twin, w, meaning in (
+        ("d1", "f0", 8, "one FMUL of the 8 a DMUL: issue cycles added (Nsight Compute: dispatch stalls)"),
+        ("d2", "f0", 8, "two DMULs instead of FMULs"),
+        ("d4", "f0", 8, "four DMULs instead of FMULs (the FP64 pipe then busy 8 of every ~12 cycles)"),
+        ("i1", "f0", 8, "one IMAD instead of an FMUL (FMA-heavy pipe only: math-pipe throttle)"),
+        ("cvt", "f0", 8, "F2F.F64.F32 and a DMUL of the last FP32 chain added to the 8 FMULs"),
+        ("d1-w1", "f0-w1", 1, "one DMUL, one warp per sub-partition (latency-bound): the warp's own cost"),
+        ("d2-w1", "f0-w1", 1, "two DMULs, one warp: no more than one"),
+        ("d4-w1", "f0-w1", 1, "four DMULs, one warp: no more than one"),
+        ("i1-w1", "f0-w1", 1, "one IMAD, one warp (Nsight Compute: math-pipe throttle)"),
+        ("cvt-w1", "f0-w1", 1, "F2F.F64.F32 then a dependent DMUL, one warp: conversion and DMUL latency"),
+        ("d1-w2", "f0-w2", 2, "one DMUL, two warps per sub-partition"),
+        ("d1-w4", "f0-w4", 4, "one DMUL, four warps per sub-partition"),
+        ("d1-u2", "f0-u2", 8, "one DMUL per iteration, two iterations per loop trip"),
+        ("d1-vr", "f0", 8, "one DMUL with its factor in vector registers (DMUL R, R, R)"))),
     *(Probe(f"regbank_{v.replace('-', '_')}", (f"t-regbank-{v}",), "cycles/inst", pass_cycles(256, 1), meaning,
             modelled=v != "same3-reuse") for v, meaning in REGBANK_VARIANTS),
     Probe("store_operand_read", ("t-opread",), "cycles/step", store_step_cost,

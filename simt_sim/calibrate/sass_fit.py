@@ -32,7 +32,8 @@ class Fit:
 FITS = [
     Fit("sass.fetch.l1.line_cycles", "fetch_4096_warm", 8, 64),         # 64 KiB: L0 misses, L1 hits
     Fit("sass.fetch.l2_line_cycles", "fetch_16384_warm", 8, 128),       # 256 KiB: L1 misses too
-    Fit("sass.taken_branch_latency", "loop_iteration_converged", 0, 64),
+    Fit("sass.taken_branch_latency", "issue_fp32_loop_w1", 0, 64),     # a loop's branch alone
+    Fit("sass.reconverge_latency", "loop_iteration_converged", 0, 64),   # then BSYNC in an if/else loop
     Fit("sass.block_launch_interval", "block_cost", 0, 1024),
 ]
 

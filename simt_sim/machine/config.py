@@ -146,6 +146,9 @@ SCHEMA = {
         "taken_branch_latency": Field(int, non_negative,
                                       doc="cycles a SASS warp waits after a branch that leaves the fall-through "
                                           "path (instruction fetch redirect), at least its stall count"),
+        "reconverge_latency": Field(int, non_negative,
+                                    doc="cycles a SASS warp waits after a BSYNC that completes its convergence "
+                                        "barrier (the warp goes on as one), at least its stall count"),
         "block_launch_interval": Field(int, non_negative,
                                        doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
                                            "sm.block_launch_latency alone)"),
@@ -222,7 +225,8 @@ DEFAULTS = {
                "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0},
     },
-    "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "block_launch_interval": 0,
+    "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
+             "block_launch_interval": 0,
              "register_banks": 0,
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},

@@ -122,7 +122,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
-             "control_codes", "read_latency", "taken_branch", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
+             "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
              "register_banks")
 TC = _index(TC_FIELDS)
@@ -130,8 +130,8 @@ TC = _index(TC_FIELDS)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
 TF = _index(TF_FIELDS)
 
-SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty")
-SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY = range(len(SCHEDULER_NAMES))
+SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr")
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR = range(len(SCHEDULER_NAMES))
 
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
 # warp that issued last, cycle it next needs a look, resident warps in its age order

@@ -36,7 +36,7 @@ G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
-T_CTRL, T_READ_LAT, T_TAKEN = TC["control_codes"], TC["read_latency"], TC["taken_branch"]
+T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
 
 
 @compiled_inline
@@ -118,7 +118,7 @@ def control_code(rows, tc, pc):
 
 
 @compiled_inline
-def after_issue(wf, tab, tc, w, pc, ctrl, cycle):
+def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
     """When warp w may issue again and what it waits on, from the class of what it issued (SASS:
     from its stall count, and a taken branch's fetch redirect)."""
     if wf[w, WF_LAST_CYCLE] == cycle:
@@ -133,9 +133,14 @@ def after_issue(wf, tab, tc, w, pc, ctrl, cycle):
     wf[w, WF_RESUME_KIND] = R_WAIT
     wf[w, WF_YIELDED] = 1 if ctrl >= 0 and (ctrl >> E.CTRL_YIELD_SHIFT) & 1 == 0 else 0   # raw 0: yield
     if ctrl >= 0:
-        wf[w, WF_RESUME] = cycle + max(ctrl & E.CTRL_STALL_MASK, 1)
-        if cls == CL_BRANCH and wf[w, WF_PC] != pc + 1 and tc[T_TAKEN] > ctrl & E.CTRL_STALL_MASK:
-            wf[w, WF_RESUME] = cycle + tc[T_TAKEN]
+        coded = max(ctrl & E.CTRL_STALL_MASK, 1)
+        stall = coded
+        if cls == CL_BRANCH and wf[w, WF_PC] != pc + 1:
+            stall = max(stall, tc[T_TAKEN])
+        elif op == E.OP_S_BSYNC and wf[w, WF_PC] == pc + 1:      # the barrier completed: one warp again
+            stall = max(stall, tc[T_RECONVERGE])
+        wf[w, WF_RESUME] = cycle + stall
+        if stall > coded:
             wf[w, WF_RESUME_KIND] = R_BRANCH
     elif cls == CL_BRANCH:
         wf[w, WF_RESUME] = cycle + max(tc[T_BRANCH], 1)
@@ -206,7 +211,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, sm, sp, k, ready)
     ts.now[N_SLICE] -= 1
-    after_issue(wf, tab, tc, w, pc, ctrl, cycle)
+    after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
     if ctrl >= 0 and tc[T_BANKS]:
         keep_reused(wf, tab, w, pc, ctrl)
     if ctrl >= 0 and tc[T_FETCH]:

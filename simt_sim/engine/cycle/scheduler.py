@@ -8,7 +8,10 @@
              pending warp takes its place (Narasiman et al., MICRO 2011);
   gty        greedy then youngest, with compiler-guided yield: the warp that issued last while it
              can, unless its instruction carried ptxas's yield hint (SASS), then the youngest
-             first; a warp that yielded comes last.
+             first; a warp that yielded comes last;
+  grr        greedy then round robin: the warp that issued in the previous cycle while it can issue
+             back to back, otherwise the next warp after the last one by slot, wrapping around
+             (a warp that pauses, for a stall count over 1 or a busy pipe, hands on its turn).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -16,8 +19,8 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (R_LONG, SC_LAST, SC_N_ORDER, SCHED_GTO, SCHED_GTY, SCHED_LRR, SCHED_OLDEST,
-                                     WF_AGE, WF_YIELDED,
+from simt_sim.machine.layout import (R_LONG, SC_LAST, SC_N_ORDER, SCHED_GRR, SCHED_GTO, SCHED_GTY, SCHED_LRR, SCHED_OLDEST,
+                                     WF_AGE, WF_LAST_CYCLE, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
                                      WF_STATUS, W_READY)
 
@@ -63,6 +66,13 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         return round_robin(sm, sp, n_sp, warps_per_sm, last, out)
     if policy == SCHED_GTY:
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
+    if policy == SCHED_GRR:
+        m = round_robin(sm, sp, n_sp, warps_per_sm, last, out)
+        if last >= 0 and wf[last, WF_LAST_CYCLE] == cycle - 1:    # still issuing back to back: keep it
+            for k in range(m - 1, 0, -1):
+                out[k] = out[k - 1]
+            out[0] = last
+        return m
     return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
 
 
