@@ -126,11 +126,13 @@ def test_fetch_line_must_hold_whole_instructions():
         sass_run("t-clock-read", ["sass.fetch.line_bytes=24"])
 
 
-def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10):
+def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_from=-1, held_at=-2):
     """The order `policy` gives the warps of one scheduler (slots 0..n-1, `ages` oldest first) at
-    `cycle`, when warp `last` issued last, at `last_cycle`."""
+    `cycle`, when warp `last` issued last, at `last_cycle` (or was held at `held_at`), and grr's
+    round robin starts from `rr_from`."""
     import numpy as np
     from simt_sim.engine.cycle.scheduler import candidates
+    from simt_sim.machine.state import make_schedulers
     n = len(ages)
     wf = np.zeros((n, len(L.WARP_FIELDS)), np.int64)
     wf[:, L.WF_OCCUPIED] = 1
@@ -138,9 +140,11 @@ def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10):
     wf[last, L.WF_YIELDED] = yielded
     wf[last, L.WF_LAST_CYCLE] = last_cycle
     order = np.array(ages, np.int64).reshape(1, 1, n)
-    sched = np.zeros((1, 1, len(L.SCHED_FIELDS)), np.int64)
+    sched = make_schedulers(1, 1)
     sched[0, 0, L.SC_N_ORDER] = n
     sched[0, 0, L.SC_LAST] = last
+    sched[0, 0, L.SC_RR_FROM] = rr_from
+    sched[0, 0, L.SC_HELD_AT] = held_at
     out = np.zeros(2 * n + 2, np.int64)
     m = candidates(L.SCHEDULER_NAMES.index(policy), order, sched, wf, 8, cycle, 0, 0, 1, n, out)
     return list(out[:m])
@@ -157,6 +161,10 @@ def test_grr_keeps_a_warp_that_issues_back_to_back_then_goes_round_robin():
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10) == [2, 3, 0, 1]
     # it paused (issued two cycles ago): the turn passes to the next slot, whatever the ages
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
+    # warp 0 was passed over for a busy pipe when warp 2 issued: the round starts from it
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, rr_from=0) == [0, 1, 2, 3]
+    # warp 2 was held a cycle by a register-file write conflict: it keeps the turn
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=5, cycle=10, held_at=9) == [2, 3, 0, 1]
     assert scheduler_order("grr", [3, 2, 1, 0], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
     assert scheduler_order("lrr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10) == [3, 0, 1, 2]
 
@@ -206,3 +214,30 @@ def test_depbar_waits_until_at_most_n_copy_groups_are_incomplete():
     wf[0, L.WF_GROUPS] = 3
     wf[0, L.WF_GROUP:L.WF_GROUP + 3] = (100, 200, 300)
     assert [groups_done(wf, 0, keep)[0] for keep in (0, 1, 2, 3)] == [300, 200, 100, 0]
+
+
+def test_a_result_that_would_land_with_a_dmul_s_waits_a_cycle():
+    """t-fp64-issue-d1-w1: each iteration's DMUL (8 cycles) would write its result in the cycle of
+    the FMUL issued 4 cycles after it (4 cycles); the register file takes one such write per
+    cycle, so the FMUL is held a cycle: one dispatch stall per warp and iteration, as Nsight
+    Compute counts on the H100, and nothing issues in that cycle."""
+    prog, res = sass_run("t-fp64-issue-d1-w1", [])
+    _, free = sass_run("t-fp64-issue-d1-w1", ["sass.write_port_units=[]"])
+    iterations, warps = 256, 4
+    assert (iterations - 1) * warps <= res.kernels[0]["stall_cycles"]["dispatch_stall"] <= iterations * warps
+    assert free.kernels[0]["stall_cycles"]["dispatch_stall"] == 0
+    assert res.cycles - free.cycles == pytest.approx(iterations, abs=2)
+    dmul = next(pc for pc, text in enumerate(prog.texts) if text.startswith("DMUL"))
+    t = warp_issues(res, 0)
+    cycles = set(t[:, L.TR_CYCLE].tolist())
+    for c in t[t[:, L.TR_PC] == dmul][1:, L.TR_CYCLE]:     # (the first iteration waits on fetch)
+        assert c + 4 not in cycles and c + 5 in cycles       # the held slot, then the FMUL
+
+
+def test_write_port_units_must_name_units(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: c\nwarp_size: 32\nsass:\n  write_port_units: [fp32, fma]\n")
+    with pytest.raises(InputError, match=r"c.yaml:4:\d+.*names no unit: fma"):
+        load_config(str(cfg))
+    with pytest.raises(InputError, match="names no unit: sfu2"):
+        load_config("h100", ["sass.write_port_units=[sfu2]"])

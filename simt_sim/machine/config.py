@@ -13,7 +13,7 @@ import yaml
 
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
-from simt_sim.machine.layout import MAX_REGISTER_BANKS, POLICY_NAMES, SCHEDULER_NAMES
+from simt_sim.machine.layout import MAX_REGISTER_BANKS, N_WRITE_RING, POLICY_NAMES, SCHEDULER_NAMES
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -45,6 +45,11 @@ def _unit_schema(what: str) -> dict:
         "latency": Field(int, positive, doc="cycles from issue until the result can be read"),
         "shared_with": Field(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
     }
+
+
+def _unit_names(v) -> str | None:
+    bad = [u for u in v if u not in UNIT_NAMES]
+    return f"names no unit: {', '.join(map(str, bad))} (units: {', '.join(UNIT_NAMES)})" if bad else None
 
 
 def _latency_overrides(v) -> str | None:
@@ -156,6 +161,11 @@ SCHEMA = {
                                 doc="register-file banks per sub-partition (register number mod banks), each "
                                     "reading one register per cycle for the operand collector, which holds two "
                                     "instructions; operands in the reuse cache need no read (0: not modelled)"),
+        "write_port_units": Field(list, _unit_names,
+                                  doc="units whose fixed-latency vector-register results share the "
+                                      "sub-partition's one register-file write per cycle: an instruction "
+                                      "whose result would land in a cycle already taken waits a cycle "
+                                      "(Nsight Compute: dispatch stall); [] = not modelled"),
         "units": {name: _unit_schema(name) for name in UNIT_NAMES},
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
@@ -227,7 +237,7 @@ DEFAULTS = {
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
-             "register_banks": 0,
+             "register_banks": 0, "write_port_units": [],
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},

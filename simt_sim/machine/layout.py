@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue",)
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -65,6 +65,9 @@ WF_COPIES_OPEN, WF_GROUPS, WF_GROUP = (WARP_FIELDS.index(f) for f in ("copies_op
 # holds + 1 (0: nothing), and the cycle of the warp's issue before its last one (the operand
 # collector holds two instructions, so the next one's reads may begin then)
 WF_REUSE, WF_PREV_ISSUE = WARP_FIELDS.index("reuse0"), WARP_FIELDS.index("prev_issue")
+# cycles the warp was selected but held by a register-file write conflict since its last issue
+# (SASS, sass.write_port_units; counted as dispatch stalls)
+WF_HELD = WARP_FIELDS.index("held")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -124,7 +127,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
              "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
-             "register_banks")
+             "register_banks", "write_port")
 TC = _index(TC_FIELDS)
 # tf: bandwidths (float64 vector)
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
@@ -134,13 +137,19 @@ SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr")
 SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR = range(len(SCHEDULER_NAMES))
 
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
-# warp that issued last, cycle it next needs a look, resident warps in its age order
+# warp that issued last (or was selected and held a cycle, at held_at), cycle it next needs a
+# look, resident warps in its age order, the warp grr's round robin starts from (-1: the one
+# after last)
 # (SASS fetch: the cycle its instruction fetch path is free again)
 # (SASS register file: per bank, the first cycle its read port is free)
 MAX_REGISTER_BANKS = 4
-SCHED_FIELDS = ("last", "wake", "n_order", "fetch_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS))
-SC_LAST, SC_WAKE, SC_N_ORDER, SC_FETCH_FREE, SC_BANK = (SCHED_FIELDS.index(f) for f in
-                                                        ("last", "wake", "n_order", "fetch_free", "bank0"))
+# (SASS register-file write port: the cycles booked for fixed-latency results, a ring indexed by
+# cycle mod N_WRITE_RING, so a booked unit's latency must stay below it)
+N_WRITE_RING = 32
+SCHED_FIELDS = ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
+    + tuple(f"write{i}" for i in range(N_WRITE_RING))
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_BANK, SC_WRITE = (
+    SCHED_FIELDS.index(f) for f in ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "bank0", "write0"))
 
 # ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
 # int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp

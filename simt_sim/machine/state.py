@@ -11,7 +11,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, N_COUNTERS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
+from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, INF, N_COUNTERS, SC_HELD_AT, SC_LAST,
+                                     SC_RR_FROM, SC_WAKE, SCHED_FIELDS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
 # calls: the call table (isa/encoding.py); ptx / sass: True when the rows include that instruction
@@ -30,6 +31,16 @@ def isa_markers(isas: set[str]) -> tuple:
     bool, so numba compiles the engine once per combination and prunes the semantics of an absent
     set (execute.ptx_row, sass_row): a PTX run never compiles SASS semantics, nor a SASS run PTX's."""
     return (True if "ptx" in isas else None), (True if "sass" in isas else None)
+
+
+def make_schedulers(n_sm: int, n_sp: int) -> np.ndarray:
+    """Per-scheduler state before a launch: no warp issued or held yet, nothing to wake for."""
+    sched = np.zeros((n_sm, n_sp, len(SCHED_FIELDS)), np.int64)
+    sched[:, :, SC_LAST] = -1
+    sched[:, :, SC_HELD_AT] = -2
+    sched[:, :, SC_RR_FROM] = -1
+    sched[:, :, SC_WAKE] = INF
+    return sched
 
 
 def make_regs(n_threads: int, n_r32: int, n_r64: int, n_pred: int) -> Regs:
@@ -61,7 +72,7 @@ def make_counters() -> np.ndarray:
 # busy; srcs / dsts: registers in the unified numbering (-1 padded); unit_pipes: pipes per unit;
 # pipes_of: how many of its unit's pipes (the first ones) the instruction may use; rf_first /
 # rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none).
-Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes ncu_pipe pipes_of rf_first rf_count")
+Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes ncu_pipe pipes_of rf_first rf_count rf_write")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in

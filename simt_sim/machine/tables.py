@@ -13,7 +13,7 @@ import numpy as np
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
 from simt_sim.machine.state import Tables
-from simt_sim.machine.layout import CL_CODE, N_REUSE_SLOTS, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
+from simt_sim.machine.layout import CL_ALU, CL_CODE, N_REUSE_SLOTS, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
 from simt_sim.isa.sass_table import sass_table
@@ -68,6 +68,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "reconverge": g("sass.reconverge_latency"),
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),
         "register_banks": g("sass.register_banks") if sass else 0,
+        "write_port": int(sass and bool(g("sass.write_port_units"))),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -259,7 +260,24 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     for pc in range(n):
         for slot, (first, count) in enumerate(register_reads(code[pc], vecs, numbering)):
             rf_first[pc, slot], rf_count[pc, slot] = first, count
-    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, rf_first, rf_count)
+    rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
+    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, rf_first, rf_count, rf_write)
+
+
+def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):
+    """Per pc, the cycles from issue until its result takes the register-file write port (0: it
+    takes none): SASS instructions of `sass.write_port_units` with fixed latency and an R
+    register destination (uniform registers and predicates have their own files)."""
+    names = cfg.get("sass.write_port_units") or []
+    out = np.zeros(len(code), np.int64)
+    for pc in range(len(code)):
+        if (UNIT_NAMES[own[pc]] in names and cls[pc] == CL_ALU and is_sass_row(code[pc])
+                and any(E.SASS_R_BASE <= d < numbering.n_r32 for d in dsts[pc])):
+            if lat[pc] >= N_WRITE_RING:
+                raise InputError(f"{cfg.path}: sass.write_port_units: {UNIT_NAMES[own[pc]]}'s latency "
+                                 f"{lat[pc]} must be below {N_WRITE_RING}")
+            out[pc] = lat[pc]
+    return out
 
 
 def register_reads(row, vecs, numbering: RegisterNumbering) -> list[tuple[int, int]]:

@@ -25,7 +25,7 @@ from simt_sim.machine.config import GPUConfig, load_config
 from simt_sim.frontend.dims import Dim3, check_dims
 from simt_sim.machine.lower import MachineImage, lower
 from simt_sim.machine.occupancy import active_smsps, issue_slot_use
-from simt_sim.machine.state import TState
+from simt_sim.machine.state import TState, make_schedulers
 from simt_sim.run.session import Session, describe_fault, lane_efficiency
 
 SLICE_INSTS = L.SLICE_INSTS      # warp-instructions between progress calls (a module global: tests shorten it)
@@ -278,9 +278,7 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
     def i64(*shape):
         return np.zeros(shape, np.int64)
 
-    sched = i64(n_sm, n_sp, len(L.SCHED_FIELDS))
-    sched[:, :, L.SC_LAST] = -1
-    sched[:, :, L.SC_WAKE] = L.INF
+    sched = make_schedulers(n_sm, n_sp)
     sm_use = i64(n_sm, len(L.SM_USE_FIELDS))
     sm_use[:, L.U_WAKE] = L.INF
     now = i64(len(L.NOW_FIELDS))

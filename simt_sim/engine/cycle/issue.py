@@ -11,7 +11,7 @@ from __future__ import annotations
 from simt_sim.engine.cycle.blocks import finish_block
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
-from simt_sim.engine.cycle.regfile import T_BANKS, keep_reused, read_operands
+from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
 from simt_sim.engine.cycle.scheduler import candidates
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
@@ -25,11 +25,11 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_LAST, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
                                      TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
-                                     WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
+                                     WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
                                      WF_RESUME_KIND, WF_STATUS, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
@@ -46,6 +46,23 @@ def can_issue(wf, unit_free, tab, tc, w, sm, sp, cycle):
     if wf[w, WF_LAST_CYCLE] == cycle and wf[w, WF_LAST_COUNT] >= tc[T_PER_WARP]:
         return False
     return pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) >= 0
+
+
+@compiled_inline
+def pipe_throttled(wf, unit_free, tab, w, sm, sp, cycle):
+    """Whether warp w could issue now but for its busy pipe."""
+    return (wf[w, WF_STATUS] == W_READY and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
+            and pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) < 0)
+
+
+@compiled_inline
+def dispatch_blocked(wf, ts, tab, tc, w, sm, sp, cycle):
+    """Whether the selected warp w's result would land on a booked register-file write: then it
+    is held this cycle (a dispatch stall) and the scheduler issues nothing."""
+    if tc[T_WRITE_PORT] and write_port_taken(ts.sched, tab, sm, sp, wf[w, WF_PC], cycle):
+        wf[w, WF_HELD] += 1
+        return True
+    return False
 
 
 @compiled_inline
@@ -196,6 +213,8 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
                  fault) == STEP_FAULT:
         return False
     u = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle)
+    if tc[T_WRITE_PORT]:
+        book_write(ts.sched, tab, sm, sp, pc, cycle)
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], tab.ii[pc], mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
     if ctrl >= 0:
@@ -236,14 +255,23 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     n = candidates(tc[T_POLICY], ts.order, ts.sched, wf, tc[T_POOL], cycle, sm, sp, tc[T_NSP], tc[T_WPSM], cand)
     issued = 0
     width = tc[T_WIDTH]
+    held = False
+    throttled = -1
     for j in range(n):
         w = cand[j]
+        if throttled < 0 and tc[T_POLICY] == SCHED_GRR and pipe_throttled(wf, ts.unit_free, tab, w, sm, sp, cycle):
+            throttled = w
         while issued < width and can_issue(wf, ts.unit_free, tab, tc, w, sm, sp, cycle):
+            if dispatch_blocked(wf, ts, tab, tc, w, sm, sp, cycle):
+                held = True
+                ts.sched[sm, sp, SC_LAST] = w        # it had the turn: greedy policies keep it
+                ts.sched[sm, sp, SC_HELD_AT] = cycle
+                break
             if not issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
                 return -1
             issued += 1
             ts.sched[sm, sp, SC_LAST] = w
-        if issued >= width:
+        if held or issued >= width:
             for jj in range(j + 1, n):     # eligible warps left waiting this cycle
                 v = cand[jj]
                 if can_issue(wf, ts.unit_free, tab, tc, v, sm, sp, cycle):
@@ -252,6 +280,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     if issued > 0:
         ts.sched[sm, sp, SC_WAKE] = cycle + 1
         ts.now[N_ISSUE_CYCLES] += 1
+        ts.sched[sm, sp, SC_RR_FROM] = throttled
+    elif held:
+        ts.sched[sm, sp, SC_WAKE] = cycle + 1
     else:
         ts.sched[sm, sp, SC_WAKE] = next_wake(wf, ts, tab, sm, sp, cycle)
     return issued

@@ -6,14 +6,18 @@ warp, so an instruction's reads may begin when the instruction before its predec
 it issues one cycle after its last read.  A source slot whose register the previous instruction
 kept with its reuse flag (and did not write) needs no read.  Measured on the H100 with the
 t-regbank-* probes: three reads per FFMA sustain 1.5 cycles per instruction, one read 1.0.
+
+Writes: the fixed-latency results of `sass.write_port_units` share one register-file write per
+cycle, taken at issue + latency.  Pipes of one latency never collide (one issue per cycle); a
+DMUL's result (8 cycles) lands with that of an FMUL issued 4 cycles after it, and the FMUL waits.
 """
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import N_REUSE_SLOTS, SC_BANK, TC, WF_PREV_ISSUE, WF_REUSE
+from simt_sim.machine.layout import N_REUSE_SLOTS, N_WRITE_RING, SC_BANK, SC_WRITE, TC, WF_PREV_ISSUE, WF_REUSE
 
-T_BANKS = TC["register_banks"]
+T_BANKS, T_WRITE_PORT = TC["register_banks"], TC["write_port"]
 
 
 @compiled_inline
@@ -48,3 +52,21 @@ def keep_reused(wf, tab, w, pc, ctrl):
             if first <= d < first + tab.rf_count[pc, s]:
                 keep = False
         wf[w, WF_REUSE + s] = first + 1 if keep else 0
+
+
+@compiled_inline
+def write_port_taken(sched, tab, sm, sp, pc, cycle):
+    """Whether pc's result would land in a cycle whose register-file write is already booked."""
+    lat = tab.rf_write[pc]
+    if lat == 0:
+        return False
+    at = cycle + lat
+    return sched[sm, sp, SC_WRITE + at % N_WRITE_RING] == at
+
+
+@compiled_inline
+def book_write(sched, tab, sm, sp, pc, cycle):
+    lat = tab.rf_write[pc]
+    if lat > 0:
+        at = cycle + lat
+        sched[sm, sp, SC_WRITE + at % N_WRITE_RING] = at

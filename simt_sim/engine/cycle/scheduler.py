@@ -11,7 +11,8 @@
              first; a warp that yielded comes last;
   grr        greedy then round robin: the warp that issued in the previous cycle while it can issue
              back to back, otherwise the next warp after the last one by slot, wrapping around
-             (a warp that pauses, for a stall count over 1 or a busy pipe, hands on its turn).
+             (a warp that pauses for a stall count over 1 hands on its turn; one passed over only
+             because its pipe was busy keeps it: the next round starts from it).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -19,7 +20,7 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (R_LONG, SC_LAST, SC_N_ORDER, SCHED_GRR, SCHED_GTO, SCHED_GTY, SCHED_LRR, SCHED_OLDEST,
+from simt_sim.machine.layout import (R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SCHED_GRR, SCHED_GTO, SCHED_GTY, SCHED_LRR, SCHED_OLDEST,
                                      WF_AGE, WF_LAST_CYCLE, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
                                      WF_STATUS, W_READY)
@@ -67,8 +68,10 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
     if policy == SCHED_GTY:
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     if policy == SCHED_GRR:
-        m = round_robin(sm, sp, n_sp, warps_per_sm, last, out)
-        if last >= 0 and wf[last, WF_LAST_CYCLE] == cycle - 1:    # still issuing back to back: keep it
+        frm = sched[sm, sp, SC_RR_FROM]
+        m = round_robin(sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
+        if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
+            # still issuing back to back (or held a cycle by a dispatch stall): keep it
             for k in range(m - 1, 0, -1):
                 out[k] = out[k - 1]
             out[0] = last

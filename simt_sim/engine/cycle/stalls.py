@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (KS_STALL, N_TLOG, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_NOT_SELECTED,
+from simt_sim.machine.layout import (KS_STALL, N_TLOG, R_DISPATCH, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_HELD, WF_NOT_SELECTED,
                                      WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESUME, WF_RESUME_KIND)
 
 T_TRACE = TC["record_trace"]
@@ -33,12 +33,17 @@ def account(wf, kstats, tlog, now, tc, k, w, gid, cycle, throttle):
     kstats[k, KS_STALL + okind] += o_end - r_end
     log_stall(tlog, now, record, gid, r_end, o_end, okind)
     rest = cycle - o_end
-    notsel = min(wf[w, WF_NOT_SELECTED], rest)
+    held = min(wf[w, WF_HELD], rest)
+    notsel = min(wf[w, WF_NOT_SELECTED], rest - held)
+    kstats[k, KS_STALL + R_DISPATCH] += held
     kstats[k, KS_STALL + R_NOT_SELECTED] += notsel
-    kstats[k, KS_STALL + throttle] += rest - notsel
-    # which of the ready cycles were unit waits and which lost selection is counted, not ordered:
-    # the log shows the unit waits first
-    log_stall(tlog, now, record, gid, o_end, cycle - notsel, throttle)
-    log_stall(tlog, now, record, gid, cycle - notsel, cycle, R_NOT_SELECTED)
+    kstats[k, KS_STALL + throttle] += rest - held - notsel
+    # which of the ready cycles were unit waits, lost selection or were held is counted, not
+    # ordered: the log shows the unit waits first, the held cycles last
+    unit_end = cycle - notsel - held
+    log_stall(tlog, now, record, gid, o_end, unit_end, throttle)
+    log_stall(tlog, now, record, gid, unit_end, cycle - held, R_NOT_SELECTED)
+    log_stall(tlog, now, record, gid, cycle - held, cycle, R_DISPATCH)
     wf[w, WF_NOT_SELECTED] = 0
+    wf[w, WF_HELD] = 0
     wf[w, WF_ACCOUNTED] = cycle
