@@ -13,7 +13,7 @@ import yaml
 
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
-from simt_sim.machine.layout import MAX_REGISTER_BANKS, N_WRITE_RING, POLICY_NAMES, SCHEDULER_NAMES
+from simt_sim.machine.layout import MAX_REGISTER_BANKS, POLICY_NAMES, SCHEDULER_NAMES
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"

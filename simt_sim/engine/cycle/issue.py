@@ -40,8 +40,14 @@ T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latenc
 
 
 @compiled_inline
+def warp_ready(wf, w, cycle):
+    """Whether warp w waits on nothing of its own (resume delay, operands) at cycle."""
+    return wf[w, WF_STATUS] == W_READY and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
+
+
+@compiled_inline
 def can_issue(wf, unit_free, tab, tc, w, sm, sp, cycle):
-    if wf[w, WF_STATUS] != W_READY or cycle < wf[w, WF_RESUME] or cycle < wf[w, WF_OPERANDS_AT]:
+    if not warp_ready(wf, w, cycle):
         return False
     if wf[w, WF_LAST_CYCLE] == cycle and wf[w, WF_LAST_COUNT] >= tc[T_PER_WARP]:
         return False
@@ -51,8 +57,7 @@ def can_issue(wf, unit_free, tab, tc, w, sm, sp, cycle):
 @compiled_inline
 def pipe_throttled(wf, unit_free, tab, w, sm, sp, cycle):
     """Whether warp w could issue now but for its busy pipe."""
-    return (wf[w, WF_STATUS] == W_READY and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
-            and pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) < 0)
+    return warp_ready(wf, w, cycle) and pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) < 0
 
 
 @compiled_inline
@@ -259,8 +264,7 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     throttled = -1
     for j in range(n):
         w = cand[j]
-        if throttled < 0 and tc[T_POLICY] == SCHED_GRR and pipe_throttled(wf, ts.unit_free, tab, w, sm, sp, cycle):
-            throttled = w
+        before = issued
         while issued < width and can_issue(wf, ts.unit_free, tab, tc, w, sm, sp, cycle):
             if dispatch_blocked(wf, ts, tab, tc, w, sm, sp, cycle):
                 held = True
@@ -271,6 +275,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
                 return -1
             issued += 1
             ts.sched[sm, sp, SC_LAST] = w
+        if (issued == before and not held and throttled < 0 and tc[T_POLICY] == SCHED_GRR
+                and pipe_throttled(wf, ts.unit_free, tab, w, sm, sp, cycle)):
+            throttled = w            # passed over for a busy pipe: grr's next round starts from it
         if held or issued >= width:
             for jj in range(j + 1, n):     # eligible warps left waiting this cycle
                 v = cand[jj]
