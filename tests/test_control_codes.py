@@ -163,6 +163,10 @@ def test_grr_keeps_a_warp_that_issues_back_to_back_then_goes_round_robin():
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
     # warp 0 was passed over for a busy pipe when warp 2 issued: the round starts from it
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, rr_from=0) == [0, 1, 2, 3]
+    # warp 0 was passed over for a busy pipe while warp 2 issues on: warp 0 goes first when its
+    # pipe frees, warp 2 keeps the turn otherwise, and every slot is still listed once
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, rr_from=0) == [0, 2, 1, 3]
+    assert scheduler_order("grr", [0, 1, 2, 3], last=3, last_cycle=9, cycle=10, rr_from=1) == [1, 3, 2, 0]
     # warp 2 was held a cycle by a register-file write conflict: it keeps the turn
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=5, cycle=10, held_at=9) == [2, 3, 0, 1]
     assert scheduler_order("grr", [3, 2, 1, 0], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
@@ -232,6 +236,41 @@ def test_a_result_that_would_land_with_a_dmul_s_waits_a_cycle():
     cycles = set(t[:, L.TR_CYCLE].tolist())
     for c in t[t[:, L.TR_PC] == dmul][1:, L.TR_CYCLE]:     # (the first iteration waits on fetch)
         assert c + 4 not in cycles and c + 5 in cycles       # the held slot, then the FMUL
+
+
+@pytest.mark.parametrize("spare", [True, False])
+def test_fmuls_spare_the_fma_heavy_pipe_for_the_imad(spare):
+    """t-fmul{1,2}-imad-w1: UIADD3, one or two FMULs, then an IMAD, which only the FMA-heavy pipe
+    (pipe 0) takes.  FMULs take the lite pipe first (h100.yaml's spare_first_pipe), so the IMAD
+    waits a cycle after two FMULs (the second took the heavy pipe) and none after one, as the
+    H100's iterations cost (29.5 / 30.5 cycles, t-fmul*-imad-w1).  Without the rule, the reverse."""
+    waits = {}
+    for k in (1, 2):
+        prog, res = sass_run(f"t-fmul{k}-imad-w1", [f"sass.units.fp32.spare_first_pipe={str(spare).lower()}"])
+        t = warp_issues(res, 0)
+        text = [prog.texts[pc] for pc in t[:, L.TR_PC]]
+        imads = [i for i, s in enumerate(text) if s.startswith("IMAD R")][2:]     # loop iterations
+        assert all(t[i, L.TR_PIPE] == 0 and text[i - 1].startswith("FMUL") for i in imads)
+        assert {int(t[i - 1, L.TR_PIPE]) for i in imads} == {(k + 1 - int(spare)) % 2}
+        waits[k] = {int(t[i, L.TR_CYCLE] - t[i - 1, L.TR_CYCLE]) for i in imads}
+    assert waits == ({1: {1}, 2: {2}} if spare else {1: {2}, 2: {1}})
+
+
+def test_sass_latency_overrides_name_sass_families(tmp_path):
+    """sass.latency_overrides (h100.yaml: F2F.f64, t-fp64-issue-cvt-w1) time SASS rows only."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("name: c\nwarp_size: 32\nsass:\n  latency_overrides: {F2X.f64: 19}\n")
+    with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family"):
+        load_config(str(cfg))
+    h100 = load_config("h100")
+    assert h100.for_sass().get("latency_overrides") == {"F2F.f64": 19}
+    assert "div.f32" in h100.get("latency_overrides")           # PTX runs keep theirs
+    prog, res = sass_run("t-fp64-issue-cvt-w1", [])
+    _, plain = sass_run("t-fp64-issue-cvt-w1", ["sass.latency_overrides={}"])
+    f2f = next(pc for pc, text in enumerate(prog.texts) if text.startswith("F2F.F64.F32"))
+    ready = {int(r[L.TR_READY] - r[L.TR_CYCLE]) for r in warp_issues(res, 0) if r[L.TR_PC] == f2f}
+    assert ready == {19}
+    assert res.cycles - plain.cycles == pytest.approx(2 * 256, abs=4)    # on the loop's critical path
 
 
 def test_write_port_units_must_name_units(tmp_path):

@@ -5,6 +5,10 @@
 //   T_IMAD = 1: one FP32 chain replaced by an integer one (IMAD, on the FMA-heavy pipe only);
 //   T_CVT = 1: after the FP32 chains, one FP64 multiply by the last FP32 chain's value
 //              (F2F.F64.F32 then DMUL, as a dependent mixed loop does);
+//   T_CVT = 2: the first FP32 chain goes through FP64 each iteration, x = (float)((double)x * md)
+//              (F2F.F64.F32, DMUL, F2F.F32.F64 dependent: the conversions' latencies);
+//   T_FP32:    the number of FP32 chains when not 8 - T_FP64 - T_IMAD (t-fmul*: where the IMAD
+//              falls after the FMULs);
 //   T_UNROLL = 2: two iterations per trip of the loop (one loop branch per 16 multiplies);
 //   T_VREG = 1: the FP64 factor in a vector register pair (DMUL R, R, R), not a uniform one.
 // Lane 0 of warp w records clk[2w] before the loop and clk[2w + 1] after it (a barrier first, so
@@ -27,7 +31,9 @@
 #ifndef T_VREG
 #define T_VREG 0
 #endif
+#ifndef T_FP32
 #define T_FP32 (8 - T_FP64 - T_IMAD)
+#endif
 
 extern "C" __global__ void fp64_issue(const float* in, float* out32, double* out64, long long* clk,
                                       float m, double md, unsigned mi, int iters) {
@@ -57,8 +63,10 @@ extern "C" __global__ void fp64_issue(const float* in, float* out32, double* out
 #if T_IMAD
             u = u * mi + 1u;
 #endif
-#if T_CVT
+#if T_CVT == 1
             d[T_FP64] *= (double)x[T_FP32 - 1];
+#elif T_CVT == 2
+            x[0] = (float)((double)x[0] * md);
 #endif
         }
     }

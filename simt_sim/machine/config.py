@@ -44,6 +44,8 @@ def _unit_schema(what: str) -> dict:
         "lanes": Field(float, positive_up_to(64, least=0.001), doc="lanes per pipe: a warp-instruction occupies it ceil(warp_size / lanes) cycles"),
         "latency": Field(int, positive, doc="cycles from issue until the result can be read"),
         "shared_with": Field(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
+        "spare_first_pipe": Field(bool, doc="an instruction that may use any of the unit's pipes takes the first "
+                                            "one last, sparing it for those that only it takes (FMA-heavy: IMAD)"),
     }
 
 
@@ -58,6 +60,17 @@ def _latency_overrides(v) -> str | None:
     for key, value in v.items():
         if str(key).split(".")[0] not in names:
             return f"has key {key!r}, which is not an opcode (opcode or opcode.type expected)"
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
+            return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
+    return None
+
+
+def _sass_latency_overrides(v) -> str | None:
+    from simt_sim.isa.sass_table import sass_table
+    names = {op.name for op in sass_table().ops}
+    for key, value in v.items():
+        if str(key).split(".")[0] not in names:
+            return f"has key {key!r}, which is not a SASS family (family or family.type expected, e.g. F2F.f64)"
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
             return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
     return None
@@ -167,6 +180,10 @@ SCHEMA = {
                                       "whose result would land in a cycle already taken waits a cycle "
                                       "(Nsight Compute: dispatch stall); [] = not modelled"),
         "units": {name: _unit_schema(name) for name in UNIT_NAMES},
+        "latency_overrides": Field(dict, _sass_latency_overrides,
+                                   doc="per-family latency of SASS instructions, key `family` or `family.type` "
+                                       "(the destination type, e.g. F2F.f64: 19); replaces latency_overrides, "
+                                       "whose keys are PTX opcodes"),
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
@@ -237,7 +254,7 @@ DEFAULTS = {
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
-             "register_banks": 0, "write_port_units": [],
+             "register_banks": 0, "write_port_units": [], "latency_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
@@ -275,6 +292,7 @@ class GPUConfig:
         and PTX runs keep their own calibrated unit values)."""
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
+        data["latency_overrides"] = copy.deepcopy(self.get("sass.latency_overrides") or {})
         return GPUConfig(self.name, self.path, data)
 
     def memory_latency(self, key: str) -> int:

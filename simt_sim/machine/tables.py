@@ -233,6 +233,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
     pipes_of = np.zeros(n, np.int64)
+    pipe_from = np.zeros(n, np.int64)
+    spare_first = [bool(cfg.get(f"units.{name}.spare_first_pipe", False)) for name in UNIT_NAMES]
     regs = []
     for pc in range(n):
         row = code[pc]
@@ -244,6 +246,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         cls[pc] = timing_class(int(row[E.F_OP]))
         ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
+        pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
         lat[pc] = result_latency(params[u][2] if override is None else override, ii[pc])
         regs.append(operand_registers(row, vecs, numbering))
@@ -261,7 +264,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         for slot, (first, count) in enumerate(register_reads(code[pc], vecs, numbering)):
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
-    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, rf_first, rf_count, rf_write)
+    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first, rf_count,
+                  rf_write)
 
 
 def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):

@@ -45,25 +45,12 @@ def instruction_texts(result) -> tuple[list[int], list[list[str]]]:
     return bases, [kl.program.texts for kl in result.launches]
 
 
-def pipe_assignment(result) -> np.ndarray:
-    """int64[n]: the pipe of its unit that each trace row's instruction occupied, reconstructed as
-    the engine chooses it (the lowest-numbered pipe free at issue), and int64[n] its busy cycles."""
+def pipe_assignment(result) -> tuple[np.ndarray, np.ndarray]:
+    """int64[n]: the pipe of its unit that each trace row's instruction occupied (as the engine
+    recorded it), and int64[n] its busy cycles."""
     tr = result.trace
-    ii = [unit_params(result.config, name)[1] for name in UNIT_NAMES]
-    pipes_of = [int(result.config.get(f"units.{name}.pipes")) for name in UNIT_NAMES]
-    pipe = np.zeros(len(tr), np.int64)
-    busy = np.zeros(len(tr), np.int64)
-    free_at: dict[tuple[int, int, int], list[int]] = {}
-    for i in range(len(tr)):
-        cycle, unit, sm, sp = (int(tr[i, f]) for f in (L.TR_CYCLE, L.TR_UNIT, L.TR_SM, L.TR_SP))
-        free = free_at.setdefault((sm, sp, unit), [0] * max(pipes_of[unit], 1))
-        p = next((j for j, f in enumerate(free) if f <= cycle), None)
-        if p is None:                      # should not happen: the engine issues into a free pipe
-            p = int(np.argmin(free))
-        free[p] = cycle + ii[unit]
-        pipe[i] = p
-        busy[i] = ii[unit]
-    return pipe, busy
+    ii = np.array([unit_params(result.config, name)[1] for name in UNIT_NAMES], np.int64)
+    return tr[:, L.TR_PIPE].copy(), ii[tr[:, L.TR_UNIT]]
 
 
 def perfetto_events(result) -> list[dict]:
@@ -93,7 +80,9 @@ def perfetto_events(result) -> list[dict]:
     pipes, busy = pipe_assignment(result)
     used_pipes: set[tuple[int, int, int, int]] = set()
     for i, row in enumerate(tr):
-        cycle, gid, pc, mask, exe, unit, sm, sp, k, ready = (int(v) for v in row[:10])
+        cycle, gid, pc, mask, exe, unit, sm, sp, k, ready = (
+            int(row[f]) for f in (L.TR_CYCLE, L.TR_GID, L.TR_PC, L.TR_MASK, L.TR_EXEC, L.TR_UNIT, L.TR_SM, L.TR_SP,
+                                  L.TR_KERNEL, L.TR_READY))
         local_pc = pc - bases[k]
         text = texts[k][local_pc] if 0 <= local_pc < len(texts[k]) else f"pc {pc}"
         events.append({"name": text, "cat": "issue", "ph": "X", "ts": cycle, "dur": 1, "pid": sm + 1,

@@ -71,10 +71,16 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         frm = sched[sm, sp, SC_RR_FROM]
         m = round_robin(sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
-            # still issuing back to back (or held a cycle by a dispatch stall): keep it
-            for k in range(m - 1, 0, -1):
+            # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
+            # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
+            at = 1 if frm >= 0 and out[0] != last else 0
+            k = 0
+            while k < m - 1 and out[k] != last:
+                k += 1
+            while k > at:
                 out[k] = out[k - 1]
-            out[0] = last
+                k -= 1
+            out[at] = last
         return m
     return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
 

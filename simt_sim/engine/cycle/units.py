@@ -8,9 +8,15 @@ from simt_sim.machine.layout import INF
 
 @compiled_inline
 def pipe_free(unit_free, tab, sm, sp, pc, cycle):
-    """Index of a pipe of pc's unit that accepts an instruction at cycle, or -1."""
+    """Index of a pipe of pc's unit that accepts an instruction at cycle, or -1.  Pipes are tried
+    from tab.pipe_from[pc] on, round to the first (which a unit may spare for the instructions
+    that can use only it)."""
     u = tab.unit[pc]
-    for p in range(tab.pipes_of[pc]):
+    n = tab.pipes_of[pc]
+    for i in range(n):
+        p = i + tab.pipe_from[pc]
+        if p >= n:
+            p -= n
         if unit_free[sm, sp, u, p] <= cycle:
             return p
     return -1
@@ -27,8 +33,7 @@ def earliest_pipe(unit_free, tab, sm, sp, pc):
 
 @compiled_inline
 def occupy_pipe(unit_free, tab, sm, sp, pc, cycle):
-    """Send pc's instruction into a free pipe of its unit; returns the unit."""
-    u = tab.unit[pc]
+    """Send pc's instruction into a free pipe of its unit; returns the pipe."""
     p = pipe_free(unit_free, tab, sm, sp, pc, cycle)
-    unit_free[sm, sp, u, p] = cycle + tab.ii[pc]
-    return u
+    unit_free[sm, sp, tab.unit[pc], p] = cycle + tab.ii[pc]
+    return p
