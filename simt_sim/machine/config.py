@@ -54,26 +54,28 @@ def _unit_names(v) -> str | None:
     return f"names no unit: {', '.join(map(str, bad))} (units: {', '.join(UNIT_NAMES)})" if bad else None
 
 
-def _latency_overrides(v) -> str | None:
+def _latency_table(op_names, what: str):
+    """Check for a latency table whose keys are `name` or `name.type`, name one of op_names()
+    (called when a config is checked: the ISA tables load on first use)."""
+    def check(v) -> str | None:
+        names = op_names()
+        for key, value in v.items():
+            if str(key).split(".")[0] not in names:
+                return f"has key {key!r}, which is not {what}"
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
+                return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
+        return None
+    return check
+
+
+def _ptx_opcodes() -> set[str]:
     from simt_sim.isa import isa
-    names = {op.name for op in isa().ops}
-    for key, value in v.items():
-        if str(key).split(".")[0] not in names:
-            return f"has key {key!r}, which is not an opcode (opcode or opcode.type expected)"
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
-            return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
-    return None
+    return {op.name for op in isa().ops}
 
 
-def _sass_latency_overrides(v) -> str | None:
+def _sass_families() -> set[str]:
     from simt_sim.isa.sass_table import sass_table
-    names = {op.name for op in sass_table().ops}
-    for key, value in v.items():
-        if str(key).split(".")[0] not in names:
-            return f"has key {key!r}, which is not a SASS family (family or family.type expected, e.g. F2F.f64)"
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
-            return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
-    return None
+    return {op.name for op in sass_table().ops}
 
 
 def _memory_level(what: str, extra: dict | None = None) -> dict:
@@ -118,7 +120,7 @@ SCHEMA = {
         "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
     },
     "units": {name: _unit_schema(name) for name in UNIT_NAMES},
-    "latency_overrides": Field(dict, _latency_overrides,
+    "latency_overrides": Field(dict, _latency_table(_ptx_opcodes, "an opcode (opcode or opcode.type expected)"),
                                doc="per-opcode latency, key `opcode` or `opcode.type` (e.g. div.f32: 40)"),
     "memory": {
         "sector_bytes": Field(int, positive, doc="coalescing granule: one request per distinct sector"),
@@ -180,7 +182,8 @@ SCHEMA = {
                                       "whose result would land in a cycle already taken waits a cycle "
                                       "(Nsight Compute: dispatch stall); [] = not modelled"),
         "units": {name: _unit_schema(name) for name in UNIT_NAMES},
-        "latency_overrides": Field(dict, _sass_latency_overrides,
+        "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
+                                                                        "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
                                        "(the destination type, e.g. F2F.f64: 19); replaces latency_overrides, "
                                        "whose keys are PTX opcodes"),
