@@ -305,9 +305,9 @@ def test_matmul_study_direction():
     cycles = study_cycles("matmul")
     by_name = {v["name"]: v for v in doc["variants"]}
     assert speedup(cycles, doc, by_name["fp32/fp64 ILP 24:8"]) < 1.0
-    assert speedup(cycles, doc, by_name["warp-specialised 4 FP64 warps"]) < 1.0
-    assert speedup(cycles, doc, by_name["warp-specialised 8 FP64 warps"]) < \
-        speedup(cycles, doc, by_name["warp-specialised 4 FP64 warps"])
+    s4, s8 = (speedup(cycles, doc, by_name[f"warp-specialised {w} FP64 warps"]) for w in (4, 8))
+    assert s4 < 1.0 and s8 < 1.0
+    assert abs(s8 - s4) < 0.05, (s4, s8)     # about the same, as on the H100 (0.894, 0.900)
     assert speedup(cycles, doc, by_name["cp.async double buffering"]) > 1.05
     for v in doc["variants"]:
         assert block_span(timed(v["program"])) < cycles[v["name"]]
