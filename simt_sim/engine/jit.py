@@ -51,7 +51,11 @@ def plain_argument_jit(**options):
 
 
 compiled = plain_argument_jit(_nrt=False)
-compiled_inline = njit(cache=True, _nrt=False, inline="always")   # small helpers used in lane loops
+# numba-level inlining, for helpers that return one of their arguments' arrays (a compiled function
+# without NRT may not) or sit on the hottest paths (the register readers: compiled apart they cost
+# the FFMA benchmark 9-13%).  Each inlined copy is typed again, so the rest are plain `compiled`
+# functions, which LLVM inlines where it pays (benchmarks/compile_profile.py).
+compiled_inline = njit(cache=True, _nrt=False, inline="always")
 allocating = plain_argument_jit(_nrt=True)
 
 

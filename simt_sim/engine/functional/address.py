@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine.jit import compiled_inline
+from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 from simt_sim.machine.state import ALLOC_BASE, ALLOC_END, ALLOC_OFF
 
 R_NONE, R_GLOBAL, R_SHARED, R_LOCAL, R_PARAM = 0, 1, 2, 3, 4
 
 
-@compiled_inline
+@compiled
 def generic_to_space(space, addr):
     """(state space, address within it) of an address; generic addresses by their window."""
     if space == E.SP_GENERIC:
@@ -28,7 +28,7 @@ def generic_to_space(space, addr):
     return space, addr
 
 
-@compiled_inline
+@compiled
 def lane_address(regs, aidx, aoff, t):
     """Address of a [reg+offset] operand for thread t (aidx < 0: the offset alone)."""
     addr = aoff
@@ -47,7 +47,7 @@ def lane_address(regs, aidx, aoff, t):
     return addr
 
 
-@compiled_inline
+@compiled
 def cvta_value(v, space, to_space):
     """cvta: a state-space address to a generic one (or back with .to) through the space's window."""
     window = np.int64(0)
@@ -58,7 +58,7 @@ def cvta_value(v, space, to_space):
     return v - window if to_space else v + window
 
 
-@compiled_inline
+@compiled
 def find_allocation(allocs, addr, width, hint):
     """Index of the global allocation holding [addr, addr + width), or -1; `hint` is tried first."""
     if 0 <= hint < allocs.shape[0] and allocs[hint, ALLOC_BASE] <= addr and addr + width <= allocs[hint, ALLOC_END]:
@@ -69,7 +69,7 @@ def find_allocation(allocs, addr, width, hint):
     return -1
 
 
-@compiled_inline
+@compiled
 def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes, hint):
     """(region, byte offset, allocation) of an access; region R_NONE when out of bounds.
     The allocation index (global accesses) is the hint for the next lane."""
@@ -93,7 +93,7 @@ def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes, hi
     return R_NONE, np.int64(0), hint
 
 
-@compiled_inline
+@compiled
 def read_word(buf, off, width):
     b0 = np.int64(buf[off])
     if width == 1:
@@ -108,7 +108,7 @@ def read_word(buf, off, width):
             | (np.int64(buf[off + 6]) << 48) | (np.int64(buf[off + 7]) << 56))
 
 
-@compiled_inline
+@compiled
 def write_word(buf, off, width, value):
     """Little-endian store, unrolled per width like read_word so that the compiler can merge the
     byte stores of an aligned access into one."""
@@ -128,7 +128,7 @@ def write_word(buf, off, width, value):
     buf[off + 7] = np.uint8((value >> 56) & 0xFF)
 
 
-@compiled_inline
+@compiled_inline     # returns one of mem's arrays: only an inlined function may (no NRT)
 def region_buffer(mem, region):
     if region == R_GLOBAL:
         return mem.gmem
@@ -139,11 +139,11 @@ def region_buffer(mem, region):
     return mem.pmem
 
 
-@compiled_inline
+@compiled
 def load(mem, region, off, width):
     return read_word(region_buffer(mem, region), off, width)
 
 
-@compiled_inline
+@compiled
 def store(mem, region, off, width, value):
     write_word(region_buffer(mem, region), off, width, value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine.jit import compiled, compiled_inline
+from simt_sim.engine.jit import compiled
 
 MASK32 = np.int64(0xFFFFFFFF)
 F64_ABS = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -16,22 +16,22 @@ F64_INF = np.int64(0x7FF0000000000000)
 F64_QUIET = np.int64(0x0008000000000000)
 
 
-@compiled_inline
+@compiled
 def f32_from_bits(bits):
     return np.uint32(bits & MASK32).view(np.float32)
 
 
-@compiled_inline
+@compiled
 def f32_to_bits(x):
     return np.int64(np.float32(x).view(np.uint32))
 
 
-@compiled_inline
+@compiled
 def f64_from_bits(bits):
     return np.int64(bits).view(np.float64)
 
 
-@compiled_inline
+@compiled
 def f64_to_bits(x):
     return np.float64(x).view(np.int64)
 

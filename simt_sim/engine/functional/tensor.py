@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from simt_sim.engine.functional import address as M
-from simt_sim.engine.jit import allocating, compiled, compiled_inline
+from simt_sim.engine.jit import allocating, compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import FAULT_MISALIGNED, FAULT_OOB
 
@@ -35,7 +35,7 @@ NO_EXPONENT = np.int64(-(1 << 20))
 # arithmetic (tensor_math.py's scalar reference on int64)
 # ---------------------------------------------------------------------------------------------
 
-@compiled_inline
+@compiled
 def input_format(bf16):
     """(exponent bits, fraction bits) of the input format: bf16 or f16."""
     if bf16:
@@ -43,7 +43,7 @@ def input_format(bf16):
     return 5, 10
 
 
-@compiled_inline
+@compiled
 def acc_format(f16):
     """(exponent bits, fraction bits) of the accumulator format: f16 or f32."""
     if f16:
@@ -51,7 +51,7 @@ def acc_format(f16):
     return 8, 23
 
 
-@compiled_inline
+@compiled
 def decode(bits, ebits, fbits):
     """(class, sign, significand, nominal exponent) of a bit pattern (tensor_math.decode)."""
     bias = (1 << (ebits - 1)) - 1
@@ -65,7 +65,7 @@ def decode(bits, ebits, fbits):
     return CLS_NUM, sign, frac | (np.int64(1) << fbits), field - bias
 
 
-@compiled_inline
+@compiled
 def bit_length(n):
     k = 0
     while n > 0:
@@ -110,7 +110,7 @@ def round_bits(sign, n, q, ebits, fbits, nearest):
     return sbit | (np.int64(exponent + bias) << fbits) | (m & ((np.int64(1) << fbits) - 1))
 
 
-@compiled_inline
+@compiled
 def aligned_term(sig, lsb, q):
     """The term's magnitude cut toward zero to a multiple of 2^q, in units of 2^q."""
     shift = lsb - q
@@ -180,18 +180,18 @@ def mma_element(A, B, i, j, K, N, c_bits, in_bf16, acc_f16):
 # fragments
 # ---------------------------------------------------------------------------------------------
 
-@compiled_inline
+@compiled
 def frag_row(rows, lane, e):
     """Row of element e of lane `lane` in a fragment of a matrix with `rows` rows."""
     return 8 * ((e >> 1) % (rows >> 3)) + (lane >> 2)
 
 
-@compiled_inline
+@compiled
 def frag_col(rows, lane, e):
     return 8 * ((e >> 1) // (rows >> 3)) + 2 * (lane & 3) + (e & 1)
 
 
-@compiled_inline
+@compiled
 def frag_reg(code, row, k, j):
     """Register (r32 index) j of the fragment operand k (a braced list, or one register)."""
     b = E.F_OPS + k * E.OPERAND_FIELDS
@@ -200,7 +200,7 @@ def frag_reg(code, row, k, j):
     return row[b + 1]
 
 
-@compiled_inline
+@compiled
 def get_element(code, regs, row, k, e, wide, t):
     """Element e of fragment operand k of thread t: 16-bit (two per register) or 32-bit."""
     if wide:
@@ -208,7 +208,7 @@ def get_element(code, regs, row, k, e, wide, t):
     return (np.int64(regs.r32[frag_reg(code, row, k, e >> 1), t]) >> (16 * (e & 1))) & 0xFFFF
 
 
-@compiled_inline
+@compiled
 def set_element(code, regs, row, k, e, wide, t, v):
     r = frag_reg(code, row, k, e if wide else e >> 1)
     if wide:
@@ -280,7 +280,7 @@ def exec_tensor_mma(code, regs, row, base_t):
 # wmma.load / wmma.store / ldmatrix
 # ---------------------------------------------------------------------------------------------
 
-@compiled_inline
+@compiled
 def mem_fault(fault, code_, w, lane, addr, width):
     fault[0] = code_
     fault[1] = w
@@ -290,14 +290,14 @@ def mem_fault(fault, code_, w, lane, addr, width):
     fault[5] = width
 
 
-@compiled_inline
+@compiled
 def operand_address(regs, row, k, t):
     """The address of the [reg+offset] operand k of thread t."""
     b = E.F_OPS + k * E.OPERAND_FIELDS
     return M.lane_address(regs, row[b + 1], row[b + 2], t)
 
 
-@compiled_inline
+@compiled
 def wmma_stride(code, regs, row, k, t, default):
     """The stride operand k (elements; a register or an immediate), or the tile's own."""
     if row[E.F_NOPS] <= k:
@@ -322,7 +322,7 @@ def wmma_geometry(op, shape):
     return m, n, m, n, False
 
 
-@compiled_inline
+@compiled
 def element_address(base, r, c, mrows, mcols, col_major, stride, esize):
     """Address of memory-matrix element (r, c): row-major rows of `stride` elements, or
     column-major columns of `stride` elements."""
