@@ -12,7 +12,8 @@
   grr        greedy then round robin: the warp that issued in the previous cycle while it can issue
              back to back, otherwise the next warp after the last one by slot, wrapping around
              (a warp that pauses for a stall count over 1 hands on its turn; one passed over only
-             because its pipe was busy keeps it: the next round starts from it).
+             because its pipe was busy keeps it: the next round starts from it, and it goes
+             ahead of the warp issuing on as soon as its pipe frees).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -74,9 +75,7 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
             # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
             at = 1 if frm >= 0 and out[0] != last else 0
-            k = 0
-            while k < m - 1 and out[k] != last:
-                k += 1
+            k = ((last - out[0]) // n_sp) % m        # last's place in the round: slots are n_sp apart
             while k > at:
                 out[k] = out[k - 1]
                 k -= 1
