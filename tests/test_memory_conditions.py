@@ -33,9 +33,10 @@ def test_memory_latencies_are_cycles_plus_nanoseconds_at_the_sm_clock():
 
 
 def test_the_simulated_chase_runs_at_the_clock_it_is_given():
-    """The microbenchmark chases measure what the lowering computes, at either clock."""
+    """The microbenchmark chases measure what the lowering computes, at either clock (an L2 hit's
+    spread per SM and line, tested below, left out)."""
     for clock, l2, dram in ((1980, 278, 672), (1590, 248, 567)):
-        cfg = h100(f"clock_mhz={clock}", "num_sms=1")
+        cfg = h100(f"clock_mhz={clock}", "num_sms=1", "memory.l2.latency_spread_ns=[]")
         assert MB.measure_chase(cfg, "l2") == l2
         assert MB.measure_chase(cfg, "dram") == dram
 
@@ -136,3 +137,57 @@ def test_a_reference_that_recorded_ncus_clock_is_simulated_at_that_clock():
     assert profiled_clock_mhz([{"sm__cycles_elapsed.max": 3597.0}]) is None     # older references
     assert h100().under_profiler(1585).get("clock_mhz") == 1585
     assert h100().under_profiler(None).get("clock_mhz") == 1590
+
+
+SPREAD = json.loads((ROOT / "programs/v-lat-l2/reference/h100-latency-spread.json").read_text())
+
+
+def l2_hit_latencies(cfg, sms, lines):
+    """Cycles from issue to data of one-sector ld.global.cg L2 hits, per SM and line (each line
+    is loaded once first so that the timed access hits), with the engine's own hit model."""
+    from simt_sim.engine.cycle.caches import global_access, make_mem_timing
+    from simt_sim.machine.tables import machine_scalars
+    tc, tf = machine_scalars(cfg, max(sms) + 1, 64, 64, record_trace=False)
+    mt = make_mem_timing(tc, max(sms) + 1)
+    scratch = np.zeros(4, np.int64), np.zeros(4, np.int64)
+    per_line = cfg.get("memory.line_bytes") // cfg.get("memory.sector_bytes")
+    out = np.zeros((len(sms), len(lines)))
+    cycle = 0
+    for _ in range(2):
+        for i, sm in enumerate(sms):
+            for j, line in enumerate(lines):
+                sectors = np.array([line * per_line], np.int64)
+                cycle += 1000                  # far apart: no queueing
+                ready = global_access(mt, tc, tf, sm, cycle, sectors, 1, False, True, 0, *scratch)
+                out[i, j] = ready - cycle
+    return out
+
+
+def test_an_l2_hit_strays_by_an_offset_fixed_per_sm_and_line():
+    """memory.l2.latency_spread_ns: one SM reading one line always waits the same; over many
+    pairs the waits spread as the H100's 132 SMs' chases through L2 did (tools/latency_spread.py:
+    per-pair repeat correlation 0.98), around the calibrated mean."""
+    cfg = h100()
+    lines = np.arange(0, 4096 * 7, 7)
+    lat = l2_hit_latencies(cfg, [0, 1, 57], lines)
+    again = l2_hit_latencies(cfg, [0, 1, 57], lines)
+    assert np.array_equal(lat, again)                          # fixed per pair, run after run
+    assert not np.array_equal(lat[0], lat[1])                  # but not the same for every SM
+    mean = cfg.memory_latency("l2.latency")
+    assert abs(lat.mean() - mean) < 1.0                        # the spread has no mean of its own
+    recorded = SPREAD["chase_k1"]["l2"]
+    offsets = np.sort(lat.ravel() - mean)
+    q = np.percentile(offsets, (np.arange(32) + 0.5) * 100 / 32)
+    assert np.abs(q - np.array(recorded["quantiles_less_mean"])).max() <= 1.5   # rounding to whole cycles
+    assert lat.std() == pytest.approx(recorded["std"], rel=0.15)
+    # without a spread every hit costs the mean
+    flat = l2_hit_latencies(h100("memory.l2.latency_spread_ns=[]"), [0, 1], lines[:64])
+    assert np.all(flat == mean)
+
+
+def test_l2_spread_lists_are_checked():
+    with pytest.raises(InputError, match="latency_spread_ns.*must hold"):
+        h100("memory.l2.latency_spread_ns=[1, 2, 3]")
+    with pytest.raises(InputError, match="latency_spread_ns.*numbers"):
+        h100("memory.l2.latency_spread_ns=[1, x]")
+    assert h100("memory.l2.latency_spread_ns=[-4, 4]").latency_spread("l2.latency")[::16] == [-4 * 1.98, 4 * 1.98]

@@ -83,7 +83,8 @@ def test_checked_in_programs_match_the_generator(name):
 
 def test_chase_manifest_runs_from_the_cli():
     """The manifest's range() buffer holds the right absolute pointers (the chain buffer is first)."""
-    r = subprocess.run([sys.executable, "-m", "simt_sim", "run", "programs/micro-chase-l2"], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "simt_sim", "run", "programs/micro-chase-l2",
+                        "--set", "memory.l2.latency_spread_ns=[]"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     out = r.stdout.split("out = [")[1].split("]")[0].split()

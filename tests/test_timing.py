@@ -23,6 +23,7 @@ HEAD = ".version 9.0\n.target sm_90\n.address_size 64\n"
 PINNED = ["units.fp32.latency=4", "units.int.latency=4", "units.fp64.latency=8", "units.sfu.latency=17",
           "memory.shared.latency=23", "memory.l1.latency=34", "memory.l2.latency=270", "memory.dram.latency=520",
           "memory.l2.latency_ns=0", "memory.dram.latency_ns=0", "memory.l2.host_copy_latency=0",
+          "memory.l2.latency_spread_ns=[]",
           "sm.kernel_launch_latency=0"]
 ONE_SCHEDULER = ["num_sms=1", "sm.sub_partitions=1"] + PINNED
 

@@ -12,7 +12,10 @@ nanoseconds are the slope of v-lat-dram's chase timed at two SM clocks (tools/pr
 plain launches at 1980 MHz, Nsight Compute's at 1590): lines a kernel filled (L2 hits), lines
 the host copied in (the first touch in a plain launch) and flushed lines (DRAM).  The spans then
 set the cycles of the first two; DRAM's cycles are the host copy's plus the difference of the
-two fits at zero clock, since no plain span times a flushed line.
+two fits at zero clock, since no plain span times a flushed line.  An L2 hit's spread
+(`memory.l2.latency_spread_ns`) is the quantiles of 132 SMs' chases through L2
+(tools/latency_spread.py), less their mean, in ns at the clock they ran at; the latency chases
+are simulated without it, so that `l2.latency` stays the mean of all SM/line pairs.
 
     python tools/calibrate_h100.py            # update configs/h100.yaml, print the table
     python tools/calibrate_h100.py --check    # exit 1 if the config is not what calibration gives
@@ -49,6 +52,7 @@ LATENCIES = [
 PASSES = 4
 LAUNCH = ("launch-empty", "sm.kernel_launch_latency")
 CHASE = ROOT / "programs" / "v-lat-dram" / "reference" / "h100-profiled-chase.json"
+SPREAD = ROOT / "programs" / "v-lat-l2" / "reference" / "h100-latency-spread.json"
 # which chase launches time which kind of line: (ncu control or "plain", cache state); ncu's
 # default and clock-none controls flush before every launch, so all their states time DRAM
 FLUSHING = [(control, state) for control in ("default", "clock-none") for state in ("fresh", "flushed", "warm")]
@@ -88,6 +92,19 @@ def set_dram_cycles(text: str, host_copy: int, fits: dict) -> tuple[str, tuple]:
                                                            None, None)
 
 
+def set_l2_spread(text: str) -> tuple[str, tuple]:
+    """memory.l2.latency_spread_ns from the recorded chases through L2 (SM cycles at clock_mhz -> ns)."""
+    cycles = json.loads(SPREAD.read_text())["chase_k1"]["l2"]["quantiles_less_mean"]
+    mhz = load_config(str(CONFIG)).get("clock_mhz")
+    ns = [round(c * 1000.0 / mhz, 1) for c in cycles]
+    lines = [", ".join(f"{v:g}" for v in ns[i:i + 16]) for i in range(0, len(ns), 16)]
+    listed = "[" + (",\n" + " " * 10).join(lines) + "]"
+    new, n = re.subn(r"latency_spread_ns:\s*\[[^\]]*\]", lambda _: f"latency_spread_ns: {listed}", text, count=1)
+    if n != 1:
+        raise SystemExit(f"cannot find memory.l2.latency_spread_ns in {CONFIG}")
+    return new, ("memory.l2.latency_spread_ns", None, f"{min(ns):g}..{max(ns):g}", "latency spread", None, None)
+
+
 def reference(name):
     return json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
 
@@ -125,11 +142,16 @@ def calibrate():
     rows = []
     fits = chase_fits()
     text, memory_side = set_memory_side(CONFIG.read_text(), fits)
+    text, row = set_l2_spread(text)
+    memory_side.append(row)
     for _ in range(PASSES):
         rows = list(memory_side)
         cfg = load_config(str(CONFIG))
+        # the chases time a few lines each: without the spread, so that its draw for those lines
+        # does not move the mean
+        mean_only = cfg.with_overrides(["memory.l2.latency_spread_ns=[]"])
         for name, steps, key in LATENCIES:
-            sim = max(clock_spans(simulate_program(name, cfg).buffers["clk"]))
+            sim = max(clock_spans(simulate_program(name, mean_only).buffers["clk"]))
             hw = hw_span(name)
             old = cfg.get(key)
             new = max(1, int(round(old + (hw - sim) / steps)))

@@ -13,7 +13,7 @@ import yaml
 
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
-from simt_sim.machine.layout import MAX_REGISTER_BANKS, POLICY_NAMES, SCHEDULER_NAMES
+from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, MAX_REGISTER_BANKS, POLICY_NAMES, SCHEDULER_NAMES
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -84,6 +84,17 @@ def _memory_level(what: str, extra: dict | None = None) -> dict:
     return d
 
 
+def _latency_spread(v) -> str | None:
+    """A list of equally likely latency offsets, as many as divide LATENCY_SPREAD_SLOTS."""
+    if len(v) not in _SPREAD_LENGTHS:
+        return f"must hold {', '.join(map(str, _SPREAD_LENGTHS))} offsets (it holds {len(v)})"
+    bad = [x for x in v if isinstance(x, bool) or not isinstance(x, (int, float)) or not -1e4 <= x <= 1e4]
+    return f"offsets must be numbers between -10000 and 10000 ns, not {bad[0]!r}" if bad else None
+
+
+_SPREAD_LENGTHS = [n for n in range(LATENCY_SPREAD_SLOTS + 1) if n == 0 or LATENCY_SPREAD_SLOTS % n == 0]
+
+
 def _memory_side(what: str) -> Field:
     return Field(float, between(0, 1e6), doc=f"nanoseconds of the {what} spent on the memory side's own clocks "
                                              "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
@@ -138,6 +149,10 @@ SCHEMA = {
         }),
         "l2": _memory_level("L2", {
             "latency_ns": _memory_side("L2 hit"),
+            "latency_spread_ns": Field(list, _latency_spread,
+                                       doc="equally likely offsets (ns) of an L2 hit's latency, their mean removed; "
+                                           "each SM/line pair keeps one, drawn by a hash of the two (the H100's "
+                                           "near and far L2 halves: tools/latency_spread.py); [] = none"),
             "host_copy_latency": Field(int, non_negative,
                                        doc="cycles for the first access to data the host copied in before the "
                                            "launch, which the copy left in L2 (0: such data comes from DRAM); "
@@ -251,7 +266,7 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2},
         "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
-        "l2": {"latency": 200, "latency_ns": 0.0, "host_copy_latency": 0, "host_copy_latency_ns": 0.0,
+        "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0, "host_copy_latency_ns": 0.0,
                "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0},
     },
@@ -304,6 +319,14 @@ class GPUConfig:
         nanoseconds, where the level has them (L2 and DRAM)."""
         key = f"memory.{key}"
         return self.get(key) + round(self.get(key + "_ns", 0.0) * self.get("clock_mhz") / 1000.0)
+
+    def latency_spread(self, key: str) -> list[float]:
+        """memory.KEY_spread_ns in cycles at clock_mhz, zero-mean, one per LATENCY_SPREAD_SLOTS slot
+        (a shorter list repeats each offset equally often)."""
+        ns = self.get(f"memory.{key}_spread_ns") or [0.0]
+        mean = sum(ns) / len(ns)
+        per = LATENCY_SPREAD_SLOTS // len(ns)
+        return [(ns[i // per] - mean) * self.get("clock_mhz") / 1000.0 for i in range(LATENCY_SPREAD_SLOTS)]
 
     def miss_latency(self) -> int:
         """Cycles of an access that misses L2: DRAM's, or the host copy's where the launch finds

@@ -129,8 +129,10 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
              "register_banks", "write_port")
 TC = _index(TC_FIELDS)
-# tf: bandwidths (float64 vector)
-TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle")
+# tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
+LATENCY_SPREAD_SLOTS = 32
+TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle") \
+    + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
 TF = _index(TF_FIELDS)
 
 SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr")

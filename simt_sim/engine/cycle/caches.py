@@ -8,7 +8,8 @@ latency; missing sectors are filled into both levels.  `.cg`/`.cv`/`.volatile` l
 Stores write through to L2 (allocating there) and update L1 only where the line is present.
 Each level is also a queue with a bandwidth (sectors or bytes per cycle): a request waits until
 the port is free, and n sectors take n / bandwidth cycles to pass.  The data is ready when the
-slowest sector arrives.
+slowest sector arrives.  A load's L2 hit strays from the mean by an offset fixed per SM and line
+(the H100's near and far L2 halves), drawn from `memory.l2.latency_spread_ns` by a hash of the two.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 from simt_sim.engine.jit import compiled
 
-from simt_sim.machine.layout import TC, TF
+from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, TC, TF
 
 MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
@@ -30,6 +31,7 @@ T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC[
 T_DRAM_LAT = TC["dram_latency"]
 T_SMEM_LAT, T_SMEM_ATOM = TC["smem_latency"], TC["smem_atomic"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
+F_L2_SPREAD = TF["l2_spread0"]
 
 LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
 
@@ -74,6 +76,17 @@ def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate)
 
 
 @compiled
+def spread_slot(line, sm):
+    """The latency-offset slot of an SM/line pair: a fixed pseudo-random number in
+    [0, LATENCY_SPREAD_SLOTS), the same for every access of the pair (factors below 2**31 keep each
+    product inside int64 with and without numba)."""
+    h = ((line & 0xFFFFFFFF) * 0x5BD1E995 + (sm + 1) * 0x2545F491) & 0xFFFFFFFF
+    h = ((h ^ (h >> 16)) * 0x27D4EB2F) & 0xFFFFFFFF
+    h = ((h ^ (h >> 15)) * 0x165667B1) & 0xFFFFFFFF
+    return (h ^ (h >> 16)) % LATENCY_SPREAD_SLOTS
+
+
+@compiled
 def queue(ports, port, start, amount, rate):
     """Pass `amount` through a port of `rate` per cycle no earlier than `start`; returns the wait
     (cycles from start until the last unit has passed, minus one unit's time)."""
@@ -97,6 +110,8 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     l2_hits = 0
     dram = 0
     pending = np.int64(0)           # hits on lines whose fill is still on its way
+    # the slowest L2 line's latency offset (stores keep the mean: the spread is a load's round trip)
+    l2_offset = 0.0 if is_store else -np.inf
     for i in range(n_sect):
         sec = sectors[i]
         line = sec // per_line
@@ -115,6 +130,8 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
                                         now, True)
         if hit2 or is_store:
             l2_hits += 1
+            if not is_store:
+                l2_offset = max(l2_offset, tf[F_L2_SPREAD + spread_slot(line, sm)])
             if hit2:
                 pending = max(pending, mt.l2_fill[line % sets2, ways_l2[i]])
                 ways_l2[i] = -1
@@ -128,7 +145,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     if below > 0:
         wait2 = wait1 + queue(mt.ports, 2 * n_sm, cycle + wait1, below, tf[F_L2_BW])
         if l2_hits > 0:
-            ready = max(ready, cycle + wait2 + tc[T_L2_LAT])
+            ready = max(ready, cycle + wait2 + tc[T_L2_LAT] + l2_offset)
         if dram > 0:
             wait3 = wait2 + queue(mt.ports, 2 * n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
             ready = max(ready, cycle + wait3 + tc[T_DRAM_LAT])
