@@ -46,6 +46,10 @@ def _unit_schema(what: str) -> dict:
         "shared_with": Field(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
         "spare_first_pipe": Field(bool, doc="an instruction that may use any of the unit's pipes takes the first "
                                             "one last, sparing it for those that only it takes (FMA-heavy: IMAD)"),
+        "shared_bytes_per_cycle": Field(float, between(0, 1e6),
+                                        doc="bytes a pipe moves per cycle for shared-memory loads, stores and "
+                                            "ldmatrix: such an instruction holds it for its warp's bytes over this, "
+                                            "when that is longer than its interval (0: not modelled)"),
     }
 
 

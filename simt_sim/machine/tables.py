@@ -244,7 +244,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         own[pc] = u
         ncu_pipe[pc] = row[E.F_PIPE]
         cls[pc] = timing_class(int(row[E.F_OP]))
-        ii[pc] = params[home[u]][1]        # the pipes it runs on set the interval,
+        ii[pc] = max(params[home[u]][1], shared_interval(cfg, row, UNIT_NAMES[home[u]]))   # the pipes it runs on set the interval,
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
@@ -266,6 +266,21 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
     return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first, rf_count,
                   rf_write)
+
+
+def shared_interval(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
+    """Cycles a shared-memory load, store or ldmatrix holds its pipe for its data: the warp's bytes
+    over `units.UNIT.shared_bytes_per_cycle` (0: not modelled).  On the H100 an LD/ST pipe moves
+    32 bytes per cycle: STS.64 every 8 cycles, LDSM.x4 every 16 (tools/shared_ops.py)."""
+    rate = cfg.get(f"units.{unit}.shared_bytes_per_cycle", 0)
+    op = int(row[E.F_OP])
+    if not rate or row[E.F_SPACE] != E.SP_SHARED or op not in (E.OP_LD, E.OP_ST, E.OP_LDMATRIX):
+        return 0
+    if op == E.OP_LDMATRIX:
+        warp_bytes = 128 * int(row[E.F_VEC])              # 8 rows of 16 bytes per matrix
+    else:
+        warp_bytes = cfg.get("warp_size") * (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
+    return math.ceil(warp_bytes / rate)
 
 
 def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):

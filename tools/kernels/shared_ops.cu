@@ -1,0 +1,107 @@
+// Shared-memory instruction throughput (tools/shared_ops.py): every warp of one block runs 64 iterations of
+// 8 independent shared-memory instructions of one kind (addresses move with the iteration, so that ptxas
+// cannot merge repeated loads; threadIdx.x >> 10, always 0, keeps them in vector registers, as ULOP3 is
+// not in isa/sass.yaml); clk = per-warp [start, end].
+#include <cstdint>
+#define ITERS 64
+__device__ __forceinline__ unsigned saddr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+extern "C" __global__ void __launch_bounds__(1024) k_ldsm4(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint16_t s[8 * 1024];
+    for (int i = threadIdx.x; i < 8 * 1024; i += blockDim.x) s[i] = i;
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31, acc = 0;
+    unsigned a = saddr(&s[lane * 8]);
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            unsigned r0, r1, r2, r3;
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                         : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a + ((it * 8 + j + (threadIdx.x >> 10)) & 15) * 512));
+            acc += r0 ^ r1 ^ r2 ^ r3;
+        }
+    }
+    long long t1 = clock64();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_ldsm4t(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint16_t s[8 * 1024];
+    for (int i = threadIdx.x; i < 8 * 1024; i += blockDim.x) s[i] = i;
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31, acc = 0;
+    unsigned a = saddr(&s[lane * 8]);
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            unsigned r0, r1, r2, r3;
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                         : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a + ((it * 8 + j + (threadIdx.x >> 10)) & 15) * 512));
+            acc += r0 ^ r1 ^ r2 ^ r3;
+        }
+    }
+    long long t1 = clock64();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_sts64(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint2 s[32 * 32 * 4];
+    unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
+    uint2 v = make_uint2(threadIdx.x, lane);
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            asm volatile("st.shared.v2.u32 [%0], {%1, %2};" :: "r"(saddr(&s[((w * 8 + j) & 127) * 32 + lane])), "r"(v.x + it), "r"(v.y) : "memory");
+        }
+    }
+    long long t1 = clock64();
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x].x;
+    if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_sts16(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint16_t s[32 * 32 * 8];
+    unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            asm volatile("st.shared.u16 [%0], %1;" :: "r"(saddr(&s[(w * 8 + j) * 32 + lane])), "h"((unsigned short)(it + j)) : "memory");
+        }
+    }
+    long long t1 = clock64();
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
+    if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_lds32(long long* clk, unsigned* out) {
+    __shared__ unsigned s[8 * 1024];
+    for (int i = threadIdx.x; i < 8 * 1024; i += blockDim.x) s[i] = i;
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31, acc = 0;
+    unsigned a = saddr(&s[lane]);
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            unsigned r;
+            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(r) : "r"(a + ((it * 8 + j + (threadIdx.x >> 10)) & 63) * 128));
+            acc += r;
+        }
+    }
+    long long t1 = clock64();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+}

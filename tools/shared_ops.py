@@ -1,0 +1,80 @@
+#!/usr/bin/env python
+"""How many shared-memory instructions of each kind one SM takes per cycle: on the GPU (--gpu) and
+in the simulator (default).  One block of 1, 4 or 32 warps; every warp runs 64 iterations of 8
+independent instructions of one kind (tools/kernels/shared_ops.cu, its PTX and the
+committed cubin beside it: LDS.32, STS.U16, STS.64, LDSM.16.M88.4 and its transposed form, all
+conflict-free); the rate is the warps' instructions over
+the span from the first warp's start to the last warp's end.
+
+    python tools/shared_ops.py --gpu --out programs/t-mio-w1/reference/h100-shared-ops.json
+    python tools/shared_ops.py            # the simulator's rates beside the recorded ones
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
+RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
+KERNELS = {"k_lds32": "LDS.32", "k_sts16": "STS.U16", "k_sts64": "STS.64", "k_ldsm4": "LDSM.16.M88.4",
+           "k_ldsm4t": "LDSM.16.MT88.4"}
+WARPS = (1, 4, 32)
+PER_WARP = 64 * 8
+
+
+def rate(clk: np.ndarray, warps: int) -> float:
+    c = clk[: 2 * warps].reshape(-1, 2)
+    return warps * PER_WARP / float(c[:, 1].max() - c[:, 0].min())
+
+
+def gpu_rates() -> dict:
+    import cupy as cp
+    mod = cp.RawModule(path=str(PTX))
+    out = {}
+    for name in KERNELS:
+        f = mod.get_function(name)
+        for warps in WARPS:
+            clk, res = cp.zeros(64, cp.int64), cp.zeros(1024, cp.uint32)
+            rates = []
+            for _ in range(5):                      # the first launch warms the instruction caches
+                f((1,), (32 * warps,), (clk, res))
+                cp.cuda.runtime.deviceSynchronize()
+                rates.append(rate(clk.get(), warps))
+            out[f"{name}/{warps}"] = round(float(np.median(rates[1:])), 3)
+    return out
+
+
+def simulated_rate(name: str, warps: int, overrides: tuple[str, ...] = ()) -> float:
+    sys.path.insert(0, str(ROOT))
+    import simt_sim
+    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
+    bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
+    res = simt_sim.simulate(simt_sim.Launch(prog, 1, 32 * warps, ["clk", "out"]), bufs, cfg)
+    return round(rate(res.outputs["clk"], warps), 3)
+
+
+def main() -> int:
+    from probe_output import probe_parser, write_result
+    ap = probe_parser(__doc__)
+    ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
+    args = ap.parse_args()
+    if args.gpu:
+        write_result({"tool": os.path.basename(__file__), "kernels": KERNELS,
+                      "warp_insts_per_cycle_per_sm": gpu_rates()}, args.out)
+        return 0
+    hw = json.loads(RECORDED.read_text())["warp_insts_per_cycle_per_sm"]
+    print(f"{'instruction':<16} {'warps':>5} {'H100':>7} {'model':>7}")
+    for name, label in KERNELS.items():
+        for warps in WARPS:
+            print(f"{label:<16} {warps:>5} {hw[f'{name}/{warps}']:>7.3f} {simulated_rate(name, warps):>7.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
