@@ -78,6 +78,32 @@ def summary(lat, np) -> dict:
             "quantiles_less_mean": [round(float(v), 1) for v in q - q.mean()]}
 
 
+def flush_l2(cp) -> None:
+    """Push everything out of the 50 MB L2 with a 256 MiB write."""
+    junk = cp.zeros(1 << 28, cp.uint8)
+    junk += 1
+    cp.cuda.runtime.deviceSynchronize()
+
+
+def stream_waits(cp, stream, data, blocks: int, threads: int, n: int, steps: int, k: int) -> dict:
+    """The `stream` kernel's waits ([warps, steps]) through lines the host has just copied in,
+    flushed lines and L2-resident lines (a first launch reads them in)."""
+    import numpy as np
+    waits = {}
+    for cond in ("host", "dram", "l2"):
+        flush_l2(cp)
+        x = cp.asarray(data)
+        cp.cuda.runtime.deviceSynchronize()
+        if cond == "dram":
+            flush_l2(cp)
+        lat, res = cp.zeros(blocks * threads // 32 * steps, cp.int64), cp.zeros(blocks * threads, cp.float32)
+        for _ in range(2 if cond == "l2" else 1):
+            stream((blocks,), (threads,), (x, np.int32(n), np.int32(steps), np.int32(k), lat, res))
+        cp.cuda.runtime.deviceSynchronize()
+        waits[cond] = lat.get().reshape(-1, steps)
+    return waits
+
+
 def measure() -> dict:
     import cupy as cp
     import numpy as np
@@ -91,11 +117,6 @@ def measure() -> dict:
         host[perm * 32] = np.roll(perm, -1)
         return host
 
-    def flush():
-        junk = cp.zeros(1 << 28, cp.uint8)
-        junk += 1
-        cp.cuda.runtime.deviceSynchronize()
-
     def run_chase(nxt, lines, k=1):
         lat, sm = cp.zeros(SMS * STEPS, cp.int64), cp.zeros(SMS, cp.uint32)
         chase((SMS,), (1,), (nxt, np.uint32(lines), np.uint32(104729), np.int32(STEPS), np.int32(k), lat, sm))
@@ -105,7 +126,7 @@ def measure() -> dict:
     out = {"clock": "SM cycles at the plain launch's clock (1980 MHz on the H100)"}
     small, big = table(SMALL), table(BIG)
     for k in (1, 2, 4):
-        flush()
+        flush_l2(cp)
         nxt = cp.asarray(small)
         cp.cuda.runtime.deviceSynchronize()
         host = run_chase(nxt, SMALL, k)
@@ -113,7 +134,7 @@ def measure() -> dict:
         nxt_big = cp.asarray(big)
         dram = []
         for _ in range(2):
-            flush()
+            flush_l2(cp)
             dram.append(run_chase(nxt_big, BIG, k))
         out[f"chase_k{k}"] = {"host": summary(host, np), "l2": summary(l2[0], np), "dram": summary(dram[0], np),
                               "l2_repeat_correlation": round(float(np.corrcoef(l2[0].ravel(), l2[1].ravel())[0, 1]), 3),
@@ -123,19 +144,8 @@ def measure() -> dict:
         n, m = 16 * threads, 128
         data = rng.standard_normal(n * m).astype(np.float32)
         for k in (1, 2):
-            row = {}
-            for cond in ("host", "dram", "l2"):
-                flush()
-                x = cp.asarray(data)
-                cp.cuda.runtime.deviceSynchronize()
-                if cond == "dram":
-                    flush()
-                lat, res = cp.zeros(4 * threads // 32 * m, cp.int64), cp.zeros(4 * threads, cp.float32)
-                for _ in range(2 if cond == "l2" else 1):
-                    stream((4,), (threads,), (x, np.int32(n), np.int32(m), np.int32(k), lat, res))
-                cp.cuda.runtime.deviceSynchronize()
-                row[cond] = summary(lat.get().reshape(-1, m)[:, SKIP // 2:], np)
-            out[f"stream_w{threads // 128}_k{k}"] = row
+            waits = stream_waits(cp, stream, data, 4, threads, n, m, k)
+            out[f"stream_w{threads // 128}_k{k}"] = {c: summary(w[:, SKIP // 2:], np) for c, w in waits.items()}
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from probe_output import probe_parser, write_result
-from latency_spread import KERNELS
+from latency_spread import KERNELS, stream_waits
 
 STEPS, SKIP = 64, 4
 
@@ -21,30 +21,15 @@ def measure() -> list[dict]:
     import numpy as np
     stream = cp.RawModule(code=KERNELS, options=("-arch=sm_90",)).get_function("stream")
 
-    def flush():
-        junk = cp.zeros(1 << 28, cp.uint8)
-        junk += 1
-        cp.cuda.runtime.deviceSynchronize()
-
     rows = []
     for blocks in (1, 4, 32, 132):
         for threads in (32, 128, 512, 1024):
             for k in (1, 2):
                 n = 2 * blocks * threads
-                data = np.ones(n * STEPS, np.float32)
                 row = {"sms": blocks, "warps_per_sm": threads // 32, "lines_per_step": k,
                        "lines_in_flight_per_sm": threads // 32 * k}
-                for cond in ("host", "dram", "l2"):
-                    flush()
-                    x = cp.asarray(data)
-                    cp.cuda.runtime.deviceSynchronize()
-                    if cond == "dram":
-                        flush()
-                    lat, res = cp.zeros(blocks * threads // 32 * STEPS, cp.int64), cp.zeros(blocks * threads, cp.float32)
-                    for _ in range(2 if cond == "l2" else 1):
-                        stream((blocks,), (threads,), (x, np.int32(n), np.int32(STEPS), np.int32(k), lat, res))
-                    cp.cuda.runtime.deviceSynchronize()
-                    row[cond] = round(float(lat.get().reshape(-1, STEPS)[:, SKIP:].mean()), 1)
+                waits = stream_waits(cp, stream, np.ones(n * STEPS, np.float32), blocks, threads, n, STEPS, k)
+                row.update({c: round(float(w[:, SKIP:].mean()), 1) for c, w in waits.items()})
                 rows.append(row)
     return rows
 

@@ -6,7 +6,8 @@
 #define ITERS 64
 __device__ __forceinline__ unsigned saddr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 
-extern "C" __global__ void __launch_bounds__(1024) k_ldsm4(long long* clk, unsigned* out) {
+template <bool TRANS>
+__device__ __forceinline__ void ldsm_loop(long long* clk, unsigned* out) {
     __shared__ __align__(16) uint16_t s[8 * 1024];
     for (int i = threadIdx.x; i < 8 * 1024; i += blockDim.x) s[i] = i;
     __syncthreads();
@@ -17,9 +18,13 @@ extern "C" __global__ void __launch_bounds__(1024) k_ldsm4(long long* clk, unsig
     for (int it = 0; it < ITERS; it++) {
 #pragma unroll
         for (int j = 0; j < 8; j++) {
-            unsigned r0, r1, r2, r3;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                         : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a + ((it * 8 + j + (threadIdx.x >> 10)) & 15) * 512));
+            unsigned r0, r1, r2, r3, p = a + ((it * 8 + j + (threadIdx.x >> 10)) & 15) * 512;
+            if (TRANS)
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(p));
+            else
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(p));
             acc += r0 ^ r1 ^ r2 ^ r3;
         }
     }
@@ -28,27 +33,8 @@ extern "C" __global__ void __launch_bounds__(1024) k_ldsm4(long long* clk, unsig
     if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
 }
 
-extern "C" __global__ void __launch_bounds__(1024) k_ldsm4t(long long* clk, unsigned* out) {
-    __shared__ __align__(16) uint16_t s[8 * 1024];
-    for (int i = threadIdx.x; i < 8 * 1024; i += blockDim.x) s[i] = i;
-    __syncthreads();
-    unsigned lane = threadIdx.x & 31, acc = 0;
-    unsigned a = saddr(&s[lane * 8]);
-    long long t0 = clock64();
-#pragma unroll 1
-    for (int it = 0; it < ITERS; it++) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            unsigned r0, r1, r2, r3;
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                         : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(a + ((it * 8 + j + (threadIdx.x >> 10)) & 15) * 512));
-            acc += r0 ^ r1 ^ r2 ^ r3;
-        }
-    }
-    long long t1 = clock64();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
-}
+extern "C" __global__ void __launch_bounds__(1024) k_ldsm4(long long* clk, unsigned* out) { ldsm_loop<false>(clk, out); }
+extern "C" __global__ void __launch_bounds__(1024) k_ldsm4t(long long* clk, unsigned* out) { ldsm_loop<true>(clk, out); }
 
 extern "C" __global__ void __launch_bounds__(1024) k_sts64(long long* clk, unsigned* out) {
     __shared__ __align__(16) uint2 s[32 * 32 * 4];
