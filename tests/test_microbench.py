@@ -103,15 +103,17 @@ def test_runner_prints_a_table():
 
 
 def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
-    """units.ldst.shared_bytes_per_cycle (tools/shared_ops.py): one SM's rate of LDS.32, STS.U16,
-    STS.64 and LDSM.x4 with 32 warps within 5% of the H100's, STS.64's with 1 and 4 warps within
-    15%; without the byte rate the model ran STS.64 twice as fast as the H100."""
+    """units.ldst.shared_bytes_per_cycle (tools/shared_ops.py): one SM's rate of LDS.32, LDS.128,
+    STS.U16, STS.64, STS.128 and LDSM.x4 with 32 warps within 5% of the H100's, STS.64's and
+    LDS.128's with 1 and 4 warps within 20%; without the byte rate the model ran STS.64 twice as
+    fast as the H100."""
     sys.path.insert(0, str(ROOT / "tools"))
     import shared_ops as SO
     hw = json.loads(SO.RECORDED.read_text())["warp_insts_per_cycle_per_sm"]
     for name in SO.KERNELS:
         assert SO.simulated_rate(name, 32) == pytest.approx(hw[f"{name}/32"], rel=0.05), name
-    for warps in (1, 4):
-        assert SO.simulated_rate("k_sts64", warps) == pytest.approx(hw[f"k_sts64/{warps}"], rel=0.15)
+    for name in ("k_sts64", "k_lds128"):
+        for warps in (1, 4):
+            assert SO.simulated_rate(name, warps) == pytest.approx(hw[f"{name}/{warps}"], rel=0.2), (name, warps)
     unlimited = SO.simulated_rate("k_sts64", 32, ("units.ldst.shared_bytes_per_cycle=0",))
     assert unlimited > 1.8 * hw["k_sts64/32"]

@@ -2,8 +2,8 @@
 """How many shared-memory instructions of each kind one SM takes per cycle: on the GPU (--gpu) and
 in the simulator (default).  One block of 1, 4 or 32 warps; every warp runs 64 iterations of 8
 independent instructions of one kind (tools/kernels/shared_ops.cu, its PTX and the
-committed cubin beside it: LDS.32, STS.U16, STS.64, LDSM.16.M88.4 and its transposed form, all
-conflict-free); the rate is the warps' instructions over
+committed cubin beside it: LDS.32, LDS.128, STS.U16, STS.64, STS.128, LDSM.16.M88.4 and its
+transposed form, all conflict-free); the rate is the warps' instructions over
 the span from the first warp's start to the last warp's end.
 
     python tools/shared_ops.py --gpu --out programs/t-mio-w1/reference/h100-shared-ops.json
@@ -21,8 +21,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
-KERNELS = {"k_lds32": "LDS.32", "k_sts16": "STS.U16", "k_sts64": "STS.64", "k_ldsm4": "LDSM.16.M88.4",
-           "k_ldsm4t": "LDSM.16.MT88.4"}
+KERNELS = {"k_lds32": "LDS.32", "k_lds128": "LDS.128", "k_sts16": "STS.U16", "k_sts64": "STS.64",
+           "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4"}
 WARPS = (1, 4, 32)
 PER_WARP = 64 * 8
 

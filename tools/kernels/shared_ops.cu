@@ -91,3 +91,44 @@ extern "C" __global__ void __launch_bounds__(1024) k_lds32(long long* clk, unsig
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
     if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
 }
+
+extern "C" __global__ void __launch_bounds__(1024) k_lds128(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint4 s[2 * 1024];
+    for (int i = threadIdx.x; i < 2 * 1024; i += blockDim.x) s[i] = make_uint4(i, i + 1, i + 2, i + 3);
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31, acc = 0;
+    unsigned a = saddr(&s[lane]);
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            unsigned r0, r1, r2, r3;
+            asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                         : "r"(a + ((it * 8 + j + (threadIdx.x >> 10)) & 63) * 512));
+            acc += r0 ^ r1 ^ r2 ^ r3;
+        }
+    }
+    long long t1 = clock64();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_sts128(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint4 s[32 * 32 * 2];
+    unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < ITERS; it++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};"
+                         :: "r"(saddr(&s[((w * 8 + j) & 63) * 32 + lane])), "r"(threadIdx.x + it), "r"(lane), "r"(j), "r"(w)
+                         : "memory");
+        }
+    }
+    long long t1 = clock64();
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x].x;
+    if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
+}
