@@ -4,7 +4,8 @@ in the simulator (default).  One block of 1, 4 or 32 warps; every warp runs 64 i
 independent instructions of one kind (tools/kernels/shared_ops.cu, its PTX and the
 committed cubin beside it: LDS.32, LDS.128, STS.U16, STS.64, STS.128, LDSM.16.M88.4 and its
 transposed form, all conflict-free); the rate is the warps' instructions over
-the span from the first warp's start to the last warp's end.
+the span from the first warp's start to the last warp's end.  Dependent chains (one warp, each
+load's address taking the previous load's data) give each kind's latency plus one IADD.
 
     python tools/shared_ops.py --gpu --out programs/t-mio-w1/reference/h100-shared-ops.json
     python tools/shared_ops.py            # the simulator's rates beside the recorded ones
@@ -23,7 +24,9 @@ PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
 KERNELS = {"k_lds32": "LDS.32", "k_lds128": "LDS.128", "k_sts16": "STS.U16", "k_sts64": "STS.64",
            "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4"}
+CHAINS = {"k_chain_lds32": "LDS.32", "k_chain_lds128": "LDS.128", "k_chain_ldsm4": "LDSM.16.M88.4"}
 WARPS = (1, 4, 32)
+CHAIN_STEPS = 256
 PER_WARP = 64 * 8
 
 
@@ -32,10 +35,10 @@ def rate(clk: np.ndarray, warps: int) -> float:
     return warps * PER_WARP / float(c[:, 1].max() - c[:, 0].min())
 
 
-def gpu_rates() -> dict:
+def gpu_rates() -> tuple[dict, dict]:
     import cupy as cp
     mod = cp.RawModule(path=str(PTX))
-    out = {}
+    out, chains = {}, {}
     for name in KERNELS:
         f = mod.get_function(name)
         for warps in WARPS:
@@ -46,17 +49,35 @@ def gpu_rates() -> dict:
                 cp.cuda.runtime.deviceSynchronize()
                 rates.append(rate(clk.get(), warps))
             out[f"{name}/{warps}"] = round(float(np.median(rates[1:])), 3)
-    return out
+    for name in CHAINS:
+        f = mod.get_function(name)
+        clk, res = cp.zeros(64, cp.int64), cp.zeros(1024, cp.uint32)
+        steps = []
+        for _ in range(5):
+            f((1,), (32,), (clk, res))
+            cp.cuda.runtime.deviceSynchronize()
+            c = clk.get()
+            steps.append((c[1] - c[0]) / CHAIN_STEPS)
+        chains[name] = round(float(np.median(steps[1:])), 2)
+    return out, chains
 
 
-def simulated_rate(name: str, warps: int, overrides: tuple[str, ...] = ()) -> float:
+def simulated_clk(name: str, warps: int, overrides: tuple[str, ...] = ()) -> np.ndarray:
     sys.path.insert(0, str(ROOT))
     import simt_sim
     prog = simt_sim.load_program(str(PTX), name, isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
-    res = simt_sim.simulate(simt_sim.Launch(prog, 1, 32 * warps, ["clk", "out"]), bufs, cfg)
-    return round(rate(res.outputs["clk"], warps), 3)
+    return simt_sim.simulate(simt_sim.Launch(prog, 1, 32 * warps, ["clk", "out"]), bufs, cfg).outputs["clk"]
+
+
+def simulated_rate(name: str, warps: int, overrides: tuple[str, ...] = ()) -> float:
+    return round(rate(simulated_clk(name, warps, overrides), warps), 3)
+
+
+def simulated_chain(name: str) -> float:
+    c = simulated_clk(name, 1)
+    return round(float(c[1] - c[0]) / CHAIN_STEPS, 2)
 
 
 def main() -> int:
@@ -65,14 +86,19 @@ def main() -> int:
     ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
     args = ap.parse_args()
     if args.gpu:
-        write_result({"tool": os.path.basename(__file__), "kernels": KERNELS,
-                      "warp_insts_per_cycle_per_sm": gpu_rates()}, args.out)
+        rates, chains = gpu_rates()
+        write_result({"tool": os.path.basename(__file__), "kernels": KERNELS, "chains": CHAINS,
+                      "warp_insts_per_cycle_per_sm": rates, "chain_cycles_per_step": chains}, args.out)
         return 0
-    hw = json.loads(RECORDED.read_text())["warp_insts_per_cycle_per_sm"]
+    rec = json.loads(RECORDED.read_text())
+    hw = rec["warp_insts_per_cycle_per_sm"]
     print(f"{'instruction':<16} {'warps':>5} {'H100':>7} {'model':>7}")
     for name, label in KERNELS.items():
         for warps in WARPS:
             print(f"{label:<16} {warps:>5} {hw[f'{name}/{warps}']:>7.3f} {simulated_rate(name, warps):>7.3f}")
+    print(f"\n{'dependent chain':<16} {'H100':>7} {'model':>7}  (cycles per step: the load and an IADD)")
+    for name, label in CHAINS.items():
+        print(f"{label:<16} {rec['chain_cycles_per_step'][name]:>7.2f} {simulated_chain(name):>7.2f}")
     return 0
 
 

@@ -132,3 +132,47 @@ extern "C" __global__ void __launch_bounds__(1024) k_sts128(long long* clk, unsi
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x].x;
     if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
 }
+
+// Dependent chains (one warp): each load's address takes the previous load's data (zeros), so a
+// step is one load's latency plus one IADD3; clk[0..1] spans 256 steps.
+extern "C" __global__ void __launch_bounds__(1024) k_chain_lds32(long long* clk, unsigned* out) {
+    __shared__ __align__(16) unsigned s[2048];
+    for (int i = threadIdx.x; i < 2048; i += blockDim.x) s[i] = 0;
+    __syncthreads();
+    unsigned a = saddr(&s[threadIdx.x & 31]), v = 0;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < 256; it++) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a + v));
+    long long t1 = clock64();
+    out[threadIdx.x] = v;
+    if (threadIdx.x == 0) { clk[0] = t0; clk[1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_chain_lds128(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint4 s[512];
+    for (int i = threadIdx.x; i < 512; i += blockDim.x) s[i] = make_uint4(0, 0, 0, 0);
+    __syncthreads();
+    unsigned a = saddr(&s[threadIdx.x & 31]), v = 0, x1, x2, x3;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < 256; it++)
+        asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v), "=r"(x1), "=r"(x2), "=r"(x3) : "r"(a + v));
+    long long t1 = clock64();
+    out[threadIdx.x] = v + x1 + x2 + x3;
+    if (threadIdx.x == 0) { clk[0] = t0; clk[1] = t1; }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) k_chain_ldsm4(long long* clk, unsigned* out) {
+    __shared__ __align__(16) uint16_t s[4096];
+    for (int i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = 0;
+    __syncthreads();
+    unsigned a = saddr(&s[(threadIdx.x & 31) * 8]), v = 0, x1, x2, x3;
+    long long t0 = clock64();
+#pragma unroll 1
+    for (int it = 0; it < 256; it++)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v), "=r"(x1), "=r"(x2), "=r"(x3) : "r"(a + v));
+    long long t1 = clock64();
+    out[threadIdx.x] = v + x1 + x2 + x3;
+    if (threadIdx.x == 0) { clk[0] = t0; clk[1] = t1; }
+}
