@@ -88,15 +88,15 @@ def _memory_level(what: str, extra: dict | None = None) -> dict:
     return d
 
 
+_SPREAD_LENGTHS = [n for n in range(LATENCY_SPREAD_SLOTS + 1) if n == 0 or LATENCY_SPREAD_SLOTS % n == 0]
+
+
 def _latency_spread(v) -> str | None:
     """A list of equally likely latency offsets, as many as divide LATENCY_SPREAD_SLOTS."""
     if len(v) not in _SPREAD_LENGTHS:
         return f"must hold {', '.join(map(str, _SPREAD_LENGTHS))} offsets (it holds {len(v)})"
     bad = [x for x in v if isinstance(x, bool) or not isinstance(x, (int, float)) or not -1e4 <= x <= 1e4]
     return f"offsets must be numbers between -10000 and 10000 ns, not {bad[0]!r}" if bad else None
-
-
-_SPREAD_LENGTHS = [n for n in range(LATENCY_SPREAD_SLOTS + 1) if n == 0 or LATENCY_SPREAD_SLOTS % n == 0]
 
 
 def _memory_side(what: str) -> Field:
@@ -270,8 +270,8 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2},
         "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
-        "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0, "host_copy_latency_ns": 0.0,
-               "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
+        "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
+               "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0},
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,

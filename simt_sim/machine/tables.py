@@ -244,7 +244,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         own[pc] = u
         ncu_pipe[pc] = row[E.F_PIPE]
         cls[pc] = timing_class(int(row[E.F_OP]))
-        ii[pc] = max(params[home[u]][1], shared_interval(cfg, row, UNIT_NAMES[home[u]]))   # the pipes it runs on set the interval,
+        # the pipes it runs on (and a shared-memory access's bytes) set the interval; its own unit the latency
+        ii[pc] = max(params[home[u]][1], shared_interval(cfg, row, UNIT_NAMES[home[u]]))
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
