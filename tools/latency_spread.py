@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from probe_output import probe_parser, write_result
 
 KERNELS = r'''
@@ -71,7 +73,7 @@ BIG, SMALL = 1 << 20, 1 << 14           # lines in the DRAM table (128 MiB) and 
 QUANTILES = 32
 
 
-def summary(lat, np) -> dict:
+def summary(lat) -> dict:
     x = np.asarray(lat, dtype=float).ravel()
     q = np.percentile(x, (np.arange(QUANTILES) + 0.5) * 100.0 / QUANTILES)
     return {"mean": round(float(x.mean()), 1), "std": round(float(x.std()), 1), "samples": int(x.size),
@@ -88,7 +90,6 @@ def flush_l2(cp) -> None:
 def stream_waits(cp, stream, data, blocks: int, threads: int, n: int, steps: int, k: int) -> dict:
     """The `stream` kernel's waits ([warps, steps]) through lines the host has just copied in,
     flushed lines and L2-resident lines (a first launch reads them in)."""
-    import numpy as np
     waits = {}
     for cond in ("host", "dram", "l2"):
         flush_l2(cp)
@@ -106,7 +107,6 @@ def stream_waits(cp, stream, data, blocks: int, threads: int, n: int, steps: int
 
 def measure() -> dict:
     import cupy as cp
-    import numpy as np
     mod = cp.RawModule(code=KERNELS, options=("-arch=sm_90",))
     chase, stream = mod.get_function("chase"), mod.get_function("stream")
     rng = np.random.default_rng(2026)
@@ -136,7 +136,7 @@ def measure() -> dict:
         for _ in range(2):
             flush_l2(cp)
             dram.append(run_chase(nxt_big, BIG, k))
-        out[f"chase_k{k}"] = {"host": summary(host, np), "l2": summary(l2[0], np), "dram": summary(dram[0], np),
+        out[f"chase_k{k}"] = {"host": summary(host), "l2": summary(l2[0]), "dram": summary(dram[0]),
                               "l2_repeat_correlation": round(float(np.corrcoef(l2[0].ravel(), l2[1].ravel())[0, 1]), 3),
                               "dram_repeat_correlation": round(float(np.corrcoef(dram[0].ravel(), dram[1].ravel())[0, 1]), 3)}
         del nxt, nxt_big
@@ -145,7 +145,7 @@ def measure() -> dict:
         data = rng.standard_normal(n * m).astype(np.float32)
         for k in (1, 2):
             waits = stream_waits(cp, stream, data, 4, threads, n, m, k)
-            out[f"stream_w{threads // 128}_k{k}"] = {c: summary(w[:, SKIP // 2:], np) for c, w in waits.items()}
+            out[f"stream_w{threads // 128}_k{k}"] = {c: summary(w[:, SKIP // 2:]) for c, w in waits.items()}
     return out
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
+sys.path.insert(0, str(ROOT))
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
 KERNELS = {"k_lds32": "LDS.32", "k_lds128": "LDS.128", "k_sts16": "STS.U16", "k_sts64": "STS.64",
            "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4"}
@@ -63,7 +64,6 @@ def gpu_rates() -> tuple[dict, dict]:
 
 
 def simulated_clk(name: str, warps: int, overrides: tuple[str, ...] = ()) -> np.ndarray:
-    sys.path.insert(0, str(ROOT))
     import simt_sim
     prog = simt_sim.load_program(str(PTX), name, isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])

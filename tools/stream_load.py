@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from probe_output import probe_parser, write_result
 from latency_spread import KERNELS, stream_waits
 
 STEPS, SKIP = 64, 4
 
 
-def together(w, warps_per_sm: int, np) -> dict:
+def together(w, warps_per_sm: int) -> dict:
     """How a step's wait goes with other waits: the mean correlation of two warps of one SM over
     the same steps (None with one warp), and of a warp's consecutive steps."""
     rows = w.astype(float)
@@ -34,7 +36,6 @@ def together(w, warps_per_sm: int, np) -> dict:
 
 def measure() -> list[dict]:
     import cupy as cp
-    import numpy as np
     stream = cp.RawModule(code=KERNELS, options=("-arch=sm_90",)).get_function("stream")
 
     rows = []
@@ -46,7 +47,7 @@ def measure() -> list[dict]:
                        "lines_in_flight_per_sm": threads // 32 * k}
                 waits = stream_waits(cp, stream, np.ones(n * STEPS, np.float32), blocks, threads, n, STEPS, k)
                 row.update({c: round(float(w[:, SKIP:].mean()), 1) for c, w in waits.items()})
-                row["correlations"] = {c: together(w[:, SKIP:], threads // 32, np) for c, w in waits.items()}
+                row["correlations"] = {c: together(w[:, SKIP:], threads // 32) for c, w in waits.items()}
                 rows.append(row)
     return rows
 

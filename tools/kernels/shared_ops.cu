@@ -5,6 +5,10 @@
 #include <cstdint>
 #define ITERS 64
 __device__ __forceinline__ unsigned saddr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+// lane 0 of each warp writes the warp's [start, end]
+__device__ __forceinline__ void record_span(long long* clk, long long t0, long long t1) {
+    if ((threadIdx.x & 31) == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+}
 
 template <bool TRANS>
 __device__ __forceinline__ void ldsm_loop(long long* clk, unsigned* out) {
@@ -30,7 +34,7 @@ __device__ __forceinline__ void ldsm_loop(long long* clk, unsigned* out) {
     }
     long long t1 = clock64();
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+    record_span(clk, t0, t1);
 }
 
 extern "C" __global__ void __launch_bounds__(1024) k_ldsm4(long long* clk, unsigned* out) { ldsm_loop<false>(clk, out); }
@@ -51,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(1024) k_sts64(long long* clk, unsig
     long long t1 = clock64();
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x].x;
-    if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
+    record_span(clk, t0, t1);
 }
 
 extern "C" __global__ void __launch_bounds__(1024) k_sts16(long long* clk, unsigned* out) {
@@ -68,7 +72,7 @@ extern "C" __global__ void __launch_bounds__(1024) k_sts16(long long* clk, unsig
     long long t1 = clock64();
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
-    if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
+    record_span(clk, t0, t1);
 }
 
 extern "C" __global__ void __launch_bounds__(1024) k_lds32(long long* clk, unsigned* out) {
@@ -89,7 +93,7 @@ extern "C" __global__ void __launch_bounds__(1024) k_lds32(long long* clk, unsig
     }
     long long t1 = clock64();
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+    record_span(clk, t0, t1);
 }
 
 extern "C" __global__ void __launch_bounds__(1024) k_lds128(long long* clk, unsigned* out) {
@@ -111,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(1024) k_lds128(long long* clk, unsi
     }
     long long t1 = clock64();
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-    if (lane == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
+    record_span(clk, t0, t1);
 }
 
 extern "C" __global__ void __launch_bounds__(1024) k_sts128(long long* clk, unsigned* out) {
@@ -130,7 +134,7 @@ extern "C" __global__ void __launch_bounds__(1024) k_sts128(long long* clk, unsi
     long long t1 = clock64();
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x].x;
-    if (lane == 0) { clk[2 * w] = t0; clk[2 * w + 1] = t1; }
+    record_span(clk, t0, t1);
 }
 
 // Dependent chains (one warp): each load's address takes the previous load's data (zeros), so a
