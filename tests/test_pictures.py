@@ -303,3 +303,24 @@ def test_default_window_starts_at_the_first_issue():
     states = P.cell_states(res, sel.gids, sel.c0, sel.c1)
     assert (states[:, first - sel.c0:] != P.INACTIVE).any()
     assert (states[:, :first - sel.c0] != P.ACTIVE).all()
+
+
+def test_pipe_slices_last_as_long_as_the_engine_held_the_pipe():
+    """A shared-memory STS.64 holds the LD/ST pipe 8 cycles on the h100 (256 bytes at
+    units.ldst.shared_bytes_per_cycle 32), an STS.U16 its 4-cycle interval: the trace records
+    what the engine booked, and the Perfetto pipe events last that long."""
+    import simt_sim
+    prog = simt_sim.load_program("tools/kernels/shared_ops.ptx", "k_sts64", isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1"])
+    bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
+    res = simt_sim.simulate(simt_sim.Launch(prog, 1, 32, ["clk", "out"]), bufs, cfg, trace=True).raw
+    texts = res.launches[0].program.texts
+    sts = np.array(["STS.64" in texts[pc] for pc in res.trace[:, L.TR_PC]])
+    _, busy = pipe_assignment(res)
+    assert sts.sum() == 512 and set(busy[sts].tolist()) == {8}
+    durations = {e["dur"] for e in perfetto_events(res)
+                 if e.get("cat") == "unit" and "STS.64" in e["name"]}
+    assert durations == {8}
+    plain = simt_sim.simulate(simt_sim.Launch(prog, 1, 32, ["clk", "out"]), bufs,
+                              cfg.with_overrides(["units.ldst.shared_bytes_per_cycle=0"]), trace=True).raw
+    assert set(pipe_assignment(plain)[1][sts].tolist()) == {4}

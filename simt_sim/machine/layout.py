@@ -208,9 +208,11 @@ CL_ALU, CL_SFU, CL_MEM, CL_BRANCH, CL_BARRIER, CL_EXIT, CL_OTHER = (
     CL_CODE[n] for n in ("alu", "sfu", "memory", "branch", "barrier", "exit", "other"))
 
 # ---- trace records (int64[n, TRACE_FIELDS]): one per issued warp-instruction ----
-TRACE_FIELDS = ("cycle", "gid", "pc", "mask", "exec_mask", "unit", "pipe", "sm", "sp", "kernel", "ready")
+# (busy: the cycles the instruction holds its pipe)
+TRACE_FIELDS = ("cycle", "gid", "pc", "mask", "exec_mask", "unit", "pipe", "busy", "sm", "sp", "kernel", "ready")
 TR = _index(TRACE_FIELDS)
-TR_CYCLE, TR_GID, TR_PC, TR_MASK, TR_EXEC, TR_UNIT, TR_PIPE, TR_SM, TR_SP, TR_KERNEL, TR_READY = range(len(TRACE_FIELDS))
+TR_CYCLE, TR_GID, TR_PC, TR_MASK, TR_EXEC, TR_UNIT, TR_PIPE, TR_BUSY, TR_SM, TR_SP, TR_KERNEL, TR_READY = \
+    range(len(TRACE_FIELDS))
 # stall intervals (int64[n, STALL_LOG_FIELDS])
 STALL_LOG_FIELDS = ("gid", "start", "end", "reason")
 N_STALL_LOG = len(STALL_LOG_FIELDS)

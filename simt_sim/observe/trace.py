@@ -27,7 +27,6 @@ import numpy as np
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.observe.pictures import warp_labels
-from simt_sim.machine.tables import unit_params
 
 UNIT_TID_BASE = 1_000_000
 
@@ -46,11 +45,11 @@ def instruction_texts(result) -> tuple[list[int], list[list[str]]]:
 
 
 def pipe_assignment(result) -> tuple[np.ndarray, np.ndarray]:
-    """int64[n]: the pipe of its unit that each trace row's instruction occupied (as the engine
-    recorded it), and int64[n] its busy cycles."""
+    """int64[n]: the pipe of its unit that each trace row's instruction occupied, and int64[n]
+    the cycles it held it (both as the engine recorded them: a shared-memory access's bytes can
+    hold a pipe longer than its unit's interval)."""
     tr = result.trace
-    ii = np.array([unit_params(result.config, name)[1] for name in UNIT_NAMES], np.int64)
-    return tr[:, L.TR_PIPE].copy(), ii[tr[:, L.TR_UNIT]]
+    return tr[:, L.TR_PIPE].copy(), tr[:, L.TR_BUSY].copy()
 
 
 def perfetto_events(result) -> list[dict]:
