@@ -56,3 +56,39 @@ def test_code_marks_the_instruction_sets_it_holds():
     for programs, marks in (([ptx], (True, None)), ([sass], (None, True)), ([ptx, sass], (True, True))):
         code = link(programs)[0]
         assert (code.ptx, code.sass) == marks, [p.name for p in programs]
+
+
+@numba.njit(inline="always")
+def branchy(x):
+    """A callee of seven blocks (a loop around an if)."""
+    total = 0
+    for k in range(12):
+        if x & (1 << k):
+            total += k
+        else:
+            total -= 1
+    return total
+
+
+def test_the_inliner_copies_a_callee_scope_once_per_copy_of_it(monkeypatch):
+    """numba's inliner deep-copies a callee block by block; engine/jit.copy_each_scope_once makes the
+    blocks share one copy of the callee's variable scope (two copies per inlining), where numba
+    alone copies it for every block (here 28 copies, not 4; quadratic in the callee's size).  The
+    result is the same."""
+    import copy
+    from numba.core import ir
+
+    copies = []
+
+    def counted(scope, memo):
+        copies.append(scope)
+        return copy._reconstruct(scope, memo, *scope.__reduce_ex__(4))
+
+    monkeypatch.setattr(ir.Scope, "__deepcopy__", counted, raising=False)
+
+    @numba.njit
+    def caller(x):
+        return branchy(x) + 100
+
+    assert caller(0b101000000101) == sum((0, 2, 9, 11)) - 8 + 100
+    assert 1 <= len(copies) <= 4            # the scope and its (empty) parent, twice

@@ -16,6 +16,7 @@ a function cannot be typed without it.
 """
 from __future__ import annotations
 
+import copy
 import inspect
 
 from numba import config, njit
@@ -50,6 +51,48 @@ def plain_argument_jit(**options):
     return wrap
 
 
+def copy_each_scope_once():
+    """Make numba's inliner copy a callee's variable scope once per copy of its IR, not once per block.
+
+    `InlineWorker.inline_ir` deep-copies the callee block by block, and each block's variables
+    drag a copy of the function's whole scope (every variable) along: quadratic in the callee's
+    size, and most of the time of inlining `scan_scheduler` into `run_timed`.  During one
+    `inline_ir`, the copy module it uses is replaced by one that hands every block of a scope the
+    same copy of it, as one deepcopy of all blocks would.  Without that method (another numba),
+    nothing changes."""
+    from numba.core import inline_closurecall as icc, ir
+    worker = getattr(icc, "InlineWorker", None)
+    if worker is None or not hasattr(worker, "inline_ir") or getattr(icc, "copy", None) is not copy:
+        return
+    original = worker.inline_ir
+
+    class ScopeSharingCopy:
+        def __init__(self):
+            self.scopes = {}
+
+        def deepcopy(self, x, memo=None):
+            if memo is None and isinstance(x, ir.Block):
+                key = id(x.scope)
+                if key not in self.scopes:
+                    self.scopes[key] = copy.deepcopy(x.scope)
+                memo = {key: self.scopes[key]}
+            return copy.deepcopy(x, memo)
+
+        def __getattr__(self, name):
+            return getattr(copy, name)
+
+    def inline_ir(self, *args, **kwargs):
+        before = icc.copy
+        icc.copy = ScopeSharingCopy()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            icc.copy = before
+
+    worker.inline_ir = inline_ir
+
+
+copy_each_scope_once()
 compiled = plain_argument_jit(_nrt=False)
 # numba-level inlining, for helpers that return one of their arguments' arrays (a compiled function
 # without NRT may not) or sit on the hottest paths (the register readers: compiled apart they cost

@@ -19,8 +19,12 @@ from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from
 from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline, unless_none
-from simt_sim.engine.functional.regfile import (MASK32, compare_half, compare_sources, opnd, operand_f32, read_f32,
-                                     read_f64, read_int, read_raw, write_raw)
+from simt_sim.engine.functional.regfile import MASK32, opnd, operand_f32, read_f32, read_f64
+# This file's per-lane paths use the register readers and writer compiled apart (regfile.py says why).
+from simt_sim.engine.functional.regfile import (compare_half_apart as compare_half,
+                                                compare_sources_apart as compare_sources,
+                                                read_int_apart as read_int, read_raw_apart as read_raw,
+                                                write_raw_apart as write_raw)
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
                                      FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL, WF_GID, WF_MASK, WF_PC,

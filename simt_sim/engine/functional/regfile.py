@@ -3,7 +3,8 @@ the warp-wide fast paths (fastpath.py).
 
 These are inlined into their callers (`inline="always"`): a compiled call that takes the state
 tuples pays numba's reference counting on every array in them, which used to dominate run time
-when paid per lane and per operand.
+when paid per lane and per operand.  The per-lane slow paths call copies compiled apart
+(`read_int_apart` and its kin, at the end).
 """
 from __future__ import annotations
 
@@ -185,3 +186,32 @@ def compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters
         return alu.float_compare(cmp, operand_f64(code, regs, row, 1, t), operand_f64(code, regs, row, 2, t))
     return alu.int_compare(cmp, read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters),
                            read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters), sty)
+
+
+# The same readers compiled apart, for the per-lane paths of execute.py (the instructions the warp-wide
+# fast paths leave out).  Inlined at their sixty call sites there, every copy was typed and lowered
+# again: exec_lane_alu alone grew to 10,400 IR statements and 12 s of the cold compile.  Called apart
+# they cost the timing benchmark nothing measurable (benchmarks/side_by_side.py, 1.00-1.03).
+@compiled
+def read_int_apart(code, regs, row, k, t, w, lane, geom, slot_block, counters):
+    return read_int(code, regs, row, k, t, w, lane, geom, slot_block, counters)
+
+
+@compiled
+def read_raw_apart(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters):
+    return read_raw(code, regs, t, kind, idx, imm, w, lane, geom, slot_block, counters)
+
+
+@compiled
+def write_raw_apart(regs, kind, idx, t, v):
+    write_raw(regs, kind, idx, t, v)
+
+
+@compiled
+def compare_sources_apart(code, regs, row, sty, t, w, lane, geom, slot_block, counters):
+    return compare_sources(code, regs, row, sty, t, w, lane, geom, slot_block, counters)
+
+
+@compiled
+def compare_half_apart(code, regs, row, sty, k, t, w, lane, geom, slot_block, counters):
+    return compare_half(code, regs, row, sty, k, t, w, lane, geom, slot_block, counters)
