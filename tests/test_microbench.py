@@ -103,17 +103,54 @@ def test_runner_prints_a_table():
 
 
 def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
-    """units.ldst.shared_bytes_per_cycle (tools/shared_ops.py): one SM's rate of LDS.32, LDS.128,
-    STS.U16, STS.64, STS.128 and LDSM.x4 with 32 warps within 5% of the H100's, STS.64's and
-    LDS.128's with 1 and 4 warps within 20%; without the byte rate the model ran STS.64 twice as
-    fast as the H100."""
+    """units.ldst.shared_bytes_per_cycle (tools/shared_ops.py): a shared-memory instruction holds its
+    LD/ST pipe 4 cycles per pass through the banks.  One SM's rate with 32 warps within 5% of the
+    H100's for LDS.32, LDS.64, LDS.128, STS.U16, STS.64, STS.128, LDSM.x4 and LDS.32 with two lanes
+    on each bank; LDS.128 with every lane at one address within 12% (two passes, memory.shared.
+    group_bytes: the model holds it 8 cycles, the H100 9); STS.64's and LDS.128's with 1 and 4
+    warps within 20%.  Without the byte rate the model ran STS.64 twice as fast as the H100."""
     sys.path.insert(0, str(ROOT / "tools"))
     import shared_ops as SO
     hw = json.loads(SO.RECORDED.read_text())["warp_insts_per_cycle_per_sm"]
     for name in SO.KERNELS:
-        assert SO.simulated_rate(name, 32) == pytest.approx(hw[f"{name}/32"], rel=0.05), name
+        rel = 0.12 if name == "k_lds128_bcast" else 0.05
+        assert SO.simulated_rate(name, 32) == pytest.approx(hw[f"{name}/32"], rel=rel), name
     for name in ("k_sts64", "k_lds128"):
         for warps in (1, 4):
             assert SO.simulated_rate(name, warps) == pytest.approx(hw[f"{name}/{warps}"], rel=0.2), (name, warps)
     unlimited = SO.simulated_rate("k_sts64", 32, ("units.ldst.shared_bytes_per_cycle=0",))
     assert unlimited > 1.8 * hw["k_sts64/32"]
+
+
+def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
+    """memory.shared.wavefront_latency (tools/shared_ops.py): on the H100 a dependent chain of
+    LDS.64, of a broadcast LDS.128 (two passes each) and of LDSM.x2 steps 2 cycles slower than one
+    of LDS.32 / LDSM.x1, LDSM.x4 (four passes) 6; the model's load latency grows by the same (the
+    port's cycle and this key's per pass).  LDS.128 (four passes) takes 8 on the H100, 6 here.  The
+    broadcast's two passes come from memory.shared.group_bytes (half a warp at a time)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import shared_ops as SO
+    chains = json.loads(SO.RECORDED.read_text())["chain_cycles_per_step"]
+    latency = {name: SO.simulated_load_latency(name) for name in SO.CHAINS}
+    for name, base in (("k_chain_lds64", "k_chain_lds32"), ("k_chain_lds128_bcast", "k_chain_lds32"),
+                       ("k_chain_ldsm2", "k_chain_ldsm1"), ("k_chain_ldsm4", "k_chain_ldsm1")):
+        assert latency[name] - latency[base] == pytest.approx(chains[name] - chains[base], abs=0.3), name
+    assert latency["k_chain_lds128"] - latency["k_chain_lds32"] == 6
+    whole_warp = SO.simulated_load_latency("k_chain_lds128_bcast", ("memory.shared.group_bytes=0",))
+    assert whole_warp == latency["k_chain_lds32"]          # one pass: the broadcast lost its two
+    flat = SO.simulated_load_latency("k_chain_ldsm4", ("memory.shared.wavefront_latency=0",))
+    assert latency["k_chain_ldsm4"] - flat == 3
+
+
+def test_special_register_read_probe_prints_the_model_beside_the_recording():
+    """tools/sreg_latency.py without --gpu: every kernel's recorded H100 span beside the model's,
+    and the figures docs/timing.md quotes ("Special-register reads", measured, not modelled): the
+    H100's S2R after four loads adds 15 cycles, the model's 2."""
+    r = subprocess.run([sys.executable, "tools/sreg_latency.py"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if line.startswith("k_")}
+    rec = json.loads((ROOT / "programs" / "t-clock-read" / "reference" / "h100-sreg-latency.json").read_text())
+    assert set(rows) == set(rec["spans"])
+    for name, span in rec["spans"].items():
+        assert float(rows[name][0]) == span
+    assert rows["k_loads_sr_laneid"][2:] == ["15.0", "2"]

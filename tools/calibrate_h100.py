@@ -15,7 +15,9 @@ set the cycles of the first two; DRAM's cycles are the host copy's plus the diff
 two fits at zero clock, since no plain span times a flushed line.  An L2 hit's spread
 (`memory.l2.latency_spread_ns`) is the quantiles of 132 SMs' chases through L2
 (tools/latency_spread.py), less their mean, in ns at the clock they ran at; the latency chases
-are simulated without it, so that `l2.latency` stays the mean of all SM/line pairs.
+are simulated without it, so that `l2.latency` stays the mean of all SM/line pairs.  The LD/ST
+pipe's shared-memory bytes per cycle and the latency of a pass through the banks come from
+tools/shared_ops.py's recording (rates of two- and four-pass accesses, chains one pass apart).
 
     python tools/calibrate_h100.py            # update configs/h100.yaml, print the table
     python tools/calibrate_h100.py --check    # exit 1 if the config is not what calibration gives
@@ -53,6 +55,13 @@ PASSES = 4
 LAUNCH = ("launch-empty", "sm.kernel_launch_latency")
 CHASE = ROOT / "programs" / "v-lat-dram" / "reference" / "h100-profiled-chase.json"
 SPREAD = ROOT / "programs" / "v-lat-l2" / "reference" / "h100-latency-spread.json"
+SHARED_OPS = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
+# tools/shared_ops.py's kernels: passes through the banks of a conflict-free warp access (32 warps)
+SHARED_PASSES = {"k_lds64": 2, "k_lds128": 4, "k_sts64": 2, "k_sts128": 4, "k_ldsm4": 4, "k_lds32_2way": 2}
+# ... and its dependent chains: (chain, the chain one pass shorter or more, extra passes)
+SHARED_CHAIN_PASSES = (("k_chain_lds64", "k_chain_lds32", 1), ("k_chain_lds128_bcast", "k_chain_lds32", 1),
+                       ("k_chain_ldsm2", "k_chain_ldsm1", 1), ("k_chain_ldsm4", "k_chain_ldsm1", 3),
+                       ("k_chain_lds128", "k_chain_lds32", 3))
 # which chase launches time which kind of line: (ncu control or "plain", cache state); ncu's
 # default and clock-none controls flush before every launch, so all their states time DRAM
 FLUSHING = [(control, state) for control in ("default", "clock-none") for state in ("fresh", "flushed", "warm")]
@@ -105,6 +114,27 @@ def set_l2_spread(text: str) -> tuple[str, tuple]:
     return new, ("memory.l2.latency_spread_ns", None, f"{min(ns):g}..{max(ns):g}", "latency spread", None, None)
 
 
+def set_shared_passes(text: str) -> tuple[str, list]:
+    """units.ldst.shared_bytes_per_cycle and memory.shared.wavefront_latency from tools/shared_ops.py's
+    recording: a sub-partition's cycles per pass (four sub-partitions over the SM's rate times the
+    passes, 32 warps) and the cycles a chain step grows per extra pass, less the shared port's one."""
+    rec = json.loads(SHARED_OPS.read_text())
+    rates, chains = rec["warp_insts_per_cycle_per_sm"], rec["chain_cycles_per_step"]
+    cfg = load_config(str(CONFIG))
+    sub_partitions = cfg.get("sm.sub_partitions")
+    pass_bytes = cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes")
+    per_pass = np.mean([sub_partitions / (rates[f"{k}/32"] * n) for k, n in SHARED_PASSES.items()])
+    rate = int(round(pass_bytes / per_pass))
+    growth = np.mean([(chains[k] - chains[base]) / n for k, base, n in SHARED_CHAIN_PASSES])
+    latency = max(0, int(round(growth)) - 1)
+    rows = []
+    for key, value, what in (("units.ldst.shared_bytes_per_cycle", rate, f"{per_pass:.2f} cycles/pass"),
+                             ("memory.shared.wavefront_latency", latency, f"+{growth:.2f} cycles/pass")):
+        rows.append((key, cfg.get(key), value, what, None, None))
+        text = set_value(text, key, value)
+    return text, rows
+
+
 def reference(name):
     return json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
 
@@ -144,6 +174,8 @@ def calibrate():
     text, memory_side = set_memory_side(CONFIG.read_text(), fits)
     text, row = set_l2_spread(text)
     memory_side.append(row)
+    text, shared = set_shared_passes(text)
+    memory_side.extend(shared)
     for _ in range(PASSES):
         rows = list(memory_side)
         cfg = load_config(str(CONFIG))

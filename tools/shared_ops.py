@@ -2,8 +2,9 @@
 """How many shared-memory instructions of each kind one SM takes per cycle: on the GPU (--gpu) and
 in the simulator (default).  One block of 1, 4 or 32 warps; every warp runs 64 iterations of 8
 independent instructions of one kind (tools/kernels/shared_ops.cu, its PTX and the
-committed cubin beside it: LDS.32, LDS.128, STS.U16, STS.64, STS.128, LDSM.16.M88.4 and its
-transposed form, all conflict-free); the rate is the warps' instructions over
+committed cubin beside it: LDS.32, LDS.64, LDS.128, STS.U16, STS.64, STS.128, LDSM.16.M88.4 and
+its transposed form, all conflict-free; LDS.128 with every lane at one address and LDS.32 with two
+lanes on each bank); the rate is the warps' instructions over
 the span from the first warp's start to the last warp's end.  Dependent chains (one warp, each
 load's address taking the previous load's data) give each kind's latency plus one IADD.
 
@@ -23,9 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
 sys.path.insert(0, str(ROOT))
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
-KERNELS = {"k_lds32": "LDS.32", "k_lds128": "LDS.128", "k_sts16": "STS.U16", "k_sts64": "STS.64",
-           "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4"}
-CHAINS = {"k_chain_lds32": "LDS.32", "k_chain_lds128": "LDS.128", "k_chain_ldsm4": "LDSM.16.M88.4"}
+KERNELS = {"k_lds32": "LDS.32", "k_lds64": "LDS.64", "k_lds128": "LDS.128", "k_sts16": "STS.U16",
+           "k_sts64": "STS.64", "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4",
+           "k_lds128_bcast": "LDS.128 broadcast", "k_lds32_2way": "LDS.32 2-way"}
+CHAINS = {"k_chain_lds32": "LDS.32", "k_chain_lds64": "LDS.64", "k_chain_lds128": "LDS.128",
+          "k_chain_lds128_bcast": "LDS.128 broadcast", "k_chain_ldsm1": "LDSM.16.M88",
+          "k_chain_ldsm2": "LDSM.16.M88.2", "k_chain_ldsm4": "LDSM.16.M88.4"}
 WARPS = (1, 4, 32)
 CHAIN_STEPS = 256
 PER_WARP = 64 * 8
@@ -80,6 +84,22 @@ def simulated_chain(name: str) -> float:
     return round(float(c[1] - c[0]) / CHAIN_STEPS, 2)
 
 
+def simulated_load_latency(name: str, overrides: tuple[str, ...] = ()) -> int:
+    """Cycles from issue until the data of a chain kernel's shared-memory load is ready (the model's
+    latency of that load; its chain may be bound by the loop instead)."""
+    import simt_sim
+    from simt_sim.isa import encoding as E
+    from simt_sim.machine.layout import TR_CYCLE, TR_PC, TR_READY
+    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    pcs = [pc for pc, row in enumerate(prog.code)
+           if row[E.F_SPACE] == E.SP_SHARED and row[E.F_OP] in (E.OP_LD, E.OP_LDMATRIX)]
+    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
+    bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
+    trace = simt_sim.simulate(simt_sim.Launch(prog, 1, 32, ["clk", "out"]), bufs, cfg, trace=True).raw.trace
+    rows = trace[np.isin(trace[:, TR_PC], pcs)]
+    return int(np.median(rows[:, TR_READY] - rows[:, TR_CYCLE]))
+
+
 def main() -> int:
     from probe_output import probe_parser, write_result
     ap = probe_parser(__doc__)
@@ -96,9 +116,13 @@ def main() -> int:
     for name, label in KERNELS.items():
         for warps in WARPS:
             print(f"{label:<16} {warps:>5} {hw[f'{name}/{warps}']:>7.3f} {simulated_rate(name, warps):>7.3f}")
-    print(f"\n{'dependent chain':<16} {'H100':>7} {'model':>7}  (cycles per step: the load and an IADD)")
+    chains = rec["chain_cycles_per_step"]
+    print(f"\n{'dependent chain':<18} {'H100':>7} {'model':>7}  {'H100 - LDS.32':>13} {'model latency':>13}")
     for name, label in CHAINS.items():
-        print(f"{label:<16} {rec['chain_cycles_per_step'][name]:>7.2f} {simulated_chain(name):>7.2f}")
+        print(f"{label:<18} {chains[name]:>7.2f} {simulated_chain(name):>7.2f}  "
+              f"{chains[name] - chains['k_chain_lds32']:>+13.2f} {simulated_load_latency(name):>13d}")
+    print("(chain: cycles per step, the load and an IADD; the model's chains may be bound by the loop, so its "
+          "load latency is beside them)")
     return 0
 
 

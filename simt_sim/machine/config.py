@@ -48,8 +48,9 @@ def _unit_schema(what: str) -> dict:
                                             "one last, sparing it for those that only it takes (FMA-heavy: IMAD)"),
         "shared_bytes_per_cycle": Field(float, between(0, 1e6),
                                         doc="bytes a pipe moves per cycle for shared-memory loads, stores and "
-                                            "ldmatrix: such an instruction holds it for its warp's bytes over this, "
-                                            "when that is longer than its interval (0: not modelled)"),
+                                            "ldmatrix: such an instruction holds it for its passes through the "
+                                            "banks (banks x bank_bytes each) over this, when that is longer than "
+                                            "its interval (0: not modelled)"),
     }
 
 
@@ -145,6 +146,13 @@ SCHEMA = {
             "banks": Field(int, positive, doc="banks; lanes hitting different words of one bank serialise"),
             "bank_bytes": Field(int, positive, doc="bytes per bank word"),
             "atomic_cycles": Field(int, positive, doc="extra cycles per same-address shared atomic"),
+            "group_bytes": Field(int, non_negative,
+                                 doc="a load or store passes the banks in groups of lanes whose accesses total "
+                                     "at most this many bytes, each group with its own passes (256: a 16-byte "
+                                     "access half a warp at a time; 0: the whole warp at once)"),
+            "wavefront_latency": Field(int, non_negative,
+                                       doc="cycles each pass after the first adds to an access's latency, beyond "
+                                           "its turn at the SM's port (one cycle a pass)"),
         }),
         "l1": _memory_level("L1", {
             "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
@@ -268,7 +276,8 @@ DEFAULTS = {
     "latency_overrides": {},
     "memory": {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
-        "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2},
+        "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2, "group_bytes": 0,
+                   "wavefront_latency": 0},
         "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},

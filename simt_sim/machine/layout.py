@@ -121,7 +121,8 @@ RUN_DONE, RUN_FAULT, RUN_HISTORY_FULL, RUN_EVENTS_FULL, RUN_TRACE_FULL, RUN_SLIC
 # ---- tc: machine scalars of a timing run (int64 vector) ----
 TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_width", "max_per_warp",
              "pool", "branch_latency", "barrier_latency", "block_launch", "sector_bytes", "line_bytes",
-             "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic",
+             "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic", "smem_group_bytes",
+             "smem_wavefront_latency",
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
@@ -225,7 +226,9 @@ SCRATCH_ADDRS = 0                                    # one address per lane (vec
 SCRATCH_SECTORS = SCRATCH_ADDRS + MAX_WARP_SIZE * 2
 SCRATCH_WAYS_L1 = SCRATCH_SECTORS + MAX_WARP_SIZE * SECTORS_PER_LANE * 2
 SCRATCH_WAYS_L2 = SCRATCH_WAYS_L1 + MAX_WARP_SIZE * SECTORS_PER_LANE
-SCRATCH_SIZE = SCRATCH_WAYS_L2 + MAX_WARP_SIZE * SECTORS_PER_LANE
+SCRATCH_LANES = SCRATCH_WAYS_L2 + MAX_WARP_SIZE * SECTORS_PER_LANE        # the lane of each address
+SCRATCH_WAVEFRONTS = SCRATCH_LANES + MAX_WARP_SIZE     # a shared access's passes through the banks (0: none)
+SCRATCH_SIZE = SCRATCH_WAVEFRONTS + 1
 
 # ---- buffers the host drains between engine calls ----
 HISTORY_CHUNK = 8192          # mask-history rows per engine call, doubling up to HISTORY_CHUNK_MAX

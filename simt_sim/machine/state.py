@@ -69,11 +69,12 @@ def make_counters() -> np.ndarray:
 # Per-pc timing tables (machine/tables.py builds them from the config and the ISA table).
 # unit: the unit whose pipes the instruction uses (after shared_with); own_unit: its own class;
 # cls: timing class (CL_*); lat: cycles until its result can be read; ii: cycles its pipe stays
-# busy; srcs / dsts: registers in the unified numbering (-1 padded); unit_pipes: pipes per unit;
+# busy; pass_cycles: a shared-memory access's pipe cycles per pass through the banks (the engine
+# holds the pipe max(ii, passes x pass_cycles)); srcs / dsts: registers in the unified numbering (-1 padded); unit_pipes: pipes per unit;
 # pipes_of: how many of its unit's pipes (the first ones) the instruction may use; pipe_from: the
 # pipe it tries first (1 where its unit spares the first pipe); rf_first /
 # rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none).
-Tables = namedtuple("Tables", "unit own_unit cls lat ii srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write")
+Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in

@@ -56,7 +56,8 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "block_launch": g("sm.block_launch_latency"), "sector_bytes": sector, "line_bytes": line,
         "param_latency": g("memory.param_latency"), "smem_latency": g("memory.shared.latency"),
         "smem_banks": g("memory.shared.banks"), "smem_bank_bytes": g("memory.shared.bank_bytes"),
-        "smem_atomic": g("memory.shared.atomic_cycles"), "l1_latency": g("memory.l1.latency"),
+        "smem_atomic": g("memory.shared.atomic_cycles"), "smem_group_bytes": g("memory.shared.group_bytes"),
+        "smem_wavefront_latency": g("memory.shared.wavefront_latency"), "l1_latency": g("memory.l1.latency"),
         "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l2_latency": cfg.memory_latency("l2.latency"),
         "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
         "dram_latency": cfg.miss_latency(), "max_cycles": g("limits.max_cycles"),
@@ -232,6 +233,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     cls = np.zeros(n, np.int64)
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
+    pass_cycles = np.zeros(n, np.int64)
     pipes_of = np.zeros(n, np.int64)
     pipe_from = np.zeros(n, np.int64)
     spare_first = [bool(cfg.get(f"units.{name}.spare_first_pipe", False)) for name in UNIT_NAMES]
@@ -244,8 +246,10 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         own[pc] = u
         ncu_pipe[pc] = row[E.F_PIPE]
         cls[pc] = timing_class(int(row[E.F_OP]))
-        # the pipes it runs on (and a shared-memory access's bytes) set the interval; its own unit the latency
-        ii[pc] = max(params[home[u]][1], shared_interval(cfg, row, UNIT_NAMES[home[u]]))
+        # the pipes it runs on set the interval (a shared-memory access's passes may hold it longer); its own
+        # unit the latency
+        ii[pc] = params[home[u]][1]
+        pass_cycles[pc] = shared_pass_cycles(cfg, row, UNIT_NAMES[home[u]])
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
@@ -265,23 +269,21 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         for slot, (first, count) in enumerate(register_reads(code[pc], vecs, numbering)):
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
-    return Tables(unit, own, cls, lat, ii, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first, rf_count,
-                  rf_write)
+    return Tables(unit, own, cls, lat, ii, pass_cycles, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
+                  rf_count, rf_write)
 
 
-def shared_interval(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
-    """Cycles a shared-memory load, store or ldmatrix holds its pipe for its data: the warp's bytes
-    over `units.UNIT.shared_bytes_per_cycle` (0: not modelled).  On the H100 an LD/ST pipe moves
-    32 bytes per cycle: STS.64 every 8 cycles, LDSM.x4 every 16 (tools/shared_ops.py)."""
+def shared_pass_cycles(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
+    """Cycles a shared-memory load, store or ldmatrix holds its pipe per pass through the banks (a
+    pass moves banks x bank_bytes): those bytes over `units.UNIT.shared_bytes_per_cycle` (0: not
+    modelled).  The engine multiplies it by the access's passes.  On the H100 an LD/ST pipe moves 32
+    bytes per cycle: a conflict-free LDS.64 every 8 cycles, LDS.128 and LDSM.x4 every 16, LDS.32 with
+    two lanes on each bank every 8 (tools/shared_ops.py)."""
     rate = cfg.get(f"units.{unit}.shared_bytes_per_cycle", 0)
     op = int(row[E.F_OP])
     if not rate or row[E.F_SPACE] != E.SP_SHARED or op not in (E.OP_LD, E.OP_ST, E.OP_LDMATRIX):
         return 0
-    if op == E.OP_LDMATRIX:
-        warp_bytes = 128 * int(row[E.F_VEC])              # 8 rows of 16 bytes per matrix
-    else:
-        warp_bytes = cfg.get("warp_size") * (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
-    return math.ceil(warp_bytes / rate)
+    return math.ceil(cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes") / rate)
 
 
 def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):

@@ -29,7 +29,7 @@ T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT = TC["dram_latency"]
-T_SMEM_LAT, T_SMEM_ATOM = TC["smem_latency"], TC["smem_atomic"]
+T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
 F_L2_SPREAD = TF["l2_spread0"]
 
@@ -163,9 +163,10 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
 
 @compiled
 def shared_access(mt, tc, sm, cycle, ways, atomic_serial):
-    """Shared-memory timing: `ways` passes through the SM's shared port, then the latency."""
+    """Shared-memory timing: `ways` passes through the SM's shared port, then the latency (and
+    `memory.shared.wavefront_latency` for each pass after the first)."""
     wait = queue(mt.ports, tc[T_NSM] + sm, np.float64(cycle), ways, 1.0)
-    ready = cycle + wait + tc[T_SMEM_LAT]
+    ready = cycle + wait + tc[T_SMEM_LAT] + (ways - 1) * tc[T_SMEM_PASS_LAT]
     if atomic_serial > 0:
         ready += (atomic_serial - 1) * tc[T_SMEM_ATOM]
     return np.int64(np.ceil(ready))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from simt_sim.engine.jit import compiled
 from simt_sim.machine.layout import TC
 
-T_BANKS, T_BANK_BYTES = TC["smem_banks"], TC["smem_bank_bytes"]
+T_BANKS, T_BANK_BYTES, T_GROUP_BYTES = TC["smem_banks"], TC["smem_bank_bytes"], TC["smem_group_bytes"]
 
 
 @compiled
@@ -76,3 +76,24 @@ def bank_ways(addrs, n, nbytes, tc, scratch):
         if c > best:
             best = c
     return max(best, 1)
+
+
+@compiled
+def shared_passes(addrs, lanes, n, nbytes, tc, scratch):
+    """Passes through the banks of a shared-memory load or store of nbytes per lane by the lanes
+    lanes[:n] (ascending) at addrs[:n]: the warp's lanes go in groups of `memory.shared.group_bytes`
+    worth of accesses, each group with its own passes (the H100 takes a 16-byte access half a warp at
+    a time: an LDS.128 makes two passes even when every lane reads one address)."""
+    group_bytes = tc[T_GROUP_BYTES]
+    if group_bytes <= 0 or n == 0:
+        return bank_ways(addrs, n, nbytes, tc, scratch)
+    per_group = max(group_bytes // nbytes, 1)
+    total = 0
+    first = 0
+    while first < n:
+        end = first + 1
+        while end < n and lanes[end] // per_group == lanes[first] // per_group:
+            end += 1
+        total += bank_ways(addrs[first:end], end - first, nbytes, tc, scratch)
+        first = end
+    return total

@@ -16,7 +16,7 @@ from simt_sim.engine.cycle.scheduler import candidates
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account
-from simt_sim.engine.cycle.units import earliest_pipe, occupy_pipe, pipe_free
+from simt_sim.engine.cycle.units import earliest_pipe, occupy_pipe, pipe_free, pipe_time
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
@@ -25,7 +25,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SCRATCH_WAVEFRONTS, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
                                      TR_BUSY, TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_PIPE, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
@@ -219,11 +219,12 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
                  fault) == STEP_FAULT:
         return False
-    pipe = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle)
+    busy = pipe_time(tab, ts.scratch[SCRATCH_WAVEFRONTS], pc)
+    pipe = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle, busy)
     u = tab.unit[pc]
     if tc[T_WRITE_PORT]:
         book_write(ts.sched, tab, sm, sp, pc, cycle)
-    count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], tab.ii[pc], mask, exec_mask)
+    count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
     if ctrl >= 0:
         set_barriers(wf, w, ctrl, ready, kind, cycle + tc[T_READ_LAT])
@@ -236,7 +237,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         wf[w, WF_DRAIN] = max(wf[w, WF_DRAIN], ready)
     ts.kinfo[k, KF_LAST_COMPLETE] = max(ts.kinfo[k, KF_LAST_COMPLETE], ready)
     if tc[T_TRACE]:
-        record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, pipe, tab.ii[pc], sm, sp, k, ready)
+        record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready)
     ts.now[N_SLICE] -= 1
     after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
     if ctrl >= 0 and tc[T_BANKS]:

@@ -10,8 +10,8 @@ from simt_sim.engine.cycle import coalesce as CO
 from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_SECTORS, SCRATCH_WAYS_L1,
-                                     SCRATCH_WAYS_L2, TC)
+from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_SECTORS,
+                                     SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC)
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
@@ -28,6 +28,7 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     width = E.TYPE_BITS[ty] // 8 if ty != E.T_PRED else 1
     nbytes = width * row[E.F_VEC]
     addr_k = 0 if op == E.OP_ST or op == E.OP_RED or op == E.OP_WMMA_STORE_D else 1
+    scratch[SCRATCH_WAVEFRONTS] = 0
     if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
             or op == E.OP_WMMA_STORE_D:
         return tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
@@ -38,7 +39,8 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     base_t = w * wsz
     local_bytes = geom[G_LOCAL]
     addrs = scratch[SCRATCH_ADDRS:SCRATCH_SECTORS]
-    work = scratch[SCRATCH_SECTORS:]
+    lanes = scratch[SCRATCH_LANES:SCRATCH_WAVEFRONTS]
+    work = scratch[SCRATCH_SECTORS:SCRATCH_LANES]
     n = 0
     kind_space = space
     for lane in range(wsz):
@@ -49,6 +51,7 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
                 sp = E.SP_GLOBAL
             kind_space = sp
             addrs[n] = addr
+            lanes[n] = lane
             n += 1
     is_atomic = op == E.OP_ATOM or op == E.OP_RED
     if n == 0:
@@ -57,12 +60,13 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
         return cycle + tc[T_PARAM], R_WAIT
     serial = CO.max_same_address(addrs, n, work) if is_atomic else 0
     if kind_space == E.SP_SHARED:
-        ways = CO.bank_ways(addrs, n, nbytes, tc, work)
+        ways = CO.shared_passes(addrs, lanes, n, nbytes, tc, work)
+        scratch[SCRATCH_WAVEFRONTS] = ways
         return MT.shared_access(mt, tc, sm, cycle, ways, serial), R_SHORT
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
-                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:]), R_LONG
+                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG
 
 
 @compiled
@@ -79,7 +83,9 @@ def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
         n = 8 * row[E.F_VEC]
         for lane in range(n):
             addrs[lane] = generic_to_space(row[E.F_SPACE], lane_address(regs, row[b + 1], row[b + 2], base_t + lane))[1]
-        return MT.shared_access(mt, tc, sm, cycle, CO.bank_ways(addrs, n, 16, tc, work), 0), R_SHORT
+        ways = CO.bank_ways(addrs, n, 16, tc, work)          # a 16-byte row passes whole (LDSM chains: x1 < x2)
+        scratch[SCRATCH_WAVEFRONTS] = ways
+        return MT.shared_access(mt, tc, sm, cycle, ways, 0), R_SHORT
     shape = row[E.F_CMP]
     esize = 4 if row[E.F_TYPE] == E.T_F32 else 2
     lines, length = E.SHAPE_M[shape], E.SHAPE_K[shape]        # A: M x K
@@ -106,4 +112,4 @@ def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
         return MT.shared_access(mt, tc, sm, cycle, CO.bank_ways(addrs, lines, nbytes, tc, work), 0), R_SHORT
     n_sect = CO.sectors_of(addrs, lines, nbytes, tc[T_SECTOR], work)
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_WMMA_STORE_D, False, 0,
-                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:]), R_LONG
+                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG

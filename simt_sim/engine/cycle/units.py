@@ -32,8 +32,15 @@ def earliest_pipe(unit_free, tab, sm, sp, pc):
 
 
 @compiled_inline
-def occupy_pipe(unit_free, tab, sm, sp, pc, cycle):
-    """Send pc's instruction into a free pipe of its unit; returns the pipe."""
+def pipe_time(tab, passes, pc):
+    """Cycles pc's instruction holds its pipe: its interval, or a shared-memory access's passes through
+    the banks times its cycles per pass, if longer."""
+    return max(tab.ii[pc], passes * tab.pass_cycles[pc])
+
+
+@compiled_inline
+def occupy_pipe(unit_free, tab, sm, sp, pc, cycle, busy):
+    """Send pc's instruction into a free pipe of its unit for busy cycles; returns the pipe."""
     p = pipe_free(unit_free, tab, sm, sp, pc, cycle)
-    unit_free[sm, sp, tab.unit[pc], p] = cycle + tab.ii[pc]
+    unit_free[sm, sp, tab.unit[pc], p] = cycle + busy
     return p
