@@ -27,6 +27,7 @@ from simt_sim.machine.config import GPUConfig
 from simt_sim.observe.history import buffer_json, format_masks, history_json
 from simt_sim.observe.metrics import metrics_json
 from simt_sim.observe.pictures import write_picture
+from simt_sim.observe.stalls import stalls_by_pc
 from simt_sim.observe.trace import write_perfetto
 from simt_sim.run import timed
 from simt_sim.run.functional import RunResult, launch
@@ -254,6 +255,15 @@ class Result:
                 "metrics": metrics_json(run), "texts": first.program.texts,
                 "outputs": {} if run.interrupted else outputs_json(run.buffers),
                 "history": history_json(first)}
+
+    def stalls_by_pc(self, launch: int = 0) -> list[dict]:
+        """Timed runs: the warp-cycles one launch's warps spent waiting to issue each instruction
+        and issuing it, by stall reason (Nsight Compute's names), most first: [{"pc",
+        "instruction", "cycles", "stalls": {reason: cycles}}] (observe/stalls.py)."""
+        if not self.timed:
+            raise InputError("stalls_by_pc() needs the timing model: use simulate() or run_program()")
+        view = self._launch_view(launch)
+        return stalls_by_pc(view.program.texts, self.raw.pc_stalls[launch])
 
     def picture(self, path, cycles=None, warps=None, *, title=None, cell=None) -> None:
         """Draw the execution history to path (.svg, .html or .png): x = cycle, y = each warp's

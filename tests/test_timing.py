@@ -231,6 +231,22 @@ def test_global_coalescing_and_cache_levels(stride, sectors):
     assert res.metrics[0]["stall_cycles"]["long_scoreboard"] > 500
 
 
+def test_stalls_by_pc_put_a_loads_wait_on_the_instruction_that_reads_it():
+    """Result.stalls_by_pc: the add after the cold load (pc 5) waits its DRAM latency as
+    long_scoreboard, and every instruction's issue counts once as `selected`; the per-pc figures
+    sum to the kernel's stall cycles."""
+    res = run(GLOBAL_LOAD.format(stride=4, cache=""), params=".param .u64 k_param_0", args=["buf"],
+              buffers={"buf": np.zeros(32, np.uint32)})
+    rows = res.stalls_by_pc()
+    assert rows[0]["pc"] == 5 and rows[0]["instruction"].startswith("add.u32")
+    latency = ready_delay(res, 4)[0]                   # the load's, the add waiting from right behind it
+    assert latency - 8 <= rows[0]["stalls"]["long_scoreboard"] < latency and latency > 500
+    assert all(r["stalls"].get("selected") == 1 for r in rows)          # one warp, each pc once
+    totals = res.metrics[0]["stall_cycles"]
+    for name, cycles in totals.items():
+        assert sum(r["stalls"].get(name, 0) for r in rows) == cycles, name
+
+
 def test_hit_on_a_line_still_being_filled_waits_for_the_fill():
     body = GLOBAL_LOAD.format(stride=4, cache="").replace("  add.u32 %r5, %r2, 1;\n", "")
     res = run(body, params=".param .u64 k_param_0", args=["buf"], buffers={"buf": np.zeros(32, np.uint32)})

@@ -33,10 +33,10 @@ FILE_NAME = "h100-sass-counts.json"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def parse_source_page(text: str) -> list[dict]:
+def parse_source_page(text: str, columns: tuple[str, ...] = COUNT_COLUMNS) -> list[dict]:
     """`ncu --page source --print-source sass --csv` output -> one {"kernel", "sass", "counts"} per
-    profiled launch, in launch order; counts[pc] = [warp-instructions, thread-instructions,
-    predicated-on thread-instructions]."""
+    profiled launch, in launch order; counts[pc] = the columns' values (by default [warp-
+    instructions, thread-instructions, predicated-on thread-instructions])."""
     launches = []
     for block in text.split('"Kernel Name",')[1:]:
         name = block.split(",", 1)[0].strip().strip('"')
@@ -45,7 +45,7 @@ def parse_source_page(text: str) -> list[dict]:
             continue
         header = rows[0]
         try:
-            cols = [header.index(c) for c in COUNT_COLUMNS]
+            cols = [header.index(c) for c in columns]
             source = header.index("Source")
         except ValueError as e:
             raise InputError(f"ncu source page for {name}: no column {e}") from None

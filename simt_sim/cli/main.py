@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "else 0)")
     run.add_argument("--cycles", metavar="FIRST:END", help="with --picture: draw only these cycles (END exclusive)")
     run.add_argument("--trace", metavar="FILE", help="write a Perfetto / Chrome trace (JSON) of warps and units")
+    run.add_argument("--stalls-by-pc", metavar="N", type=int, default=0,
+                     help="print the N instructions whose warps waited longest, with their stall reasons")
 
     cfgs = sub.add_parser("configs", help="list the GPU configs")
     cfgs.add_argument("--show", metavar="NAME", help="print one config with every value (defaults filled in)")
@@ -332,6 +334,7 @@ class Progress:
 def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
     from simt_sim import api
     from simt_sim.observe.metrics import format_metrics
+    from simt_sim.observe.stalls import format_stalls_by_pc
     progress = Progress(sys.stderr.isatty() and not ns.quiet)
     launches = [api.Launch(program, grid, block, args, dynamic_shared=dyn, registers=ns.registers,
                            stream=getattr(ns, "stream", 0)), *getattr(ns, "more_launches", [])]
@@ -352,6 +355,8 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
         print(f"kernel {program.name} ({mode}): grid {view.grid} block {view.block}, config {config.name}, "
               f"scheduler {config.get('scheduler.policy')}, divergence {config.get('simt.divergence_policy')}")
         print(format_metrics(run))
+        if ns.stalls_by_pc > 0:
+            print(format_stalls_by_pc(result.stalls_by_pc(), ns.stalls_by_pc))
         if not run.interrupted:
             print_outputs(result.outputs, expect, problems)
     if ns.json:

@@ -86,6 +86,7 @@ class SimResult:
     wall_seconds: float = 0.0
     summary: dict = field(default_factory=dict)
     module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
+    pc_stalls: list[np.ndarray] = field(default_factory=list)   # per launch: int64[its pcs, N_REASONS] warp-cycles
 
     def view(self, k: int = 0) -> "LaunchView":
         """Launch k seen like a functional RunResult (its own warp ids), for histories and checks."""
@@ -167,8 +168,9 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                "W0": cycles * image.n_sm * cfg.get("sm.sub_partitions") - issued_cycles,
                "simulated_sms": image.n_sm,
                "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
+    pc_stalls = [ts.pc_stalls[base:base + len(kl.program)].copy() for base, kl in zip(image.pc_bases, launches)]
     return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
-                     warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals())
+                     warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls)
 
 
 def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None) -> SimResult:
@@ -290,7 +292,8 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
         kstats=i64(len(image.kinfo), L.KSTAT_COLUMNS),
         trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
-        scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image))
+        scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image),
+        pc_stalls=i64(len(image.code.rows), L.N_REASONS))
 
 
 def instruction_caches(image: MachineImage) -> dict[str, np.ndarray]:

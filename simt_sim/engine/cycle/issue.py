@@ -211,8 +211,10 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     gid = wf[w, WF_GID]
     mask = wf[w, WF_MASK]
     exec_mask = guard_mask(row, regs, w * geom[G_WS], mask, geom[G_WS])
-    account(wf, ts.kstats, ts.tlog, ts.now, tc, k, w, gid, cycle, throttle_reason(code.rows, tab, pc))
+    account(wf, ts.kstats, ts.pc_stalls, ts.tlog, ts.now, tc, k, w, gid, pc, cycle,
+            throttle_reason(code.rows, tab, pc))
     ts.kstats[k, KS_STALL + R_SELECTED] += 1
+    ts.pc_stalls[pc, R_SELECTED] += 1
     ready, kind = result_timing(code.rows, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
                                 cycle)
     counters[C_CLOCK] = cycle

@@ -17,9 +17,10 @@ def log_stall(tlog, now, record, gid, start, end, reason):
 
 
 @compiled
-def account(wf, kstats, tlog, now, tc, k, w, gid, cycle, throttle):
+def account(wf, kstats, pc_stalls, tlog, now, tc, k, w, gid, pc, cycle, throttle):
     """Attribute warp w's cycles since it could last issue, up to `cycle`, to stall reasons:
-    resume delay (branch, barrier, launch), then operands, then unit or selection."""
+    resume delay (branch, barrier, launch), then operands, then unit or selection; per kernel and
+    per pc, the instruction the warp waited to issue."""
     a = wf[w, WF_ACCOUNTED]
     if cycle <= a:
         return
@@ -27,10 +28,12 @@ def account(wf, kstats, tlog, now, tc, k, w, gid, cycle, throttle):
     rkind = wf[w, WF_RESUME_KIND]
     r_end = min(max(wf[w, WF_RESUME], a), cycle)
     kstats[k, KS_STALL + rkind] += r_end - a
+    pc_stalls[pc, rkind] += r_end - a
     log_stall(tlog, now, record, gid, a, r_end, rkind)
     okind = wf[w, WF_OPERANDS_KIND]
     o_end = min(max(wf[w, WF_OPERANDS_AT], r_end), cycle)
     kstats[k, KS_STALL + okind] += o_end - r_end
+    pc_stalls[pc, okind] += o_end - r_end
     log_stall(tlog, now, record, gid, r_end, o_end, okind)
     rest = cycle - o_end
     held = min(wf[w, WF_HELD], rest)
@@ -38,6 +41,9 @@ def account(wf, kstats, tlog, now, tc, k, w, gid, cycle, throttle):
     kstats[k, KS_STALL + R_DISPATCH] += held
     kstats[k, KS_STALL + R_NOT_SELECTED] += notsel
     kstats[k, KS_STALL + throttle] += rest - held - notsel
+    pc_stalls[pc, R_DISPATCH] += held
+    pc_stalls[pc, R_NOT_SELECTED] += notsel
+    pc_stalls[pc, throttle] += rest - held - notsel
     # which of the ready cycles were unit waits, lost selection or were held is counted, not
     # ordered: the log shows the unit waits first, the held cycles last
     unit_end = cycle - notsel - held

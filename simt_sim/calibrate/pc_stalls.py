@@ -1,0 +1,154 @@
+"""Where warps wait, per SASS instruction, on the H100 and in the simulator.
+
+Nsight Compute's PC sampling (its SourceCounters and WarpStateStats sections, source page) counts
+for every SASS instruction how often a warp was seen there and why it could not issue; the
+simulator's timed run attributes every warp-cycle between two issues to the instruction then
+issued and its stall reason (observe/stalls.py).  Both are compared as shares of their kernel's
+total, since samples and cycles count on different scales.
+
+    python -m simt_sim.calibrate.pc_stalls record NAME...    # on the GPU machine
+    python -m simt_sim.calibrate.pc_stalls compare NAME... [--top 12]
+
+`record` writes programs/NAME/reference/h100-pc-stalls.json (the main launch: the SASS text and
+the samples per reason of every instruction); `compare` runs the program's SASS timed and prints,
+for the instructions with the most samples, both shares and their largest reasons, the kernel's
+reasons side by side, and the agreement: the sum over instructions and reasons of the smaller of
+the two shares (1: the same profile, 0: nothing in common).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from simt_sim.calibrate.source_counts import parse_source_page
+from simt_sim.errors import InputError
+from simt_sim.machine.layout import STALL_NAMES
+
+FILE_NAME = "h100-pc-stalls.json"
+ROOT = Path(__file__).resolve().parents[2]
+NCU_OPTIONS = ["--section", "SourceCounters", "--section", "WarpStateStats", "--page", "source",
+               "--print-source", "sass", "--csv", "--import-source", "no", "--warp-sampling-interval", "0"]
+# Nsight Compute's source-page sampling columns -> the simulator's stall names (layout.STALL_NAMES);
+# the last five have no counterpart in the model
+NCU_REASONS = {"stall_selected": "selected", "stall_not_selected": "not_selected", "stall_wait": "wait",
+               "stall_short_sb": "short_scoreboard", "stall_long_sb": "long_scoreboard",
+               "stall_math": "math_pipe_throttle", "stall_lg": "lg_throttle", "stall_mio": "mio_throttle",
+               "stall_branch_resolving": "branch_resolving", "stall_barrier": "barrier",
+               "stall_no_inst": "no_instruction", "stall_drain": "drain", "stall_dispatch": "dispatch_stall",
+               "stall_imc": "imc_miss", "stall_membar": "membar", "stall_misc": "misc", "stall_sleep": "sleeping",
+               "stall_tex": "tex_throttle"}
+
+
+def from_source_page(text: str, launches_per_program: list[int]) -> list[dict]:
+    """ncu's source page for the programs' launches -> each program's main launch: {"kernel",
+    "sass", "reasons", "samples"} (samples[pc] per reason)."""
+    launches = parse_source_page(text, tuple(NCU_REASONS))
+    if len(launches) != sum(launches_per_program):
+        raise RuntimeError(f"ncu returned {len(launches)} launches, expected {sum(launches_per_program)}")
+    out, i = [], 0
+    for n in launches_per_program:
+        main = launches[i]
+        out.append({"kernel": main["kernel"], "sass": main["sass"], "reasons": list(NCU_REASONS.values()),
+                    "samples": main["counts"]})
+        i += n
+    return out
+
+
+def record(names: list[str], root: Path = ROOT) -> list[Path]:
+    from simt_sim.calibrate.record import launch_count, ncu_output, program_dirs
+    dirs = program_dirs(names, root)
+    docs = from_source_page(ncu_output(NCU_OPTIONS, dirs, 1, root), [launch_count(d) for d in dirs])
+    paths = []
+    for d, doc in zip(dirs, docs):
+        path = d / "reference" / FILE_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=0) + "\n")
+        paths.append(path)
+    return paths
+
+
+def simulated(pdir: Path) -> tuple[list[str], np.ndarray]:
+    """The main launch's SASS texts and warp-cycles per pc and reason (layout.STALL_NAMES), from the
+    manifest's launches run timed as SASS."""
+    from simt_sim.frontend.manifest import load_manifest
+    from simt_sim.run.timed import simulate_manifest
+    res = simulate_manifest(load_manifest(str(pdir)), isa="sass")
+    return list(res.launches[0].program.texts), res.pc_stalls[0]
+
+
+def shares(recorded: dict, cycles: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(H100 shares, model shares) [pc, reason] over the recording's reasons, each summing to 1."""
+    reasons = recorded["reasons"]
+    hw = np.array(recorded["samples"], np.float64)
+    sim = np.zeros_like(hw)
+    for j, name in enumerate(reasons):
+        if name in STALL_NAMES:
+            sim[:, j] = cycles[:, STALL_NAMES.index(name)]
+    return hw / max(hw.sum(), 1.0), sim / max(sim.sum(), 1.0), reasons
+
+
+def opcode_of(text: str) -> str:
+    """A SASS instruction's guard and opcode with its modifiers: what identifies it in both listings
+    (ncu prints branch targets as absolute addresses, no reuse flags, and LDGSTS's operands in
+    another order than nvdisasm)."""
+    words = text.split()
+    return " ".join(words[:2] if words and words[0].startswith("@") else words[:1])
+
+
+def agreement(hw: np.ndarray, sim: np.ndarray) -> float:
+    return float(np.minimum(hw, sim).sum())
+
+
+def largest(row: np.ndarray, reasons: list[str], n: int = 2) -> str:
+    total = row.sum()
+    picked = [j for j in np.argsort(-row, kind="stable")[:n] if row[j] > 0]
+    return ", ".join(f"{reasons[j]} {row[j] / total:.0%}" for j in picked) or "-"
+
+
+def comparison(pdir: Path, top: int) -> str:
+    path = pdir / "reference" / FILE_NAME
+    if not path.exists():
+        raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record {pdir.name})")
+    rec = json.loads(path.read_text())
+    texts, cycles = simulated(pdir)
+    if [opcode_of(t) for t in texts] != [opcode_of(t) for t in rec["sass"]]:
+        raise InputError(f"{pdir.name}: the SASS here differs from the recorded one (recompiled?)")
+    hw, sim, reasons = shares(rec, cycles)
+    lines = [f"{pdir.name}: agreement {agreement(hw, sim):.2f} "
+             f"(sum over instructions and reasons of the smaller share; H100 {int(np.sum(rec['samples']))} samples)",
+             f"{'pc':>5} {'H100':>6} {'model':>6}  {'instruction':<36} {'H100 reasons':<34} model reasons"]
+    for pc in np.argsort(-hw.sum(axis=1), kind="stable")[:top]:
+        lines.append(f"{pc:>5} {hw[pc].sum():>6.1%} {sim[pc].sum():>6.1%}  {texts[pc][:36]:<36} "
+                     f"{largest(hw[pc], reasons):<34} {largest(sim[pc], reasons)}")
+    by_reason = sorted(range(len(reasons)), key=lambda j: -(hw[:, j].sum() + sim[:, j].sum()))
+    lines.append("kernel: " + ", ".join(f"{reasons[j]} {hw[:, j].sum():.0%} / {sim[:, j].sum():.0%}"
+                                        for j in by_reason if hw[:, j].sum() + sim[:, j].sum() >= 0.01))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.pc_stalls")
+    ap.add_argument("action", choices=("record", "compare"))
+    ap.add_argument("programs", nargs="*")
+    ap.add_argument("--top", type=int, default=12, help="instructions shown, most H100 samples first")
+    ns = ap.parse_args(argv)
+    if ns.action == "record":
+        for p in record(ns.programs):
+            print(p)
+        return 0
+    names = ns.programs or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{FILE_NAME}"))
+    for name in names:
+        print(comparison(ROOT / "programs" / name, ns.top))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except InputError as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,84 @@
+"""Per-instruction stall reasons, the H100's (Nsight Compute's PC sampling, recorded in
+programs/*/reference/h100-pc-stalls.json) beside the simulator's (calibrate/pc_stalls.py), and
+`simt-sim run --stalls-by-pc`."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simt_sim.calibrate import pc_stalls as PS
+from simt_sim.errors import InputError
+from simt_sim.machine.layout import STALL_NAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+COLUMNS = list(PS.NCU_REASONS)
+SAMPLE = ('"Kernel Name","k",\n"Address","Source",' + ",".join(f'"{c}"' for c in COLUMNS) + "\n"
+          + '"0x7f00","      LDS R2, [R3]",' + ",".join('"3"' if c == "stall_mio" else '"0"' for c in COLUMNS) + "\n"
+          + '"0x7f10","      IADD3 R2, R2, 1, RZ",' + ",".join('"5"' if c == "stall_short_sb" else '"1"' if c ==
+                                                              "stall_selected" else '"0"' for c in COLUMNS) + "\n")
+
+
+def test_the_source_page_gives_samples_per_instruction_and_reason():
+    (doc,) = PS.from_source_page("==PROF== Connected\n" + SAMPLE, [1])
+    assert doc["sass"] == ["LDS R2, [R3]", "IADD3 R2, R2, 1, RZ"]
+    row = dict(zip(doc["reasons"], doc["samples"][1]))
+    assert row["short_scoreboard"] == 5 and row["selected"] == 1 and sum(doc["samples"][0]) == 3
+    assert set(doc["reasons"]) - set(STALL_NAMES) == {"imc_miss", "membar", "misc", "sleeping", "tex_throttle"}
+    with pytest.raises(RuntimeError):
+        PS.from_source_page(SAMPLE, [2])                 # a launch missing
+
+
+def test_shares_and_agreement():
+    """Shares over each side's total; agreement 1 for the same profile, 0 for disjoint ones."""
+    rec = {"reasons": ["mio_throttle", "short_scoreboard", "imc_miss"], "samples": [[3, 0, 0], [0, 5, 2]]}
+    cycles = np.zeros((2, len(STALL_NAMES)), np.int64)
+    cycles[0, STALL_NAMES.index("mio_throttle")] = 30
+    cycles[1, STALL_NAMES.index("short_scoreboard")] = 70
+    hw, sim, _ = PS.shares(rec, cycles)
+    assert hw.sum() == pytest.approx(1) and sim.sum() == pytest.approx(1)
+    assert PS.agreement(hw, sim) == pytest.approx(0.3 + 0.5)   # imc_miss has no counterpart
+    assert PS.agreement(hw, hw) == pytest.approx(1)
+    assert PS.opcode_of("@!P0 BRA 0x7fe36b7aca20") == PS.opcode_of("@!P0 BRA 0x270") == "@!P0 BRA"
+    assert PS.opcode_of("LDGSTS.E [R7], desc[UR8][R2.64]") == PS.opcode_of("LDGSTS.E desc[UR8][R2.64], [R7]")
+
+
+def test_a_recorded_program_compares_per_instruction():
+    """w-regroup-lbm-base: every recorded instruction matches the SASS here, the agreement lies in
+    [0, 1] and the table lists the instruction with the most H100 samples first."""
+    rec = json.loads((ROOT / "programs" / "w-regroup-lbm-base" / "reference" / PS.FILE_NAME).read_text())
+    out = PS.comparison(ROOT / "programs" / "w-regroup-lbm-base", 5)
+    first, header, top, *_ = out.splitlines()
+    assert 0.0 <= float(first.split("agreement ")[1].split()[0]) <= 1.0
+    busiest = int(np.argmax(np.sum(rec["samples"], axis=1)))
+    assert int(top.split()[0]) == busiest
+    assert out.splitlines()[-1].startswith("kernel: ")
+
+
+def test_a_recompiled_kernel_is_refused(tmp_path):
+    src = ROOT / "programs" / "w-regroup-lbm-base"
+    rec = json.loads((src / "reference" / PS.FILE_NAME).read_text())
+    rec["sass"][0] = "NOP"
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / PS.FILE_NAME).write_text(json.dumps(rec))
+    for f in src.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).write_bytes(f.read_bytes())
+    with pytest.raises(InputError, match="differs from the recorded one"):
+        PS.comparison(tmp_path, 5)
+
+
+def test_run_prints_the_instructions_whose_warps_waited_longest():
+    r = subprocess.run([sys.executable, "-m", "simt_sim.cli.main", "run", "programs/data-loop", "--stalls-by-pc", "3"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.split()[:2] == ["pc", "share"])
+    rows = lines[i + 1:i + 4]
+    assert len(rows) == 3 and all("%" in row for row in rows)
+    shares = [float(row.split()[1].rstrip("%")) for row in rows]
+    assert shares == sorted(shares, reverse=True)
