@@ -17,14 +17,13 @@ the two shares (1: the same profile, 0: nothing in common).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from simt_sim.calibrate.source_counts import parse_source_page
+from simt_sim.calibrate.source_counts import action_parser, parse_source_page, recorded_programs
 from simt_sim.errors import InputError
 from simt_sim.machine.layout import STALL_NAMES
 
@@ -131,17 +130,13 @@ def comparison(pdir: Path, top: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.pc_stalls")
-    ap.add_argument("action", choices=("record", "compare"))
-    ap.add_argument("programs", nargs="*")
+    ap = action_parser("python -m simt_sim.calibrate.pc_stalls")
     ap.add_argument("--top", type=int, default=12, help="instructions shown, most H100 samples first")
     ns = ap.parse_args(argv)
     if ns.action == "record":
-        for p in record(ns.programs):
-            print(p)
+        print("\n".join(str(p) for p in record(ns.programs)))
         return 0
-    names = ns.programs or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{FILE_NAME}"))
-    for name in names:
+    for name in recorded_programs(ns.programs, FILE_NAME):
         print(comparison(ROOT / "programs" / name, ns.top))
     return 0
 

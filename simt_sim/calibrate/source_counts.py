@@ -127,16 +127,25 @@ def differences(pdir: Path) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.source_counts")
+def action_parser(prog: str) -> argparse.ArgumentParser:
+    """`record NAME...` (on the GPU) or `compare [NAME...]`, as this module and pc_stalls take them."""
+    ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("action", choices=("record", "compare"))
     ap.add_argument("programs", nargs="*")
-    ns = ap.parse_args(argv)
+    return ap
+
+
+def recorded_programs(names: list[str], file_name: str) -> list[str]:
+    """The programs named, or else every program with a reference of that file name."""
+    return names or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{file_name}"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = action_parser("python -m simt_sim.calibrate.source_counts").parse_args(argv)
     if ns.action == "record":
-        for p in record(ns.programs):
-            print(p)
+        print("\n".join(str(p) for p in record(ns.programs)))
         return 0
-    names = ns.programs or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{FILE_NAME}"))
+    names = recorded_programs(ns.programs, FILE_NAME)
     bad = 0
     for name in names:
         diff = differences(ROOT / "programs" / name)
