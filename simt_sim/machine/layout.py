@@ -189,15 +189,14 @@ STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_sco
  R_NO_INST, R_DRAIN, R_DISPATCH) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
 
-# ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, stall reasons, the W histogram
-# (issued warp-instructions by active lanes, 0..MAX_WARP_SIZE), unit busy cycles and instructions,
-# instructions by the pipe Nsight Compute counts them in
+# ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, the W histogram (issued
+# warp-instructions by active lanes, 0..MAX_WARP_SIZE), unit busy cycles and instructions,
+# instructions by the pipe Nsight Compute counts them in (stall reasons: per pc, TState.pc_stalls)
 MAX_WARP_SIZE = 64
 STAT_FIELDS = ("warp_insts", "thread_insts", "active_lanes")
 ST = _index(STAT_FIELDS)
 STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES = range(len(STAT_FIELDS))
-KS_STALL = len(STAT_FIELDS)
-KS_WHIST = KS_STALL + N_REASONS
+KS_WHIST = len(STAT_FIELDS)
 KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
 KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
 KS_PIPE_INSTS = KS_UNIT_INSTS + len(UNIT_NAMES)       # instructions by Nsight Compute pipe (NCU_PIPES)

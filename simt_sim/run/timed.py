@@ -215,7 +215,9 @@ def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineI
     smsps = active_smsps(cfg, launch.grid.count, launch.block.count, occ.blocks_per_sm)
     busy = {name: float(st[L.KS_BUSY + u]) / (cycles * n_sm * n_sp * int(pipes[u]))
             for u, name in enumerate(UNIT_NAMES)}
-    stall_cycles = {name: int(st[L.KS_STALL + i]) for i, name in enumerate(L.STALL_NAMES)}
+    base = image.pc_bases[k]
+    stalls = ts.pc_stalls[base:base + len(launch.program)].sum(axis=0)
+    stall_cycles = {name: int(stalls[i]) for i, name in enumerate(L.STALL_NAMES)}
     hist = {f"W{i}": int(st[L.KS_WHIST + i]) for i in range(1, ws + 1)}
     return {
         "kernel": launch.program.name,

@@ -23,7 +23,7 @@ from simt_sim.engine.functional.simt_stack import popcount64
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
-                                     KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_STALL, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
+                                     KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SCRATCH_WAVEFRONTS, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
@@ -211,9 +211,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     gid = wf[w, WF_GID]
     mask = wf[w, WF_MASK]
     exec_mask = guard_mask(row, regs, w * geom[G_WS], mask, geom[G_WS])
-    account(wf, ts.kstats, ts.pc_stalls, ts.tlog, ts.now, tc, k, w, gid, pc, cycle,
-            throttle_reason(code.rows, tab, pc))
-    ts.kstats[k, KS_STALL + R_SELECTED] += 1
+    account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
     ready, kind = result_timing(code.rows, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
                                 cycle)

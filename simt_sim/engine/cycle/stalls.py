@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (KS_STALL, N_TLOG, R_DISPATCH, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_HELD, WF_NOT_SELECTED,
+from simt_sim.machine.layout import (N_TLOG, R_DISPATCH, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_HELD, WF_NOT_SELECTED,
                                      WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESUME, WF_RESUME_KIND)
 
 T_TRACE = TC["record_trace"]
@@ -17,30 +17,25 @@ def log_stall(tlog, now, record, gid, start, end, reason):
 
 
 @compiled
-def account(wf, kstats, pc_stalls, tlog, now, tc, k, w, gid, pc, cycle, throttle):
+def account(wf, pc_stalls, tlog, now, tc, w, gid, pc, cycle, throttle):
     """Attribute warp w's cycles since it could last issue, up to `cycle`, to stall reasons:
-    resume delay (branch, barrier, launch), then operands, then unit or selection; per kernel and
-    per pc, the instruction the warp waited to issue."""
+    resume delay (branch, barrier, launch), then operands, then unit or selection; per pc, the
+    instruction the warp waited to issue (a kernel's totals are the sums over its pcs)."""
     a = wf[w, WF_ACCOUNTED]
     if cycle <= a:
         return
     record = tc[T_TRACE]
     rkind = wf[w, WF_RESUME_KIND]
     r_end = min(max(wf[w, WF_RESUME], a), cycle)
-    kstats[k, KS_STALL + rkind] += r_end - a
     pc_stalls[pc, rkind] += r_end - a
     log_stall(tlog, now, record, gid, a, r_end, rkind)
     okind = wf[w, WF_OPERANDS_KIND]
     o_end = min(max(wf[w, WF_OPERANDS_AT], r_end), cycle)
-    kstats[k, KS_STALL + okind] += o_end - r_end
     pc_stalls[pc, okind] += o_end - r_end
     log_stall(tlog, now, record, gid, r_end, o_end, okind)
     rest = cycle - o_end
     held = min(wf[w, WF_HELD], rest)
     notsel = min(wf[w, WF_NOT_SELECTED], rest - held)
-    kstats[k, KS_STALL + R_DISPATCH] += held
-    kstats[k, KS_STALL + R_NOT_SELECTED] += notsel
-    kstats[k, KS_STALL + throttle] += rest - held - notsel
     pc_stalls[pc, R_DISPATCH] += held
     pc_stalls[pc, R_NOT_SELECTED] += notsel
     pc_stalls[pc, throttle] += rest - held - notsel
