@@ -19,3 +19,10 @@ def write_result(result: dict, out: str | None) -> None:
         with open(out, "w") as f:
             f.write(text + "\n")
     print(text)
+
+
+def warp_rate(clk, warps: int, per_warp: int) -> float:
+    """Instructions per cycle of `warps` warps doing `per_warp` each, from their [start, end] clock
+    pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""
+    c = clk[: 2 * warps].reshape(-1, 2)
+    return warps * per_warp / float(c[:, 1].max() - c[:, 0].min())

@@ -23,6 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
 sys.path.insert(0, str(ROOT))
+from probe_output import warp_rate  # noqa: E402  (tools/, beside this file)
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
 KERNELS = {"k_lds32": "LDS.32", "k_lds64": "LDS.64", "k_lds128": "LDS.128", "k_sts16": "STS.U16",
            "k_sts64": "STS.64", "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4",
@@ -36,8 +37,7 @@ PER_WARP = 64 * 8
 
 
 def rate(clk: np.ndarray, warps: int) -> float:
-    c = clk[: 2 * warps].reshape(-1, 2)
-    return warps * PER_WARP / float(c[:, 1].max() - c[:, 0].min())
+    return warp_rate(clk, warps, PER_WARP)
 
 
 def gpu_rates() -> tuple[dict, dict]:

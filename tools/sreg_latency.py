@@ -22,6 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "sreg_latency.ptx"
 sys.path.insert(0, str(ROOT))
+from probe_output import warp_rate  # noqa: E402  (tools/, beside this file)
 RECORDED = ROOT / "programs" / "t-clock-read" / "reference" / "h100-sreg-latency.json"
 # kernel: (what it reads, the kernel with the same instructions but the register read before the clock)
 KERNELS = {"k_sr_laneid": ("S2R SR_LANEID", "k_sr_tid_x"), "k_sr_ctaid_x": ("S2R SR_CTAID.X", "k_sr_tid_x"),
@@ -51,8 +52,7 @@ def gpu_spans() -> dict:
 
 
 def rate(clk: np.ndarray, warps: int) -> float:
-    c = clk[: 2 * warps].reshape(-1, 2)
-    return warps * READS / float(c[:, 1].max() - c[:, 0].min())
+    return warp_rate(clk, warps, READS)
 
 
 def gpu_rates() -> dict:
