@@ -26,8 +26,7 @@ from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SCRATCH_WAVEFRONTS, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
-                                     STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, TR_CYCLE, TR_EXEC,
-                                     TR_BUSY, TR_GID, TR_KERNEL, TR_MASK, TR_PC, TR_PIPE, TR_READY, TR_SM, TR_SP, TR_UNIT, W_BARRIER,
+                                     STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
                                      WF_RESUME_KIND, WF_STATUS, WF_YIELDED)
@@ -89,22 +88,12 @@ def result_timing(rows, regs, mt, tab, tc, tf, scratch, geom, w, gid, pc, exec_m
 
 
 @compiled
-def record_issue(trace, now, cycle, gid, pc, mask, exec_mask, unit, pipe, busy, sm, sp, k, ready):
+def record_issue(trace, now, fields):
+    """One trace row: `fields` in the order of layout.TRACE_FIELDS."""
     i = now[N_TRACE]
     if i < trace.shape[0]:
-        t = trace[i]
-        t[TR_CYCLE] = cycle
-        t[TR_GID] = gid
-        t[TR_PC] = pc
-        t[TR_MASK] = mask
-        t[TR_EXEC] = exec_mask
-        t[TR_UNIT] = unit
-        t[TR_PIPE] = pipe
-        t[TR_BUSY] = busy
-        t[TR_SM] = sm
-        t[TR_SP] = sp
-        t[TR_KERNEL] = k
-        t[TR_READY] = ready
+        for f, v in enumerate(fields):
+            trace[i, f] = v
     now[N_TRACE] = i + 1
 
 
@@ -237,7 +226,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         wf[w, WF_DRAIN] = max(wf[w, WF_DRAIN], ready)
     ts.kinfo[k, KF_LAST_COMPLETE] = max(ts.kinfo[k, KF_LAST_COMPLETE], ready)
     if tc[T_TRACE]:
-        record_issue(ts.trace, ts.now, cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready)
+        record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
     after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
     if ctrl >= 0 and tc[T_BANKS]:

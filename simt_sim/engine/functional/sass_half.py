@@ -22,7 +22,7 @@ import numpy as np
 from simt_sim.engine.functional import alu
 from simt_sim.engine.functional import half as H
 from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits
-from simt_sim.engine.functional.sass_ops import (combine, mods_of, pred_src, put, raw,
+from simt_sim.engine.functional.sass_ops import (combine, mods_of, pred_src, put, raw, sign_mods,
                                                  src_f32_bits)
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
@@ -40,11 +40,7 @@ def src_pair(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
         v = (v & 0xFFFF) | ((v & 0xFFFF) << 16)
     elif m & E.OM_H1_H1:
         v = ((v >> 16) & 0xFFFF) | (v & 0xFFFF0000)
-    if m & E.OM_ABS:
-        v &= ~SIGNS & M32
-    if m & E.OM_NEG:
-        v ^= SIGNS
-    return v
+    return sign_mods(v, m, SIGNS)
 
 
 @compiled

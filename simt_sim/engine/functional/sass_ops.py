@@ -26,6 +26,7 @@ from simt_sim.machine.layout import G
 
 M32 = np.int64(0xFFFFFFFF)
 SIGN32 = np.int64(0x80000000)
+SIGN64 = np.int64(-0x8000000000000000)
 CANONICAL_NAN32 = np.int64(0x7FFFFFFF)
 DBL_MIN = 2.2250738585072014e-308       # the smallest normal float64
 PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
@@ -107,10 +108,16 @@ def src_f32_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters
 @compiled_inline
 def float_mods(v, mods):
     """|x| and -x of a float32 source, on its bits (NaNs kept)."""
+    return sign_mods(v, mods, SIGN32)
+
+
+@compiled_inline
+def sign_mods(v, mods, signs):
+    """|x| clears and -x flips the sign bits `signs` of a float's (or packed halves') bits."""
     if mods & E.OM_ABS:
-        v &= ~SIGN32 & M32
+        v &= ~signs
     if mods & E.OM_NEG:
-        v ^= SIGN32
+        v ^= signs
     return v
 
 
@@ -132,12 +139,7 @@ def src_f64_bits(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters
 @compiled
 def f64_mods(row, k, v):
     """|x| and -x of source k applied to float64 bits."""
-    m = mods_of(row, k)
-    if m & E.OM_ABS:
-        v &= np.int64(0x7FFFFFFFFFFFFFFF)
-    if m & E.OM_NEG:
-        v ^= np.int64(-0x8000000000000000)
-    return v
+    return sign_mods(v, mods_of(row, k), SIGN64)
 
 
 @compiled
