@@ -59,6 +59,22 @@ def test_a_recorded_program_compares_per_instruction():
     assert out.splitlines()[-1].startswith("kernel: ")
 
 
+def test_the_table_ranks_programs_by_agreement_and_the_queue_moves_the_sgemm_waits_to_the_results():
+    """`compare --table`: one row per program, highest agreement first, and the median.  The SGEMM
+    with 4 FP64 warps agreed 0.41 with the H100 while the model held its shared loads at issue
+    (mio_throttle 51% against the H100's 8%); with sass.memory_queue its warps issue them and wait
+    at the FFMAs that read them (short_scoreboard), as the H100's do (36%)."""
+    out = PS.table(["w-matmul-warpspec4", "w-cslow-c1"]).splitlines()
+    assert out[:2] == ["| program | H100 samples | agreement | largest reasons, H100 / model |", "|---|---|---|---|"]
+    rows = [line.split(" | ") for line in out[2:4]]
+    assert [r[0] for r in rows] == ["| w-cslow-c1", "| w-matmul-warpspec4"]
+    sgemm = rows[1]
+    assert float(sgemm[2]) >= 0.6
+    hw_short, sim_short = (int(v.rstrip("%")) for v in sgemm[3].split("short_scoreboard ")[1].split(",")[0].split(" / "))
+    assert hw_short >= 30 and sim_short >= 30
+    assert out[-1].startswith("median ")
+
+
 def test_a_recompiled_kernel_is_refused(tmp_path):
     src = ROOT / "programs" / "w-regroup-lbm-base"
     rec = json.loads((src / "reference" / PS.FILE_NAME).read_text())

@@ -1,6 +1,6 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
-latency_spread, stream_load, shared_ops, sreg_latency): an argument parser with --out, and the
-recorded JSON written there and printed."""
+latency_spread, stream_load, shared_ops, sreg_latency, mio_queue): an argument parser with --out,
+and the recorded JSON written there and printed."""
 from __future__ import annotations
 
 import argparse

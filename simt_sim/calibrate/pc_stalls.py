@@ -8,6 +8,7 @@ total, since samples and cycles count on different scales.
 
     python -m simt_sim.calibrate.pc_stalls record NAME...    # on the GPU machine
     python -m simt_sim.calibrate.pc_stalls compare NAME... [--top 12]
+    python -m simt_sim.calibrate.pc_stalls compare --table    # one row per recorded program (docs/timing.md)
 
 `record` writes programs/NAME/reference/h100-pc-stalls.json (the main launch: the SASS text and
 the samples per reason of every instruction); `compare` runs the program's SASS timed and prints,
@@ -108,7 +109,8 @@ def largest(row: np.ndarray, reasons: list[str], n: int = 2) -> str:
     return ", ".join(f"{reasons[j]} {row[j] / total:.0%}" for j in picked) or "-"
 
 
-def comparison(pdir: Path, top: int) -> str:
+def compared(pdir: Path) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str]]:
+    """(recording, SASS texts, H100 shares, model shares, reasons) of one program."""
     path = pdir / "reference" / FILE_NAME
     if not path.exists():
         raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record {pdir.name})")
@@ -116,25 +118,53 @@ def comparison(pdir: Path, top: int) -> str:
     texts, cycles = simulated(pdir)
     if [opcode_of(t) for t in texts] != [opcode_of(t) for t in rec["sass"]]:
         raise InputError(f"{pdir.name}: the SASS here differs from the recorded one (recompiled?)")
-    hw, sim, reasons = shares(rec, cycles)
+    return (rec, texts, *shares(rec, cycles))
+
+
+def kernel_reasons(hw: np.ndarray, sim: np.ndarray, reasons: list[str], n: int) -> str:
+    """The n reasons with the most warps on the H100 and in the model together, as H100 / model."""
+    by_reason = sorted(range(len(reasons)), key=lambda j: -(hw[:, j].sum() + sim[:, j].sum()))
+    return ", ".join(f"{reasons[j]} {hw[:, j].sum():.0%} / {sim[:, j].sum():.0%}"
+                     for j in by_reason[:n] if hw[:, j].sum() + sim[:, j].sum() >= 0.01)
+
+
+def table(names: list[str]) -> str:
+    """A markdown table of the programs' agreements, highest first, with the median."""
+    rows = []
+    for name in names:
+        rec, _, hw, sim, reasons = compared(ROOT / "programs" / name)
+        rows.append((agreement(hw, sim), name, int(np.sum(rec["samples"])), kernel_reasons(hw, sim, reasons, 3)))
+    rows.sort(key=lambda r: (-round(r[0], 2), r[1]))
+    lines = ["| program | H100 samples | agreement | largest reasons, H100 / model |", "|---|---|---|---|"]
+    lines += [f"| {name} | {samples:,} | {a:.2f} | {reasons} |" for a, name, samples, reasons in rows]
+    values = [r[0] for r in rows]
+    lines.append(f"\nmedian {np.median(values):.2f}, {min(values):.2f}-{max(values):.2f} over {len(rows)} programs")
+    return "\n".join(lines)
+
+
+def comparison(pdir: Path, top: int) -> str:
+    rec, texts, hw, sim, reasons = compared(pdir)
     lines = [f"{pdir.name}: agreement {agreement(hw, sim):.2f} "
              f"(sum over instructions and reasons of the smaller share; H100 {int(np.sum(rec['samples']))} samples)",
              f"{'pc':>5} {'H100':>6} {'model':>6}  {'instruction':<36} {'H100 reasons':<34} model reasons"]
     for pc in np.argsort(-hw.sum(axis=1), kind="stable")[:top]:
         lines.append(f"{pc:>5} {hw[pc].sum():>6.1%} {sim[pc].sum():>6.1%}  {texts[pc][:36]:<36} "
                      f"{largest(hw[pc], reasons):<34} {largest(sim[pc], reasons)}")
-    by_reason = sorted(range(len(reasons)), key=lambda j: -(hw[:, j].sum() + sim[:, j].sum()))
-    lines.append("kernel: " + ", ".join(f"{reasons[j]} {hw[:, j].sum():.0%} / {sim[:, j].sum():.0%}"
-                                        for j in by_reason if hw[:, j].sum() + sim[:, j].sum() >= 0.01))
+    lines.append("kernel: " + kernel_reasons(hw, sim, reasons, len(reasons)))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = action_parser("python -m simt_sim.calibrate.pc_stalls")
     ap.add_argument("--top", type=int, default=12, help="instructions shown, most H100 samples first")
+    ap.add_argument("--table", action="store_true",
+                    help="compare: one markdown row per program (agreement, the kernel's largest reasons)")
     ns = ap.parse_args(argv)
     if ns.action == "record":
         print("\n".join(str(p) for p in record(ns.programs)))
+        return 0
+    if ns.table:
+        print(table(recorded_programs(ns.programs, FILE_NAME)))
         return 0
     for name in recorded_programs(ns.programs, FILE_NAME):
         print(comparison(ROOT / "programs" / name, ns.top))

@@ -13,7 +13,8 @@ import yaml
 
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
-from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, MAX_REGISTER_BANKS, POLICY_NAMES, SCHEDULER_NAMES
+from simt_sim.machine.layout import (LATENCY_SPREAD_SLOTS, MAX_MEMORY_QUEUE, MAX_REGISTER_BANKS, POLICY_NAMES,
+                                     SCHEDULER_NAMES)
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -203,6 +204,11 @@ SCHEMA = {
                                 doc="register-file banks per sub-partition (register number mod banks), each "
                                     "reading one register per cycle for the operand collector, which holds two "
                                     "instructions; operands in the reuse cache need no read (0: not modelled)"),
+        "memory_queue": Field(int, between(0, MAX_MEMORY_QUEUE),
+                              doc="memory instructions that may wait for a sub-partition's LD/ST pipe: a warp "
+                                  "issues one into the queue and goes on, waiting only at its results; with "
+                                  "that many waiting, the next waits to issue (Nsight Compute: mio / lg "
+                                  "throttle); 0: a memory instruction issues only into a free pipe"),
         "write_port_units": Field(list, _unit_names,
                                   doc="units whose fixed-latency vector-register results share the "
                                       "sub-partition's one register-file write per cycle: an instruction "
@@ -285,7 +291,7 @@ DEFAULTS = {
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
-             "register_banks": 0, "write_port_units": [], "latency_overrides": {},
+             "register_banks": 0, "memory_queue": 0, "write_port_units": [], "latency_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},

@@ -128,7 +128,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
              "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
-             "register_banks", "write_port")
+             "register_banks", "write_port", "memory_queue")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
@@ -146,6 +146,7 @@ SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR = rang
 # (SASS fetch: the cycle its instruction fetch path is free again)
 # (SASS register file: per bank, the first cycle its read port is free)
 MAX_REGISTER_BANKS = 4
+MAX_MEMORY_QUEUE = 256       # sass.memory_queue: instructions waiting for a sub-partition's LD/ST pipe
 # (SASS register-file write port: the cycles booked for fixed-latency results, a ring indexed by
 # cycle mod N_WRITE_RING, so a booked unit's latency must stay below it)
 N_WRITE_RING = 32

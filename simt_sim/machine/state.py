@@ -80,6 +80,8 @@ Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles srcs dsts un
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in
 # use, per-kernel fields and statistics, issue trace, stall log, loop scalars, scratch space, the
 # instruction caches (SASS fetch: L0 per sub-partition, L1 per SM; layout.FETCH_FIELDS), and the
-# warp-cycles of each stall reason spent waiting to issue each pc ([pc, reason]).
+# warp-cycles of each stall reason spent waiting to issue each pc ([pc, reason]), and each
+# sub-partition's memory queue ([sm, sp, 0]: its next slot; [sm, sp, 1:]: the cycles its last
+# sass.memory_queue memory instructions entered the pipe, units.enqueue).
 TState = namedtuple("TState", "reg_ready reg_kind unit_free sched order slot_kernel sm_use kinfo kstats "
-                              "trace tlog now scratch candidates l0i l1i pc_stalls")
+                              "trace tlog now scratch candidates l0i l1i pc_stalls mem_queue")

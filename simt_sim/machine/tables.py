@@ -70,6 +70,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),
         "register_banks": g("sass.register_banks") if sass else 0,
         "write_port": int(sass and bool(g("sass.write_port_units"))),
+        "memory_queue": g("sass.memory_queue") if sass else 0,
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),

@@ -295,7 +295,8 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
         trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
         scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image),
-        pc_stalls=i64(len(image.code.rows), L.N_REASONS))
+        pc_stalls=i64(len(image.code.rows), L.N_REASONS),
+        mem_queue=i64(n_sm, n_sp, 1 + max(int(image.tc[L.TC["memory_queue"]]), 1)))
 
 
 def instruction_caches(image: MachineImage) -> dict[str, np.ndarray]:

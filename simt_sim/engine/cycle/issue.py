@@ -16,7 +16,7 @@ from simt_sim.engine.cycle.scheduler import candidates
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account
-from simt_sim.engine.cycle.units import earliest_pipe, occupy_pipe, pipe_free, pipe_time
+from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, occupy_pipe, pipe_time
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
@@ -45,18 +45,18 @@ def warp_ready(wf, w, cycle):
 
 
 @compiled_inline
-def can_issue(wf, unit_free, tab, tc, w, sm, sp, cycle):
+def can_issue(wf, ts, tab, tc, w, sm, sp, cycle):
     if not warp_ready(wf, w, cycle):
         return False
     if wf[w, WF_LAST_CYCLE] == cycle and wf[w, WF_LAST_COUNT] >= tc[T_PER_WARP]:
         return False
-    return pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) >= 0
+    return accepts(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, wf[w, WF_PC], cycle)
 
 
 @compiled_inline
-def pipe_throttled(wf, unit_free, tab, w, sm, sp, cycle):
-    """Whether warp w could issue now but for its busy pipe."""
-    return warp_ready(wf, w, cycle) and pipe_free(unit_free, tab, sm, sp, wf[w, WF_PC], cycle) < 0
+def pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle):
+    """Whether warp w could issue now but for its busy pipe (or full memory queue)."""
+    return warp_ready(wf, w, cycle) and not accepts(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, wf[w, WF_PC], cycle)
 
 
 @compiled_inline
@@ -202,21 +202,22 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     exec_mask = guard_mask(row, regs, w * geom[G_WS], mask, geom[G_WS])
     account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
+    start = enqueue(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, pc, cycle)     # when it enters its pipe
     ready, kind = result_timing(code.rows, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
-                                cycle)
+                                start)
     counters[C_CLOCK] = cycle
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
                  fault) == STEP_FAULT:
         return False
     busy = pipe_time(tab, ts.scratch[SCRATCH_WAVEFRONTS], pc)
-    pipe = occupy_pipe(ts.unit_free, tab, sm, sp, pc, cycle, busy)
+    pipe = occupy_pipe(ts.unit_free, tab, sm, sp, pc, start, busy)
     u = tab.unit[pc]
     if tc[T_WRITE_PORT]:
         book_write(ts.sched, tab, sm, sp, pc, cycle)
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
     if ctrl >= 0:
-        set_barriers(wf, w, ctrl, ready, kind, cycle + tc[T_READ_LAT])
+        set_barriers(wf, w, ctrl, ready, kind, cycle + tc[T_READ_LAT])   # a queued instruction holds its operands
         track_copy_groups(wf, w, row[E.F_OP], ready, cycle)
     else:
         write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
@@ -258,7 +259,7 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     for j in range(n):
         w = cand[j]
         before = issued
-        while issued < width and can_issue(wf, ts.unit_free, tab, tc, w, sm, sp, cycle):
+        while issued < width and can_issue(wf, ts, tab, tc, w, sm, sp, cycle):
             if dispatch_blocked(wf, ts, tab, tc, w, sm, sp, cycle):
                 held = True
                 ts.sched[sm, sp, SC_LAST] = w        # it had the turn: greedy policies keep it
@@ -269,12 +270,12 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
             issued += 1
             ts.sched[sm, sp, SC_LAST] = w
         if (issued == before and not held and throttled < 0 and tc[T_POLICY] == SCHED_GRR
-                and pipe_throttled(wf, ts.unit_free, tab, w, sm, sp, cycle)):
+                and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)):
             throttled = w            # passed over for a busy pipe: grr's next round starts from it
         if held or issued >= width:
             for jj in range(j + 1, n):     # eligible warps left waiting this cycle
                 v = cand[jj]
-                if can_issue(wf, ts.unit_free, tab, tc, v, sm, sp, cycle):
+                if can_issue(wf, ts, tab, tc, v, sm, sp, cycle):
                     wf[v, WF_NOT_SELECTED] += 1
             break
     if issued > 0:
@@ -284,19 +285,19 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     elif held:
         ts.sched[sm, sp, SC_WAKE] = cycle + 1
     else:
-        ts.sched[sm, sp, SC_WAKE] = next_wake(wf, ts, tab, sm, sp, cycle)
+        ts.sched[sm, sp, SC_WAKE] = next_wake(wf, ts, tab, tc, sm, sp, cycle)
     return issued
 
 
 @compiled
-def next_wake(wf, ts, tab, sm, sp, cycle):
+def next_wake(wf, ts, tab, tc, sm, sp, cycle):
     """Earliest cycle at which one of the scheduler's warps may become eligible."""
     wake = INF
     for j in range(ts.sched[sm, sp, SC_N_ORDER]):
         w = ts.order[sm, sp, j]
         if wf[w, WF_STATUS] != W_READY:
             continue
-        t = max(wf[w, WF_RESUME], wf[w, WF_OPERANDS_AT], earliest_pipe(ts.unit_free, tab, sm, sp, wf[w, WF_PC]),
+        t = max(wf[w, WF_RESUME], wf[w, WF_OPERANDS_AT], accept_at(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, wf[w, WF_PC]),
                 cycle + 1)
         wake = min(wake, t)
     return wake

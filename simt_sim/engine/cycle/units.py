@@ -1,9 +1,13 @@
 """Functional-unit pipes per sub-partition: a pipe accepts a warp-instruction when its previous
-one has moved on (its initiation interval, ceil(warp_size / lanes), has passed)."""
+one has moved on (its initiation interval, ceil(warp_size / lanes), has passed).  With a memory
+queue (sass.memory_queue), memory instructions issue into the sub-partition's queue while it has
+room and enter the LD/ST pipe in order, each when the pipe has served the one before it."""
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
-from simt_sim.machine.layout import INF
+from simt_sim.machine.layout import CL_MEM, INF, TC
+
+T_MEMQ = TC["memory_queue"]
 
 
 @compiled_inline
@@ -44,3 +48,39 @@ def occupy_pipe(unit_free, tab, sm, sp, pc, cycle, busy):
     p = pipe_free(unit_free, tab, sm, sp, pc, cycle)
     unit_free[sm, sp, tab.unit[pc], p] = cycle + busy
     return p
+
+
+@compiled_inline
+def queued(tab, tc, pc):
+    """Whether pc's instruction goes through the sub-partition's memory queue."""
+    return tc[T_MEMQ] > 0 and tab.cls[pc] == CL_MEM
+
+
+@compiled_inline
+def accepts(unit_free, mem_queue, tab, tc, sm, sp, pc, cycle):
+    """Whether pc's instruction can issue at cycle: its queue has room (the oldest of the last
+    sass.memory_queue instructions has entered the pipe), or else a pipe of its unit is free."""
+    if queued(tab, tc, pc):
+        return mem_queue[sm, sp, 1 + mem_queue[sm, sp, 0]] <= cycle
+    return pipe_free(unit_free, tab, sm, sp, pc, cycle) >= 0
+
+
+@compiled_inline
+def accept_at(unit_free, mem_queue, tab, tc, sm, sp, pc):
+    """The earliest cycle at which pc's instruction can issue, as far as its unit decides."""
+    if queued(tab, tc, pc):
+        return mem_queue[sm, sp, 1 + mem_queue[sm, sp, 0]]
+    return earliest_pipe(unit_free, tab, sm, sp, pc)
+
+
+@compiled_inline
+def enqueue(unit_free, mem_queue, tab, tc, sm, sp, pc, cycle):
+    """The cycle pc's instruction, issued at cycle, enters its pipe: at once, or for a queued one
+    when the pipe has served those before it (recorded in the queue's ring of entry cycles)."""
+    if not queued(tab, tc, pc):
+        return cycle
+    start = max(cycle, earliest_pipe(unit_free, tab, sm, sp, pc))
+    slot = mem_queue[sm, sp, 0]
+    mem_queue[sm, sp, 1 + slot] = start
+    mem_queue[sm, sp, 0] = (slot + 1) % tc[T_MEMQ]
+    return start

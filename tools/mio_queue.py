@@ -1,0 +1,103 @@
+#!/usr/bin/env python
+"""How many memory instructions a sub-partition accepts before its warps wait: on the GPU (--gpu)
+and in the simulator (default).  Warps of one 16-warp block issue a burst of 32 independent memory
+instructions of one kind, each followed by a clock read (tools/kernels/mio_queue.cu, its PTX and the
+committed cubin beside it).  The clock steps show when each instruction was accepted: a warp goes on
+at its issue rate while the queue in front of the LSU has room, then at the rate the queue drains.
+Bursting warps: one; four on four sub-partitions; two and four on one sub-partition (warps 0, 4,
+8, 12 share sub-partition 0).
+
+    python tools/mio_queue.py --gpu --out programs/t-mio-w1/reference/h100-mio-queue.json
+    python tools/mio_queue.py            # the simulator's clock steps beside the recorded ones
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+PTX = ROOT / "tools" / "kernels" / "mio_queue.ptx"
+RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-mio-queue.json"
+BURST = 32
+BLOCK = 16 * 32
+KERNELS = {"k_lds32": "LDS.32", "k_lds128": "LDS.128 (16 of them)", "k_sts32": "STS.32", "k_ldg32": "LDG.32, L1 hits"}
+ACTIVE = {"1 warp": 0x1, "4 warps, 4 sub-partitions": 0xF, "2 warps, 1 sub-partition": 0x11,
+          "4 warps, 1 sub-partition": 0x1111}
+
+
+def bursting_warps(active: int) -> list[int]:
+    return [w for w in range(16) if (active >> w) & 1]
+
+
+def steps(times: np.ndarray, active: int) -> list[list[int]]:
+    """Each bursting warp's clock readings (BURST + 2 of them), from the earliest first reading."""
+    t = times.reshape(16, BURST + 2).astype(np.int64)[bursting_warps(active)]
+    t = (t - t[:, 0].min()) % (1 << 32)            # 32-bit clock words
+    return t.tolist()
+
+
+def gpu_steps() -> dict:
+    import cupy as cp
+    mod = cp.RawModule(path=str(PTX))
+    data = cp.arange(BURST * 32, dtype=cp.uint32)
+    out = {}
+    for name in KERNELS:
+        f = mod.get_function(name)
+        for label, active in ACTIVE.items():
+            runs = []
+            for _ in range(9):                     # the first launch warms the instruction caches
+                times, res = cp.zeros(16 * (BURST + 2), cp.uint32), cp.zeros(2 * BLOCK, cp.uint32)
+                args = (times, res, np.uint32(active)) + ((data,) if name == "k_ldg32" else ())
+                f((1,), (BLOCK,), args)
+                cp.cuda.runtime.deviceSynchronize()
+                runs.append(steps(times.get(), active))
+            out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(1).tolist()
+    return out
+
+
+def simulated_steps(name: str, active: int, overrides: tuple[str, ...] = ()) -> list[list[int]]:
+    import simt_sim
+    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
+    bufs = {"times": np.zeros(16 * (BURST + 2), np.uint32), "out": np.zeros(2 * BLOCK, np.uint32),
+            "data": np.arange(BURST * 32, dtype=np.uint32)}
+    args = ["times", "out", active] + (["data"] if name == "k_ldg32" else [])
+    res = simt_sim.simulate(simt_sim.Launch(prog, 1, BLOCK, args), bufs, cfg)
+    return steps(res.outputs["times"], active)
+
+
+def summary(warps: list[list[float]]) -> str:
+    """First warp's accept times of instructions 1, 2, 4, 8, 16, 32 and the sum's; the last warp's end."""
+    first = warps[0]
+    picks = [first[i] for i in (1, 2, 4, 8, 16, BURST, BURST + 1)]
+    return " ".join(f"{v:6.0f}" for v in picks) + f" | {warps[-1][-1]:6.0f}"
+
+
+def main() -> int:
+    from probe_output import probe_parser, write_result
+    ap = probe_parser(__doc__)
+    ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a key of configs/h100.yaml in the model (repeatable)")
+    args = ap.parse_args()
+    if args.gpu:
+        write_result({"tool": os.path.basename(__file__), "burst": BURST, "kernels": KERNELS,
+                      "active": ACTIVE, "steps": gpu_steps()}, args.out)
+        return 0
+    rec = json.loads(RECORDED.read_text())["steps"]
+    print(f"{'kernel / bursting warps':<42} {'':>5} clock after instruction 1, 2, 4, 8, 16, 32, sum | last warp's sum")
+    for name in KERNELS:
+        for label, active in ACTIVE.items():
+            key = f"{name} / {label}"
+            print(f"{key:<42} {'H100':>5} {summary(rec[key])}")
+            print(f"{'':<42} {'model':>5} {summary(simulated_steps(name, active, tuple(args.set)))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "tools"))
+    sys.exit(main())
