@@ -104,7 +104,8 @@ def test_runner_prints_a_table():
 
 def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
     """units.ldst.shared_bytes_per_cycle (tools/shared_ops.py): a shared-memory instruction holds its
-    LD/ST pipe 4 cycles per pass through the banks.  One SM's rate with 32 warps within 5% of the
+    LD/ST pipe for its passes through the banks (SASS: 2 cycles each, and until the SM's port, one
+    pass per cycle, takes it; a warp's own passes 4 cycles each, tools/mio_queue.py).  One SM's rate with 32 warps within 5% of the
     H100's for LDS.32, LDS.64, LDS.128, STS.U16, STS.64, STS.128, LDSM.x4 and LDS.32 with two lanes
     on each bank; LDS.128 with every lane at one address within 13% (two passes, memory.shared.
     group_bytes: the model holds it 8 cycles, the H100 9, so 12.5% faster); STS.64's and LDS.128's with 1
@@ -122,7 +123,7 @@ def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
     for name, warps in (("k_sts64", 1), ("k_lds128", 1), ("k_lds128", 4)):
         assert SO.simulated_rate(name, warps) == pytest.approx(hw[f"{name}/{warps}"], rel=0.2), (name, warps)
     assert 1.2 < SO.simulated_rate("k_sts64", 4) / hw["k_sts64/4"] < 1.35
-    unlimited = SO.simulated_rate("k_sts64", 32, ("units.ldst.shared_bytes_per_cycle=0",))
+    unlimited = SO.simulated_rate("k_sts64", 32, ("sass.units.ldst.shared_bytes_per_cycle=0",))
     assert unlimited > 1.8 * hw["k_sts64/32"]
 
 
@@ -164,16 +165,18 @@ def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_
     """sass.memory_queue (tools/mio_queue.py): one warp issues 16 independent LDS.128, each followed
     by a clock read.  The LD/ST pipe serves one per 16 cycles (4 passes through the banks), yet on
     the H100 the warp goes on issuing, 4 to 8 cycles apart, until the 16th: the clock steps of the
-    model with 10 instructions waiting are the H100's, to the cycle.  Without the queue the warp
-    waits at each LDS.128 for the pipe (the 16th issues at cycle 256, not 110); the data arrives
-    no sooner with the queue, since the pipe's rate is the same."""
+    model with 10 instructions waiting are the H100's, to the cycle, and 10 is the fewest that gives
+    them (`tools/mio_queue.py --fit`).  Without the queue (and the
+    pipe at the warp's own 32 bytes per cycle) the warp waits at each LDS.128 for the pipe (the 16th
+    issues at cycle 256, not 110); the data arrives no sooner with the queue, since the warp's
+    accesses pass at the same rate."""
     sys.path.insert(0, str(ROOT / "tools"))
     import mio_queue as MQ
     hw = json.loads(MQ.RECORDED.read_text())["steps"]["k_lds128 / 1 warp"][0]
-    queued = MQ.simulated_steps("k_lds128", 1)[0]
+    queued = MQ.simulated_steps("k_lds128", 1)[0]            # configs/h100.yaml
     assert queued[:17] == hw[:17]
-    held = MQ.simulated_steps("k_lds128", 1, ("sass.memory_queue=0",))[0]
+    held = MQ.simulated_steps("k_lds128", 1, ("sass.memory_queue=0", "sass.units.ldst.shared_bytes_per_cycle=32"))[0]
     assert held[16] == 256 and hw[16] == 110
     assert queued[-1] == held[-1]                              # the sum waits for the same last pass
-    nine = MQ.simulated_steps("k_lds128", 1, ("sass.memory_queue=9",))[0]
-    assert nine[16] > hw[16]                                   # 10 is the fewest that keeps up
+    rec = json.loads(MQ.RECORDED.read_text())["steps"]
+    assert MQ.fewest_queue(rec) == load_config("h100").get("sass.memory_queue") == 10      # `--fit`

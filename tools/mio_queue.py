@@ -9,6 +9,7 @@ Bursting warps: one; four on four sub-partitions; two and four on one sub-partit
 
     python tools/mio_queue.py --gpu --out programs/t-mio-w1/reference/h100-mio-queue.json
     python tools/mio_queue.py            # the simulator's clock steps beside the recorded ones
+    python tools/mio_queue.py --fit      # the fewest sass.memory_queue that gives one warp's LDS.128 steps
 """
 from __future__ import annotations
 
@@ -70,6 +71,16 @@ def simulated_steps(name: str, active: int, overrides: tuple[str, ...] = ()) -> 
     return steps(res.outputs["times"], active)
 
 
+def fewest_queue(recorded: dict, most: int = 64) -> int:
+    """The fewest waiting instructions with which the model's clock steps of one warp's 16 LDS.128
+    equal the H100's (the steps only grow with the depth, so the first that matches is the answer)."""
+    hw = recorded["k_lds128 / 1 warp"][0][: BURST // 2 + 1]
+    for depth in range(most + 1):
+        if simulated_steps("k_lds128", 1, (f"sass.memory_queue={depth}",))[0][: BURST // 2 + 1] == hw:
+            return depth
+    raise SystemExit(f"no depth up to {most} gives the recorded steps")
+
+
 def summary(warps: list[list[float]]) -> str:
     """First warp's accept times of instructions 1, 2, 4, 8, 16, 32 and the sum's; the last warp's end."""
     first = warps[0]
@@ -83,7 +94,11 @@ def main() -> int:
     ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a key of configs/h100.yaml in the model (repeatable)")
+    ap.add_argument("--fit", action="store_true", help="print the fewest sass.memory_queue that matches")
     args = ap.parse_args()
+    if args.fit:
+        print(f"sass.memory_queue: {fewest_queue(json.loads(RECORDED.read_text())['steps'])}")
+        return 0
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "burst": BURST, "kernels": KERNELS,
                       "active": ACTIVE, "steps": gpu_steps()}, args.out)

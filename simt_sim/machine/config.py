@@ -51,7 +51,13 @@ def _unit_schema(what: str) -> dict:
                                         doc="bytes a pipe moves per cycle for shared-memory loads, stores and "
                                             "ldmatrix: such an instruction holds it for its passes through the "
                                             "banks (banks x bank_bytes each) over this, when that is longer than "
-                                            "its interval (0: not modelled)"),
+                                            "its interval (with sass.memory_queue: instead of it; 0: not "
+                                            "modelled)"),
+        "warp_shared_bytes_per_cycle": Field(float, between(0, 1e6),
+                                             doc="bytes per cycle one warp's shared-memory accesses move through "
+                                                 "the pipe: with sass.memory_queue, a warp's memory instruction "
+                                                 "enters the pipe no sooner than its previous shared access's "
+                                                 "passes at this rate allow (0: not modelled)"),
     }
 
 

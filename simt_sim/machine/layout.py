@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -68,6 +68,10 @@ WF_REUSE, WF_PREV_ISSUE = WARP_FIELDS.index("reuse0"), WARP_FIELDS.index("prev_i
 # cycles the warp was selected but held by a register-file write conflict since its last issue
 # (SASS, sass.write_port_units; counted as dispatch stalls)
 WF_HELD = WARP_FIELDS.index("held")
+# the cycle the warp's shared-memory accesses have passed its LD/ST pipe at the warp's own rate
+# (units.ldst.warp_shared_bytes_per_cycle; with sass.memory_queue, its next memory instruction
+# enters the pipe no sooner)
+WF_SHARED_FREE = WARP_FIELDS.index("shared_free")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -128,7 +132,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch",
              "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
-             "register_banks", "write_port", "memory_queue")
+             "register_banks", "write_port", "memory_queue", "warp_pass_cycles")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
@@ -228,7 +232,8 @@ SCRATCH_WAYS_L1 = SCRATCH_SECTORS + MAX_WARP_SIZE * SECTORS_PER_LANE * 2
 SCRATCH_WAYS_L2 = SCRATCH_WAYS_L1 + MAX_WARP_SIZE * SECTORS_PER_LANE
 SCRATCH_LANES = SCRATCH_WAYS_L2 + MAX_WARP_SIZE * SECTORS_PER_LANE        # the lane of each address
 SCRATCH_WAVEFRONTS = SCRATCH_LANES + MAX_WARP_SIZE     # a shared access's passes through the banks (0: none)
-SCRATCH_SIZE = SCRATCH_WAVEFRONTS + 1
+SCRATCH_PORT_WAIT = SCRATCH_WAVEFRONTS + 1             # cycles it waited for the SM's shared port to start
+SCRATCH_SIZE = SCRATCH_PORT_WAIT + 1
 
 # ---- buffers the host drains between engine calls ----
 HISTORY_CHUNK = 8192          # mask-history rows per engine call, doubling up to HISTORY_CHUNK_MAX

@@ -71,6 +71,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "register_banks": g("sass.register_banks") if sass else 0,
         "write_port": int(sass and bool(g("sass.write_port_units"))),
         "memory_queue": g("sass.memory_queue") if sass else 0,
+        "warp_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_bytes_per_cycle", 0)),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -280,11 +281,17 @@ def shared_pass_cycles(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
     modelled).  The engine multiplies it by the access's passes.  On the H100 an LD/ST pipe moves 32
     bytes per cycle: a conflict-free LDS.64 every 8 cycles, LDS.128 and LDSM.x4 every 16, LDS.32 with
     two lanes on each bank every 8 (tools/shared_ops.py)."""
-    rate = cfg.get(f"units.{unit}.shared_bytes_per_cycle", 0)
     op = int(row[E.F_OP])
-    if not rate or row[E.F_SPACE] != E.SP_SHARED or op not in (E.OP_LD, E.OP_ST, E.OP_LDMATRIX):
+    if row[E.F_SPACE] != E.SP_SHARED or op not in (E.OP_LD, E.OP_ST, E.OP_LDMATRIX):
         return 0
-    return math.ceil(cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes") / rate)
+    return pass_cycles(cfg, cfg.get(f"units.{unit}.shared_bytes_per_cycle", 0))
+
+
+def pass_cycles(cfg: GPUConfig, bytes_per_cycle: float) -> int:
+    """Cycles one pass through the shared-memory banks (banks x bank_bytes) takes at that rate (0: none)."""
+    if not bytes_per_cycle:
+        return 0
+    return math.ceil(cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes") / bytes_per_cycle)
 
 
 def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):

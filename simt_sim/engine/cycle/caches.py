@@ -20,10 +20,14 @@ from simt_sim.engine.jit import compiled
 
 from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, TC, TF
 
-MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock")
+MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock "
+                                     "shared_booked shared_end")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
 # being filled waits for it, like a hit on an outstanding miss)
-# ports (float64): [sm] L1 / LSU data port, [n_sm + sm] shared-memory port, [2 n_sm] L2, [2 n_sm + 1] DRAM
+# ports (float64): [sm] L1 / LSU data port, [2 n_sm] L2, [2 n_sm + 1] DRAM
+# shared_booked / shared_end [sm, cycle % SHARED_CALENDAR]: the SM's shared-memory port, one pass per
+# cycle, as a calendar: cycle + 1 where that cycle is booked, and the end of the booking it is in
+SHARED_CALENDAR = 4096
 
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
@@ -43,7 +47,8 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
     return MemTiming(np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
                      np.zeros(l1_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
-                     np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64))
+                     np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64),
+                     np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64))
 
 
 @compiled
@@ -164,9 +169,32 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
 @compiled
 def shared_access(mt, tc, sm, cycle, ways, atomic_serial):
     """Shared-memory timing: `ways` passes through the SM's shared port, then the latency (and
-    `memory.shared.wavefront_latency` for each pass after the first)."""
-    wait = queue(mt.ports, tc[T_NSM] + sm, np.float64(cycle), ways, 1.0)
-    ready = cycle + wait + tc[T_SMEM_LAT] + (ways - 1) * tc[T_SMEM_PASS_LAT]
+    `memory.shared.wavefront_latency` for each pass after the first).  Returns the cycle the data
+    is ready and the cycles the access waited for the port to start taking it."""
+    start = book_port(mt.shared_booked, mt.shared_end, sm, cycle, ways)
+    ready = start + (ways - 1) + tc[T_SMEM_LAT] + (ways - 1) * tc[T_SMEM_PASS_LAT]
     if atomic_serial > 0:
         ready += (atomic_serial - 1) * tc[T_SMEM_ATOM]
-    return np.int64(np.ceil(ready))
+    return np.int64(ready), np.int64(start - cycle)
+
+
+@compiled
+def book_port(booked, end, sm, cycle, n):
+    """The first cycle from `cycle` on that begins n free cycles of the SM's shared port; books them.
+    Accesses book in issue order, but a queued one (sass.memory_queue) may enter its pipe before
+    one issued earlier: it takes a gap before that one's booking instead of waiting behind it.  With
+    accesses in cycle order this is the port's first free cycle."""
+    size = booked.shape[1]
+    t = np.int64(cycle)
+    i = 0
+    while i < n:
+        c = t + i
+        if booked[sm, c % size] == c + 1:          # taken: go on from the end of its booking
+            t = end[sm, c % size]
+            i = 0
+        else:
+            i += 1
+    for c in range(t, t + n):
+        booked[sm, c % size] = c + 1
+        end[sm, c % size] = t + n
+    return t

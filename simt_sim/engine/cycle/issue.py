@@ -16,7 +16,7 @@ from simt_sim.engine.cycle.scheduler import candidates
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account
-from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, occupy_pipe, pipe_time
+from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, hold_warp, occupy_pipe, pipe_time
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
@@ -25,7 +25,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SCRATCH_WAVEFRONTS, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -202,15 +202,16 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     exec_mask = guard_mask(row, regs, w * geom[G_WS], mask, geom[G_WS])
     account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
-    start = enqueue(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, pc, cycle)     # when it enters its pipe
+    start = enqueue(ts.unit_free, ts.mem_queue, wf, tab, tc, w, sm, sp, pc, cycle)     # when it enters its pipe
     ready, kind = result_timing(code.rows, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
                                 start)
     counters[C_CLOCK] = cycle
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
                  fault) == STEP_FAULT:
         return False
-    busy = pipe_time(tab, ts.scratch[SCRATCH_WAVEFRONTS], pc)
+    busy = pipe_time(tab, tc, ts.scratch, pc)
     pipe = occupy_pipe(ts.unit_free, tab, sm, sp, pc, start, busy)
+    hold_warp(wf, tab, tc, ts.scratch, w, pc, start)
     u = tab.unit[pc]
     if tc[T_WRITE_PORT]:
         book_write(ts.sched, tab, sm, sp, pc, cycle)

@@ -10,8 +10,8 @@ from simt_sim.engine.cycle import coalesce as CO
 from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_SECTORS,
-                                     SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC)
+from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
+                                     SCRATCH_SECTORS, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC)
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
@@ -29,6 +29,7 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     nbytes = width * row[E.F_VEC]
     addr_k = 0 if op == E.OP_ST or op == E.OP_RED or op == E.OP_WMMA_STORE_D else 1
     scratch[SCRATCH_WAVEFRONTS] = 0
+    scratch[SCRATCH_PORT_WAIT] = 0
     if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
             or op == E.OP_WMMA_STORE_D:
         return tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
@@ -62,11 +63,19 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     if kind_space == E.SP_SHARED:
         ways = CO.shared_passes(addrs, lanes, n, nbytes, tc, work)
         scratch[SCRATCH_WAVEFRONTS] = ways
-        return MT.shared_access(mt, tc, sm, cycle, ways, serial), R_SHORT
+        return shared_ready(mt, tc, scratch, sm, cycle, ways, serial), R_SHORT
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG
+
+
+@compiled
+def shared_ready(mt, tc, scratch, sm, cycle, ways, atomic_serial):
+    """The cycle a shared access's data is ready; its wait for the SM's port goes to scratch."""
+    ready, port_wait = MT.shared_access(mt, tc, sm, cycle, ways, atomic_serial)
+    scratch[SCRATCH_PORT_WAIT] = port_wait
+    return ready
 
 
 @compiled
@@ -85,7 +94,7 @@ def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
             addrs[lane] = generic_to_space(row[E.F_SPACE], lane_address(regs, row[b + 1], row[b + 2], base_t + lane))[1]
         ways = CO.bank_ways(addrs, n, 16, tc, work)          # a 16-byte row passes whole (LDSM chains: x1 < x2)
         scratch[SCRATCH_WAVEFRONTS] = ways
-        return MT.shared_access(mt, tc, sm, cycle, ways, 0), R_SHORT
+        return shared_ready(mt, tc, scratch, sm, cycle, ways, 0), R_SHORT
     shape = row[E.F_CMP]
     esize = 4 if row[E.F_TYPE] == E.T_F32 else 2
     lines, length = E.SHAPE_M[shape], E.SHAPE_K[shape]        # A: M x K
@@ -109,7 +118,7 @@ def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
         addrs[r] = base + r * stride * esize
     nbytes = length * esize
     if sp == E.SP_SHARED:
-        return MT.shared_access(mt, tc, sm, cycle, CO.bank_ways(addrs, lines, nbytes, tc, work), 0), R_SHORT
+        return shared_ready(mt, tc, scratch, sm, cycle, CO.bank_ways(addrs, lines, nbytes, tc, work), 0), R_SHORT
     n_sect = CO.sectors_of(addrs, lines, nbytes, tc[T_SECTOR], work)
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_WMMA_STORE_D, False, 0,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG

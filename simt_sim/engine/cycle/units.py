@@ -5,9 +5,9 @@ room and enter the LD/ST pipe in order, each when the pipe has served the one be
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
-from simt_sim.machine.layout import CL_MEM, INF, TC
+from simt_sim.machine.layout import CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_WAVEFRONTS, TC, WF_SHARED_FREE
 
-T_MEMQ = TC["memory_queue"]
+T_MEMQ, T_WARP_PASS = TC["memory_queue"], TC["warp_pass_cycles"]
 
 
 @compiled_inline
@@ -36,9 +36,16 @@ def earliest_pipe(unit_free, tab, sm, sp, pc):
 
 
 @compiled_inline
-def pipe_time(tab, passes, pc):
+def pipe_time(tab, tc, scratch, pc):
     """Cycles pc's instruction holds its pipe: its interval, or a shared-memory access's passes through
-    the banks times its cycles per pass, if longer."""
+    the banks times its cycles per pass if longer.  With a memory queue a shared access holds it for
+    its passes alone, and until the SM's shared port has started taking it (so the queue fills when
+    the port, not the pipe, is the bottleneck)."""
+    passes = scratch[SCRATCH_WAVEFRONTS]
+    if passes == 0 or tab.pass_cycles[pc] == 0:
+        return tab.ii[pc]
+    if tc[T_MEMQ] > 0:
+        return passes * tab.pass_cycles[pc] + scratch[SCRATCH_PORT_WAIT]
     return max(tab.ii[pc], passes * tab.pass_cycles[pc])
 
 
@@ -74,13 +81,22 @@ def accept_at(unit_free, mem_queue, tab, tc, sm, sp, pc):
 
 
 @compiled_inline
-def enqueue(unit_free, mem_queue, tab, tc, sm, sp, pc, cycle):
-    """The cycle pc's instruction, issued at cycle, enters its pipe: at once, or for a queued one
-    when the pipe has served those before it (recorded in the queue's ring of entry cycles)."""
+def enqueue(unit_free, mem_queue, wf, tab, tc, w, sm, sp, pc, cycle):
+    """The cycle warp w's instruction at pc, issued at cycle, enters its pipe: at once, or for a
+    queued one when the pipe has served those before it and the warp's own shared accesses have
+    passed (recorded in the queue's ring of entry cycles)."""
     if not queued(tab, tc, pc):
         return cycle
-    start = max(cycle, earliest_pipe(unit_free, tab, sm, sp, pc))
+    start = max(cycle, earliest_pipe(unit_free, tab, sm, sp, pc), wf[w, WF_SHARED_FREE])
     slot = mem_queue[sm, sp, 0]
     mem_queue[sm, sp, 1 + slot] = start
     mem_queue[sm, sp, 0] = (slot + 1) % tc[T_MEMQ]
     return start
+
+
+@compiled_inline
+def hold_warp(wf, tab, tc, scratch, w, pc, start):
+    """A queued shared access of warp w that entered its pipe at start: the warp's next memory
+    instruction waits for its passes at the warp's own rate (units.ldst.warp_shared_bytes_per_cycle)."""
+    if queued(tab, tc, pc) and tc[T_WARP_PASS] > 0 and tab.pass_cycles[pc] > 0:
+        wf[w, WF_SHARED_FREE] = start + scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_PASS]
