@@ -536,3 +536,20 @@ def test_manifest_more_launches_errors(tmp_path):
     (tmp_path / "manifest.yaml").write_text(base.replace("args: [o, 20]", "args: [q, 20]"))
     with pytest.raises(InputError, match="argument 'q' is not a buffer"):
         load_manifest(str(tmp_path))
+
+
+def test_the_shared_port_calendar_lets_a_later_issued_access_take_an_earlier_gap():
+    """caches.book_port: accesses booked in cycle order get the port's first free cycle, as a queue
+    would; an access issued later but entering its pipe sooner (sass.memory_queue) takes a free gap
+    before an earlier-issued one's passes instead of waiting behind them, and one that does not fit
+    in the gap goes past the booking."""
+    import numpy as np
+    from simt_sim.engine.cycle.caches import SHARED_CALENDAR, book_port
+    booked = np.zeros((1, SHARED_CALENDAR), np.int64)
+    end = np.zeros((1, SHARED_CALENDAR), np.int64)
+    assert book_port(booked, end, 0, 10, 4) == 10         # 10..13
+    assert book_port(booked, end, 0, 10, 2) == 14         # in cycle order: behind it
+    assert book_port(booked, end, 0, 40, 4) == 40         # a queued access, 40..43
+    assert book_port(booked, end, 0, 20, 8) == 20         # issued later, enters sooner: 20..27
+    assert book_port(booked, end, 0, 30, 12) == 44        # 30..41 would overlap 40..43
+    assert book_port(booked, end, 0, 28, 12) == 28        # 28..39 fits before 40
