@@ -166,7 +166,9 @@ def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_
     by a clock read.  The LD/ST pipe serves one per 16 cycles (4 passes through the banks), yet on
     the H100 the warp goes on issuing, 4 to 8 cycles apart, until the 16th: the clock steps of the
     model with 10 instructions waiting are the H100's, to the cycle, and 10 is the fewest that gives
-    them (`tools/mio_queue.py --fit`).  Without the queue (and the
+    them (`tools/mio_queue.py --fit`, which also picks the shared-memory rates that come closest: a
+    sub-partition's 64 bytes per cycle from 4 warps' LDS.32, a warp's own 32 from this burst).
+    Without the queue (and the
     pipe at the warp's own 32 bytes per cycle) the warp waits at each LDS.128 for the pipe (the 16th
     issues at cycle 256, not 110); the data arrives no sooner with the queue, since the warp's
     accesses pass at the same rate."""
@@ -179,4 +181,8 @@ def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_
     assert held[16] == 256 and hw[16] == 110
     assert queued[-1] == held[-1]                              # the sum waits for the same last pass
     rec = json.loads(MQ.RECORDED.read_text())["steps"]
-    assert MQ.fewest_queue(rec) == load_config("h100").get("sass.memory_queue") == 10      # `--fit`
+    cfg = load_config("h100")
+    assert MQ.fewest_queue(rec) == cfg.get("sass.memory_queue") == 10      # `--fit`
+    rates = MQ.fitted_rates(rec)             # the sub-partition's 2 cycles a pass and the warp's 4
+    assert rates == {key: cfg.get(f"sass.units.ldst.{key}") for key in rates} \
+        == {"shared_bytes_per_cycle": 64, "warp_shared_bytes_per_cycle": 32}

@@ -9,7 +9,7 @@ Bursting warps: one; four on four sub-partitions; two and four on one sub-partit
 
     python tools/mio_queue.py --gpu --out programs/t-mio-w1/reference/h100-mio-queue.json
     python tools/mio_queue.py            # the simulator's clock steps beside the recorded ones
-    python tools/mio_queue.py --fit      # the fewest sass.memory_queue that gives one warp's LDS.128 steps
+    python tools/mio_queue.py --fit      # the sass values these steps pin (queue depth, shared rates)
 """
 from __future__ import annotations
 
@@ -81,6 +81,22 @@ def fewest_queue(recorded: dict, most: int = 64) -> int:
     raise SystemExit(f"no depth up to {most} gives the recorded steps")
 
 
+RATES = (16, 32, 64, 128)          # bytes per cycle tried for the shared-memory rates
+
+
+def fitted_rates(recorded: dict) -> dict[str, int]:
+    """The rates (of RATES) whose model comes closest to the H100: a sub-partition's, from the clock
+    after the 32nd LDS.32 of 4 warps on one sub-partition; a warp's own, from one warp's 16 LDS.128
+    until their sum (each with the other rate as configured)."""
+    def miss(key, rate, name, active, pick):
+        hw = recorded[f"{name} / {next(k for k, v in ACTIVE.items() if v == active)}"][0][pick]
+        return abs(simulated_steps(name, active, (f"sass.units.ldst.{key}={rate}",))[0][pick] - hw)
+    return {"shared_bytes_per_cycle": min(RATES, key=lambda r: miss("shared_bytes_per_cycle", r, "k_lds32",
+                                                                    ACTIVE["4 warps, 1 sub-partition"], BURST)),
+            "warp_shared_bytes_per_cycle": min(RATES, key=lambda r: miss("warp_shared_bytes_per_cycle", r,
+                                                                         "k_lds128", ACTIVE["1 warp"], BURST + 1))}
+
+
 def summary(warps: list[list[float]]) -> str:
     """First warp's accept times of instructions 1, 2, 4, 8, 16, 32 and the sum's; the last warp's end."""
     first = warps[0]
@@ -97,7 +113,10 @@ def main() -> int:
     ap.add_argument("--fit", action="store_true", help="print the fewest sass.memory_queue that matches")
     args = ap.parse_args()
     if args.fit:
-        print(f"sass.memory_queue: {fewest_queue(json.loads(RECORDED.read_text())['steps'])}")
+        rec = json.loads(RECORDED.read_text())["steps"]
+        print(f"sass.memory_queue: {fewest_queue(rec)}")
+        for key, rate in fitted_rates(rec).items():
+            print(f"sass.units.ldst.{key}: {rate}")
         return 0
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "burst": BURST, "kernels": KERNELS,
