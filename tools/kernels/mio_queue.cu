@@ -24,6 +24,18 @@ __device__ __forceinline__ void record(unsigned* times, const unsigned* t) {
 
 __device__ __forceinline__ bool bursting(unsigned active) { return (active >> (threadIdx.x / 32)) & 1; }
 
+// BURST loads into v[0..BURST), each followed by a clock read; then their sum to out and the record
+#define TIMED_BURST(LOAD)                                                  \
+    t[0] = clock32();                                                      \
+    _Pragma("unroll") for (int i = 0; i < BURST; i++) {                    \
+        LOAD;                                                              \
+        t[i + 1] = clock32();                                              \
+    }                                                                      \
+    _Pragma("unroll") for (int i = 0; i < BURST; i++) acc += v[i];         \
+    out[threadIdx.x] = acc;                                                \
+    t[BURST + 1] = clock32();                                              \
+    record(times, t);
+
 // LDS.32, one bank per lane (no conflicts); each instruction reads its own 128-byte row
 extern "C" __global__ void k_lds32(unsigned* times, unsigned* out, unsigned active) {
     __shared__ unsigned s[BURST * 32];
@@ -31,17 +43,7 @@ extern "C" __global__ void k_lds32(unsigned* times, unsigned* out, unsigned acti
     __syncthreads();
     if (!bursting(active)) return;
     unsigned a = saddr(&s[threadIdx.x & 31]), v[BURST], t[BURST + 2], acc = 0;
-    t[0] = clock32();
-#pragma unroll
-    for (int i = 0; i < BURST; i++) {
-        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v[i]) : "r"(a + i * 128));
-        t[i + 1] = clock32();
-    }
-#pragma unroll
-    for (int i = 0; i < BURST; i++) acc += v[i];
-    out[threadIdx.x] = acc;
-    t[BURST + 1] = clock32();
-    record(times, t);
+    TIMED_BURST(asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v[i]) : "r"(a + i * 128)))
 }
 
 // LDS.128, 16 bytes a lane (four passes through the banks each); 16 of them fill 64 registers
@@ -95,15 +97,5 @@ extern "C" __global__ void k_ldg32(unsigned* times, unsigned* out, unsigned acti
     }
     out[threadIdx.x + blockDim.x] = acc;
     acc = 0;
-    t[0] = clock32();
-#pragma unroll
-    for (int i = 0; i < BURST; i++) {
-        asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v[i]) : "l"(p + i * 32));
-        t[i + 1] = clock32();
-    }
-#pragma unroll
-    for (int i = 0; i < BURST; i++) acc += v[i];
-    out[threadIdx.x] = acc;
-    t[BURST + 1] = clock32();
-    record(times, t);
+    TIMED_BURST(asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v[i]) : "l"(p + i * 32)))
 }
