@@ -26,7 +26,9 @@ MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_
 # being filled waits for it, like a hit on an outstanding miss)
 # ports (float64): [sm] L1 / LSU data port, [2 n_sm] L2, [2 n_sm + 1] DRAM
 # shared_booked / shared_end [sm, cycle % SHARED_CALENDAR]: the SM's shared-memory port, one pass per
-# cycle, as a calendar: cycle + 1 where that cycle is booked, and the end of the booking it is in
+# cycle, as a calendar: cycle + 1 where that cycle is booked, and the end of the booking it is in.
+# Bookings lie at most a few hundred cycles ahead (the queues hold 4 x (memory_queue + 1) accesses
+# of at most 32 passes), well inside the calendar.
 SHARED_CALENDAR = 4096
 
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
