@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from probe_output import probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "mio_queue.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-mio-queue.json"
 BURST = 32
@@ -61,14 +63,10 @@ def gpu_steps() -> dict:
 
 
 def simulated_steps(name: str, active: int, overrides: tuple[str, ...] = ()) -> list[list[int]]:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {"times": np.zeros(16 * (BURST + 2), np.uint32), "out": np.zeros(2 * BLOCK, np.uint32),
             "data": np.arange(BURST * 32, dtype=np.uint32)}
     args = ["times", "out", active] + (["data"] if name == "k_ldg32" else [])
-    res = simt_sim.simulate(simt_sim.Launch(prog, 1, BLOCK, args), bufs, cfg)
-    return steps(res.outputs["times"], active)
+    return steps(simulate_block(PTX, name, BLOCK, args, bufs, overrides).outputs["times"], active)
 
 
 def fewest_queue(recorded: dict, most: int = 64) -> int:
@@ -105,7 +103,6 @@ def summary(warps: list[list[float]]) -> str:
 
 
 def main() -> int:
-    from probe_output import probe_parser, write_result
     ap = probe_parser(__doc__)
     ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -133,5 +130,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "tools"))
     sys.exit(main())

@@ -1,6 +1,6 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue): an argument parser with --out,
-and the recorded JSON written there and printed."""
+the recorded JSON written there and printed, and one block of a probe kernel run in the model."""
 from __future__ import annotations
 
 import argparse
@@ -26,3 +26,12 @@ def warp_rate(clk, warps: int, per_warp: int) -> float:
     pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""
     c = clk[: 2 * warps].reshape(-1, 2)
     return warps * per_warp / float(c[:, 1].max() - c[:, 0].min())
+
+
+def simulate_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), trace: bool = False):
+    """One block of a probe kernel's SASS (the cubin committed beside its PTX) on one SM of the h100
+    config, with `overrides` (KEY=VALUE); simt_sim's Result."""
+    import simt_sim
+    prog = simt_sim.load_program(str(ptx), kernel, isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
+    return simt_sim.simulate(simt_sim.Launch(prog, 1, threads, args), buffers, cfg, trace=trace)

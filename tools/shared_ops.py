@@ -23,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
 sys.path.insert(0, str(ROOT))
-from probe_output import warp_rate  # noqa: E402  (tools/, beside this file)
+from probe_output import simulate_block, warp_rate  # noqa: E402  (tools/, beside this file)
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
 KERNELS = {"k_lds32": "LDS.32", "k_lds64": "LDS.64", "k_lds128": "LDS.128", "k_sts16": "STS.U16",
            "k_sts64": "STS.64", "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4",
@@ -68,11 +68,8 @@ def gpu_rates() -> tuple[dict, dict]:
 
 
 def simulated_clk(name: str, warps: int, overrides: tuple[str, ...] = ()) -> np.ndarray:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
-    return simt_sim.simulate(simt_sim.Launch(prog, 1, 32 * warps, ["clk", "out"]), bufs, cfg).outputs["clk"]
+    return simulate_block(PTX, name, 32 * warps, ["clk", "out"], bufs, overrides).outputs["clk"]
 
 
 def simulated_rate(name: str, warps: int, overrides: tuple[str, ...] = ()) -> float:
@@ -87,15 +84,13 @@ def simulated_chain(name: str) -> float:
 def simulated_load_latency(name: str, overrides: tuple[str, ...] = ()) -> int:
     """Cycles from issue until the data of a chain kernel's shared-memory load is ready (the model's
     latency of that load; its chain may be bound by the loop instead)."""
-    import simt_sim
     from simt_sim.isa import encoding as E
     from simt_sim.machine.layout import TR_CYCLE, TR_PC, TR_READY
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    pcs = [pc for pc, row in enumerate(prog.code)
-           if row[E.F_SPACE] == E.SP_SHARED and row[E.F_OP] in (E.OP_LD, E.OP_LDMATRIX)]
-    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
-    trace = simt_sim.simulate(simt_sim.Launch(prog, 1, 32, ["clk", "out"]), bufs, cfg, trace=True).raw.trace
+    res = simulate_block(PTX, name, 32, ["clk", "out"], bufs, overrides, trace=True).raw
+    pcs = [pc for pc, row in enumerate(res.launches[0].program.code)
+           if row[E.F_SPACE] == E.SP_SHARED and row[E.F_OP] in (E.OP_LD, E.OP_LDMATRIX)]
+    trace = res.trace
     rows = trace[np.isin(trace[:, TR_PC], pcs)]
     return int(np.median(rows[:, TR_READY] - rows[:, TR_CYCLE]))
 

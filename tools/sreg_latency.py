@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "sreg_latency.ptx"
 sys.path.insert(0, str(ROOT))
-from probe_output import warp_rate  # noqa: E402  (tools/, beside this file)
+from probe_output import simulate_block, warp_rate  # noqa: E402  (tools/, beside this file)
 RECORDED = ROOT / "programs" / "t-clock-read" / "reference" / "h100-sreg-latency.json"
 # kernel: (what it reads, the kernel with the same instructions but the register read before the clock)
 KERNELS = {"k_sr_laneid": ("S2R SR_LANEID", "k_sr_tid_x"), "k_sr_ctaid_x": ("S2R SR_CTAID.X", "k_sr_tid_x"),
@@ -71,21 +71,15 @@ def gpu_rates() -> dict:
 
 
 def simulated_rate(warps: int) -> float:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), "k_sr14", isa="sass")
-    cfg = simt_sim.load_config("h100", ["num_sms=1"])
     bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.uint32)}
-    c = simt_sim.simulate(simt_sim.Launch(prog, 1, 32 * warps, ["clk", "out"]), bufs, cfg).outputs["clk"]
+    c = simulate_block(PTX, "k_sr14", 32 * warps, ["clk", "out"], bufs).outputs["clk"]
     return round(rate(c, warps), 4)
 
 
 def simulated_span(name: str) -> int:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    cfg = simt_sim.load_config("h100", ["num_sms=1"])
     bufs = {"clk": np.zeros(2, np.int64), "out": np.zeros(32, np.uint32), "data": np.arange(1024, dtype=np.uint32)}
     args = ["clk", "out", "data"] if name.startswith("k_loads") else ["clk", "out"]
-    c = simt_sim.simulate(simt_sim.Launch(prog, 1, 32, args), bufs, cfg).outputs["clk"]
+    c = simulate_block(PTX, name, 32, args, bufs).outputs["clk"]
     return int(c[1] - c[0])
 
 
