@@ -162,13 +162,13 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[L.N_TLOG]]])
     kinfo = ts.kinfo
     cycles = int(max(kinfo[:, L.KF_END_CYCLE].max(), ts.now[L.N_NOW] if interrupted else 0))
-    metrics = [kernel_metrics(cfg, launches[k], k, image, ts, interrupted) for k in range(len(launches))]
+    pc_stalls = [ts.pc_stalls[base:base + len(kl.program)].copy() for base, kl in zip(image.pc_bases, launches)]
+    metrics = [kernel_metrics(cfg, launches[k], k, image, ts, pc_stalls[k], interrupted) for k in range(len(launches))]
     issued_cycles = int(ts.now[L.N_ISSUE_CYCLES])
     summary = {"cycles": cycles, "slot_warps": image.wpb, "scheduler_cycles_with_issue": issued_cycles,
                "W0": cycles * image.n_sm * cfg.get("sm.sub_partitions") - issued_cycles,
                "simulated_sms": image.n_sm,
                "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
-    pc_stalls = [ts.pc_stalls[base:base + len(kl.program)].copy() for base, kl in zip(image.pc_bases, launches)]
     return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
                      warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls)
 
@@ -194,8 +194,9 @@ def fault_message(s: Session, image: MachineImage, launches: list[KernelLaunch])
 
 
 def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineImage, ts: TState,
-                   interrupted: bool) -> dict:
-    """Per-kernel metrics from the timing state's counters (see docs/timing.md)."""
+                   pc_stalls: np.ndarray, interrupted: bool) -> dict:
+    """Per-kernel metrics from the timing state's counters (see docs/timing.md); pc_stalls: the
+    launch's warp-cycles per pc and stall reason."""
     ws = cfg.get("warp_size")
     kinfo = ts.kinfo
     first = int(kinfo[k, L.KF_FIRST_CYCLE])
@@ -215,8 +216,7 @@ def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineI
     smsps = active_smsps(cfg, launch.grid.count, launch.block.count, occ.blocks_per_sm)
     busy = {name: float(st[L.KS_BUSY + u]) / (cycles * n_sm * n_sp * int(pipes[u]))
             for u, name in enumerate(UNIT_NAMES)}
-    base = image.pc_bases[k]
-    stalls = ts.pc_stalls[base:base + len(launch.program)].sum(axis=0)
+    stalls = pc_stalls.sum(axis=0)
     stall_cycles = {name: int(stalls[i]) for i, name in enumerate(L.STALL_NAMES)}
     hist = {f"W{i}": int(st[L.KS_WHIST + i]) for i in range(1, ws + 1)}
     return {

@@ -24,7 +24,7 @@ MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_
                                      "shared_booked shared_end")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
 # being filled waits for it, like a hit on an outstanding miss)
-# ports (float64): [sm] L1 / LSU data port, [2 n_sm] L2, [2 n_sm + 1] DRAM
+# ports (float64): [sm] L1 / LSU data port, [n_sm] L2, [n_sm + 1] DRAM
 # shared_booked / shared_end [sm, cycle % SHARED_CALENDAR]: the SM's shared-memory port, one pass per
 # cycle, as a calendar: cycle + 1 where that cycle is booked, and the end of the booking it is in.
 # Bookings lie at most a few hundred cycles ahead (the queues hold 4 x (memory_queue + 1) accesses
@@ -49,7 +49,7 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
     return MemTiming(np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
                      np.zeros(l1_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
-                     np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64),
+                     np.zeros(l2_shape, np.int64), np.zeros(n_sm + 2, np.float64), np.zeros(1, np.int64),
                      np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64))
 
 
@@ -150,11 +150,11 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
         ready = max(ready, cycle + wait1 + tc[T_L1_LAT])
     below = l2_hits + dram
     if below > 0:
-        wait2 = wait1 + queue(mt.ports, 2 * n_sm, cycle + wait1, below, tf[F_L2_BW])
+        wait2 = wait1 + queue(mt.ports, n_sm, cycle + wait1, below, tf[F_L2_BW])
         if l2_hits > 0:
             ready = max(ready, cycle + wait2 + tc[T_L2_LAT] + l2_offset)
         if dram > 0:
-            wait3 = wait2 + queue(mt.ports, 2 * n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
+            wait3 = wait2 + queue(mt.ports, n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
             ready = max(ready, cycle + wait3 + tc[T_DRAM_LAT])
     if atomic_serial > 0:
         ready += (atomic_serial - 1) * tc[T_L2_ATOM]
