@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simt_sim.machine.config import list_configs, load_config
@@ -125,6 +126,26 @@ def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
     assert 1.2 < SO.simulated_rate("k_sts64", 4) / hw["k_sts64/4"] < 1.35
     unlimited = SO.simulated_rate("k_sts64", 32, ("sass.units.ldst.shared_bytes_per_cycle=0",))
     assert unlimited > 1.8 * hw["k_sts64/32"]
+
+
+def test_a_queued_store_reads_its_data_when_it_issues_not_when_it_enters_the_pipe():
+    """sass.memory_queue and the read barrier (tools/store_read.py): each step of a loop issues 0 or 4
+    STS.128 (4 passes through the banks each), then a store of x and an FFMA that overwrites x, which
+    waits for that store's read barrier.  On the H100 each STS.128 ahead of x adds 11.2 cycles to a
+    step with one warp and 34.7 with four warps on one sub-partition: what the pipe takes for it,
+    so x's store read its data at issue, while the STS.128 still waited in the queue.  The model,
+    whose queued instructions read their sources at issue (`operand_read_latency` after it), adds
+    11.8 and 32.1; reading them when each store enters the pipe would add 17.5 and 44, as the FFMA
+    then waits for the STS.128 ahead to pass every step."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import store_read as SR
+    hw = json.loads(SR.RECORDED.read_text())["cycles_per_step"]
+    for label, active in (("1 warp", 0x1), ("4 warps, 1 sub-partition", 0x1111)):
+        def per_fill(steps):
+            return (np.mean(steps("k_sts_fill4")) - np.mean(steps("k_sts_fill0"))) / 4
+        model = per_fill(lambda name: SR.simulated_steps(name, active))
+        h100 = per_fill(lambda name: hw[f"{name} / {label}"])
+        assert model == pytest.approx(h100, rel=0.1), label
 
 
 def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
