@@ -207,3 +207,15 @@ def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_
     rates = MQ.fitted_rates(rec)             # the sub-partition's 2 cycles a pass and the warp's 4
     assert rates == {key: cfg.get(f"sass.units.ldst.{key}") for key in rates} \
         == {"shared_bytes_per_cycle": 64, "warp_shared_bytes_per_cycle": 32}
+
+
+def test_each_further_kernel_of_a_stream_costs_the_h100s_interval_between_launches():
+    """sm.stream_kernel_gap (tools/launch_sequence.py): on the H100 each further empty kernel queued
+    in one stream adds 1.99 us, 3,946 cycles at 1980 MHz; the model's launch latency and the empty
+    body give 3,585, so the next kernel of a stream waits 361 cycles more after the previous one
+    ends (`--fit` finds them).  The fusion study's serial run is such a pair."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import launch_sequence as LS
+    h100, without, gap = LS.fitted_gap()
+    assert round(without) == 3585 and gap == load_config("h100").get("sm.stream_kernel_gap") == 361
+    assert LS.model_cycles_per_further_kernel() == pytest.approx(h100, abs=1)

@@ -369,8 +369,9 @@ def test_sequential_and_concurrent_kernels():
     assert np.all(seq.outputs["y"] == 5.0)
     assert np.all(conc.outputs["y"] == 3.0) and np.all(conc.outputs["y2"] == 3.0)
     k0, k1 = seq.metrics
-    assert k1["first_cycle"] >= k0["end_cycle"]          # same stream: one after the other
-    assert seq.cycles == k0["cycles"] + k1["cycles"]
+    gap = cfg.get("sm.stream_kernel_gap")               # the next kernel of a stream waits it (tools/launch_sequence.py)
+    assert gap > 0 and k1["first_cycle"] == k0["end_cycle"] + gap    # same stream: one after the other
+    assert seq.cycles == k0["cycles"] + gap + k1["cycles"]
     assert conc.metrics[1]["first_cycle"] < conc.metrics[0]["end_cycle"]   # blocks fill in beside
     assert conc.cycles < seq.cycles
     assert single.cycles == k0["cycles"]
@@ -521,7 +522,7 @@ def test_manifest_more_launches_run_concurrently(tmp_path):
     (tmp_path / "manifest.yaml").write_text(text)
     assert main(["run", str(tmp_path), "--quiet", "--json", str(out)]) == 0
     k0, k1 = json.loads(out.read_text())["metrics"]["kernels"]
-    assert k1["first_cycle"] == k0["end_cycle"]
+    assert k1["first_cycle"] == k0["end_cycle"] + simt_sim.load_config("h100").get("sm.stream_kernel_gap")
 
 
 def test_manifest_more_launches_errors(tmp_path):

@@ -5,12 +5,20 @@ kernel that keeps the stream busy until every launch is queued, events around N 
 each round's medians is what one more kernel in a stream costs; the median round is kept.
 
     python tools/launch_sequence.py --out programs/t-launch-1/reference/h100-launch-sequence.json
+    python tools/launch_sequence.py --fit   # the model beside it, and the sm.stream_kernel_gap that matches
+
+The model runs the same empty kernel (tools/kernels/launch_sequence.ptx and its committed cubin).
 """
 from __future__ import annotations
 
+import json
 import statistics
+from pathlib import Path
 
 from probe_output import probe_parser, write_result
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = ROOT / "programs" / "t-launch-1" / "reference" / "h100-launch-sequence.json"
 
 KERNELS = r'''
 extern "C" __global__ void empty_k() {}
@@ -43,9 +51,33 @@ def event_times_us(n: int) -> list[float]:
     return times
 
 
+def model_cycles_per_further_kernel(overrides=()) -> float:
+    """What one more empty kernel of a stream adds in the model (h100, SASS)."""
+    import simt_sim
+    prog = simt_sim.load_program(str(ROOT / "tools" / "kernels" / "launch_sequence.ptx"), "empty_k", isa="sass")
+    cfg = simt_sim.load_config("h100", list(overrides))
+    one, eight = (simt_sim.simulate([simt_sim.Launch(prog, 1, 32, [])] * n, {}, cfg).cycles for n in (1, 8))
+    return (eight - one) / 7
+
+
+def fitted_gap() -> tuple[float, float, int]:
+    """(the H100's cycles per further kernel at the plain clock, the model's without a gap, the gap)."""
+    import simt_sim
+    mhz = simt_sim.load_config("h100").get("clock_mhz")
+    h100 = json.loads(RECORDED.read_text())["us_per_further_kernel"] * mhz
+    model = model_cycles_per_further_kernel(("sm.stream_kernel_gap=0",))
+    return h100, model, max(0, round(h100 - model))
+
+
 def main() -> None:
     ap = probe_parser(__doc__)
+    ap.add_argument("--fit", action="store_true", help="print the model beside the recording (no GPU)")
     args = ap.parse_args()
+    if args.fit:
+        h100, model, gap = fitted_gap()
+        print(f"one more kernel of a stream: H100 {h100:.0f} cycles, model without a gap {model:.0f}: "
+              f"sm.stream_kernel_gap: {gap}")
+        return
     rounds = [{str(n): event_times_us(n) for n in COUNTS} for _ in range(ROUNDS)]
     slopes = [round(statistics.linear_regression(COUNTS, [statistics.median(r[str(n)]) for n in COUNTS]).slope, 3)
               for r in rounds]

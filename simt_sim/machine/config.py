@@ -133,6 +133,9 @@ SCHEMA = {
         "kernel_launch_latency": Field(int, non_negative,
                                        doc="cycles a kernel spends before its first block starts (launch overhead, "
                                            "counted in its cycles)"),
+        "stream_kernel_gap": Field(int, non_negative,
+                                   doc="further cycles between a kernel's end and the launch of the next kernel "
+                                       "of its stream"),
     },
     "scheduler": {
         "policy": Field(str, one_of(*SCHEDULER_NAMES), doc="warp scheduling policy"),
@@ -273,7 +276,7 @@ DEFAULTS = {
     "clock_mhz": 1000.0,
     "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
            "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
-           "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0},
+           "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0, "stream_kernel_gap": 0},
     "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8,
                   "branch_latency": 1, "barrier_latency": 1},
     "units": {

@@ -64,7 +64,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "max_sm_threads": g("sm.max_threads"), "max_sm_warps": g("sm.max_warps"),
         "max_sm_blocks": g("sm.max_resident_blocks"), "sm_registers": g("sm.registers"),
         "sm_shared": g("sm.shared_memory"), "n_units": len(UNIT_NAMES), "record_trace": int(record_trace),
-        "kernel_launch": g("sm.kernel_launch_latency"), "control_codes": int(g("sass.control_codes")),
+        "kernel_launch": g("sm.kernel_launch_latency"), "stream_kernel_gap": g("sm.stream_kernel_gap"), "control_codes": int(g("sass.control_codes")),
         "read_latency": g("sass.operand_read_latency"), "taken_branch": g("sass.taken_branch_latency"),
         "reconverge": g("sass.reconverge_latency"),
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),

@@ -18,6 +18,7 @@ from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB,
 G_WPB = G["wpb"]
 T_NSM, T_NSP, T_SPM, T_WPSM = TC["n_sm"], TC["n_sp"], TC["slots_per_sm"], TC["warps_per_sm"]
 T_LAUNCH, T_KLAUNCH, T_INTERVAL = TC["block_launch"], TC["kernel_launch"], TC["block_interval"]
+T_KGAP = TC["stream_kernel_gap"]
 T_MAX_THREADS, T_MAX_WARPS, T_MAX_BLOCKS = TC["max_sm_threads"], TC["max_sm_warps"], TC["max_sm_blocks"]
 T_REGS, T_SMEM = TC["sm_registers"], TC["sm_shared"]
 
@@ -152,5 +153,5 @@ def finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm,
         ki[k, KF_STATE] = KSTATE_DONE
         for j in range(k + 1, ki.shape[0]):       # the next kernel of this stream may start
             if ki[j, KF_STREAM] == ki[k, KF_STREAM] and ki[j, KF_STATE] == KSTATE_WAITING:
-                ki[j, KF_READY_AT] = max(ki[j, KF_READY_AT], end + tc[T_KLAUNCH])
+                ki[j, KF_READY_AT] = max(ki[j, KF_READY_AT], end + tc[T_KLAUNCH] + tc[T_KGAP])
                 break
