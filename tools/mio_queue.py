@@ -22,7 +22,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "mio_queue.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-mio-queue.json"
 BURST = 32
@@ -43,23 +43,13 @@ def steps(times: np.ndarray, active: int) -> list[list[int]]:
     return t.tolist()
 
 
-def gpu_steps() -> dict:
-    import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
-    data = cp.arange(BURST * 32, dtype=cp.uint32)
-    out = {}
-    for name in KERNELS:
-        f = mod.get_function(name)
-        for label, active in ACTIVE.items():
-            runs = []
-            for _ in range(9):                     # the first launch warms the instruction caches
-                times, res = cp.zeros(16 * (BURST + 2), cp.uint32), cp.zeros(2 * BLOCK, cp.uint32)
-                args = (times, res, np.uint32(active)) + ((data,) if name == "k_ldg32" else ())
-                f((1,), (BLOCK,), args)
-                cp.cuda.runtime.deviceSynchronize()
-                runs.append(steps(times.get(), active))
-            out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(1).tolist()
-    return out
+def burst(cp, f, name: str, active: int) -> list[list[int]]:
+    """One launch of a burst kernel on the GPU: the bursting warps' clock steps."""
+    times, res = cp.zeros(16 * (BURST + 2), cp.uint32), cp.zeros(2 * BLOCK, cp.uint32)
+    args = (times, res, np.uint32(active)) + ((cp.arange(BURST * 32, dtype=cp.uint32),) if name == "k_ldg32" else ())
+    f((1,), (BLOCK,), args)
+    cp.cuda.runtime.deviceSynchronize()
+    return steps(times.get(), active)
 
 
 def simulated_steps(name: str, active: int, overrides: tuple[str, ...] = ()) -> list[list[int]]:
@@ -117,7 +107,7 @@ def main() -> int:
         return 0
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "burst": BURST, "kernels": KERNELS,
-                      "active": ACTIVE, "steps": gpu_steps()}, args.out)
+                      "active": ACTIVE, "steps": gpu_medians(PTX, KERNELS, ACTIVE, burst, 1)}, args.out)
         return 0
     rec = json.loads(RECORDED.read_text())["steps"]
     print(f"{'kernel / bursting warps':<42} {'':>5} clock after instruction 1, 2, 4, 8, 16, 32, sum | last warp's sum")

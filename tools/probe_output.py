@@ -21,6 +21,22 @@ def write_result(result: dict, out: str | None) -> None:
     print(text)
 
 
+def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
+    """On the GPU, per kernel of the PTX and set of running warps ("NAME / LABEL"): the median over
+    eight launches (after one that warms the instruction caches) of what launch(cupy, function,
+    name, active) returns for one, a list of numbers."""
+    import cupy as cp
+    import numpy as np
+    mod = cp.RawModule(path=str(ptx))
+    out = {}
+    for name in kernels:
+        f = mod.get_function(name)
+        for label, active in warp_sets.items():
+            runs = [launch(cp, f, name, active) for _ in range(9)]
+            out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(decimals).tolist()
+    return out
+
+
 def warp_rate(clk, warps: int, per_warp: int) -> float:
     """Instructions per cycle of `warps` warps doing `per_warp` each, from their [start, end] clock
     pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""

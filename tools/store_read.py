@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "store_read.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-store-read.json"
 STEPS = 64
@@ -37,22 +37,12 @@ def cycles_per_step(times: np.ndarray, active: int) -> list[float]:
     return (((t[:, 1] - t[:, 0]) % (1 << 32)) / STEPS).round(2).tolist()
 
 
-def gpu_steps() -> dict:
-    import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
-    offs = cp.asarray(OFFSETS)
-    out = {}
-    for name in KERNELS:
-        f = mod.get_function(name)
-        for label, active in ACTIVE.items():
-            runs = []
-            for _ in range(9):                     # the first launch warms the instruction caches
-                times, res = cp.zeros(2 * WARPS, cp.uint32), cp.zeros(WARPS * 64, cp.float32)
-                f((1,), (WARPS * 32,), (times, res, offs, np.uint32(active), C, D))
-                cp.cuda.runtime.deviceSynchronize()
-                runs.append(cycles_per_step(times.get(), active))
-            out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(2).tolist()
-    return out
+def loop(cp, f, name: str, active: int) -> list[float]:
+    """One launch of a store loop on the GPU: the running warps' cycles per step."""
+    times, res = cp.zeros(2 * WARPS, cp.uint32), cp.zeros(WARPS * 64, cp.float32)
+    f((1,), (WARPS * 32,), (times, res, cp.asarray(OFFSETS), np.uint32(active), C, D))
+    cp.cuda.runtime.deviceSynchronize()
+    return cycles_per_step(times.get(), active)
 
 
 def simulated_steps(name: str, active: int, overrides: tuple[str, ...] = ()) -> list[float]:
@@ -69,7 +59,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "active": ACTIVE,
-                       "cycles_per_step": gpu_steps()}, args.out)
+                       "cycles_per_step": gpu_medians(PTX, KERNELS, ACTIVE, loop, 2)}, args.out)
         return 0
     rec = json.loads(RECORDED.read_text())["cycles_per_step"] if RECORDED.exists() else {}
     print(f"{'kernel':<14} {'':<28} cycles per step, each running warp: H100 | model")
