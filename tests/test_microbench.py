@@ -219,3 +219,20 @@ def test_each_further_kernel_of_a_stream_costs_the_h100s_interval_between_launch
     h100, without, gap = LS.fitted_gap()
     assert round(without) == 3585 and gap == load_config("h100").get("sm.stream_kernel_gap") == 361
     assert LS.model_cycles_per_further_kernel() == pytest.approx(h100, abs=1)
+
+
+def test_a_dram_load_waits_longer_the_more_loads_are_in_flight():
+    """memory.dram.inflight_cycles (tools/stream_load.py, `--fit` picks it among a few values): 132
+    SMs stream through flushed lines.  On the H100 a step waits 718 cycles with one warp per SM and
+    one line, 1,023 with 16 warps of two lines each (4,224 lines in flight); the model with 0.02
+    cycles per sector of loads in flight gives 698 and 1,017, without it 690 and 700: its DRAM port
+    queues only past the bandwidth, which these streams do not reach."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import stream_load as SL
+    rows = {(r["sms"], r["warps_per_sm"], r["lines_per_step"]): r
+            for r in json.loads(SL.RECORDED.read_text())["mean_wait_per_step"]}
+    light, heavy = rows[(132, 1, 1)], rows[(132, 16, 2)]
+    assert load_config("h100").get("memory.dram.inflight_cycles") == 0.02
+    for r in (light, heavy):
+        assert SL.model_dram_wait(r) == pytest.approx(r["dram"], rel=0.05)
+    assert SL.model_dram_wait(heavy, ("memory.dram.inflight_cycles=0",)) < 0.75 * heavy["dram"]

@@ -284,13 +284,15 @@ def test_warp_specialisation_study_direction():
 
 
 def test_warp_specialisation_few_fp64_warps_cost_little():
-    # PTX mode, h100.yaml's grr: 4 and 8 FP64 warps cost 14% and 5% (0.860, 0.947; the H100 8% and
-    # 11%); they cost 18% until grr let a warp passed over for its pipe go first once it frees
+    # PTX mode, h100.yaml's grr: 4 and 8 FP64 warps cost 13% and 16% (0.873, 0.839; the H100 8% and
+    # 11%; SASS mode 0.933 and 0.899); they cost 18% until grr let a warp passed over for its pipe go
+    # first once it frees, and 8 warps cost 13% before a DRAM load waited for the loads in flight
+    # (memory.dram.inflight_cycles; the study's cycles are Nsight Compute's, caches flushed)
     doc = study("warp-specialisation")
     cycles = study_cycles("warp-specialisation")
     by_name = {v["name"]: v for v in doc["variants"]}
     s4, s8 = (speedup(cycles, doc, by_name[f"{w} FP64 warps"]) for w in (4, 8))
-    assert s4 >= 0.85 and s8 >= 0.85, (s4, s8)
+    assert s4 >= 0.83 and s8 >= 0.83, (s4, s8)
 
 
 def test_matmul_study_direction():

@@ -6,10 +6,17 @@ SMs with 1 to 32 warps each, through host-copied, flushed (DRAM) and L2-resident
 wait per step, and how a wait goes with another warp's at the same step and with the warp's next.
 
     python tools/stream_load.py --out programs/v-lat-l2/reference/h100-stream-load.json
+    python tools/stream_load.py --model     # the model's DRAM waits beside the recorded ones (no GPU)
+    python tools/stream_load.py --fit       # the memory.dram.inflight_cycles that comes closest
+
+The model runs the same kernel (tools/kernels/stream_load.ptx and its committed cubin) with the
+caches flushed, as the recording's DRAM column.
 """
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -17,6 +24,9 @@ from probe_output import probe_parser, write_result
 from latency_spread import KERNELS, stream_waits
 
 STEPS, SKIP = 64, 4
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = ROOT / "programs" / "v-lat-l2" / "reference" / "h100-stream-load.json"
+INFLIGHT = (0.0, 0.005, 0.01, 0.015, 0.02, 0.03)    # memory.dram.inflight_cycles tried by --fit
 
 
 def together(w, warps_per_sm: int) -> dict:
@@ -52,8 +62,40 @@ def measure() -> list[dict]:
     return rows
 
 
+def model_dram_wait(row: dict, overrides=()) -> float:
+    """The model's mean wait per step for a recorded row's configuration, lines flushed to DRAM."""
+    import simt_sim
+    prog = simt_sim.load_program(str(ROOT / "tools" / "kernels" / "stream_load.ptx"), "stream", isa="sass")
+    blocks, threads, k = row["sms"], row["warps_per_sm"] * 32, row["lines_per_step"]
+    n = 2 * blocks * threads
+    cfg = simt_sim.load_config("h100", ["host.caches_flushed=true", *overrides])
+    bufs = {"x": np.ones(n * STEPS, np.float32), "lat": np.zeros(blocks * threads // 32 * STEPS, np.int64),
+            "out": np.zeros(blocks * threads, np.float32)}
+    res = simt_sim.simulate(simt_sim.Launch(prog, blocks, threads, ["x", n, STEPS, k, "lat", "out"]), bufs, cfg)
+    return float(res.outputs["lat"].reshape(-1, STEPS)[:, SKIP:].mean())
+
+
+def fitted_inflight(rows: list[dict]) -> float:
+    """The value of INFLIGHT whose DRAM waits come closest to the H100's (mean absolute error)."""
+    def error(value):
+        return np.mean([abs(model_dram_wait(r, (f"memory.dram.inflight_cycles={value}",)) - r["dram"]) for r in rows])
+    return min(INFLIGHT, key=error)
+
+
 def main() -> None:
-    args = probe_parser(__doc__).parse_args()
+    ap = probe_parser(__doc__)
+    ap.add_argument("--model", action="store_true", help="print the model's DRAM waits beside the recording")
+    ap.add_argument("--fit", action="store_true", help="print the memory.dram.inflight_cycles that fits best")
+    args = ap.parse_args()
+    if args.model or args.fit:
+        rows = json.loads(RECORDED.read_text())["mean_wait_per_step"]
+        if args.fit:
+            print(f"memory.dram.inflight_cycles: {fitted_inflight(rows)}")
+            return
+        print(f"{'SMs':>4} {'warps/SM':>8} {'lines':>5}  DRAM wait per step: H100  model")
+        for r in rows:
+            print(f"{r['sms']:>4} {r['warps_per_sm']:>8} {r['lines_per_step']:>5}  {r['dram']:>22.0f} {model_dram_wait(r):6.0f}")
+        return
     write_result({"tool": os.path.basename(__file__), "clock": "SM cycles at the plain launch's clock",
                   "mean_wait_per_step": measure()}, args.out)
 

@@ -191,6 +191,8 @@ SCHEMA = {
             "bytes_per_ns": Field(float, between(0, 1e9), doc="bandwidth, whole GPU, in bytes per ns (GB/s) "
                                                               "on DRAM's own clock; replaces bytes_per_cycle "
                                                               "when above 0"),
+            "inflight_cycles": Field(float, between(0, 1e6), doc="cycles a DRAM load waits longer for each sector "
+                                                                 "of earlier loads still in flight on the GPU"),
         }),
     },
     "sass": {
@@ -296,7 +298,7 @@ DEFAULTS = {
         "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
-        "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0},
+        "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,

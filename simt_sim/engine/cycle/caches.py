@@ -21,7 +21,7 @@ from simt_sim.engine.jit import compiled
 from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, TC, TF
 
 MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock "
-                                     "shared_booked shared_end")
+                                     "shared_booked shared_end dram_done dram_flight")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
 # being filled waits for it, like a hit on an outstanding miss)
 # ports (float64): [sm] L1 / LSU data port, [n_sm] L2, [n_sm + 1] DRAM
@@ -30,6 +30,10 @@ MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_
 # Bookings lie at most a few hundred cycles ahead (the queues hold 4 x (memory_queue + 1) accesses
 # of at most 32 passes), well inside the calendar.
 SHARED_CALENDAR = 4096
+# dram_done[cycle % DRAM_CALENDAR]: DRAM load sectors that arrive in that cycle; dram_flight: [the
+# cycle up to which arrivals are counted, the sectors still in flight].  Loads finish within a few
+# thousand cycles of their issue, well inside the calendar.
+DRAM_CALENDAR = 16384
 
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
@@ -37,7 +41,7 @@ T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC[
 T_DRAM_LAT = TC["dram_latency"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
-F_L2_SPREAD = TF["l2_spread0"]
+F_L2_SPREAD, F_DRAM_INFLIGHT = TF["l2_spread0"], TF["dram_inflight_cycles"]
 
 LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
 
@@ -50,7 +54,8 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
                      np.zeros(l1_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(n_sm + 2, np.float64), np.zeros(1, np.int64),
-                     np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64))
+                     np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64),
+                     np.zeros(DRAM_CALENDAR, np.int64), np.zeros(2, np.int64))
 
 
 @compiled
@@ -100,6 +105,28 @@ def queue(ports, port, start, amount, rate):
     t = max(start, ports[port])
     ports[port] = t + amount / rate
     return t - start + (amount - 1) / rate
+
+
+@compiled
+def dram_in_flight(done, flight, cycle):
+    """DRAM load sectors still in flight at `cycle` (arrivals up to it counted off)."""
+    if cycle - flight[0] >= done.shape[0]:
+        done[:] = 0
+        flight[1] = 0
+        flight[0] = cycle
+    while flight[0] < cycle:
+        flight[0] += 1
+        flight[1] -= done[flight[0] % done.shape[0]]
+        done[flight[0] % done.shape[0]] = 0
+    return flight[1]
+
+
+@compiled
+def book_dram(done, flight, cycle, arrive, sectors):
+    """n DRAM load sectors issued at `cycle` arrive at `arrive` (within the calendar)."""
+    at = min(max(arrive, flight[0] + 1), flight[0] + done.shape[0] - 1)
+    done[at % done.shape[0]] += sectors
+    flight[1] += sectors
 
 
 @compiled
@@ -155,7 +182,11 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
             ready = max(ready, cycle + wait2 + tc[T_L2_LAT] + l2_offset)
         if dram > 0:
             wait3 = wait2 + queue(mt.ports, n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
-            ready = max(ready, cycle + wait3 + tc[T_DRAM_LAT])
+            arrive = cycle + wait3 + tc[T_DRAM_LAT]
+            if tf[F_DRAM_INFLIGHT] > 0:
+                arrive += tf[F_DRAM_INFLIGHT] * dram_in_flight(mt.dram_done, mt.dram_flight, np.int64(cycle))
+                book_dram(mt.dram_done, mt.dram_flight, np.int64(cycle), np.int64(np.ceil(arrive)), dram)
+            ready = max(ready, arrive)
     if atomic_serial > 0:
         ready += (atomic_serial - 1) * tc[T_L2_ATOM]
     done = max(np.int64(np.ceil(ready)), pending)
