@@ -21,6 +21,7 @@ and for the repeated chases the correlation of the two runs' per-load latencies.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -50,24 +51,7 @@ extern "C" __global__ void chase(const unsigned* __restrict__ nxt, unsigned line
     }
 }
 
-extern "C" __global__ void stream(const float* __restrict__ x, int n, int m, int k, long long* lat, float* out) {
-    __shared__ volatile float sink[1024];
-    const int base = blockIdx.x * blockDim.x * 2 + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < m; t++) {
-        const float* p = x + (size_t)t * n + base;
-        long long t0 = clock64();
-        float a, b = 0.0f;
-        asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(a) : "l"(p));
-        if (k > 1) asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(b) : "l"(p + blockDim.x));
-        sink[threadIdx.x] = a + b;
-        long long t1 = clock64();
-        acc += a + b;
-        if ((threadIdx.x & 31) == 0) lat[((size_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * m + t] = t1 - t0;
-    }
-    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-}
-'''
+''' + (Path(__file__).resolve().parent / "kernels" / "stream_load.cu").read_text()   # the stream kernel, also the model's
 SMS, STEPS, SKIP = 132, 256, 8          # chasers, steps each, first steps left out (the loop warming up)
 BIG, SMALL = 1 << 20, 1 << 14           # lines in the DRAM table (128 MiB) and the L2 / host tables (2 MiB)
 QUANTILES = 32
