@@ -123,7 +123,7 @@ def dram_in_flight(done, flight, cycle):
 
 @compiled
 def book_dram(done, flight, cycle, arrive, sectors):
-    """n DRAM load sectors issued at `cycle` arrive at `arrive` (within the calendar)."""
+    """`sectors` DRAM load sectors issued at `cycle` arrive at `arrive` (kept within the calendar)."""
     at = min(max(arrive, flight[0] + 1), flight[0] + done.shape[0] - 1)
     done[at % done.shape[0]] += sectors
     flight[1] += sectors
