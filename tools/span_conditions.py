@@ -40,7 +40,6 @@ def spans_of(clk) -> dict:
 def gpu_spans(names) -> dict:
     from simt_sim.calibrate.record import Prepared, require_gpu
     cp = require_gpu()
-    sys.path.insert(0, str(ROOT / "tools"))
     from latency_spread import flush_l2
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,10 +75,10 @@ def apply_warm_clocks(rec: dict) -> None:
 
 
 def reference_spans(name: str) -> dict:
-    ref = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
+    from simt_sim.calibrate.compare import recorded_array
     from simt_sim.frontend.manifest import load_manifest
-    rec = ref["outputs"][load_manifest(str(ROOT / "programs" / name)).clock_outputs[0]]
-    return spans_of(np.frombuffer(bytes.fromhex(rec["hex"]), dtype=rec["dtype"]))
+    ref = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
+    return spans_of(recorded_array(ref["outputs"][load_manifest(str(ROOT / "programs" / name)).clock_outputs[0]]))
 
 
 def model_spans(name: str, overrides=()) -> dict:

@@ -14,6 +14,7 @@ caches flushed, as the recording's DRAM column.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -62,10 +63,17 @@ def measure() -> list[dict]:
     return rows
 
 
+@functools.cache
+def model_program():
+    """The stream kernel as the model runs it (its committed cubin), loaded once for every row."""
+    import simt_sim
+    return simt_sim.load_program(str(ROOT / "tools" / "kernels" / "stream_load.ptx"), "stream", isa="sass")
+
+
 def model_dram_wait(row: dict, overrides=()) -> float:
     """The model's mean wait per step for a recorded row's configuration, lines flushed to DRAM."""
     import simt_sim
-    prog = simt_sim.load_program(str(ROOT / "tools" / "kernels" / "stream_load.ptx"), "stream", isa="sass")
+    prog = model_program()
     blocks, threads, k = row["sms"], row["warps_per_sm"] * 32, row["lines_per_step"]
     n = 2 * blocks * threads
     cfg = simt_sim.load_config("h100", ["host.caches_flushed=true", *overrides])
