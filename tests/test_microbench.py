@@ -236,3 +236,19 @@ def test_a_dram_load_waits_longer_the_more_loads_are_in_flight():
     for r in (light, heavy):
         assert SL.model_dram_wait(r) == pytest.approx(r["dram"], rel=0.05)
     assert SL.model_dram_wait(heavy, ("memory.dram.inflight_cycles=0",)) < 0.75 * heavy["dram"]
+
+
+def test_a_conversion_with_a_64_bit_operand_holds_the_xu_pipe_9_cycles():
+    """sass.interval_overrides (tools/xu_rate.py): with 8 warps per sub-partition converting 8
+    independent values each step, the H100 takes 8.6 cycles per F2F.F64.F32 and 9.05 per F2F.F32.F64
+    on a sub-partition, against 8.07 per MUFU.EX2 (the XU pipe's 4 lanes); the recorded per-pipe
+    counts put F2F on the XU pipe.  The model, with 9 for the two conversions and the lanes' 8 for
+    the rest, comes within half a cycle of each; without the override both conversions take 8."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import xu_rate as XU
+    hw = json.loads(XU.RECORDED.read_text())["cycles_per_conversion"]
+    for name in ("k_f2f_f64_f32", "k_f2f_f32_f64", "k_mufu_ex2"):
+        model = XU.simulated(name, XU.THREADS["8 warps/SMSP"])[0]
+        assert model == pytest.approx(hw[f"{name} / 8 warps/SMSP"][0], abs=0.5), name
+    plain = XU.simulated("k_f2f_f32_f64", XU.THREADS["8 warps/SMSP"], ("sass.interval_overrides={}",))[0]
+    assert plain == pytest.approx(8.0, abs=0.1)

@@ -66,16 +66,16 @@ def _unit_names(v) -> str | None:
     return f"names no unit: {', '.join(map(str, bad))} (units: {', '.join(UNIT_NAMES)})" if bad else None
 
 
-def _latency_table(op_names, what: str):
-    """Check for a latency table whose keys are `name` or `name.type`, name one of op_names()
-    (called when a config is checked: the ISA tables load on first use)."""
+def _latency_table(op_names, what: str, quantity: str = "latency"):
+    """Check for a table of cycles (a latency, an interval) whose keys are `name` or `name.type`,
+    name one of op_names() (called when a config is checked: the ISA tables load on first use)."""
     def check(v) -> str | None:
         names = op_names()
         for key, value in v.items():
             if str(key).split(".")[0] not in names:
                 return f"has key {key!r}, which is not {what}"
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
-                return f"{key}: latency must be an integer between 1 and {MAX_CONFIG_VALUE}"
+                return f"{key}: {quantity} must be an integer between 1 and {MAX_CONFIG_VALUE}"
         return None
     return check
 
@@ -231,6 +231,11 @@ SCHEMA = {
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
                                        "(the destination type, e.g. F2F.f64: 19); replaces latency_overrides, "
                                        "whose keys are PTX opcodes"),
+        "interval_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
+                                                                         "expected, e.g. F2F.f64)", "interval"),
+                                    doc="per-family cycles a SASS instruction holds its pipe, key `family` or "
+                                        "`family.type` as in latency_overrides; replaces the interval its "
+                                        "unit's lanes give (tools/xu_rate.py: F2F with a 64-bit operand 9)"),
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
@@ -302,7 +307,7 @@ DEFAULTS = {
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
-             "register_banks": 0, "memory_queue": 0, "write_port_units": [], "latency_overrides": {},
+             "register_banks": 0, "memory_queue": 0, "write_port_units": [], "latency_overrides": {}, "interval_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},

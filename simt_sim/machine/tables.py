@@ -217,8 +217,9 @@ def result_latency(latency: int, interval: int) -> int:
     return max(latency, interval)
 
 
-def latency_override(cfg: GPUConfig, op_name: str, row) -> int | None:
-    table = cfg.get("latency_overrides") or {}
+def latency_override(cfg: GPUConfig, op_name: str, row, key: str = "latency_overrides") -> int | None:
+    """The cycles config table `key` gives op_name (`op.type` before `op`), or None."""
+    table = cfg.get(key) or {}
     t = int(row[E.F_TYPE])
     if t >= 0 and f"{op_name}.{E.TYPE_NAMES[t]}" in table:
         return table[f"{op_name}.{E.TYPE_NAMES[t]}"]
@@ -251,6 +252,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         # the pipes it runs on set the interval (a shared-memory access's passes may hold it longer); its own
         # unit the latency
         ii[pc] = params[home[u]][1]
+        if is_sass_row(row):
+            ii[pc] = latency_override(cfg, name, row, "sass.interval_overrides") or ii[pc]
         pass_cycles[pc] = shared_pass_cycles(cfg, row, UNIT_NAMES[home[u]])
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
