@@ -177,9 +177,7 @@ def test_fp64_issue_probes_show_greedy_round_robin_issue_and_a_dmul_write_confli
     for v in ("d1_w1", "d2_w1", "d4_w1", "d1_w2", "d1_w4"):     # one cycle per iteration, one warp or a few
         p = P.probe(f"issue_extra_{v}")
         assert P.simulated_value(p) == pytest.approx(P.h100_value(p), abs=0.05), v
-        # the write port is why: without it the DMUL costs nothing (with 4 warps, whose phases the
-        # F2F before the DMUL variant's loop sets 9 cycles apart, it even runs 1.5 cycles faster)
-        assert P.simulated_value(p, sets=["sass.write_port_units=[]"]) < 0.05, v
+        assert abs(P.simulated_value(p, sets=["sass.write_port_units=[]"])) < 0.05, v    # the write port is why
     i1 = P.probe("issue_extra_i1_w1")
     assert P.simulated_value(i1) == pytest.approx(P.h100_value(i1), abs=0.05)
     assert abs(P.simulated_value(i1, sets=["sass.units.fp32.spare_first_pipe=false"])) < 0.05   # heavy first: none

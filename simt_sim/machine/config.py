@@ -235,7 +235,8 @@ SCHEMA = {
                                                                          "expected, e.g. F2F.f64)", "interval"),
                                     doc="per-family cycles a SASS instruction holds its pipe, key `family` or "
                                         "`family.type` as in latency_overrides; replaces the interval its "
-                                        "unit's lanes give (tools/xu_rate.py: F2F with a 64-bit operand 9)"),
+                                        "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
+                                        "at 8.6-9.05 cycles)"),
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
