@@ -22,7 +22,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "mio_queue.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-mio-queue.json"
 BURST = 32
@@ -93,10 +93,7 @@ def summary(warps: list[list[float]]) -> str:
 
 
 def main() -> int:
-    ap = probe_parser(__doc__)
-    ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a key of configs/h100.yaml in the model (repeatable)")
+    ap = model_probe_parser(__doc__)
     ap.add_argument("--fit", action="store_true", help="print the fewest sass.memory_queue that matches")
     args = ap.parse_args()
     if args.fit:

@@ -13,6 +13,16 @@ def probe_parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
+def model_probe_parser(doc: str) -> argparse.ArgumentParser:
+    """probe_parser with --gpu (measure; else run the model beside the recording) and --set
+    (override config keys in the model)."""
+    ap = probe_parser(doc)
+    ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a key of configs/h100.yaml in the model (repeatable)")
+    return ap
+
+
 def write_result(result: dict, out: str | None) -> None:
     text = json.dumps(result, indent=1)
     if out:

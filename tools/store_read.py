@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "store_read.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-store-read.json"
 STEPS = 64
@@ -52,10 +52,7 @@ def simulated_steps(name: str, active: int, overrides: tuple[str, ...] = ()) -> 
 
 
 def main() -> int:
-    ap = probe_parser(__doc__)
-    ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a key of configs/h100.yaml in the model (repeatable)")
+    ap = model_probe_parser(__doc__)
     args = ap.parse_args()
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "active": ACTIVE,

@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "xu_rate.ptx"
 RECORDED = ROOT / "programs" / "t-fp64-issue-cvt-w1" / "reference" / "h100-xu-rate.json"
 STEPS, CHAINS = 128, 8
@@ -38,26 +38,28 @@ def cycles_per_conversion(clk: np.ndarray, threads: int) -> list[float]:
     return [round(float(c[:, 1].max() - c[:, 0].min()) / (per_smsp * STEPS * CHAINS), 3)]
 
 
+def factor(name: str):
+    """The kernel's multiplier c, in its chains' type (double for the narrowing conversion)."""
+    return np.float64(0.999) if name == "k_f2f_f32_f64" else np.float32(0.999)
+
+
 def launch(cp, f, name: str, threads: int) -> list[float]:
     clk, out = cp.zeros(64, cp.int64), cp.zeros(1024, cp.float32)
-    c = np.float64(0.999) if name == "k_f2f_f32_f64" else np.float32(0.999)
+    c = factor(name)
     f((1,), (threads,), (clk, out, c))
     cp.cuda.runtime.deviceSynchronize()
     return cycles_per_conversion(clk.get(), threads)
 
 
 def simulated(name: str, threads: int, overrides: tuple[str, ...] = ()) -> list[float]:
-    c = np.float64(0.999) if name == "k_f2f_f32_f64" else np.float32(0.999)
+    c = factor(name)
     bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.float32)}
     res = simulate_block(PTX, name, threads, ["clk", "out", c], bufs, overrides)
     return cycles_per_conversion(res.outputs["clk"], threads)
 
 
 def main() -> int:
-    ap = probe_parser(__doc__)
-    ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a key of configs/h100.yaml in the model (repeatable)")
+    ap = model_probe_parser(__doc__)
     args = ap.parse_args()
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "steps": STEPS, "chains": CHAINS, "kernels": KERNELS,
