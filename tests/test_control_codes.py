@@ -221,10 +221,11 @@ def test_depbar_waits_until_at_most_n_copy_groups_are_incomplete():
 
 
 def test_a_result_that_would_land_with_a_dmul_s_waits_a_cycle():
-    """t-fp64-issue-d1-w1: each iteration's DMUL (8 cycles) would write its result in the cycle of
-    the FMUL issued 4 cycles after it (4 cycles); the register file takes one such write per
-    cycle, so the FMUL is held a cycle: one dispatch stall per warp and iteration, as Nsight
-    Compute counts on the H100, and nothing issues in that cycle."""
+    """t-fp64-issue-d1-w1: each iteration's DMUL takes the register-file write port 6 cycles after
+    issue (sass.write_port_latency; its dependants wait 8), the cycle in which the FMUL issued 2
+    cycles after it (latency 4) would write; the register file takes one such write per cycle, so
+    the FMUL is held a cycle: one dispatch stall per warp and iteration, as Nsight Compute counts
+    on the H100, and nothing issues in that cycle."""
     prog, res = sass_run("t-fp64-issue-d1-w1", [])
     _, free = sass_run("t-fp64-issue-d1-w1", ["sass.write_port_units=[]"])
     iterations, warps = 256, 4
@@ -235,7 +236,7 @@ def test_a_result_that_would_land_with_a_dmul_s_waits_a_cycle():
     t = warp_issues(res, 0)
     cycles = set(t[:, L.TR_CYCLE].tolist())
     for c in t[t[:, L.TR_PC] == dmul][1:, L.TR_CYCLE]:     # (the first iteration waits on fetch)
-        assert c + 4 not in cycles and c + 5 in cycles       # the held slot, then the FMUL
+        assert c + 2 not in cycles and c + 3 in cycles       # the held slot, then the FMUL
 
 
 @pytest.mark.parametrize("spare", [True, False])

@@ -1,5 +1,6 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
-latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate): an argument parser with --out,
+latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
+dispatch_stall, dmul_phase): an argument parser with --out,
 the recorded JSON written there and printed, and one block of a probe kernel run in the model."""
 from __future__ import annotations
 
@@ -45,6 +46,22 @@ def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
             runs = [launch(cp, f, name, active) for _ in range(9)]
             out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(decimals).tolist()
     return out
+
+
+def recorded(path, key: str) -> dict:
+    """The figures a probe recorded under `key` ({} where nothing is recorded yet)."""
+    from pathlib import Path
+    return json.loads(Path(path).read_text())[key] if Path(path).exists() else {}
+
+
+def span_per_warp_step(clk, threads: int, steps: float) -> list[float]:
+    """Cycles per warp-step on the busiest sub-partition: the span of all warps, from the first
+    start to the last end ([start, end] clock pairs clk[2w], clk[2w + 1]), over the steps that
+    sub-partition's warps ran (warp w runs on sub-partition w mod 4)."""
+    import numpy as np
+    warps = threads // 32
+    c = np.asarray(clk)[: 2 * warps].reshape(-1, 2).astype(np.int64)
+    return [round(float(c[:, 1].max() - c[:, 0].min()) / (-(-warps // 4) * steps), 3)]
 
 
 def warp_rate(clk, warps: int, per_warp: int) -> float:

@@ -11,7 +11,6 @@ sub-partition are the pipe's time for one warp-instruction.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, span_per_warp_step, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "xu_rate.ptx"
 RECORDED = ROOT / "programs" / "t-fp64-issue-cvt-w1" / "reference" / "h100-xu-rate.json"
 STEPS, CHAINS = 128, 8
@@ -32,10 +31,7 @@ THREADS = {"1 warp": 32, "1 warp/SMSP": 128, "4 warps/SMSP": 512, "8 warps/SMSP"
 def cycles_per_conversion(clk: np.ndarray, threads: int) -> list[float]:
     """Cycles per conversion per sub-partition: the span from the first warp's start to the last
     one's end over the conversions the busiest sub-partition issued."""
-    warps = threads // 32
-    c = clk[: 2 * warps].reshape(-1, 2).astype(np.int64)
-    per_smsp = -(-warps // 4)
-    return [round(float(c[:, 1].max() - c[:, 0].min()) / (per_smsp * STEPS * CHAINS), 3)]
+    return span_per_warp_step(clk, threads, STEPS * CHAINS)
 
 
 def factor(name: str):
@@ -66,7 +62,7 @@ def main() -> int:
                       "threads": THREADS,
                       "cycles_per_conversion": gpu_medians(PTX, KERNELS, THREADS, launch, 3)}, args.out)
         return 0
-    rec = json.loads(RECORDED.read_text())["cycles_per_conversion"] if RECORDED.exists() else {}
+    rec = recorded(RECORDED, "cycles_per_conversion")
     print(f"{'kernel':<30} {'warps':<14} cycles per conversion per sub-partition: H100   model")
     for name, what in KERNELS.items():
         for label, threads in THREADS.items():

@@ -223,10 +223,13 @@ PROBES = [
             extra_per_iteration(w), meaning, modelled=modelled, abs_tolerance=0.25 if w > 4 else 0.0)
       for v, twin, w, meaning, modelled in (
         ("d1", "f0", 8, "one FMUL of the 8 a DMUL: issue cycles added (Nsight Compute: dispatch stalls)", True),
-        ("d2", "f0", 8, "two DMULs instead of FMULs", True),
+        ("d2", "f0", 8, "two DMULs instead of FMULs: the H100's 8 warps lose 0.73 cycles, the model's 1.05, "
+                        "which moves by 0.3 with a cycle more or less before the loop (the H100's 8-warp cost "
+                        "does not: tools/dmul_phase.py)", False),
         ("d4", "f0", 8, "four DMULs instead of FMULs (the FP64 pipe then busy 8 of every ~12 cycles)", True),
         ("i1", "f0", 8, "one IMAD instead of an FMUL (FMA-heavy pipe only: math-pipe throttle)", True),
-        ("cvt", "f0", 8, "F2F.F64.F32 and a DMUL of the last FP32 chain added to the 8 FMULs", False),
+        ("cvt", "f0", 8, "F2F.F64.F32 and a DMUL of the last FP32 chain added to the 8 FMULs (XU results "
+                         "take the register-file write port too)", True),
         ("d1-w1", "f0-w1", 1, "one DMUL, one warp per sub-partition (latency-bound): the warp's own cost", True),
         ("d2-w1", "f0-w1", 1, "two DMULs, one warp: no more than one", True),
         ("d4-w1", "f0-w1", 1, "four DMULs, one warp: no more than one", True),

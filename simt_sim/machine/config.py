@@ -225,6 +225,11 @@ SCHEMA = {
                                       "sub-partition's one register-file write per cycle: an instruction "
                                       "whose result would land in a cycle already taken waits a cycle "
                                       "(Nsight Compute: dispatch stall); [] = not modelled"),
+        "write_port_latency": Field(dict, _latency_table(lambda: UNIT_NAMES, "a unit"),
+                                    doc="per unit of write_port_units, the cycles from issue until its result takes "
+                                        "the write port, where that is not its latency (t-fp64-issue-*, "
+                                        "tools/dmul_phase.py: a DMUL's takes it 2 cycles after an FMUL issued with "
+                                        "it, though its dependants wait 8 cycles to the FMUL's 4)"),
         "units": {name: _unit_schema(name) for name in UNIT_NAMES},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
@@ -308,7 +313,7 @@ DEFAULTS = {
     },
     "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
-             "register_banks": 0, "memory_queue": 0, "write_port_units": [], "latency_overrides": {}, "interval_overrides": {},
+             "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},

@@ -13,7 +13,7 @@ import numpy as np
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
 from simt_sim.machine.state import Tables
-from simt_sim.machine.layout import CL_ALU, CL_CODE, N_REUSE_SLOTS, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
+from simt_sim.machine.layout import CL_ALU, CL_CODE, CL_SFU, N_REUSE_SLOTS, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
 from simt_sim.isa.sass_table import sass_table
@@ -299,17 +299,19 @@ def pass_cycles(cfg: GPUConfig, bytes_per_cycle: float) -> int:
 
 def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):
     """Per pc, the cycles from issue until its result takes the register-file write port (0: it
-    takes none): SASS instructions of `sass.write_port_units` with fixed latency and an R
-    register destination (uniform registers and predicates have their own files)."""
+    takes none): SASS ALU and XU instructions of `sass.write_port_units` with an R register
+    destination (uniform registers and predicates have their own files), at their latency or
+    their unit's `sass.write_port_latency`."""
     names = cfg.get("sass.write_port_units") or []
+    own_latency = cfg.get("sass.write_port_latency") or {}
     out = np.zeros(len(code), np.int64)
     for pc in range(len(code)):
-        if (UNIT_NAMES[own[pc]] in names and cls[pc] == CL_ALU and is_sass_row(code[pc])
+        if (UNIT_NAMES[own[pc]] in names and cls[pc] in (CL_ALU, CL_SFU) and is_sass_row(code[pc])
                 and any(E.SASS_R_BASE <= d < numbering.n_r32 for d in dsts[pc])):
-            if lat[pc] >= N_WRITE_RING:
+            out[pc] = own_latency.get(UNIT_NAMES[own[pc]], lat[pc])
+            if out[pc] >= N_WRITE_RING:
                 raise InputError(f"{cfg.path}: sass.write_port_units: {UNIT_NAMES[own[pc]]}'s latency "
-                                 f"{lat[pc]} must be below {N_WRITE_RING}")
-            out[pc] = lat[pc]
+                                 f"{out[pc]} must be below {N_WRITE_RING}")
     return out
 
 

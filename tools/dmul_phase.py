@@ -1,0 +1,77 @@
+#!/usr/bin/env python
+"""Whether what a DMUL costs 8 warps per sub-partition among FMULs depends on the warps' phase:
+on the GPU (--gpu) and in the simulator (default).  One block of 1 to 8 warps per sub-partition runs STEPS steps
+of 8 independent multiplies, 0, 1, 2 or 4 of them DMUL (the t-fp64-issue-f0/d1/d2/d4 loop); before
+the loop the warp in slot s of its sub-partition runs s x PAD steps of an FMUL chain, so each PAD
+starts the warps in another phase (tools/kernels/dmul_phase.cu, its PTX and the committed cubin).
+
+    python tools/dmul_phase.py --gpu --out programs/t-fp64-issue-d2/reference/h100-dmul-phase.json
+    python tools/dmul_phase.py              # the simulator beside the recorded figures
+    python tools/dmul_phase.py --set 'sass.write_port_units=[fp32, int, fp64]'
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, span_per_warp_step, write_result  # noqa: E402  (tools/, beside this file)
+PTX = ROOT / "tools" / "kernels" / "dmul_phase.ptx"
+RECORDED = ROOT / "programs" / "t-fp64-issue-d2" / "reference" / "h100-dmul-phase.json"
+STEPS = 256
+KERNELS = {"k_f0": "8 FMUL", "k_d1": "1 DMUL + 7 FMUL", "k_d2": "2 DMUL + 6 FMUL", "k_d4": "4 DMUL + 4 FMUL"}
+# (threads, PAD): 1, 2 and 4 warps per sub-partition, and 8 in several phases
+SETS = {"1 warp/SMSP": (128, 0), "2 warps/SMSP": (256, 0), "4 warps/SMSP": (512, 0),
+        **{f"8 warps/SMSP, pad {p}": (1024, p) for p in (0, 1, 2, 3, 5, 7)}}
+M, MD = np.float32(0.9999), np.float64(0.9999)
+
+
+def launch(cp, f, name: str, at: tuple[int, int]) -> list[float]:
+    threads, pad = at
+    clk, out = cp.zeros(64, cp.int64), cp.zeros(threads, cp.float32)
+    f((1,), (threads,), (clk, out, M, MD, np.int32(pad)))
+    cp.cuda.runtime.deviceSynchronize()
+    return span_per_warp_step(clk.get(), threads, STEPS)
+
+
+def simulated(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> float:
+    threads, pad = at
+    bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(threads, np.float32)}
+    res = simulate_block(PTX, name, threads, ["clk", "out", M, MD, np.int32(pad)], bufs, overrides)
+    return span_per_warp_step(res.outputs["clk"], threads, STEPS)[0]
+
+
+def extra_per_dmul_kernel(per: dict[str, dict[str, float]]) -> dict[str, list[float]]:
+    """Per DMUL kernel, the cycles a warp-iteration costs beyond the FMUL loop's in each set `per` has."""
+    return {name: [round(per[name][s] - per["k_f0"][s], 3) for s in per["k_f0"]] for name in KERNELS if name != "k_f0"}
+
+
+def short(label: str) -> str:
+    """'8 warps/SMSP, pad 3' -> '8w p3'."""
+    return label.replace(" warps/SMSP", "w").replace(" warp/SMSP", "w").replace(", pad ", " p")
+
+
+def main() -> int:
+    args = model_probe_parser(__doc__).parse_args()
+    if args.gpu:
+        write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
+                      "cycles_per_warp_iteration": gpu_medians(PTX, KERNELS, SETS, launch, 3)}, args.out)
+        return 0
+    rec = recorded(RECORDED, "cycles_per_warp_iteration")
+    hw = {n: {s: rec.get(f"{n} / {s}", [float("nan")])[0] for s in SETS} for n in KERNELS}
+    model = {n: {s: simulated(n, at, tuple(args.set)) for s, at in SETS.items()} for n in KERNELS}
+    print("cycles a warp-iteration costs beyond 8 FMULs; warps per sub-partition, and for 8 the start stagger (PAD)")
+    print(f"{'kernel':<18} {'':<6}" + "".join(f"{short(s):>9}" for s in SETS))
+    for who, per in (("H100", hw), ("model", model)):
+        for name, extra in extra_per_dmul_kernel(per).items():
+            print(f"{KERNELS[name]:<18} {who:<6}" + "".join(f"{e:9.2f}" for e in extra))
+        print(f"{'8 FMUL (cycles)':<18} {who:<6}" + "".join(f"{per['k_f0'][s]:9.2f}" for s in SETS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
