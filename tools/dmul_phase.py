@@ -8,6 +8,14 @@ starts the warps in another phase (tools/kernels/dmul_phase.cu, its PTX and the 
     python tools/dmul_phase.py --gpu --out programs/t-fp64-issue-d2/reference/h100-dmul-phase.json
     python tools/dmul_phase.py              # the simulator beside the recorded figures
     python tools/dmul_phase.py --set 'sass.write_port_units=[fp32, int, fp64]'
+
+Where the warps wait (Nsight Compute's issue-stall reasons per warp-iteration, each launch of the
+--gpu run profiled; the median of the eight after the first), on the GPU and then beside the model:
+
+    ncu --csv --log-file ncu.csv --metrics "$(python tools/dmul_phase.py --ncu-metrics)" \
+        python tools/dmul_phase.py --gpu
+    python tools/dmul_phase.py --ncu-csv ncu.csv --out programs/t-fp64-issue-d2/reference/h100-dmul-phase-stalls.json
+    python tools/dmul_phase.py --stalls
 """
 from __future__ import annotations
 
@@ -22,6 +30,11 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, span_per_warp_step, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "dmul_phase.ptx"
 RECORDED = ROOT / "programs" / "t-fp64-issue-d2" / "reference" / "h100-dmul-phase.json"
+RECORDED_STALLS = RECORDED.with_name("h100-dmul-phase-stalls.json")
+REASONS = ("dispatch_stall", "not_selected", "math_pipe_throttle", "wait", "selected", "no_instruction",
+           "branch_resolving")
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+LAUNCHES = 9                    # gpu_medians' launches per kernel and set, the first warming the caches
 STEPS = 256
 KERNELS = {"k_f0": "8 FMUL", "k_d1": "1 DMUL + 7 FMUL", "k_d2": "2 DMUL + 6 FMUL", "k_d4": "4 DMUL + 4 FMUL"}
 # (threads, PAD): 1, 2 and 4 warps per sub-partition, and 8 in several phases
@@ -50,13 +63,73 @@ def extra_per_dmul_kernel(per: dict[str, dict[str, float]]) -> dict[str, list[fl
     return {name: [round(per[name][s] - per["k_f0"][s], 3) for s in per["k_f0"]] for name in KERNELS if name != "k_f0"}
 
 
+def ncu_metrics() -> list[str]:
+    return ["smsp__inst_executed.sum", *[STALL_METRIC.format(r) for r in REASONS]]
+
+
+def stalls_from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
+    """Per "KERNEL / SET", warp-cycles per warp-iteration in each stall reason, from ncu's CSV of
+    the --gpu run (its launches in gpu_medians' order: kernel, set, LAUNCHES each)."""
+    import csv
+    import statistics
+    launches: dict[str, dict[str, float]] = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(line for line in f if line.startswith('"')):
+            launches.setdefault(row["ID"], {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    ordered = [launches[i] for i in sorted(launches, key=int)]
+    keys = [f"{k} / {s}" for k in KERNELS for s in SETS]
+    if len(ordered) != LAUNCHES * len(keys):
+        raise SystemExit(f"{path}: {len(ordered)} launches, expected {LAUNCHES * len(keys)}")
+    out = {}
+    for j, key in enumerate(keys):
+        warps = SETS[key.split(" / ")[1]][0] // 32
+        runs = ordered[j * LAUNCHES + 1:(j + 1) * LAUNCHES]
+        out[key] = {r: round(statistics.median(m[STALL_METRIC.format(r)] * m["smsp__inst_executed.sum"]
+                                               for m in runs) / (warps * STEPS), 3) for r in REASONS}
+    return out
+
+
+def simulated_stalls(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> dict[str, float]:
+    threads, pad = at
+    bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(threads, np.float32)}
+    res = simulate_block(PTX, name, threads, ["clk", "out", M, MD, np.int32(pad)], bufs, overrides)
+    stalls = res.raw.kernels[0]["stall_cycles"]
+    return {r: round(stalls[r] / (threads // 32 * STEPS), 3) for r in REASONS}
+
+
+def print_stalls(overrides: tuple[str, ...]) -> None:
+    rec = recorded(RECORDED_STALLS, "stalls_per_warp_iteration")
+    print("warp-cycles per warp-iteration by Nsight Compute's stall reason, H100 / model")
+    print(f"{'kernel / set':<34}" + "".join(f"{r[:14]:>15}" for r in REASONS))
+    for name in KERNELS:
+        for label, at in SETS.items():
+            hw = rec.get(f"{name} / {label}", {})
+            model = simulated_stalls(name, at, overrides)
+            print(f"{name + ' / ' + short(label):<34}"
+                  + "".join(f"{hw.get(r, float('nan')):7.2f}/{model[r]:<7.2f}" for r in REASONS))
+
+
 def short(label: str) -> str:
     """'8 warps/SMSP, pad 3' -> '8w p3'."""
     return label.replace(" warps/SMSP", "w").replace(" warp/SMSP", "w").replace(", pad ", " p")
 
 
 def main() -> int:
-    args = model_probe_parser(__doc__).parse_args()
+    ap = model_probe_parser(__doc__)
+    ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics ncu should collect")
+    ap.add_argument("--ncu-csv", help="turn ncu's CSV of the --gpu run into the recorded stall reasons (--out)")
+    ap.add_argument("--stalls", action="store_true", help="the stall reasons, recorded beside the model")
+    args = ap.parse_args()
+    if args.ncu_metrics:
+        print(",".join(ncu_metrics()))
+        return 0
+    if args.ncu_csv:
+        write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
+                      "stalls_per_warp_iteration": stalls_from_ncu_csv(args.ncu_csv)}, args.out)
+        return 0
+    if args.stalls:
+        print_stalls(tuple(args.set))
+        return 0
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
                       "cycles_per_warp_iteration": gpu_medians(PTX, KERNELS, SETS, launch, 3)}, args.out)
