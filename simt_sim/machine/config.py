@@ -205,6 +205,10 @@ SCHEMA = {
         "taken_branch_latency": Field(int, non_negative,
                                       doc="cycles a SASS warp waits after a branch that leaves the fall-through "
                                           "path (instruction fetch redirect), at least its stall count"),
+        "branch_resolve_cycles": Field(int, non_negative,
+                                       doc="of a taken branch's wait past its stall count, the cycles counted as "
+                                           "branch_resolving; the rest is no_instruction, its target being fetched "
+                                           "(attribution only: tools/dmul_phase.py --stalls)"),
         "reconverge_latency": Field(int, non_negative,
                                     doc="cycles a SASS warp waits after a BSYNC that completes its convergence "
                                         "barrier (the warp goes on as one), at least its stall count"),
@@ -311,7 +315,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
-    "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "reconverge_latency": 0,
+    "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},

@@ -29,13 +29,14 @@ from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_RESUME_KIND, WF_STATUS, WF_YIELDED)
+                                     WF_RESOLVE_UNTIL, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
 T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
+T_RESOLVE = TC["branch_resolve"]
 
 
 @compiled_inline
@@ -144,12 +145,16 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
     wf[w, WF_ACCOUNTED] = cycle + 1
     wf[w, WF_RESUME] = cycle          # may issue again this cycle if max_issue_per_warp allows
     wf[w, WF_RESUME_KIND] = R_WAIT
+    wf[w, WF_WAIT_UNTIL] = 0
     wf[w, WF_YIELDED] = 1 if ctrl >= 0 and (ctrl >> E.CTRL_YIELD_SHIFT) & 1 == 0 else 0   # raw 0: yield
     if ctrl >= 0:
         coded = max(ctrl & E.CTRL_STALL_MASK, 1)
         stall = coded
         if cls == CL_BRANCH and wf[w, WF_PC] != pc + 1:
             stall = max(stall, tc[T_TAKEN])
+            if tc[T_RESOLVE] > 0:
+                wf[w, WF_WAIT_UNTIL] = cycle + coded
+                wf[w, WF_RESOLVE_UNTIL] = cycle + coded + tc[T_RESOLVE]
         elif op == E.OP_S_BSYNC and wf[w, WF_PC] == pc + 1:      # the barrier completed: one warp again
             stall = max(stall, tc[T_RECONVERGE])
         wf[w, WF_RESUME] = cycle + stall

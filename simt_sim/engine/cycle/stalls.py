@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (N_TLOG, R_DISPATCH, R_NOT_SELECTED, TC, WF_ACCOUNTED, WF_HELD, WF_NOT_SELECTED,
-                                     WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESUME, WF_RESUME_KIND)
+from simt_sim.machine.layout import (N_TLOG, R_BRANCH, R_DISPATCH, R_NO_INST, R_NOT_SELECTED, R_WAIT, TC, WF_ACCOUNTED,
+                                     WF_HELD, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESOLVE_UNTIL,
+                                     WF_RESUME, WF_RESUME_KIND, WF_WAIT_UNTIL)
 
 T_TRACE = TC["record_trace"]
 
@@ -14,6 +15,17 @@ T_TRACE = TC["record_trace"]
 def log_stall(tlog, now, record, gid, start, end, reason):
     if record and end > start:
         append4(tlog, now, N_TLOG, gid, start, end, reason)
+
+
+@compiled_inline
+def account_span(pc_stalls, tlog, now, record, gid, pc, start, end, reason):
+    """Cycles start..end (none where end <= start) waiting for `reason` at pc; returns where the
+    next span starts."""
+    if end > start:
+        pc_stalls[pc, reason] += end - start
+        log_stall(tlog, now, record, gid, start, end, reason)
+        return end
+    return start
 
 
 @compiled
@@ -27,8 +39,12 @@ def account(wf, pc_stalls, tlog, now, tc, w, gid, pc, cycle, throttle):
     record = tc[T_TRACE]
     rkind = wf[w, WF_RESUME_KIND]
     r_end = min(max(wf[w, WF_RESUME], a), cycle)
-    pc_stalls[pc, rkind] += r_end - a
-    log_stall(tlog, now, record, gid, a, r_end, rkind)
+    if wf[w, WF_WAIT_UNTIL] > 0:          # after a taken branch: its stall count, resolving, fetching
+        a = account_span(pc_stalls, tlog, now, record, gid, pc, a, min(wf[w, WF_WAIT_UNTIL], r_end), R_WAIT)
+        a = account_span(pc_stalls, tlog, now, record, gid, pc, a, min(wf[w, WF_RESOLVE_UNTIL], r_end), R_BRANCH)
+        if rkind == R_BRANCH:
+            rkind = R_NO_INST
+    account_span(pc_stalls, tlog, now, record, gid, pc, a, r_end, rkind)
     okind = wf[w, WF_OPERANDS_KIND]
     o_end = min(max(wf[w, WF_OPERANDS_AT], r_end), cycle)
     pc_stalls[pc, okind] += o_end - r_end
