@@ -298,9 +298,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
 def tally_waiting(wf, cand, n, chosen, held, cycle):
     """The scheduler's other ready warps, in a cycle whose issue slots were all taken or whose
     dispatch held `chosen`: they count as not selected, or as waiting on the stalled dispatch,
-    also where their own pipe is busy, as Nsight Compute counts them (t-fp64-issue-d1: 5.95 dispatch-stall warp-cycles per
-    warp-iteration on the H100 for 0.85 cycles held, 8 warps each; w-warpspec-fp64w0, 8 FMUL
-    warps per scheduler: not_selected 50%, math_pipe_throttle 1%)."""
+    also where their own pipe is busy, as Nsight Compute counts them (t-fp64-issue-d1: 5.95
+    dispatch-stall warp-cycles per warp-iteration on the H100 for 0.85 cycles held, 8 warps each;
+    w-warpspec-fp64w0, 8 FMUL warps per scheduler: not_selected 50%, math_pipe_throttle 1%)."""
     for k in range(n):
         v = cand[k]
         if v != chosen and wf[v, WF_LAST_CYCLE] != cycle and warp_ready(wf, v, cycle):
