@@ -1,6 +1,6 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
-dispatch_stall, dmul_phase): an argument parser with --out,
+dispatch_stall, dmul_phase, warp_ends): an argument parser with --out,
 the recorded JSON written there and printed, and one block of a probe kernel run in the model."""
 from __future__ import annotations
 
