@@ -324,17 +324,18 @@ def test_a_taken_loop_branch_waits_its_stall_count_then_resolves_then_fetches():
 def test_the_h100s_scheduler_ends_its_higher_warp_slots_first_and_grr_does_not():
     """tools/warp_ends.py (recorded on the H100): 32 warps of dependent FMUL chains, 8 per
     scheduler, end in the order of their slot, the highest first (slot 7 about 2,800 cycles before
-    slot 0, 6% of the span); with 8 FP64 warps in the lowest slots those end 3,500 cycles after the
-    FP32 warps' mean.  The model's grr ends every warp within 1% of the span (not modelled: a
+    slot 0, 6% of the span; 8% with the loop unrolled 8 times, so not from its branches); with 8
+    FP64 warps in the lowest slots those end 3,500 cycles after the FP32 warps' mean.  The model's grr ends every warp within 1% of the span (not modelled: a
     known gap, docs/timing.md)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import warp_ends as WE
     rec = json.loads(WE.RECORDED.read_text())["cycles"]
     per_warp = len(WE.FIGURES)
-    hw0 = np.array(rec["warp_ends / 0 FP64 warps"][per_warp:])
-    slot_ends = hw0.reshape(8, 4).mean(axis=1)                 # warp w runs in slot w // 4 of scheduler w % 4
-    assert list(np.argsort(-slot_ends)) == list(range(8))      # slot 0 last, slot 7 first
-    assert 0.04 < (slot_ends[0] - slot_ends[7]) / hw0.max() < 0.08
+    for kernel in ("warp_ends", "warp_ends_u8"):               # a loop branch per 8 multiplies, or per 64
+        hw0 = np.array(rec[f"{kernel} / 0 FP64 warps"][per_warp:])
+        slot_ends = hw0.reshape(8, 4).mean(axis=1)             # warp w runs in slot w // 4 of scheduler w % 4
+        assert list(np.argsort(-slot_ends)) == list(range(8)), kernel     # slot 0 last, slot 7 first
+        assert 0.04 < (slot_ends[0] - slot_ends[7]) / hw0.max() < 0.09, kernel
     hw8 = rec["warp_ends / 8 FP64 warps"]
     assert hw8[2] - hw8[1] > 3000                               # FP64 warps' mean end after the FP32 warps'
     model = np.array(WE.simulated(0)[per_warp:])

@@ -4,7 +4,8 @@
 FP64_WARPS warps an FP64 chain, the others an FP32 chain, ITERS x 8 dependent multiplies), each
 warp recording its own start and end (tools/kernels/warp_ends.cu, its PTX and the committed
 cubin).  With 8 FP64 warps two of them share each scheduler with six FP32 warps: whether they fall
-behind is what the study's block span shows only in sum.
+behind is what the study's block span shows only in sum.  The same loop unrolled 8 times takes a
+branch once per 64 multiplies instead of 8.
 
     python tools/warp_ends.py --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends.json
     python tools/warp_ends.py              # the simulator beside the recorded figures
@@ -23,7 +24,7 @@ from probe_output import gpu_medians, model_probe_parser, recorded, simulate_blo
 PTX = ROOT / "tools" / "kernels" / "warp_ends.ptx"
 RECORDED = ROOT / "programs" / "w-warpspec-fp64w8" / "reference" / "h100-warp-ends.json"
 ITERS, THREADS = 512, 1024
-KERNELS = {"warp_ends": "warp-specialisation loop, one block"}
+KERNELS = {"warp_ends": "a taken loop branch every 8 multiplies", "warp_ends_u8": "one every 64 (unroll 8)"}
 SETS = {f"{n} FP64 warps": n for n in (0, 4, 8, 32)}
 M, MD = np.float32(0.9999), np.float64(0.9999)
 FIGURES = ("span", "FP32 warps' mean end", "FP64 warps' mean end", "last FP32 end", "last FP64 end")
@@ -60,8 +61,8 @@ def launch(cp, f, name: str, fp64_warps: int) -> list[float]:
     return figures(b["clk"].get(), fp64_warps)
 
 
-def simulated(fp64_warps: int, overrides: tuple[str, ...] = ()) -> list[float]:
-    res = simulate_block(PTX, "warp_ends", THREADS, args_for(fp64_warps), buffers(), overrides)
+def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "warp_ends") -> list[float]:
+    res = simulate_block(PTX, kernel, THREADS, args_for(fp64_warps), buffers(), overrides)
     return figures(res.outputs["clk"], fp64_warps)
 
 
@@ -72,11 +73,13 @@ def main() -> int:
                       "cycles": gpu_medians(PTX, KERNELS, SETS, launch, 1)}, args.out)
         return 0
     rec = recorded(RECORDED, "cycles")
-    print(f"{'':<14}" + "".join(f"{f:>22}" for f in FIGURES) + "   (cycles from the first start: H100 / model)")
-    for label, n in SETS.items():
-        hw = rec.get(f"warp_ends / {label}", [float("nan")] * len(FIGURES))
-        model = simulated(n, tuple(args.set))
-        print(f"{label:<14}" + "".join(f"{h:>11.0f} /{m:>8.0f}  " for h, m in zip(hw, model)))
+    for kernel, what in KERNELS.items():
+        print(f"{kernel}: {what}")
+        print(f"{'':<14}" + "".join(f"{f:>22}" for f in FIGURES) + "   (cycles from the first start: H100 / model)")
+        for label, n in SETS.items():
+            hw = rec.get(f"{kernel} / {label}", [float("nan")] * len(FIGURES))
+            model = simulated(n, tuple(args.set), kernel)
+            print(f"{label:<14}" + "".join(f"{h:>11.0f} /{m:>8.0f}  " for h, m in zip(hw, model)))
     return 0
 
 
