@@ -325,8 +325,8 @@ def test_the_h100s_scheduler_ends_its_higher_warp_slots_first_and_grr_does_not()
     """tools/warp_ends.py (recorded on the H100): 32 warps of dependent FMUL chains, 8 per
     scheduler, end in the order of their slot, the highest first (slot 7 about 2,800 cycles before
     slot 0, 6% of the span; 8% with the loop unrolled 8 times, so not from its branches); with 8
-    FP64 warps in the lowest slots those end 3,500 cycles after the FP32 warps' mean.  The model's grr ends every warp within 1% of the span (not modelled: a
-    known gap, docs/timing.md)."""
+    FP64 warps in the lowest slots those end 3,500 cycles after the FP32 warps' mean.  The model's
+    grr ends every warp within 1% of the span (not modelled: a known gap, docs/timing.md)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import warp_ends as WE
     rec = json.loads(WE.RECORDED.read_text())["cycles"]

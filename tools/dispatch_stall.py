@@ -54,11 +54,11 @@ def main() -> int:
     rec = recorded(RECORDED, "cycles_per_step")
     print(f"{'kernel':<26} {'warps':<14} cycles per warp-step: H100   model | added to the plain step: H100   model")
     for label, threads in THREADS.items():
-        base = {"hw": rec.get(f"k_none / {label}", [float("nan")])[0], "model": simulated("k_none", threads, tuple(args.set))[0]}
+        hw = {name: rec.get(f"{name} / {label}", [float("nan")])[0] for name in KERNELS}
+        model = {name: simulated(name, threads, tuple(args.set))[0] for name in KERNELS}
         for name, what in KERNELS.items():
-            hw = rec.get(f"{name} / {label}", [float("nan")])[0]
-            model = simulated(name, threads, tuple(args.set))[0]
-            print(f"{what:<26} {label:<14} {hw:>26.2f} {model:7.2f} | {hw - base['hw']:>29.2f} {model - base['model']:7.2f}")
+            print(f"{what:<26} {label:<14} {hw[name]:>26.2f} {model[name]:7.2f} | "
+                  f"{hw[name] - hw['k_none']:>29.2f} {model[name] - model['k_none']:7.2f}")
     return 0
 
 

@@ -51,11 +51,15 @@ def launch(cp, f, name: str, at: tuple[int, int]) -> list[float]:
     return span_per_warp_step(clk.get(), threads, STEPS)
 
 
-def simulated(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> float:
+def run_block(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()):
+    """The kernel's block with (threads, PAD) in the model: simt_sim's Result."""
     threads, pad = at
     bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(threads, np.float32)}
-    res = simulate_block(PTX, name, threads, ["clk", "out", M, MD, np.int32(pad)], bufs, overrides)
-    return span_per_warp_step(res.outputs["clk"], threads, STEPS)[0]
+    return simulate_block(PTX, name, threads, ["clk", "out", M, MD, np.int32(pad)], bufs, overrides)
+
+
+def simulated(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> float:
+    return span_per_warp_step(run_block(name, at, overrides).outputs["clk"], at[0], STEPS)[0]
 
 
 def extra_per_dmul_kernel(per: dict[str, dict[str, float]]) -> dict[str, list[float]]:
@@ -90,11 +94,8 @@ def stalls_from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
 
 
 def simulated_stalls(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> dict[str, float]:
-    threads, pad = at
-    bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(threads, np.float32)}
-    res = simulate_block(PTX, name, threads, ["clk", "out", M, MD, np.int32(pad)], bufs, overrides)
-    stalls = res.raw.kernels[0]["stall_cycles"]
-    return {r: round(stalls[r] / (threads // 32 * STEPS), 3) for r in REASONS}
+    stalls = run_block(name, at, overrides).raw.kernels[0]["stall_cycles"]
+    return {r: round(stalls[r] / (at[0] // 32 * STEPS), 3) for r in REASONS}
 
 
 def print_stalls(overrides: tuple[str, ...]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 
 def probe_parser(doc: str) -> argparse.ArgumentParser:
@@ -50,7 +51,6 @@ def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
 
 def recorded(path, key: str) -> dict:
     """The figures a probe recorded under `key` ({} where nothing is recorded yet)."""
-    from pathlib import Path
     return json.loads(Path(path).read_text())[key] if Path(path).exists() else {}
 
 

@@ -56,7 +56,7 @@ def buffers() -> dict:
 
 def launch(cp, f, name: str, fp64_warps: int) -> list[float]:
     b = {k: cp.asarray(v) for k, v in buffers().items()}
-    f((1,), (THREADS,), (b["in"], b["out32"], b["out64"], b["clk"], M, MD, np.int32(ITERS), np.int32(fp64_warps)))
+    f((1,), (THREADS,), tuple(b[a] if isinstance(a, str) else a for a in args_for(fp64_warps)))
     cp.cuda.runtime.deviceSynchronize()
     return figures(b["clk"].get(), fp64_warps)
 

@@ -50,8 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until",
-                                                          "resolve_until")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -74,9 +73,9 @@ WF_HELD = WARP_FIELDS.index("held")
 # enters the pipe no sooner)
 WF_SHARED_FREE = WARP_FIELDS.index("shared_free")
 # after a taken SASS branch, how its wait is named: its stall count until wait_until (`wait`), then
-# branch_resolving until resolve_until, then `no_instruction` while its target is fetched (0: one
-# reason for the whole wait)
-WF_WAIT_UNTIL, WF_RESOLVE_UNTIL = WARP_FIELDS.index("wait_until"), WARP_FIELDS.index("resolve_until")
+# branch_resolving for sass.branch_resolve_cycles, then `no_instruction` while its target is fetched
+# (0: one reason for the whole wait)
+WF_WAIT_UNTIL = WARP_FIELDS.index("wait_until")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)

@@ -29,7 +29,7 @@ from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_RESOLVE_UNTIL, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
+                                     WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -154,7 +154,6 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
             stall = max(stall, tc[T_TAKEN])
             if tc[T_RESOLVE] > 0:
                 wf[w, WF_WAIT_UNTIL] = cycle + coded
-                wf[w, WF_RESOLVE_UNTIL] = cycle + coded + tc[T_RESOLVE]
         elif op == E.OP_S_BSYNC and wf[w, WF_PC] == pc + 1:      # the barrier completed: one warp again
             stall = max(stall, tc[T_RECONVERGE])
         wf[w, WF_RESUME] = cycle + stall

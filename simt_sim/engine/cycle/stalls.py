@@ -5,10 +5,10 @@ from __future__ import annotations
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.machine.layout import (N_TLOG, R_BRANCH, R_DISPATCH, R_NO_INST, R_NOT_SELECTED, R_WAIT, TC, WF_ACCOUNTED,
-                                     WF_HELD, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESOLVE_UNTIL,
-                                     WF_RESUME, WF_RESUME_KIND, WF_WAIT_UNTIL)
+                                     WF_HELD, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_RESUME,
+                                     WF_RESUME_KIND, WF_WAIT_UNTIL)
 
-T_TRACE = TC["record_trace"]
+T_TRACE, T_RESOLVE = TC["record_trace"], TC["branch_resolve"]
 
 
 @compiled_inline
@@ -39,9 +39,10 @@ def account(wf, pc_stalls, tlog, now, tc, w, gid, pc, cycle, throttle):
     record = tc[T_TRACE]
     rkind = wf[w, WF_RESUME_KIND]
     r_end = min(max(wf[w, WF_RESUME], a), cycle)
-    if wf[w, WF_WAIT_UNTIL] > 0:          # after a taken branch: its stall count, resolving, fetching
-        a = account_span(pc_stalls, tlog, now, record, gid, pc, a, min(wf[w, WF_WAIT_UNTIL], r_end), R_WAIT)
-        a = account_span(pc_stalls, tlog, now, record, gid, pc, a, min(wf[w, WF_RESOLVE_UNTIL], r_end), R_BRANCH)
+    waited = wf[w, WF_WAIT_UNTIL]
+    if waited > 0:                        # after a taken branch: its stall count, resolving, fetching
+        a = account_span(pc_stalls, tlog, now, record, gid, pc, a, min(waited, r_end), R_WAIT)
+        a = account_span(pc_stalls, tlog, now, record, gid, pc, a, min(waited + tc[T_RESOLVE], r_end), R_BRANCH)
         if rkind == R_BRANCH:
             rkind = R_NO_INST
     account_span(pc_stalls, tlog, now, record, gid, pc, a, r_end, rkind)
