@@ -127,10 +127,10 @@ def test_fetch_line_must_hold_whole_instructions():
         sass_run("t-clock-read", ["sass.fetch.line_bytes=24"])
 
 
-def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_from=-1, held_at=-2):
+def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_from=-1, held_at=-2, passes=None):
     """The order `policy` gives the warps of one scheduler (slots 0..n-1, `ages` oldest first) at
-    `cycle`, when warp `last` issued last, at `last_cycle` (or was held at `held_at`), and grr's
-    round robin starts from `rr_from`."""
+    `cycle`, when warp `last` issued last, at `last_cycle` (or was held at `held_at`), grr's
+    round robin starts from `rr_from`, and gwf's warps stand at `passes`."""
     import numpy as np
     from simt_sim.engine.cycle.scheduler import candidates
     from simt_sim.machine.state import make_schedulers
@@ -146,6 +146,7 @@ def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_f
     sched[0, 0, L.SC_LAST] = last
     sched[0, 0, L.SC_RR_FROM] = rr_from
     sched[0, 0, L.SC_HELD_AT] = held_at
+    wf[:, L.WF_PASS] = passes if passes is not None else 0
     out = np.zeros(2 * n + 2, np.int64)
     m = candidates(L.SCHEDULER_NAMES.index(policy), order, sched, wf, 8, cycle, 0, 0, 1, n, out)
     return list(out[:m])
@@ -172,6 +173,35 @@ def test_grr_keeps_a_warp_that_issues_back_to_back_then_goes_round_robin():
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=5, cycle=10, held_at=9) == [2, 3, 0, 1]
     assert scheduler_order("grr", [3, 2, 1, 0], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
     assert scheduler_order("lrr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10) == [3, 0, 1, 2]
+
+
+def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least():
+    passes = [30, 10, 20, 10]
+    # no yield: grr's order (the warp issuing back to back, then the slots after it)
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, passes=passes) == [2, 3, 0, 1]
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, passes=passes) == [3, 0, 1, 2]
+    # after a yield: by pass, a tie to the higher slot; the yielding warp keeps its turn only
+    # while it issues back to back
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1, passes=passes) == [3, 1, 2, 0]
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, yielded=1, passes=passes) == [2, 3, 1, 0]
+    # a warp passed over for its busy pipe goes first
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1, rr_from=0,
+                           passes=passes) == [0, 3, 1, 2]
+
+
+def test_gwf_charges_a_higher_slot_a_shorter_stride_and_allows_one_stride_of_catch_up():
+    import numpy as np
+    from simt_sim.engine.cycle.scheduler import charge_pass
+    from simt_sim.machine.state import make_schedulers
+    wf = np.zeros((8, len(L.WARP_FIELDS)), np.int64)
+    sched = make_schedulers(1, 1)
+    for w in (0, 7):
+        charge_pass(sched, wf, w, 0, 0, 1, 8, 15000)           # slot_weight_step 0.015
+    assert wf[0, L.WF_PASS] == L.PASS_ONE
+    assert wf[7, L.WF_PASS] == L.PASS_ONE * 1000000 // 1105000   # slot 7 weighs 1.105
+    sched[0, 0, L.SC_VTIME] = 50 * L.PASS_ONE                    # warp 3 comes back from a long wait
+    charge_pass(sched, wf, 3, 0, 0, 1, 8, 0)
+    assert wf[3, L.WF_PASS] == 50 * L.PASS_ONE                   # one stride behind, then charged
 
 
 def test_the_yield_hint_is_what_the_disassembly_prints_as_y():

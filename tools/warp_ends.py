@@ -9,6 +9,7 @@ branch once per 64 multiplies instead of 8.
 
     python tools/warp_ends.py --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends.json
     python tools/warp_ends.py              # the simulator beside the recorded figures
+    python tools/warp_ends.py --sweep 0 0.01 0.015 0.02 0.025 0.03   # calibrates scheduler.slot_weight_step
 """
 from __future__ import annotations
 
@@ -66,20 +67,43 @@ def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "w
     return figures(res.outputs["clk"], fp64_warps)
 
 
+def slot_ends(ends: list[float]) -> np.ndarray:
+    """Each scheduler slot's mean end (warp w sits in slot w // 4 of sub-partition w % 4)."""
+    return np.asarray(ends[len(FIGURES):], float).reshape(-1, 4).mean(axis=1)
+
+
+def slot_error(step: float, rec: dict) -> float:
+    """RMS difference of the slots' mean ends, model against the H100, over every kernel and set,
+    with scheduler.slot_weight_step = step."""
+    err = [slot_ends(simulated(n, (f"scheduler.slot_weight_step={step}",), kernel)) - slot_ends(rec[f"{kernel} / {label}"])
+           for kernel in KERNELS for label, n in SETS.items()]
+    return float(np.sqrt(np.mean(np.square(err))))
+
+
 def main() -> int:
-    args = model_probe_parser(__doc__).parse_args()
+    ap = model_probe_parser(__doc__)
+    ap.add_argument("--sweep", nargs="+", type=float, metavar="STEP",
+                    help="the slots' ends' RMS error for each scheduler.slot_weight_step (gwf)")
+    args = ap.parse_args()
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "sets": SETS, "figures": FIGURES,
                       "cycles": gpu_medians(PTX, KERNELS, SETS, launch, 1)}, args.out)
         return 0
     rec = recorded(RECORDED, "cycles")
+    if args.sweep:
+        errors = {step: slot_error(step, rec) for step in args.sweep}
+        for step, err in errors.items():
+            print(f"slot_weight_step {step:<8g} slots' ends RMS error {err:7.0f} cycles")
+        print(f"least: {min(errors, key=errors.get):g}")
+        return 0
     for kernel, what in KERNELS.items():
-        print(f"{kernel}: {what}")
-        print(f"{'':<14}" + "".join(f"{f:>22}" for f in FIGURES) + "   (cycles from the first start: H100 / model)")
+        print(f"{kernel}: {what}   (cycles from the first start: H100 / model)")
         for label, n in SETS.items():
-            hw = rec.get(f"{kernel} / {label}", [float("nan")] * len(FIGURES))
+            hw = rec.get(f"{kernel} / {label}", [float("nan")] * (len(FIGURES) + THREADS // 32))
             model = simulated(n, tuple(args.set), kernel)
-            print(f"{label:<14}" + "".join(f"{h:>11.0f} /{m:>8.0f}  " for h, m in zip(hw, model)))
+            print(f"  {label}: " + ", ".join(f"{f} {h:.0f} / {m:.0f}" for f, h, m in zip(FIGURES, hw, model)))
+            print("    slots' mean ends, slot 0 first: " + "  ".join(
+                f"{h:.0f} / {m:.0f}" for h, m in zip(slot_ends(hw), slot_ends(model))))
     return 0
 
 

@@ -142,6 +142,9 @@ SCHEMA = {
         "issue_width": Field(int, between(1, 16), doc="warp-instructions a scheduler issues per cycle"),
         "max_issue_per_warp": Field(int, between(1, 16), doc="of those, how many may come from one warp"),
         "active_pool": Field(int, positive, doc="two-level: warps in the active pool per scheduler"),
+        "slot_weight_step": Field(float, between(0, 1),
+                                  doc="gwf: a warp's issue share grows by this fraction per scheduler slot "
+                                      "(slot s weighs 1 + step * s)"),
         "branch_latency": Field(int, non_negative, doc="cycles after a branch before its warp issues again"),
         "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
     },
@@ -294,7 +297,7 @@ DEFAULTS = {
     "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
            "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
            "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0, "stream_kernel_gap": 0},
-    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8,
+    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8, "slot_weight_step": 0.0,
                   "branch_latency": 1, "barrier_latency": 1},
     "units": {
         "fp32": {"pipes": 1, "lanes": 32, "latency": 4},

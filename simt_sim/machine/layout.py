@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -76,6 +76,8 @@ WF_SHARED_FREE = WARP_FIELDS.index("shared_free")
 # branch_resolving for sass.branch_resolve_cycles, then `no_instruction` while its target is fetched
 # (0: one reason for the whole wait)
 WF_WAIT_UNTIL = WARP_FIELDS.index("wait_until")
+# gwf: the warp's virtual time, its issues so far in strides (a higher slot's stride is shorter)
+WF_PASS = WARP_FIELDS.index("pass")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -136,7 +138,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
              "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
-             "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "branch_resolve")
+             "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "branch_resolve", "slot_weight_ppm")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
@@ -144,8 +146,10 @@ TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cyc
     + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
 TF = _index(TF_FIELDS)
 
-SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr")
-SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR = range(len(SCHEDULER_NAMES))
+SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf")
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF = range(len(SCHEDULER_NAMES))
+# gwf's stride for slot s: PASS_ONE * 10**6 // (10**6 + scheduler.slot_weight_step in millionths * s)
+PASS_ONE = 1 << 20
 
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
 # warp that issued last (or was selected and held a cycle, at held_at), cycle it next needs a
@@ -158,10 +162,10 @@ MAX_MEMORY_QUEUE = 256       # sass.memory_queue: instructions waiting for a sub
 # (SASS register-file write port: the cycles booked for fixed-latency results, a ring indexed by
 # cycle mod N_WRITE_RING, so a booked unit's latency must stay below it)
 N_WRITE_RING = 32
-SCHED_FIELDS = ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
+SCHED_FIELDS = ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
     + tuple(f"write{i}" for i in range(N_WRITE_RING))
-SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_BANK, SC_WRITE = (
-    SCHED_FIELDS.index(f) for f in ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "bank0", "write0"))
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_VTIME, SC_BANK, SC_WRITE = (
+    SCHED_FIELDS.index(f) for f in ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime", "bank0", "write0"))
 
 # ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
 # int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp

@@ -73,6 +73,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "memory_queue": g("sass.memory_queue") if sass else 0,
         "warp_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_bytes_per_cycle", 0)),
         "branch_resolve": g("sass.branch_resolve_cycles"),
+        "slot_weight_ppm": round(g("scheduler.slot_weight_step") * 1e6),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),

@@ -12,7 +12,7 @@ from simt_sim.engine.cycle.blocks import finish_block
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
-from simt_sim.engine.cycle.scheduler import candidates
+from simt_sim.engine.cycle.scheduler import candidates, charge_pass
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account
@@ -25,7 +25,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -36,7 +36,7 @@ T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
 T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
-T_RESOLVE = TC["branch_resolve"]
+T_RESOLVE, T_SLOT_WEIGHT = TC["branch_resolve"], TC["slot_weight_ppm"]
 
 
 @compiled_inline
@@ -275,7 +275,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
                 return -1
             issued += 1
             ts.sched[sm, sp, SC_LAST] = w
-        if (issued == before and not held and throttled < 0 and tc[T_POLICY] == SCHED_GRR
+            if tc[T_POLICY] == SCHED_GWF:
+                charge_pass(ts.sched, wf, w, sm, sp, tc[T_NSP], tc[T_WPSM], tc[T_SLOT_WEIGHT])
+        if (issued == before and not held and throttled < 0 and (tc[T_POLICY] == SCHED_GRR or tc[T_POLICY] == SCHED_GWF)
                 and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)):
             throttled = w            # passed over for a busy pipe: grr's next round starts from it
         if held or issued >= width:

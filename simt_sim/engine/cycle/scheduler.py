@@ -14,6 +14,12 @@
              (a warp that pauses for a stall count over 1 hands on its turn; one passed over only
              because its pipe was busy keeps it: the next round starts from it, and it goes
              ahead of the warp issuing on as soon as its pipe frees).
+  gwf        greedy then weighted fair: grr's greedy and busy-pipe rules, otherwise the warp that
+             has issued least, counted in strides (stride scheduling): slot s's stride is
+             1 / (1 + scheduler.slot_weight_step * s), so among warps that are always ready slot
+             s issues in proportion to that weight; ties go to the higher slot.  A warp back from
+             a wait gets at most one stride of catch-up (tools/warp_ends.py: the H100's higher
+             slots finish first, their shares growing linearly with the slot).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -21,8 +27,9 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SCHED_GRR, SCHED_GTO, SCHED_GTY, SCHED_LRR, SCHED_OLDEST,
-                                     WF_AGE, WF_LAST_CYCLE, WF_YIELDED,
+from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_VTIME, SCHED_GRR, SCHED_GTO,
+                                     SCHED_GTY, SCHED_GWF, SCHED_LRR, SCHED_OLDEST,
+                                     WF_AGE, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
                                      WF_STATUS, W_READY)
 
@@ -68,7 +75,9 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         return round_robin(sm, sp, n_sp, warps_per_sm, last, out)
     if policy == SCHED_GTY:
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
-    if policy == SCHED_GRR:
+    if policy == SCHED_GWF and last >= 0 and wf[last, WF_YIELDED] != 0:
+        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
+    if policy == SCHED_GRR or policy == SCHED_GWF:
         frm = sched[sm, sp, SC_RR_FROM]
         m = round_robin(sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
@@ -81,7 +90,52 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 k -= 1
             out[at] = last
         return m
+    if policy == SCHED_GWF:
+        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
     return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+
+
+@compiled_inline
+def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out):
+    """gwf's order: a warp passed over for its busy pipe, then the warp issuing back to back,
+    then the others by pass (ties: the higher slot)."""
+    head = 0
+    frm = sched[sm, sp, SC_RR_FROM]
+    if frm >= 0 and wf[frm, WF_OCCUPIED]:
+        out[0] = frm
+        head = 1
+    else:
+        frm = -1
+    keep = -1
+    if last >= 0 and last != frm and wf[last, WF_OCCUPIED] and (
+            wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
+        keep = last
+        out[head] = last
+        head += 1
+    m = head
+    for k in range(n):
+        w = order[sm, sp, k]
+        if w == frm or w == keep:
+            continue
+        j = m
+        while j > head and (wf[w, WF_PASS] < wf[out[j - 1], WF_PASS]
+                            or (wf[w, WF_PASS] == wf[out[j - 1], WF_PASS] and w > out[j - 1])):
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = w
+        m += 1
+    return m
+
+
+@compiled_inline
+def charge_pass(sched, wf, w, sm, sp, n_sp, warps_per_sm, weight_ppm):
+    """gwf: warp w issued; its pass moves on by its slot's stride, from no further back than
+    one stride behind the scheduler's virtual time."""
+    slot = (w - sm * warps_per_sm - sp) // n_sp
+    stride = PASS_ONE * 1000000 // (1000000 + weight_ppm * slot)
+    p = max(wf[w, WF_PASS], sched[sm, sp, SC_VTIME] - stride)
+    sched[sm, sp, SC_VTIME] = max(sched[sm, sp, SC_VTIME], p)
+    wf[w, WF_PASS] = p + stride
 
 
 @compiled_inline
