@@ -40,7 +40,27 @@ def test_the_patch_renumbers_ptxas_cubin_into_the_committed_one():
     assert all(i.control.reuse == 0 for i in ffma)
 
 
+def test_a_yield_patch_clears_the_hint_of_every_instruction_it_names():
+    """tools/kernels/warp_ends_noyield: ptxas's cubin of the warp-ends kernels with the yield hint
+    cleared on every FMUL is, byte for byte, the committed cubin the H100 ran; nothing else moved."""
+    kernels_dir = Path(__file__).resolve().parents[1] / "tools" / "kernels"
+    plain = committed_cubin_path(kernels_dir / "warp_ends.ptx")
+    patch = find_patch(kernels_dir / "warp_ends_noyield.ptx")
+    kernels = disassemble_cubin(plain)
+    offsets = read_cubin(plain).offsets
+    patched = apply_patch(plain.read_bytes(), {k.name: offsets[f".text.{k.name}"] for k in kernels}, kernels, patch)
+    assert patched == committed_cubin_path(kernels_dir / "warp_ends_noyield.ptx").read_bytes()
+    before = [i for k in kernels for i in k.instructions]
+    after = [i for k in disassemble_cubin(committed_cubin_path(kernels_dir / "warp_ends_noyield.ptx")) for i in k.instructions]
+    fmuls = [(a, b) for a, b in zip(before, after) if a.opcode == "FMUL"]
+    assert sum(a.control.yield_bit == 0 for a, _ in fmuls) > 60            # ptxas's Y on most FMULs
+    assert all(b.control.yield_bit == 1 for _, b in fmuls)                  # none left
+    assert all(a.control == b.control for a, b in zip(before, after) if a.opcode != "FMUL")
+
+
 @pytest.mark.parametrize("text, where, message", [
+    ("opcode: FMUL\n", ":1:1", "give `sources`"),
+    ("opcode: FMUL\nyield_hint: 3\n", ":2:13", "yield_hint"),
     ("opcode: IMAD\nsources: [[R1, R2, R3]]\n", ":1:9", "cannot patch 'IMAD'"),
     ("opcode: FFMA\nsources: [[R1, R2]]\n", ":2:11", r"expected \[Ra, Rb, Rc\]"),
     ("opcode: FFMA\nsources: [[R1, R2, X3]]\n", ":2:11", "expected a register"),

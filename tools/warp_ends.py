@@ -10,6 +10,15 @@ branch once per 64 multiplies instead of 8.
     python tools/warp_ends.py --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends.json
     python tools/warp_ends.py              # the simulator beside the recorded figures
     python tools/warp_ends.py --sweep 0 0.01 0.015 0.02 0.025 0.03   # calibrates scheduler.slot_weight_step
+
+Does the preference for higher slots come with ptxas's yield hints?  --yield-hints runs the
+committed cubins on the GPU (with --gpu; else the model beside that recording): the plain one,
+tools/kernels/warp_ends_noyield's, the same SASS with the hint cleared on every FMUL, and
+warp_ends_noyields', cleared on the loops' FMULs, DMULs and counter additions too (their
+sass-patch.yaml files):
+
+    python tools/warp_ends.py --yield-hints --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends-yield.json
+    python tools/warp_ends.py --yield-hints
 """
 from __future__ import annotations
 
@@ -23,7 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "warp_ends.ptx"
+NO_YIELD = ROOT / "tools" / "kernels" / "warp_ends_noyield.ptx"
+NO_YIELDS = ROOT / "tools" / "kernels" / "warp_ends_noyields.ptx"
 RECORDED = ROOT / "programs" / "w-warpspec-fp64w8" / "reference" / "h100-warp-ends.json"
+RECORDED_YIELD = RECORDED.with_name("h100-warp-ends-yield.json")
+YIELD_SETS = {"0 FP64 warps": 0, "8 FP64 warps": 8}
 ITERS, THREADS = 512, 1024
 KERNELS = {"warp_ends": "a taken loop branch every 8 multiplies", "warp_ends_u8": "one every 64 (unroll 8)"}
 SETS = {f"{n} FP64 warps": n for n in (0, 4, 8, 32)}
@@ -62,8 +75,8 @@ def launch(cp, f, name: str, fp64_warps: int) -> list[float]:
     return figures(b["clk"].get(), fp64_warps)
 
 
-def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "warp_ends") -> list[float]:
-    res = simulate_block(PTX, kernel, THREADS, args_for(fp64_warps), buffers(), overrides)
+def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "warp_ends", ptx: Path = PTX) -> list[float]:
+    res = simulate_block(ptx, kernel, THREADS, args_for(fp64_warps), buffers(), overrides)
     return figures(res.outputs["clk"], fp64_warps)
 
 
@@ -84,7 +97,11 @@ def main() -> int:
     ap = model_probe_parser(__doc__)
     ap.add_argument("--sweep", nargs="+", type=float, metavar="STEP",
                     help="the slots' ends' RMS error for each scheduler.slot_weight_step (gwf)")
+    ap.add_argument("--yield-hints", action="store_true",
+                    help="the committed cubins with and without the FMULs' yield hints")
     args = ap.parse_args()
+    if args.yield_hints:
+        return yield_hints(args)
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "sets": SETS, "figures": FIGURES,
                       "cycles": gpu_medians(PTX, KERNELS, SETS, launch, 1)}, args.out)
@@ -104,6 +121,26 @@ def main() -> int:
             print(f"  {label}: " + ", ".join(f"{f} {h:.0f} / {m:.0f}" for f, h, m in zip(FIGURES, hw, model)))
             print("    slots' mean ends, slot 0 first: " + "  ".join(
                 f"{h:.0f} / {m:.0f}" for h, m in zip(slot_ends(hw), slot_ends(model))))
+    return 0
+
+
+def yield_hints(args) -> int:
+    variants = {"ptxas's hints": PTX, "no FMUL yields": NO_YIELD, "no yields in the loops": NO_YIELDS}
+    if args.gpu:
+        write_result({"tool": os.path.basename(__file__), "iters": ITERS, "sets": YIELD_SETS, "figures": FIGURES,
+                      "cycles": {v: gpu_medians(ptx.with_name(f"{ptx.stem}.sm_90.cubin"), KERNELS, YIELD_SETS, launch, 1)
+                                 for v, ptx in variants.items()}}, args.out)
+        return 0
+    rec = recorded(RECORDED_YIELD, "cycles")
+    for variant, ptx in variants.items():
+        for kernel in KERNELS:
+            for label, n in YIELD_SETS.items():
+                hw = rec.get(variant, {}).get(f"{kernel} / {label}")
+                model = simulated(n, tuple(args.set), kernel, ptx)
+                hw_slots = slot_ends(hw) if hw else [float("nan")] * 8
+                print(f"{variant}, {kernel}, {label}: span {hw[0] if hw else float('nan'):.0f} / {model[0]:.0f}; "
+                      "slots' mean ends, slot 0 first: " + "  ".join(
+                          f"{h:.0f} / {m:.0f}" for h, m in zip(hw_slots, slot_ends(model))))
     return 0
 
 
