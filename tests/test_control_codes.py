@@ -180,10 +180,12 @@ def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least
     # no yield: grr's order (the warp issuing back to back, then the slots after it)
     assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, passes=passes) == [2, 3, 0, 1]
     assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, passes=passes) == [3, 0, 1, 2]
-    # after a yield: by pass, a tie to the higher slot; the yielding warp keeps its turn only
-    # while it issues back to back
+    # after a yield: by pass, a tie to the higher slot; the yielding warp does not issue on,
+    # but one held a cycle by a dispatch stall keeps its turn
     assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1, passes=passes) == [3, 1, 2, 0]
-    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, yielded=1, passes=passes) == [2, 3, 1, 0]
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, yielded=1, passes=passes) == [3, 1, 2, 0]
+    assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=5, cycle=10, held_at=9, yielded=1,
+                           passes=passes) == [2, 3, 1, 0]
     # a warp passed over for its busy pipe goes first
     assert scheduler_order("gwf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1, rr_from=0,
                            passes=passes) == [0, 3, 1, 2]

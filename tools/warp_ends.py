@@ -9,7 +9,8 @@ branch once per 64 multiplies instead of 8.
 
     python tools/warp_ends.py --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends.json
     python tools/warp_ends.py              # the simulator beside the recorded figures
-    python tools/warp_ends.py --sweep 0 0.01 0.015 0.02 0.025 0.03   # calibrates scheduler.slot_weight_step
+    python tools/warp_ends.py --sweep 0 0.01 0.015 0.02 0.025 0.03   # gwf's scheduler.slot_weight_step
+    python tools/warp_ends.py --set scheduler.policy=gwf                # gwf beside the recording
 
 Does the preference for higher slots come with ptxas's yield hints?  --yield-hints runs the
 committed cubins on the GPU (with --gpu; else the model beside that recording): the plain one,
@@ -87,8 +88,9 @@ def slot_ends(ends: list[float]) -> np.ndarray:
 
 def slot_error(step: float, rec: dict) -> float:
     """RMS difference of the slots' mean ends, model against the H100, over every kernel and set,
-    with scheduler.slot_weight_step = step."""
-    err = [slot_ends(simulated(n, (f"scheduler.slot_weight_step={step}",), kernel)) - slot_ends(rec[f"{kernel} / {label}"])
+    with the gwf scheduler and scheduler.slot_weight_step = step."""
+    gwf = ("scheduler.policy=gwf", f"scheduler.slot_weight_step={step}")
+    err = [slot_ends(simulated(n, gwf, kernel)) - slot_ends(rec[f"{kernel} / {label}"])
            for kernel in KERNELS for label, n in SETS.items()]
     return float(np.sqrt(np.mean(np.square(err))))
 
@@ -96,7 +98,7 @@ def slot_error(step: float, rec: dict) -> float:
 def main() -> int:
     ap = model_probe_parser(__doc__)
     ap.add_argument("--sweep", nargs="+", type=float, metavar="STEP",
-                    help="the slots' ends' RMS error for each scheduler.slot_weight_step (gwf)")
+                    help="the slots' ends' RMS error for each scheduler.slot_weight_step, with gwf")
     ap.add_argument("--yield-hints", action="store_true",
                     help="the committed cubins with and without the FMULs' yield hints")
     args = ap.parse_args()

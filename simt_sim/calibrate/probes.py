@@ -252,10 +252,7 @@ PROBES = [
                          (6, "5 FMULs, ISETP, FMUL (lite)"), (7, "5 FMULs, ISETP, 2 FMULs (lite, heavy)"))),
     *(Probe(f"issue_fmul{k}_imad", (f"t-fmul{k}-imad",), "cycles/warp-iter", warp_iteration(),
             f"8 warps per sub-partition: {k} FMUL{'s' if k > 1 else ''}, an IMAD and 3 loop instructions "
-            f"({k + 4} issue slots)" + ("; the warp after the IMAD's and ISETP's yields decides how the "
-                                        "8 warps pack: gwf 6.26 and 8.73, grr 6.82 and 7.83 (not modelled)"
-                                        if k in (2, 3) else ""),
-            modelled=k not in (2, 3)) for k in range(1, 8)),
+            f"({k + 4} issue slots)") for k in range(1, 8)),
     *(Probe(f"fmul_loop_{k}_w1", (f"t-fmul{k}-w1",), "cycles/warp-iter", warp_iteration(1),
             f"{k} FMULs, ISETP right before the branch, one warp: 2 cycles over the 8-FMUL loop (not modelled)",
             modelled=False) for k in (1, 5)),

@@ -14,8 +14,9 @@
              (a warp that pauses for a stall count over 1 hands on its turn; one passed over only
              because its pipe was busy keeps it: the next round starts from it, and it goes
              ahead of the warp issuing on as soon as its pipe frees).
-  gwf        greedy then weighted fair: grr's greedy and busy-pipe rules, otherwise the warp that
-             has issued least, counted in strides (stride scheduling): slot s's stride is
+  gwf        greedy then weighted fair: grr, but after an instruction with the yield hint the
+             warp does not issue on, and the next is the warp that has issued least, counted in
+             strides (stride scheduling): slot s's stride is
              1 / (1 + scheduler.slot_weight_step * s), so among warps that are always ready slot
              s issues in proportion to that weight; ties go to the higher slot.  A warp back from
              a wait gets at most one stride of catch-up (tools/warp_ends.py: the H100's higher
@@ -97,8 +98,8 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
 
 @compiled_inline
 def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out):
-    """gwf's order: a warp passed over for its busy pipe, then the warp issuing back to back,
-    then the others by pass (ties: the higher slot)."""
+    """gwf's order after a yield: a warp passed over for its busy pipe, then one held a cycle by
+    a dispatch stall, then the others by pass (ties: the higher slot)."""
     head = 0
     frm = sched[sm, sp, SC_RR_FROM]
     if frm >= 0 and wf[frm, WF_OCCUPIED]:
@@ -106,9 +107,8 @@ def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out):
         head = 1
     else:
         frm = -1
-    keep = -1
-    if last >= 0 and last != frm and wf[last, WF_OCCUPIED] and (
-            wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
+    keep = -1       # the warp that yielded does not issue on (a warp held a cycle keeps its turn)
+    if last >= 0 and last != frm and wf[last, WF_OCCUPIED] and sched[sm, sp, SC_HELD_AT] == cycle - 1:
         keep = last
         out[head] = last
         head += 1
