@@ -33,21 +33,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "warp_ends.ptx"
+ITERS, THREADS = 512, 1024
 NO_YIELD = ROOT / "tools" / "kernels" / "warp_ends_noyield.ptx"
 NO_YIELDS = ROOT / "tools" / "kernels" / "warp_ends_noyields.ptx"
 RECORDED = ROOT / "programs" / "w-warpspec-fp64w8" / "reference" / "h100-warp-ends.json"
 RECORDED_YIELD = RECORDED.with_name("h100-warp-ends-yield.json")
-YIELD_SETS = {"0 FP64 warps": 0, "8 FP64 warps": 8}
-ITERS, THREADS = 512, 1024
+YIELD_SETS = {"0 FP64 warps": (0, THREADS), "8 FP64 warps": (8, THREADS),     # (FP64 warps, threads)
+              "0 FP64 warps, 4 warps/SMSP": (0, 512), "0 FP64 warps, 2 warps/SMSP": (0, 256)}
 KERNELS = {"warp_ends": "a taken loop branch every 8 multiplies", "warp_ends_u8": "one every 64 (unroll 8)"}
 SETS = {f"{n} FP64 warps": n for n in (0, 4, 8, 32)}
 M, MD = np.float32(0.9999), np.float64(0.9999)
 FIGURES = ("span", "FP32 warps' mean end", "FP64 warps' mean end", "last FP32 end", "last FP64 end")
 
 
-def figures(clk: np.ndarray, fp64_warps: int) -> list[float]:
+def figures(clk: np.ndarray, fp64_warps: int, threads: int = THREADS) -> list[float]:
     """FIGURES, in cycles from the first warp's start, then every warp's end."""
-    c = np.asarray(clk)[: 2 * THREADS // 32].reshape(-1, 2).astype(np.int64)
+    c = np.asarray(clk)[: 2 * threads // 32].reshape(-1, 2).astype(np.int64)
     ends = c[:, 1] - c[:, 0].min()
     fp32, fp64 = ends[fp64_warps:], ends[:fp64_warps]
 
@@ -69,16 +70,19 @@ def buffers() -> dict:
             "clk": np.zeros(64, np.int64)}
 
 
-def launch(cp, f, name: str, fp64_warps: int) -> list[float]:
+def launch(cp, f, name: str, active) -> list[float]:
+    """One launch; active: the FP64 warps, or (FP64 warps, threads)."""
+    fp64_warps, threads = active if isinstance(active, tuple) else (active, THREADS)
     b = {k: cp.asarray(v) for k, v in buffers().items()}
-    f((1,), (THREADS,), tuple(b[a] if isinstance(a, str) else a for a in args_for(fp64_warps)))
+    f((1,), (threads,), tuple(b[a] if isinstance(a, str) else a for a in args_for(fp64_warps)))
     cp.cuda.runtime.deviceSynchronize()
-    return figures(b["clk"].get(), fp64_warps)
+    return figures(b["clk"].get(), fp64_warps, threads)
 
 
-def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "warp_ends", ptx: Path = PTX) -> list[float]:
-    res = simulate_block(ptx, kernel, THREADS, args_for(fp64_warps), buffers(), overrides)
-    return figures(res.outputs["clk"], fp64_warps)
+def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "warp_ends", ptx: Path = PTX,
+              threads: int = THREADS) -> list[float]:
+    res = simulate_block(ptx, kernel, threads, args_for(fp64_warps), buffers(), overrides)
+    return figures(res.outputs["clk"], fp64_warps, threads)
 
 
 def slot_ends(ends: list[float]) -> np.ndarray:
@@ -136,9 +140,9 @@ def yield_hints(args) -> int:
     rec = recorded(RECORDED_YIELD, "cycles")
     for variant, ptx in variants.items():
         for kernel in KERNELS:
-            for label, n in YIELD_SETS.items():
+            for label, (n, threads) in YIELD_SETS.items():
                 hw = rec.get(variant, {}).get(f"{kernel} / {label}")
-                model = simulated(n, tuple(args.set), kernel, ptx)
+                model = simulated(n, tuple(args.set), kernel, ptx, threads)
                 hw_slots = slot_ends(hw) if hw else [float("nan")] * 8
                 print(f"{variant}, {kernel}, {label}: span {hw[0] if hw else float('nan'):.0f} / {model[0]:.0f}; "
                       "slots' mean ends, slot 0 first: " + "  ".join(
