@@ -39,7 +39,8 @@ NO_YIELDS = ROOT / "tools" / "kernels" / "warp_ends_noyields.ptx"
 RECORDED = ROOT / "programs" / "w-warpspec-fp64w8" / "reference" / "h100-warp-ends.json"
 RECORDED_YIELD = RECORDED.with_name("h100-warp-ends-yield.json")
 YIELD_SETS = {"0 FP64 warps": (0, THREADS), "8 FP64 warps": (8, THREADS),     # (FP64 warps, threads)
-              "0 FP64 warps, 4 warps/SMSP": (0, 512), "0 FP64 warps, 2 warps/SMSP": (0, 256)}
+              "0 FP64 warps, 4 warps/SMSP": (0, 512), "0 FP64 warps, 2 warps/SMSP": (0, 256),
+              "0 FP64 warps, 1 warp/SMSP": (0, 128)}
 KERNELS = {"warp_ends": "a taken loop branch every 8 multiplies", "warp_ends_u8": "one every 64 (unroll 8)"}
 SETS = {f"{n} FP64 warps": n for n in (0, 4, 8, 32)}
 M, MD = np.float32(0.9999), np.float64(0.9999)
