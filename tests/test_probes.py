@@ -34,6 +34,28 @@ def test_h100_values_follow_from_the_recorded_clocks():
     assert conv < div < 2 * conv                                   # both sides run, one branch overhead
 
 
+@pytest.mark.slow
+def test_a_loop_whose_target_ends_its_fetch_line_costs_two_cycles_a_trip():
+    """t-fmul1-w1 and t-fmul5-w1 (one warp; their loop's target the last instruction of its
+    128-byte line) take 2 cycles a trip more on the H100 than the model gives, t-fmul5-imad-w1
+    (target 7th) 1 more.  sass.fetch.redirect_next_line_cycles = 3 (after a taken branch the next
+    line reaches the warp 3 cycles after it resumes) gives all three; with it t-fp64-issue-cvt-w1
+    (target last in its line too) is 2 cycles over, so F2F.F64.F32's 19 would have to move to
+    F2F.F32.F64, and t-opread and t-diverge would need their values refitted: not adopted
+    (docs/timing.md, "A loop's target at the end of its fetch line")."""
+    on = ["sass.fetch.redirect_next_line_cycles=3"]
+    for name in ("fmul_loop_1_w1", "fmul_loop_5_w1"):
+        h100 = P.h100_value(P.probe(name))
+        assert P.simulated_value(P.probe(name), "sass") < h100 - 2.0
+        assert P.simulated_value(P.probe(name), "sass", on) == pytest.approx(h100, abs=0.5)
+    name = "imad_after_5_fmuls_w1"
+    assert P.simulated_value(P.probe(name), "sass", on) == pytest.approx(P.h100_value(P.probe(name)), abs=0.1)
+    cvt = P.probe("issue_extra_cvt_w1")
+    assert P.simulated_value(cvt, "sass", on) > P.h100_value(cvt) + 1.5
+    assert P.simulated_value(cvt, "sass", on + ["sass.latency_overrides={F2F.f32: 19}"]) == \
+        pytest.approx(P.h100_value(cvt), abs=0.1)
+
+
 def test_fetch_probes_show_the_instruction_cache():
     """The H100 figures the docs quote: a warm 8 KiB block issues at about 1 cycle per
     instruction, a cold one and a warm 64 KiB one at about 2.2, a warm 256 KiB one above 5."""

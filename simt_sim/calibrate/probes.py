@@ -248,13 +248,15 @@ PROBES = [
             modelled=k != 5, abs_tolerance=0.25)
       for k, meaning in ((1, "the FMUL took the lite pipe"), (2, "the second FMUL took the heavy pipe"),
                          (3, "lite, heavy, lite"), (4, "the fourth took the heavy pipe"),
-                         (5, "ISETP between: the heavy pipe free, yet a cycle (not modelled)"),
+                         (5, "ISETP between: the heavy pipe free, yet a cycle (not modelled; the loop's target is "
+                             "7th of its line: sass.fetch.redirect_next_line_cycles 3 gives it)"),
                          (6, "5 FMULs, ISETP, FMUL (lite)"), (7, "5 FMULs, ISETP, 2 FMULs (lite, heavy)"))),
     *(Probe(f"issue_fmul{k}_imad", (f"t-fmul{k}-imad",), "cycles/warp-iter", warp_iteration(),
             f"8 warps per sub-partition: {k} FMUL{'s' if k > 1 else ''}, an IMAD and 3 loop instructions "
             f"({k + 4} issue slots)") for k in range(1, 8)),
     *(Probe(f"fmul_loop_{k}_w1", (f"t-fmul{k}-w1",), "cycles/warp-iter", warp_iteration(1),
-            f"{k} FMULs, ISETP right before the branch, one warp: 2 cycles over the 8-FMUL loop (not modelled)",
+            f"{k} FMULs, ISETP right before the branch, one warp: 2 cycles over the 8-FMUL loop (not modelled; "
+            f"the loop's target is the last of its line: sass.fetch.redirect_next_line_cycles 3 gives them)",
             modelled=False) for k in (1, 5)),
     *(Probe(f"regbank_{v.replace('-', '_')}", (f"t-regbank-{v}",), "cycles/inst", pass_cycles(256, 1), meaning,
             modelled=v != "same3-reuse") for v, meaning in REGBANK_VARIANTS),

@@ -259,6 +259,10 @@ SCHEMA = {
                    "line_cycles": Field(int, positive,
                                         doc="cycles the sub-partition's fetch path takes per line from here")},
             "l2_line_cycles": Field(int, positive, doc="cycles per line that misses the L1 instruction cache"),
+            "redirect_next_line_cycles": Field(int, between(0, 64),
+                                               doc="after a taken branch, cycles from the warp's resumption until "
+                                                   "the line after its target's reaches it (a target late in its "
+                                                   "line waits for it)"),
         },
     },
     "host": {
@@ -322,7 +326,8 @@ DEFAULTS = {
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
-                       "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40}},
+                       "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
+                       "redirect_next_line_cycles": 0}},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},

@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -78,6 +78,9 @@ WF_SHARED_FREE = WARP_FIELDS.index("shared_free")
 WF_WAIT_UNTIL = WARP_FIELDS.index("wait_until")
 # gwf: the warp's virtual time, its issues so far in strides (a higher slot's stride is shorter)
 WF_PASS = WARP_FIELDS.index("pass")
+# SASS fetch after a taken branch: the line after the target's (+ 1; 0: none pending) and the cycle
+# it reaches the warp (sass.fetch.redirect_next_line_cycles after the warp resumes)
+WF_NEXT_LINE, WF_NEXT_LINE_AT = WARP_FIELDS.index("next_line"), WARP_FIELDS.index("next_line_at")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -136,7 +139,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
-             "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "l0i_sets", "l0i_ways",
+             "control_codes", "read_latency", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
              "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "branch_resolve", "slot_weight_ppm")
 TC = _index(TC_FIELDS)

@@ -101,6 +101,7 @@ def fetch_scalars(cfg: GPUConfig, sass: bool) -> dict[str, int]:
         raise InputError(f"{cfg.path}: sass.fetch.line_bytes ({line}) must be a multiple of "
                          f"{E.SASS_INSTRUCTION_BYTES} (one SASS instruction)")
     return {"fetch": int(sass and g("sass.fetch.enabled")), "fetch_line_insts": line // E.SASS_INSTRUCTION_BYTES,
+            "fetch_next_line": g("sass.fetch.redirect_next_line_cycles"),
             "l0i_sets": cache_sets(cfg, "sass.fetch.l0", line), "l0i_ways": g("sass.fetch.l0.ways"),
             "l1i_sets": cache_sets(cfg, "sass.fetch.l1", line), "l1i_ways": g("sass.fetch.l1.ways"),
             "l1i_line_cycles": g("sass.fetch.l1.line_cycles"), "l2i_line_cycles": g("sass.fetch.l2_line_cycles")}

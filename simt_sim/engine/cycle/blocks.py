@@ -11,7 +11,7 @@ from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB,
                                      KF_WARPS_PER_BLOCK, KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, N_AGE,
                                      N_PLACE, R_NO_INST, R_WAIT, SC_WAKE, TC, U_BLOCKS, U_REGS, U_SMEM,
                                      U_THREADS, U_WAKE, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_DRAIN, WF_GID,
-                                     WF_HELD, WF_LAST_CYCLE, WF_NOT_SELECTED, WF_OCCUPIED, WF_OPERANDS_AT, WF_PASS,
+                                     WF_HELD, WF_LAST_CYCLE, WF_NOT_SELECTED, WF_OCCUPIED, WF_NEXT_LINE, WF_OPERANDS_AT, WF_PASS,
                                      WF_OPERANDS_KIND, WF_PC, WF_POOL, WF_POOL_STAMP, WF_RESUME, WF_RESUME_KIND,
                                      WF_STATUS)
 
@@ -118,6 +118,7 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
         wf[w, WF_NOT_SELECTED] = 0
         wf[w, WF_HELD] = 0
         wf[w, WF_PASS] = 0
+        wf[w, WF_NEXT_LINE] = 0
         wf[w, WF_OPERANDS_AT] = 0
         wf[w, WF_OPERANDS_KIND] = R_WAIT
         wf[w, WF_LAST_CYCLE] = -1

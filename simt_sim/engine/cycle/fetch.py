@@ -6,7 +6,9 @@ in its sub-partition's L0.  A hit costs nothing once the line has arrived; a mis
 fetch path for the line time of the level that holds it (L1 or L2), one line after another, so
 straight-line code streams at line_cycles / instructions-per-line cycles per instruction.  Each
 access also requests the next line (next-line prefetch), which is what lets that stream overlap
-issue.  Warps of one sub-partition running the same code share its L0 lines.  Every level is
+issue.  Warps of one sub-partition running the same code share its L0 lines.  After a taken
+branch the line after the target's reaches the warp sass.fetch.redirect_next_line_cycles after
+it resumes, so a target among the last instructions of its line costs the difference.  Every level is
 set-associative LRU over line numbers (a tag holds line + 1; 0 is empty).  The L1 starts holding
 the launch's code up to its capacity (filled on the host: the H100's first pass over a kernel runs
 at its L1 rate, not at its L2 rate; docs/timing.md).
@@ -14,10 +16,10 @@ at its L1 rate, not at its L2 rate; docs/timing.md).
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (FT_READY, FT_STAMP, FT_TAG, R_NO_INST, SC_FETCH_FREE, TC, WF_PC, WF_RESUME,
-                                     WF_RESUME_KIND)
+from simt_sim.machine.layout import (FT_READY, FT_STAMP, FT_TAG, R_NO_INST, SC_FETCH_FREE, TC, WF_NEXT_LINE, WF_NEXT_LINE_AT,
+                                     WF_PC, WF_RESUME, WF_RESUME_KIND)
 
-T_FETCH, T_LINE_INSTS = TC["fetch"], TC["fetch_line_insts"]
+T_FETCH, T_LINE_INSTS, T_NEXT_LINE = TC["fetch"], TC["fetch_line_insts"], TC["fetch_next_line"]
 T_L1I_CYCLES, T_L2I_CYCLES = TC["l1i_line_cycles"], TC["l2i_line_cycles"]
 
 
@@ -74,6 +76,13 @@ def fetch_next(wf, ts, tc, w, pc, sm, sp, cycle):
         return
     ready = request_line(ts, tc, sm, sp, line, cycle)
     request_line(ts, tc, sm, sp, line + 1, cycle)          # next-line prefetch
+    if nxt == pc + 1:
+        if wf[w, WF_NEXT_LINE] == line + 1:             # the first line after a branch target's
+            ready = max(ready, wf[w, WF_NEXT_LINE_AT])
+        wf[w, WF_NEXT_LINE] = 0
+    elif tc[T_NEXT_LINE] > 0:
+        wf[w, WF_NEXT_LINE] = line + 2
+        wf[w, WF_NEXT_LINE_AT] = max(ready, wf[w, WF_RESUME]) + tc[T_NEXT_LINE]
     if ready > wf[w, WF_RESUME]:
         wf[w, WF_RESUME] = ready
         wf[w, WF_RESUME_KIND] = R_NO_INST
