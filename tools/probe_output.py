@@ -64,6 +64,13 @@ def span_per_warp_step(clk, threads: int, steps: float) -> list[float]:
     return [round(float(c[:, 1].max() - c[:, 0].min()) / (-(-warps // 4) * steps), 3)]
 
 
+def slot_means(per_warp) -> "np.ndarray":
+    """The mean of each scheduler slot's figures, from one figure per warp of a block (warp w sits
+    in slot w // 4 of sub-partition w % 4, on the H100's four)."""
+    import numpy as np
+    return np.asarray(per_warp, float).reshape(-1, 4).mean(axis=1)
+
+
 def warp_rate(clk, warps: int, per_warp: int) -> float:
     """Instructions per cycle of `warps` warps doing `per_warp` each, from their [start, end] clock
     pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""

@@ -31,7 +31,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, slot_means, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "warp_ends.ptx"
 ITERS, THREADS = 512, 1024
 NO_YIELD = ROOT / "tools" / "kernels" / "warp_ends_noyield.ptx"
@@ -87,8 +87,8 @@ def simulated(fp64_warps: int, overrides: tuple[str, ...] = (), kernel: str = "w
 
 
 def slot_ends(ends: list[float]) -> np.ndarray:
-    """Each scheduler slot's mean end (warp w sits in slot w // 4 of sub-partition w % 4)."""
-    return np.asarray(ends[len(FIGURES):], float).reshape(-1, 4).mean(axis=1)
+    """Each scheduler slot's mean end, from FIGURES and every warp's end."""
+    return slot_means(ends[len(FIGURES):])
 
 
 def slot_error(step: float, rec: dict) -> float:

@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, slot_means, write_result  # noqa: E402  (tools/, beside this file)
 
 KERNELS = ROOT / "tools" / "kernels"
 VARIANTS = {"ptxas's hints": "yield_f0", "a hint on every FMUL": "yield_f0_all", "no hint in the loop": "yield_f0_none"}
@@ -47,7 +47,8 @@ def figures(clk) -> list[float]:
 
 
 def slot_ends(fig: list[float]) -> np.ndarray:
-    return np.asarray(fig[1:], float).reshape(-1, 4).mean(axis=1)
+    """Each scheduler slot's mean end, from the span and every warp's end."""
+    return slot_means(fig[1:])
 
 
 def launch(cp, f, name: str, threads: int) -> list[float]:

@@ -103,7 +103,7 @@ def patched_instructions(kernels: list, patch: SassPatch):
     names = set(patch.opcode.split("|"))
     for kernel in kernels:
         for inst in kernel.instructions:
-            if inst.opcode not in names and not (patch.opcode == "*" and not patch.sources):
+            if patch.opcode != "*" and inst.opcode not in names:      # `*` only loads for yield hints
                 continue
             if not patch.sources:
                 yield kernel, inst, None
@@ -138,10 +138,9 @@ def apply_patch(cubin: bytes, text_offsets: dict[str, int], kernels: list, patch
 def check_patched(kernels: list, patch: SassPatch) -> None:
     """nvdisasm's reading of the patched cubin must show exactly what was asked."""
     for kernel, inst, want in patched_instructions(kernels, patch):
-        wrong = want is not None and (tuple(int(op.split(".")[0][1:]) for op in inst.operands[1:]) != want
-                                      or inst.control.reuse != patch.reuse)
-        if patch.yield_hint is not None and inst.control.yield_bit != (0 if patch.yield_hint else 1):
-            wrong = True
-        if wrong:
+        wrong_sources = want is not None and (
+            tuple(int(op.split(".")[0][1:]) for op in inst.operands[1:]) != want or inst.control.reuse != patch.reuse)
+        wrong_yield = patch.yield_hint is not None and inst.control.yield_bit != (0 if patch.yield_hint else 1)
+        if wrong_sources or wrong_yield:
             raise InputError(f"{patch.path}: the patched {kernel.name}+{inst.pc:#x} reads back as "
                              f"{inst.text()} (reuse {inst.control.reuse:04b}, yield bit {inst.control.yield_bit})")

@@ -67,6 +67,20 @@ def request_line(ts, tc, sm, sp, line, now):
 
 
 @compiled_inline
+def after_redirect(wf, tc, w, sequential, line, ready):
+    """sass.fetch.redirect_next_line_cycles: a taken branch to `line` books when the line after it
+    reaches warp w; the first step into that line waits for it.  Returns when `line` is there."""
+    if sequential:
+        if wf[w, WF_NEXT_LINE] == line + 1:             # stored + 1: 0 is none pending
+            ready = max(ready, wf[w, WF_NEXT_LINE_AT])
+        wf[w, WF_NEXT_LINE] = 0
+    else:
+        wf[w, WF_NEXT_LINE] = line + 2
+        wf[w, WF_NEXT_LINE_AT] = max(ready, wf[w, WF_RESUME]) + tc[T_NEXT_LINE]
+    return ready
+
+
+@compiled_inline
 def fetch_next(wf, ts, tc, w, pc, sm, sp, cycle):
     """Warp w, having issued pc, continues at wf[w, WF_PC]: when that is on another line, it
     waits until the line is in the L0 (stall `no_instruction`)."""
@@ -76,13 +90,8 @@ def fetch_next(wf, ts, tc, w, pc, sm, sp, cycle):
         return
     ready = request_line(ts, tc, sm, sp, line, cycle)
     request_line(ts, tc, sm, sp, line + 1, cycle)          # next-line prefetch
-    if nxt == pc + 1:
-        if wf[w, WF_NEXT_LINE] == line + 1:             # the first line after a branch target's
-            ready = max(ready, wf[w, WF_NEXT_LINE_AT])
-        wf[w, WF_NEXT_LINE] = 0
-    elif tc[T_NEXT_LINE] > 0:
-        wf[w, WF_NEXT_LINE] = line + 2
-        wf[w, WF_NEXT_LINE_AT] = max(ready, wf[w, WF_RESUME]) + tc[T_NEXT_LINE]
+    if tc[T_NEXT_LINE] > 0:
+        ready = after_redirect(wf, tc, w, nxt == pc + 1, line, ready)
     if ready > wf[w, WF_RESUME]:
         wf[w, WF_RESUME] = ready
         wf[w, WF_RESUME_KIND] = R_NO_INST

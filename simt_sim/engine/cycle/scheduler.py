@@ -91,8 +91,6 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 k -= 1
             out[at] = last
         return m
-    if policy == SCHED_GWF:
-        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
     return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
 
 
