@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simt_sim.errors import InputError
@@ -333,3 +334,20 @@ def test_warps_left_waiting_behind_a_held_or_full_dispatch_count_as_nsight_compu
         if name != "t-fp64-issue-f0":
             assert model["dispatch_stall"] == pytest.approx(h100["dispatch_stall"], rel=0.1), name
         assert h100["not_selected"] > 10 * h100["math_pipe_throttle"] and model["not_selected"] > 10 * model["math_pipe_throttle"]
+
+
+def test_sass_runs_take_their_own_l1_latency():
+    """sass.memory.l1.latency (h100.yaml 33, fitted to t-ldg-path's second pass: a dependent LDG
+    through lines in L1 steps every 38 cycles on the H100) times SASS loads; PTX runs keep
+    memory.l1.latency.  Each cycle of it is a cycle of every step of the chase."""
+    h100 = load_config("h100")
+    assert h100.get("memory.l1.latency") == 27 and h100.for_sass().get("memory.l1.latency") == 33
+    assert h100.for_sass().get("memory.l2.latency") == h100.get("memory.l2.latency")   # the rest merged, kept
+
+    def second_pass_steps(sets):
+        _, res = sass_run("t-ldg-path", sets)
+        clk = res.buffers["clk"].astype(np.int64)
+        return np.diff(clk.reshape(4, 2, 33)[1:, 1], axis=1)[:, 1:]      # .ca, plain, .nc; load 0 left out
+    steps, plain = second_pass_steps([]), second_pass_steps(["sass.memory.l1.latency=27"])
+    assert steps.mean() == pytest.approx(38.2, abs=0.3)                   # the H100: 38.19
+    assert ((steps - plain) == 6).all()

@@ -142,7 +142,7 @@ def test_unknown_probe_is_a_clear_error():
 # the DMUL cost with 8 warps per scheduler: within 10% and a quarter cycle).  The larger programs (64 KiB and 256 KiB of code, 8,448 blocks) run
 # with --run-slow.
 # (store_operand_read: test_store_probe_shows_how_long_a_store_holds_its_source checks it in CI)
-QUICK_PROBES = ("loop_iteration_converged", "launch_one_block_events", "two_warps_one_subpartition",
+QUICK_PROBES = ("loop_iteration_converged", "l1_hit_chase", "launch_one_block_events", "two_warps_one_subpartition",
                 "fetch_512_cold", "fetch_512_warm", "regbank_ptxas", "regbank_same3", "lds_burst_first4",
                 "lds_burst_issue_w4")
 

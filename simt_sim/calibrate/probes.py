@@ -143,6 +143,19 @@ def first_touch_mean(form):
     return lambda m: float(np.mean(first_touches(m, form)))
 
 
+def l1_hit_mean(m):
+    """t-ldg-path: the second pass of the three forms that allocate in L1 (.ca, plain, .nc), load 0
+    left out as in the first: a dependent LDG's step through lines in L1."""
+    passes = m[0]["clk"].reshape(4, 2, 33)
+    return float(np.mean([np.diff(passes[LDG_FORMS.index(f), 1])[1:] for f in ("ca", "plain", "nc")]))
+
+
+def lane_chase(part):
+    """t-chase-lanes: the mean step of one of its four chains (0 LDS lane 0, 1 LDS 32 lanes, 2 LDG
+    lane 0, 3 LDG 32 lanes), step 0 left out (it waits for what came before)."""
+    return lambda m: float(np.mean(np.diff(m[0]["clk"].reshape(4, 33)[part])[1:]))
+
+
 def first_touch_side(far):
     """Median first touch of the lines in the far (above 380 cycles) or near L2 partition, all four
     forms together; where nothing falls on one side (the model has one latency), all of them."""
@@ -206,6 +219,14 @@ PROBES = [
           "mean first touch of host-copied lines 256 B apart, ld.global.cg (LDG.E.STRONG.GPU)"),
     Probe("ldg_first_touch_nc", ("t-ldg-path",), "cycles", first_touch_mean("nc"),
           "the same with ld.global.nc (LDG.E.CONSTANT, `const __restrict__`): the form changes nothing"),
+    Probe("l1_hit_chase", ("t-ldg-path",), "cycles", l1_hit_mean,
+          "the same chains again (.ca, plain, .nc): each dependent load hits L1"),
+    Probe("lds_chase", ("t-chase-lanes",), "cycles", lane_chase(0),
+          "dependent LDS, lane 0 alone, a clock read after each"),
+    Probe("lds_chase_32_lanes", ("t-chase-lanes",), "cycles", lane_chase(1),
+          "the same with 32 lanes, conflict-free: the lanes add nothing"),
+    Probe("l1_hit_chase_32_lanes", ("t-chase-lanes",), "cycles", lane_chase(3),
+          "dependent LDG.E.CONSTANT hitting L1, 32 lanes on 32 words of one line (lane 0 alone: 38 too)"),
     Probe("l2_near_first_touch", ("t-ldg-path",), "cycles", first_touch_side(False),
           "first touches of lines in the SM's own L2 partition (every second 8 KiB of the buffer)", modelled=False),
     Probe("l2_far_first_touch", ("t-ldg-path",), "cycles", first_touch_side(True),

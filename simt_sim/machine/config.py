@@ -238,6 +238,12 @@ SCHEMA = {
                                         "tools/dmul_phase.py: a DMUL's takes it 2 cycles after an FMUL issued with "
                                         "it, though its dependants wait 8 cycles to the FMUL's 4)"),
         "units": {name: _unit_schema(name) for name in UNIT_NAMES},
+        "memory": {"shared": {"latency": Field(int, positive,
+                                               doc="over memory.shared.latency for SASS runs: issue to data of "
+                                                   "an LDS (t-chase-lanes)")},
+                   "l1": {"latency": Field(int, positive,
+                                           doc="over memory.l1.latency for SASS runs: issue to data of an L1-hit "
+                                               "load sector, as SASS's LDG meets it (t-ldg-path's second pass)")}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
@@ -322,7 +328,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
-    "sass": {"units": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
+    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
@@ -359,10 +365,11 @@ class GPUConfig:
         return node
 
     def for_sass(self) -> "GPUConfig":
-        """The config a launch holding SASS kernels is timed on: `sass.units` over `units` (SASS
-        and PTX runs keep their own calibrated unit values)."""
+        """The config a launch holding SASS kernels is timed on: `sass.units` over `units` and
+        `sass.memory` over `memory` (SASS and PTX runs keep their own calibrated values)."""
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
+        data["memory"] = merged(data["memory"], self.get("sass.memory") or {})
         data["latency_overrides"] = copy.deepcopy(self.get("sass.latency_overrides") or {})
         return GPUConfig(self.name, self.path, data)
 
