@@ -269,16 +269,23 @@ PROBES = [
             modelled=k != 5, abs_tolerance=0.25)
       for k, meaning in ((1, "the FMUL took the lite pipe"), (2, "the second FMUL took the heavy pipe"),
                          (3, "lite, heavy, lite"), (4, "the fourth took the heavy pipe"),
-                         (5, "ISETP between: the heavy pipe free, yet a cycle (not modelled; the loop's target is "
-                             "7th of its line: sass.fetch.redirect_next_line_cycles 3 gives it)"),
+                         (5, "ISETP between: the heavy pipe free, yet a cycle (the loop's target is 7th of its "
+                             "line: sass.fetch.redirect_next_line_cycles)"),
                          (6, "5 FMULs, ISETP, FMUL (lite)"), (7, "5 FMULs, ISETP, 2 FMULs (lite, heavy)"))),
     *(Probe(f"issue_fmul{k}_imad", (f"t-fmul{k}-imad",), "cycles/warp-iter", warp_iteration(),
             f"8 warps per sub-partition: {k} FMUL{'s' if k > 1 else ''}, an IMAD and 3 loop instructions "
             f"({k + 4} issue slots)") for k in range(1, 8)),
     *(Probe(f"fmul_loop_{k}_w1", (f"t-fmul{k}-w1",), "cycles/warp-iter", warp_iteration(1),
-            f"{k} FMULs, ISETP right before the branch, one warp: 2 cycles over the 8-FMUL loop (not modelled; "
-            f"the loop's target is the last of its line: sass.fetch.redirect_next_line_cycles 3 gives them)",
-            modelled=False) for k in (1, 5)),
+            f"{k} FMULs, ISETP right before the branch, one warp: 2 cycles over the 8-FMUL loop (the loop's "
+            f"target is the last of its line: sass.fetch.redirect_next_line_cycles)") for k in (1, 5)),
+    *(Probe(f"loop_target_slot{k}", (f"t-fetch-slot{k}",), "cycles/warp-iter", warp_iteration(1),
+            f"a lone warp's one-FMUL loop (UIADD3, FMUL, ISETP, BRA) whose first instruction is slot {k} of its "
+            f"128-byte line" + (": 2 cycles a trip more than in any other slot" if k == 7 else ""))
+      for k in range(8)),
+    Probe("loop_target_last_in_line", tuple(f"t-fetch-slot{k}" for k in range(8)), "cycles/warp-iter",
+          lambda m: warp_iteration(1)(m[7:]) - float(np.mean([warp_iteration(1)([x]) for x in m[:7]])),
+          "what slot 7 adds to a trip of that loop over the mean of slots 0-6 (sass.fetch.redirect_next_line_cycles)",
+          abs_tolerance=0.25),
     *(Probe(f"regbank_{v.replace('-', '_')}", (f"t-regbank-{v}",), "cycles/inst", pass_cycles(256, 1), meaning,
             modelled=v != "same3-reuse") for v, meaning in REGBANK_VARIANTS),
     Probe("store_operand_read", ("t-opread",), "cycles/step", store_step_cost,

@@ -37,6 +37,7 @@ FITS = [
     Fit("sass.block_launch_interval", "block_cost", 0, 1024),
     Fit("sass.memory.l1.latency", "l1_hit_chase", 8, 64),              # LDG's L1 hits (PTX: memory.l1.latency)
     Fit("sass.memory.shared.latency", "lds_chase", 4, 64),             # LDS (PTX: memory.shared.latency)
+    Fit("sass.store_data_read_cycles", "store_operand_read", 0, 8),    # an STS's data, after its address
 ]
 
 

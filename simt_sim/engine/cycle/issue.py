@@ -36,6 +36,7 @@ T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
 T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
+T_STORE_READ = TC["store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT = TC["branch_resolve"], TC["slot_weight_ppm"]
 
 
@@ -123,6 +124,17 @@ def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
     n_active = popcount64(mask)
     st[STAT_ACTIVE_LANES] += n_active
     st[KS_WHIST + n_active] += 1
+
+
+@compiled_inline
+def sources_read(row, tc, cycle):
+    """The cycle an instruction issued at cycle has read its sources (its read barrier releases):
+    sass.operand_read_latency after issue, however long it then waits in the memory queue, and
+    sass.store_data_read_cycles later for the data of a store, reduction or atomic."""
+    op = row[E.F_OP]
+    if op == E.OP_ST or op == E.OP_RED or op == E.OP_ATOM:
+        return cycle + tc[T_READ_LAT] + tc[T_STORE_READ]
+    return cycle + tc[T_READ_LAT]
 
 
 @compiled_inline
@@ -222,7 +234,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
     if ctrl >= 0:
-        set_barriers(wf, w, ctrl, ready, kind, cycle + tc[T_READ_LAT])   # a queued instruction holds its operands
+        set_barriers(wf, w, ctrl, ready, kind, sources_read(row, tc, cycle))
         track_copy_groups(wf, w, row[E.F_OP], ready, cycle)
     else:
         write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
