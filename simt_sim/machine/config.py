@@ -207,8 +207,11 @@ SCHEMA = {
                                           "sources are read (releases its read barrier)"),
         "store_data_read_cycles": Field(int, non_negative,
                                         doc="cycles after operand_read_latency that a store, reduction or atomic "
-                                            "reads its data operand (its read barrier releases then; a load's "
-                                            "address is read at operand_read_latency)"),
+                                            "to shared memory reads its data operand (its read barrier releases "
+                                            "then; a load's address is read at operand_read_latency)"),
+        "global_store_data_read_cycles": Field(int, non_negative,
+                                               doc="the same for a store, reduction or atomic to global (or "
+                                                   "local) memory"),
         "taken_branch_latency": Field(int, non_negative,
                                       doc="cycles a SASS warp waits after a branch that leaves the fall-through "
                                           "path (instruction fetch redirect), at least its stall count"),
@@ -332,7 +335,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
-    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
+    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},

@@ -36,7 +36,7 @@ T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
 T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
-T_STORE_READ = TC["store_data_read"]
+T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT = TC["branch_resolve"], TC["slot_weight_ppm"]
 
 
@@ -130,10 +130,12 @@ def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
 def sources_read(row, tc, cycle):
     """The cycle an instruction issued at cycle has read its sources (its read barrier releases):
     sass.operand_read_latency after issue, however long it then waits in the memory queue, and
-    sass.store_data_read_cycles later for the data of a store, reduction or atomic."""
+    sass.store_data_read_cycles later for the data of a store, reduction or atomic to shared
+    memory, sass.global_store_data_read_cycles to anywhere else."""
     op = row[E.F_OP]
     if op == E.OP_ST or op == E.OP_RED or op == E.OP_ATOM:
-        return cycle + tc[T_READ_LAT] + tc[T_STORE_READ]
+        later = tc[T_STORE_READ] if row[E.F_SPACE] == E.SP_SHARED else tc[T_GLOBAL_STORE_READ]
+        return cycle + tc[T_READ_LAT] + later
     return cycle + tc[T_READ_LAT]
 
 
