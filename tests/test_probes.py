@@ -221,3 +221,18 @@ def test_fp64_issue_probes_show_greedy_round_robin_issue_and_a_dmul_write_confli
     assert abs(P.simulated_value(i1, sets=["sass.units.fp32.spare_first_pipe=false"])) < 0.05   # heavy first: none
     after = [P.h100_value(P.probe(f"imad_after_{k}_fmuls_w1")) for k in range(1, 8)]
     assert [round(a) for a in after] == [0, 1, 0, 1, 1, 0, 1]        # a cycle after 2, 4, 7 FMULs (5: unexplained)
+
+
+def test_a_dependent_load_slows_when_four_warps_per_scheduler_chase():
+    """t-chase-warps-1, -2, -4 (recorded 2026-11-27): 1, 2 or 4 warps per sub-partition each chase
+    shared memory and L1 with 32 lanes a step.  On the H100 two warps per scheduler step as one
+    does (LDS 29.0, LDG 38.0); four take 1.0 and 4.1 cycles longer a step, unevenly (40.4-44.7 for
+    the LDG chain).  The model steps as one warp does with 2 and adds 0.3 and 0.2 with 4: the
+    growth is not modelled (EC's warps, four per scheduler, lose some 6 cycles per k-mer window)."""
+    growth = {name: (P.h100_value(P.probe(name)), P.simulated_value(P.probe(name), "sass"))
+              for name in ("lds_chase_2_warps", "ldg_chase_2_warps", "lds_chase_4_warps", "ldg_chase_4_warps")}
+    for name in ("lds_chase_2_warps", "ldg_chase_2_warps"):
+        hw, sim = growth[name]
+        assert abs(hw) < 0.1 and sim == pytest.approx(hw, abs=0.5), name
+    assert 0.8 < growth["lds_chase_4_warps"][0] < 1.2 and 3.5 < growth["ldg_chase_4_warps"][0] < 4.5
+    assert growth["ldg_chase_4_warps"][1] < 1.0                       # not modelled

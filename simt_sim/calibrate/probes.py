@@ -156,6 +156,15 @@ def lane_chase(part):
     return lambda m: float(np.mean(np.diff(m[0]["clk"].reshape(4, 33)[part])[1:]))
 
 
+def chase_growth(chain):
+    """t-chase-warps-N against -1: how much longer a step of one chain (0 LDS, 1 LDG hitting L1,
+    32 lanes each) gets when N warps per sub-partition chase at once, step 0 left out."""
+    def step(m):
+        c = m["clk"].reshape(-1, 2, 33)[:, chain]
+        return float(np.mean(np.diff(c, axis=1)[:, 1:]))
+    return lambda m: step(m[1]) - step(m[0])
+
+
 def first_touch_side(far):
     """Median first touch of the lines in the far (above 380 cycles) or near L2 partition, all four
     forms together; where nothing falls on one side (the model has one latency), all of them."""
@@ -226,6 +235,11 @@ PROBES = [
         ("lds_chase_32_lanes", 1, "the same with 32 lanes, conflict-free: the lanes add nothing"),
         ("l1_hit_chase_32_lanes", 3,
          "dependent LDG.E.CONSTANT hitting L1, 32 lanes on 32 words of one line (lane 0 alone: 38 too)"))),
+    *(Probe(f"{kind}_chase_{n}_warps", ("t-chase-warps-1", f"t-chase-warps-{n}"), "cycles", chase_growth(chain),
+            f"what {n} warps per sub-partition chasing at once add to a step of the 32-lane {what} chain "
+            f"(t-chase-lanes' pattern) over one warp" + ("" if n == 2 else ": not modelled"),
+            modelled=n == 2, abs_tolerance=0.5)
+      for n in (2, 4) for kind, chain, what in (("lds", 0, "LDS"), ("ldg", 1, "L1-hit LDG"))),
     Probe("l2_near_first_touch", ("t-ldg-path",), "cycles", first_touch_side(False),
           "first touches of lines in the SM's own L2 partition (every second 8 KiB of the buffer)", modelled=False),
     Probe("l2_far_first_touch", ("t-ldg-path",), "cycles", first_touch_side(True),
