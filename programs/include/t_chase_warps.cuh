@@ -6,43 +6,7 @@
 // clk[66 w + 33 part + k]: warp w's clock after step k - 1 of chain `part` (k = 0: before it).
 #pragma once
 #include "simt_trace.cuh"
-
-#define STEPS 32
-#define WORDS 1024
-
-__device__ __forceinline__ long long clock_now() {
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory");
-    return t;
-}
-
-__device__ __forceinline__ unsigned load_nc(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ unsigned load_shared(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "l"(__cvta_generic_to_shared(p)) : "memory");
-    return v;
-}
-
-template <bool SHARED>
-__device__ __forceinline__ unsigned chase(const unsigned* chain, unsigned j, long long* out, bool keep) {
-    long long t[STEPS + 1];
-    t[0] = clock_now();
-#pragma unroll
-    for (int k = 0; k < STEPS; k++) {
-        j = SHARED ? load_shared(chain + j) : load_nc(chain + j);
-        t[k + 1] = clock_now();
-    }
-    if (keep) {
-#pragma unroll
-        for (int k = 0; k <= STEPS; k++) out[k] = t[k];
-    }
-    return j;
-}
+#include "t_chase.cuh"
 
 extern "C" __global__ void chase_warps(const unsigned* chain, unsigned* res, long long* clk) {
     SIMT_SITE(1);                                   // entry

@@ -133,10 +133,15 @@ def warp_span_spread(m):
 LDG_FORMS = ("cg", "ca", "plain", "nc")
 
 
+def chase_steps(clocks):
+    """A chase's step latencies from the clock read before it and after each load (last axis):
+    step 0 left out, as it also waits for whatever came before the chase."""
+    return np.diff(clocks, axis=-1)[..., 1:]
+
+
 def first_touches(m, form):
-    """t-ldg-path: the first pass's latencies of one load form (load 0, after the clock read that
-    opens the pass, is left out)."""
-    return np.diff(m[0]["clk"].reshape(4, 2, 33)[LDG_FORMS.index(form), 0])[1:]
+    """t-ldg-path: the first pass's latencies of one load form."""
+    return chase_steps(m[0]["clk"].reshape(4, 2, 33)[LDG_FORMS.index(form), 0])
 
 
 def first_touch_mean(form):
@@ -144,24 +149,23 @@ def first_touch_mean(form):
 
 
 def l1_hit_mean(m):
-    """t-ldg-path: the second pass of the three forms that allocate in L1 (.ca, plain, .nc), load 0
-    left out as in the first: a dependent LDG's step through lines in L1."""
-    passes = m[0]["clk"].reshape(4, 2, 33)
-    return float(np.mean([np.diff(passes[LDG_FORMS.index(f), 1])[1:] for f in ("ca", "plain", "nc")]))
+    """t-ldg-path: the second pass of the three forms that allocate in L1 (.ca, plain, .nc): a
+    dependent LDG's step through lines in L1."""
+    second = m[0]["clk"].reshape(4, 2, 33)[[LDG_FORMS.index(f) for f in ("ca", "plain", "nc")], 1]
+    return float(np.mean(chase_steps(second)))
 
 
 def lane_chase(part):
     """t-chase-lanes: the mean step of one of its four chains (0 LDS lane 0, 1 LDS 32 lanes, 2 LDG
-    lane 0, 3 LDG 32 lanes), step 0 left out (it waits for what came before)."""
-    return lambda m: float(np.mean(np.diff(m[0]["clk"].reshape(4, 33)[part])[1:]))
+    lane 0, 3 LDG 32 lanes)."""
+    return lambda m: float(np.mean(chase_steps(m[0]["clk"].reshape(4, 33)[part])))
 
 
 def chase_growth(chain):
     """t-chase-warps-N against -1: how much longer a step of one chain (0 LDS, 1 LDG hitting L1,
-    32 lanes each) gets when N warps per sub-partition chase at once, step 0 left out."""
+    32 lanes each) gets when N warps per sub-partition chase at once."""
     def step(m):
-        c = m["clk"].reshape(-1, 2, 33)[:, chain]
-        return float(np.mean(np.diff(c, axis=1)[:, 1:]))
+        return float(np.mean(chase_steps(m["clk"].reshape(-1, 2, 33)[:, chain])))
     return lambda m: step(m[1]) - step(m[0])
 
 
