@@ -1,5 +1,6 @@
 """What the engine compiles: a launch compiles only the semantics of the instruction sets its code
-holds (Code.ptx / Code.sass markers, engine/jit.unless_none)."""
+holds (Code.ptx / Code.sass markers, engine/jit.unless_none), and the calls, tensor-core rows and
+asynchronous copies only where its code holds them (Code.ext)."""
 from pathlib import Path
 
 import numba
@@ -56,6 +57,18 @@ def test_code_marks_the_instruction_sets_it_holds():
     for programs, marks in (([ptx], (True, None)), ([sass], (None, True)), ([ptx, sass], (True, True))):
         code = link(programs)[0]
         assert (code.ptx, code.sass) == marks, [p.name for p in programs]
+
+
+@pytest.mark.parametrize("name, isa, ext", [
+    ("article-ex3-mask", "ptx", None),       # branches and arithmetic only
+    ("s-control", "ptx", True),              # a call
+    ("s-tensor", "ptx", True),               # wmma
+    ("s-async", "ptx", True),                # cp.async
+    ("v-smem-reduce", "sass", True),         # SASS code counts as holding them all
+])
+def test_code_marks_whether_it_holds_calls_tensor_rows_or_async_copies(name, isa, ext):
+    code = link([simt_sim.load_program(ROOT / "programs" / name, isa=isa)])[0]
+    assert code.ext is ext
 
 
 @numba.njit(inline="always")

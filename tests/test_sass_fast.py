@@ -38,7 +38,7 @@ def lowered(text: str):
     b = L.RowBuilder(SassKernel("k", ()), "test.cubin:k")
     row = L.lower_instruction(b, inst)
     code = Code(row.reshape(1, -1), np.array(b.u64 or [0], np.uint64), np.zeros(1, np.float32),
-                np.zeros(1, np.float64), np.zeros((0, E.VEC_WIDTH), np.int64), np.zeros((1, len(E.CALL_FIELDS)), np.int64), None, True)
+                np.zeros(1, np.float64), np.zeros((0, E.VEC_WIDTH), np.int64), np.zeros((1, len(E.CALL_FIELDS)), np.int64), None, True, True)
     return code, row
 
 

@@ -234,6 +234,11 @@ OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_m
 OP_ISSPACEP, OP_BAR_WARP = (OPCODE[n] for n in ("isspacep", "bar.warp"))
 OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA, OP_LDMATRIX = (
     OPCODE[n] for n in ("wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma", "ldmatrix"))
+# The less common families, which a launch compiles only where its code holds them (Code.ext,
+# execute.ext_row): calls, the tensor-core rows and the asynchronous copies; IS_EXT_OP by opcode
+EXT_OPS = (OP_CALL, OP_MMA, OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA,
+           OP_LDMATRIX, OP_CP_ASYNC)
+IS_EXT_OP = tuple(op in EXT_OPS for op in range(len(_ISA.ops)))
 
 # ---- SASS (isa/sass.yaml) ----
 # Every SASS family gets an engine opcode after the PTX ones; memory, barrier and exit families

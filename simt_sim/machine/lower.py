@@ -19,7 +19,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.config import GPUConfig
 from simt_sim.machine.layout import GEOM_FIELDS, ISA_PTX, ISA_SASS, KF, KF_FIELDS, KSTATE_WAITING, POLICY_NAMES, G
 from simt_sim.machine.occupancy import Occupancy, occupancy
-from simt_sim.machine.state import Code, isa_markers
+from simt_sim.machine.state import Code, code_markers
 from simt_sim.machine.tables import RegisterNumbering, machine_scalars, pc_tables
 
 
@@ -92,11 +92,12 @@ def link(programs: list) -> tuple[Code, list[int], list[int], int, RegisterNumbe
         vec += len(vecs[-1])
         params = param_base + max(p.param_size, 8)
     allv = np.concatenate(vecs) if vec else np.full((1, E.VEC_WIDTH), -2, np.int64)
-    code = Code(np.concatenate(codes), np.concatenate(cu64) if const else np.zeros(1, np.uint64),
+    rows = np.concatenate(codes)
+    code = Code(rows, np.concatenate(cu64) if const else np.zeros(1, np.uint64),
                 np.concatenate(cf32) if const else np.zeros(1, np.float32),
                 np.concatenate(cf64) if const else np.zeros(1, np.float64), allv,
                 np.concatenate(calls) if ncalls else np.zeros((1, len(E.CALL_FIELDS)), np.int64),
-                *isa_markers({p.isa for p in programs}))
+                *code_markers({p.isa for p in programs}, rows))
     numbering = RegisterNumbering(max(p.n_r32 for p in programs), max(p.n_r64 for p in programs),
                                   max(p.n_pred for p in programs))
     return code, pc_bases, param_bases, params, numbering

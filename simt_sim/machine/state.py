@@ -11,13 +11,14 @@ from collections import namedtuple
 
 import numpy as np
 
+from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (CBAR_FIELDS, CBAR_SLOTS, HISTORY_FIELDS, INF, N_COUNTERS, SC_HELD_AT, SC_LAST,
                                      SC_RR_FROM, SC_WAKE, SCHED_FIELDS, STACK_FIELDS, WARP_FIELDS, WF_LAST_CYCLE,
                                      WF_STATUS, W_EMPTY)
 
 # calls: the call table (isa/encoding.py); ptx / sass: True when the rows include that instruction
-# set, None when not (isa_markers)
-Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls ptx sass")
+# set, None when not; ext: True when they include a family of encoding.EXT_OPS (code_markers)
+Code = namedtuple("Code", "rows cu64 cf32 cf64 vecs calls ptx sass ext")
 Regs = namedtuple("Regs", "r32 f32 r64 f64 pred")
 Warps = namedtuple("Warps", "f stack cbar")        # the warp record, SIMT stacks, SASS convergence barriers
 # global memory with its allocations (base, end, offset in gmem; sorted by base), shared memory
@@ -26,11 +27,17 @@ Memory = namedtuple("Memory", "gmem allocs smem lmem pmem")
 ALLOC_BASE, ALLOC_END, ALLOC_OFF = range(3)
 
 
-def isa_markers(isas: set[str]) -> tuple:
-    """(Code.ptx, Code.sass) for rows of these instruction sets.  A marker's numba type is None or
-    bool, so numba compiles the engine once per combination and prunes the semantics of an absent
-    set (execute.ptx_row, sass_row): a PTX run never compiles SASS semantics, nor a SASS run PTX's."""
-    return (True if "ptx" in isas else None), (True if "sass" in isas else None)
+def code_markers(isas: set[str], rows: np.ndarray) -> tuple:
+    """(Code.ptx, Code.sass, Code.ext) for these rows of these instruction sets.  A marker's numba
+    type is None or bool, so numba compiles the engine once per combination and prunes what a None
+    marker rules out: a PTX run never compiles SASS semantics nor SASS timing (control codes,
+    register banks, fetch), a SASS run never PTX's semantics (execute.ptx_row, sass_row,
+    cycle/issue.py), and code without calls, tensor-core rows or asynchronous copies not those.
+    Code with SASS rows counts as holding them all: it would otherwise compile a fourth
+    combination of the engine for a few seconds less of its own."""
+    ptx, sass = "ptx" in isas, "sass" in isas
+    ext = sass or bool(np.isin(rows[:, E.F_OP], E.EXT_OPS).any())
+    return (True if ptx else None), (True if sass else None), (True if ext else None)
 
 
 def make_schedulers(n_sm: int, n_sp: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, hold_warp, 
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
-from simt_sim.engine.jit import compiled, compiled_inline
+from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
@@ -61,10 +61,19 @@ def pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle):
     return warp_ready(wf, w, cycle) and not accepts(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, wf[w, WF_PC], cycle)
 
 
-@compiled_inline
-def dispatch_blocked(wf, ts, tab, tc, w, sm, sp, cycle):
+@compiled
+def no_write_port(sass, wf, ts, tab, tc, w, sm, sp, cycle):
+    """Code without SASS rows books no register-file writes."""
+    return False
+
+
+@unless_none(no_write_port)
+def dispatch_blocked(sass, wf, ts, tab, tc, w, sm, sp, cycle):
     """Whether the selected warp w's result would land on a booked register-file write: then it
-    is held this cycle (a dispatch stall) and the scheduler issues nothing."""
+    is held this cycle (a dispatch stall) and the scheduler issues nothing.  (SASS only: `sass` is
+    Code.sass, and for code without SASS rows none of the SASS timing in this file is compiled.)"""
+    if sass is None:
+        return no_write_port(sass, wf, ts, tab, tc, w, sm, sp, cycle)
     if tc[T_WRITE_PORT] and write_port_taken(ts.sched, tab, sm, sp, wf[w, WF_PC], cycle):
         wf[w, WF_HELD] += 1
         return True
@@ -79,11 +88,11 @@ def throttle_reason(rows, tab, pc):
 
 
 @compiled_inline
-def result_timing(rows, regs, mt, tab, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
+def result_timing(code, regs, mt, tab, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
     """(ready cycle, stall class) of pc's results, decided before it executes."""
     cls = tab.cls[pc]
     if cls == CL_MEM:
-        return memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle)
+        return memory_ready(code.ext, code.rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle)
     if cls == CL_ALU or cls == CL_SFU:
         return cycle + tab.lat[pc], (R_SHORT if cls == CL_SFU else R_WAIT)
     return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
@@ -181,28 +190,79 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
         wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
 
 
-@compiled_inline
-def next_operands(wf, ts, tab, rows, tc, w, sm, sp):
-    """Record when warp w's next instruction has its operands (SASS: its wait mask's barriers are
-    clear and its register-file reads are done), and exit its outstanding loads."""
+@compiled
+def registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp):
+    """(cycle, stall class) at which warp w's next instruction has its source registers, by the
+    per-register scoreboard."""
+    return operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
+
+
+@unless_none(registers_ready)
+def operands_at(sass, wf, ts, tab, rows, tc, w, sm, sp):
+    """registers_ready, or for SASS timed by its control codes: when its wait mask's barriers are
+    clear and its register-file reads are done."""
+    if sass is None:
+        return registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp)
     ctrl = control_code(rows, tc, wf[w, WF_PC])
-    if ctrl >= 0:
-        nxt, nkind = barriers_clear(wf, w, ctrl)
-        if rows[wf[w, WF_PC], E.F_OP] == E.OP_S_DEPBAR:
-            done, dkind = groups_done(wf, w, rows[wf[w, WF_PC], E.F_VEC])
-            if done > nxt:
-                nxt, nkind = done, dkind
-        if tc[T_BANKS]:
-            read = read_operands(wf, ts.sched, tab, tc, w, sm, sp, wf[w, WF_PC])
-            if read > nxt:
-                nxt, nkind = read, R_DISPATCH
-    else:
-        nxt, nkind = operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
+    if ctrl < 0:
+        return registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp)
+    nxt, nkind = barriers_clear(wf, w, ctrl)
+    if rows[wf[w, WF_PC], E.F_OP] == E.OP_S_DEPBAR:
+        done, dkind = groups_done(wf, w, rows[wf[w, WF_PC], E.F_VEC])
+        if done > nxt:
+            nxt, nkind = done, dkind
+    if tc[T_BANKS]:
+        read = read_operands(wf, ts.sched, tab, tc, w, sm, sp, wf[w, WF_PC])
+        if read > nxt:
+            nxt, nkind = read, R_DISPATCH
+    return nxt, nkind
+
+
+@compiled_inline
+def next_operands(code, wf, ts, tab, tc, w, sm, sp):
+    """Record when warp w's next instruction has its operands, and exit its outstanding loads."""
+    nxt, nkind = operands_at(code.sass, wf, ts, tab, code.rows, tc, w, sm, sp)
     if tab.cls[wf[w, WF_PC]] == CL_EXIT and wf[w, WF_DRAIN] > nxt:
         nxt = wf[w, WF_DRAIN]       # a warp exits only when its outstanding results are written
         nkind = R_DRAIN
     wf[w, WF_OPERANDS_AT] = nxt
     wf[w, WF_OPERANDS_KIND] = nkind
+
+
+@compiled
+def scoreboard_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle):
+    """pc's destination registers are ready at `ready` (per-register scoreboard)."""
+    write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
+
+
+@unless_none(scoreboard_results)
+def note_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle):
+    """scoreboard_results, or for SASS timed by its control codes: the write and read barriers
+    pc sets release when its results arrive and its sources are read."""
+    if sass is None or ctrl < 0:
+        scoreboard_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle)
+        return
+    set_barriers(wf, w, ctrl, ready, kind, sources_read(row, tc, cycle))
+    track_copy_groups(wf, w, row[E.F_OP], ready, cycle)
+
+
+@compiled
+def no_sass_issued(sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle):
+    return
+
+
+@unless_none(no_sass_issued)
+def sass_issued(sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle):
+    """What a SASS instruction leaves behind at issue: its register-file write booked, its reuse
+    flags' operands kept, and the next instruction's fetch."""
+    if sass is None:
+        return no_sass_issued(sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
+    if tc[T_WRITE_PORT]:
+        book_write(ts.sched, tab, sm, sp, pc, cycle)
+    if ctrl >= 0 and tc[T_BANKS]:
+        keep_reused(wf, tab, w, pc, ctrl)
+    if ctrl >= 0 and tc[T_FETCH]:
+        fetch_next(wf, ts, tc, w, pc, sm, sp, cycle)
 
 
 @compiled_inline
@@ -221,7 +281,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
     start = enqueue(ts.unit_free, ts.mem_queue, wf, tab, tc, w, sm, sp, pc, cycle)     # when it enters its pipe
-    ready, kind = result_timing(code.rows, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
+    ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
                                 start)
     counters[C_CLOCK] = cycle
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
@@ -231,15 +291,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     pipe = occupy_pipe(ts.unit_free, tab, sm, sp, pc, start, busy)
     hold_warp(wf, tab, tc, ts.scratch, w, pc, start)
     u = tab.unit[pc]
-    if tc[T_WRITE_PORT]:
-        book_write(ts.sched, tab, sm, sp, pc, cycle)
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
-    if ctrl >= 0:
-        set_barriers(wf, w, ctrl, ready, kind, sources_read(row, tc, cycle))
-        track_copy_groups(wf, w, row[E.F_OP], ready, cycle)
-    else:
-        write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
+    note_results(code.sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
         # exit waits for outstanding loads (their registers are still to be written); stores
         # need no registers once issued and only delay the kernel's end
@@ -249,10 +303,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
     after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
-    if ctrl >= 0 and tc[T_BANKS]:
-        keep_reused(wf, tab, w, pc, ctrl)
-    if ctrl >= 0 and tc[T_FETCH]:
-        fetch_next(wf, ts, tc, w, pc, sm, sp, cycle)
+    sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER or status == W_DONE:
         release_barrier(wf, ts.sched, ts.sm_use, tc, w, geom[G_WPB], sm, cycle)
@@ -260,7 +311,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:
-        next_operands(wf, ts, tab, code.rows, tc, w, sm, sp)
+        next_operands(code, wf, ts, tab, tc, w, sm, sp)
     return True
 
 
@@ -280,7 +331,7 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
         w = cand[j]
         before = issued
         while issued < width and can_issue(wf, ts, tab, tc, w, sm, sp, cycle):
-            if dispatch_blocked(wf, ts, tab, tc, w, sm, sp, cycle):
+            if dispatch_blocked(code.sass, wf, ts, tab, tc, w, sm, sp, cycle):
                 held = True
                 ts.sched[sm, sp, SC_LAST] = w        # it had the turn: greedy policies keep it
                 ts.sched[sm, sp, SC_HELD_AT] = cycle

@@ -8,7 +8,7 @@ import numpy as np
 from simt_sim.engine.cycle import caches as MT
 from simt_sim.engine.cycle import coalesce as CO
 from simt_sim.engine.functional.address import generic_to_space, lane_address
-from simt_sim.engine.jit import compiled
+from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
                                      SCRATCH_SECTORS, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC)
@@ -19,8 +19,9 @@ LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache m
 
 
 @compiled
-def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
-    """(cycle the data is ready / written, stall class) of warp w's memory instruction at pc."""
+def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
+    """(cycle the data is ready / written, stall class) of warp w's memory instruction at pc
+    (ext: Code.ext)."""
     row = rows[pc]
     op = row[E.F_OP]
     space = row[E.F_SPACE]
@@ -32,7 +33,7 @@ def memory_ready(rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, s
     scratch[SCRATCH_PORT_WAIT] = 0
     if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
             or op == E.OP_WMMA_STORE_D:
-        return tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
+        return tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
     b = E.F_OPS + addr_k * E.OPERAND_FIELDS
     aidx = row[b + 1]
     aoff = row[b + 2]
@@ -76,6 +77,20 @@ def shared_ready(mt, tc, scratch, sm, cycle, ways, atomic_serial):
     ready, port_wait = MT.shared_access(mt, tc, sm, cycle, ways, atomic_serial)
     scratch[SCRATCH_PORT_WAIT] = port_wait
     return ready
+
+
+@compiled
+def no_tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
+    """A tensor-core access in code marked without them (cannot happen: the lowering marks the code)."""
+    return cycle + 1, R_WAIT
+
+
+@unless_none(no_tensor_memory)
+def tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
+    """tensor_memory_ready where the code holds tensor-core rows (Code.ext), else not compiled."""
+    if ext is None:
+        return no_tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
+    return tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
 
 
 @compiled

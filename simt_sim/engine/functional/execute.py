@@ -750,6 +750,59 @@ ROW_SETTLED, ROW_FAULT = -2, -1
 
 
 @compiled
+def no_ext_row(ext, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, slot, geom, slot_block, counters,
+               ev, fault):
+    """A row of encoding.EXT_OPS in code marked without them (cannot happen: the lowering marks the code)."""
+    set_fault(fault, FAULT_UNSUPPORTED, ws.f[w, WF_GID], -1, pc, op, 0)
+    return ROW_FAULT
+
+
+@unless_none(no_ext_row)
+def ext_row(ext, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, slot, geom, slot_block, counters,
+            ev, fault):
+    """The less common families (isa/encoding.EXT_OPS): calls, mma / wmma, ldmatrix and cp.async
+    (SASS LDSM, LDGSTS).  Returns pc + 1, ROW_SETTLED or ROW_FAULT.  `ext` is Code.ext: for code
+    without them (None) none of this is compiled."""
+    if ext is None:
+        return no_ext_row(ext, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, slot, geom, slot_block,
+                          counters, ev, fault)
+    gid = ws.f[w, WF_GID]
+    if op == E.OP_CALL:
+        if exec_mask != 0:
+            status = exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid)
+            return ROW_FAULT if status == STEP_FAULT else ROW_SETTLED
+        return pc + 1
+    if op == E.OP_CP_ASYNC:
+        done = exec_cp_async(code, regs, mem, row, w, exec_mask, base_t, slot, geom, slot_block, counters, fault)
+    elif not whole_warp(fault, geom[G_WS], exec_mask, gid, pc):
+        return ROW_FAULT
+    elif op == E.OP_LDMATRIX:
+        done = T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault)
+    else:
+        done = exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault)
+    if not done:
+        fault[1] = gid
+        fault[3] = pc
+        return ROW_FAULT
+    return pc + 1
+
+
+@compiled
+def no_calls(ext, code, regs, ws, mem, w, geom, ev, counters):
+    """Code without calls has no function to return from."""
+    return
+
+
+@unless_none(no_calls)
+def finish_calls(ext, code, regs, ws, mem, w, geom, ev, counters):
+    """Inside a function the warp's lanes may all have returned: back to the caller."""
+    if ext is None:
+        return no_calls(ext, code, regs, ws, mem, w, geom, ev, counters)
+    if ws.f[w, WF_CALL_DEPTH] > 0:
+        CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
+
+
+@compiled
 def no_ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom, slot_block, counters,
                ev, fault):
     """A PTX row in code that has none (cannot happen: the lowering makes no such row)."""
@@ -760,8 +813,8 @@ def no_ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t
 @unless_none(no_ptx_row)
 def ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom, slot_block, counters,
             ev, fault):
-    """The rows only PTX code has: branches on the SIMT stack, calls, the explicit mask-stack
-    instructions, mma / wmma and the ALU.  Returns the pc the warp continues at, ROW_SETTLED or
+    """The rows only PTX code has: branches on the SIMT stack, the explicit mask-stack instructions
+    and the ALU (calls and mma / wmma: ext_row).  Returns the pc the warp continues at, ROW_SETTLED or
     ROW_FAULT.  `ptx` is Code.ptx: for SASS-only code (None) none of this is compiled."""
     if ptx is None:
         return no_ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, slot, geom,
@@ -779,10 +832,6 @@ def ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, s
                 return ROW_FAULT
             S.settle(ws, w, ev, counters)
             return ROW_SETTLED
-    elif op == E.OP_CALL:
-        if exec_mask != 0:
-            status = exec_call(code, regs, ws, mem, w, row, pc, exec_mask, geom, ev, counters, fault, gid)
-            return ROW_FAULT if status == STEP_FAULT else ROW_SETTLED
     elif op == E.OP_PUSH_MASK:
         if not S.push_explicit(ws, w, mask, row[E.F_TARGET]):
             set_fault(fault, FAULT_STACK, gid, -1, pc, 0, ws.stack.shape[1])
@@ -808,14 +857,6 @@ def ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, s
             S.pop_explicit(ws, w)
             S.settle(ws, w, ev, counters)
             return ROW_SETTLED
-    elif (op == E.OP_MMA or op == E.OP_WMMA_MMA or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B
-          or op == E.OP_WMMA_LOAD_C or op == E.OP_WMMA_STORE_D):
-        if not whole_warp(fault, wsz, exec_mask, gid, pc):
-            return ROW_FAULT
-        if not exec_tensor(code, regs, mem, row, op, w, base_t, slot, geom, fault):
-            fault[1] = gid
-            fault[3] = pc
-            return ROW_FAULT
     elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
         for lane in range(wsz):
             if (exec_mask >> lane) & 1:
@@ -848,8 +889,7 @@ def settle_ptx(sass, ptx, code, regs, ws, mem, w, geom, ev, counters, fault, pc)
     if ptx is None:
         return True
     S.settle(ws, w, ev, counters)
-    if ws.f[w, WF_CALL_DEPTH] > 0:         # inside a function: lanes may all have returned
-        CALLS.finish_returns(code, regs, ws, mem, w, geom, ev, counters)
+    finish_calls(code.ext, code, regs, ws, mem, w, geom, ev, counters)
     return True
 
 
@@ -936,21 +976,15 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif (op == E.OP_ACTIVEMASK or op == E.OP_VOTE or op == E.OP_SHFL or op == E.OP_MATCH
           or op == E.OP_REDUX):
         exec_warp_op(code, regs, row, op, w, exec_mask, base_t, geom, slot_block, counters)
-    elif op == E.OP_LDMATRIX:
-        CV.join_newest(ws, w)
-        if not whole_warp(fault, wsz, exec_mask, gid, pc):
+    elif E.IS_EXT_OP[op]:
+        if op == E.OP_LDMATRIX or op == E.OP_CP_ASYNC:
+            CV.join_newest(ws, w)
+        next_pc = ext_row(code.ext, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, slot, geom, slot_block,
+                          counters, ev, fault)
+        if next_pc == ROW_FAULT:
             return STEP_FAULT
-        if not T.exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom[G_SHARED], geom[G_LOCAL], fault):
-            fault[1] = gid
-            fault[3] = pc
-            return STEP_FAULT
-    elif op == E.OP_CP_ASYNC:
-        CV.join_newest(ws, w)
-        if not exec_cp_async(code, regs, mem, row, w, exec_mask, base_t, slot, geom, slot_block,
-                             counters, fault):
-            fault[1] = gid
-            fault[3] = pc
-            return STEP_FAULT
+        if next_pc == ROW_SETTLED:
+            return STEP_OK
     elif (op == E.OP_MEMBAR or op == E.OP_FENCE or op == E.OP_NANOSLEEP
           or op == E.OP_CP_ASYNC_GROUP or op == E.OP_BAR_WARP):
         pass            # ordering only; bar.warp.sync: the warp's lanes run in lockstep anyway
