@@ -5,6 +5,8 @@ from the ISA table (isa/*.yaml), so this module is the only place that turns nam
 """
 from __future__ import annotations
 
+import numpy as np
+
 from simt_sim.isa import isa
 from simt_sim.isa.table import NCU_PIPES, NCU_PIPE_OF_UNIT, UNIT_NAMES
 
@@ -238,7 +240,7 @@ OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA, OP
 # execute.ext_row): calls, the tensor-core rows and the asynchronous copies; IS_EXT_OP by opcode
 EXT_OPS = (OP_CALL, OP_MMA, OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA,
            OP_LDMATRIX, OP_CP_ASYNC)
-IS_EXT_OP = tuple(op in EXT_OPS for op in range(len(_ISA.ops)))
+IS_EXT_OP = np.isin(np.arange(len(_ISA.ops)), EXT_OPS)     # a constant array in compiled code
 
 # ---- SASS (isa/sass.yaml) ----
 # Every SASS family gets an engine opcode after the PTX ones; memory, barrier and exit families
