@@ -128,10 +128,12 @@ def test_fetch_line_must_hold_whole_instructions():
         sass_run("t-clock-read", ["sass.fetch.line_bytes=24"])
 
 
-def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_from=-1, held_at=-2, passes=None):
+def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_from=-1, held_at=-2, passes=None,
+                    not_ready=(), slots_used=None):
     """The order `policy` gives the warps of one scheduler (slots 0..n-1, `ages` oldest first) at
     `cycle`, when warp `last` issued last, at `last_cycle` (or was held at `held_at`), grr's
-    round robin starts from `rr_from`, and gwf's warps stand at `passes`."""
+    round robin starts from `rr_from`, gwf's warps stand at `passes`, the warps of `not_ready`
+    wait at a barrier and the slots from `slots_used` on are taken to be empty."""
     import numpy as np
     from simt_sim.engine.cycle.scheduler import candidates
     from simt_sim.machine.state import make_schedulers
@@ -139,11 +141,13 @@ def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_f
     wf = np.zeros((n, len(L.WARP_FIELDS)), np.int64)
     wf[:, L.WF_OCCUPIED] = 1
     wf[:, L.WF_STATUS] = L.W_READY
+    wf[list(not_ready), L.WF_STATUS] = L.W_BARRIER
     wf[last, L.WF_YIELDED] = yielded
     wf[last, L.WF_LAST_CYCLE] = last_cycle
     order = np.array(ages, np.int64).reshape(1, 1, n)
     sched = make_schedulers(1, 1)
     sched[0, 0, L.SC_N_ORDER] = n
+    sched[0, 0, L.SC_SLOTS_USED] = n if slots_used is None else slots_used
     sched[0, 0, L.SC_LAST] = last
     sched[0, 0, L.SC_RR_FROM] = rr_from
     sched[0, 0, L.SC_HELD_AT] = held_at
@@ -174,6 +178,21 @@ def test_grr_keeps_a_warp_that_issues_back_to_back_then_goes_round_robin():
     assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=5, cycle=10, held_at=9) == [2, 3, 0, 1]
     assert scheduler_order("grr", [3, 2, 1, 0], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
     assert scheduler_order("lrr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10) == [3, 0, 1, 2]
+
+
+def test_round_robin_lists_only_the_warps_that_may_issue_in_the_slots_in_use():
+    """Leaving out warps that cannot issue (here at a barrier) and the slots past the highest in
+    use gives the same choices as listing every slot (benchmarks/timing_speed.py: 1.2x faster
+    with grr, cycles identical)."""
+    assert scheduler_order("lrr", [0, 1, 2, 3], last=0, last_cycle=9, cycle=10, not_ready=(1,)) == [2, 3, 0]
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, not_ready=(1,)) == [2, 3, 0]
+    # the warp that issued last now waits: not listed, the round goes on after it
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, not_ready=(2,)) == [3, 0, 1]
+    # the warp passed over for its pipe now waits: the one issuing back to back goes first
+    assert scheduler_order("grr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, rr_from=0, not_ready=(0,)) == [2, 1, 3]
+    # slots 2 and 3 empty: after slot 1 the round wraps to slot 0
+    assert scheduler_order("grr", [0, 1, 2, 3], last=1, last_cycle=8, cycle=10, slots_used=2) == [0, 1]
+    assert scheduler_order("two-level", [0, 1, 2, 3], last=0, last_cycle=8, cycle=10, slots_used=3) == [1, 2, 0]
 
 
 def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least():

@@ -157,7 +157,7 @@ PASS_ONE = 1 << 20
 # ---- per-scheduler state (int64[n_sm, n_sp, SCHED_FIELDS]) ----
 # warp that issued last (or was selected and held a cycle, at held_at), cycle it next needs a
 # look, resident warps in its age order, the warp grr's round robin starts from (-1: the one
-# after last)
+# after last), its slots in use (1 + the highest occupied slot: round robin looks no further)
 # (SASS fetch: the cycle its instruction fetch path is free again)
 # (SASS register file: per bank, the first cycle its read port is free)
 MAX_REGISTER_BANKS = 4
@@ -165,10 +165,11 @@ MAX_MEMORY_QUEUE = 256       # sass.memory_queue: instructions waiting for a sub
 # (SASS register-file write port: the cycles booked for fixed-latency results, a ring indexed by
 # cycle mod N_WRITE_RING, so a booked unit's latency must stay below it)
 N_WRITE_RING = 32
-SCHED_FIELDS = ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
+SCHED_FIELDS = ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime", "slots_used") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
     + tuple(f"write{i}" for i in range(N_WRITE_RING))
-SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_VTIME, SC_BANK, SC_WRITE = (
-    SCHED_FIELDS.index(f) for f in ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime", "bank0", "write0"))
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_VTIME, SC_SLOTS_USED, SC_BANK, SC_WRITE = (
+    SCHED_FIELDS.index(f) for f in ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime", "slots_used",
+                                    "bank0", "write0"))
 
 # ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
 # int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp

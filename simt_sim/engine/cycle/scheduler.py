@@ -28,7 +28,7 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_VTIME, SCHED_GRR, SCHED_GTO,
+from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_SLOTS_USED, SC_VTIME, SCHED_GRR, SCHED_GTO,
                                      SCHED_GTY, SCHED_GWF, SCHED_LRR, SCHED_OLDEST,
                                      WF_AGE, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
@@ -37,12 +37,15 @@ from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_R
 
 @compiled
 def rebuild_order(order, sched, wf, sm, sp, n_sp, warps_per_sm):
-    """Age-sorted list of the occupied warps of scheduler (sm, sp)."""
+    """Age-sorted list of the occupied warps of scheduler (sm, sp), and how many of its slots are
+    in use (up to the highest occupied one)."""
     n = 0
     first = sm * warps_per_sm
+    sched[sm, sp, SC_SLOTS_USED] = 0
     for local in range(sp, warps_per_sm, n_sp):
         w = first + local
         if wf[w, WF_OCCUPIED]:
+            sched[sm, sp, SC_SLOTS_USED] = (local - sp) // n_sp + 1
             age = wf[w, WF_AGE]
             j = n - 1
             while j >= 0 and wf[order[sm, sp, j], WF_AGE] > age:
@@ -73,25 +76,28 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 m += 1
         return m
     if policy == SCHED_LRR:
-        return round_robin(sm, sp, n_sp, warps_per_sm, last, out)
+        return round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last, out)
     if policy == SCHED_GTY:
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     if policy == SCHED_GWF and last >= 0 and wf[last, WF_YIELDED] != 0:
         return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
     if policy == SCHED_GRR or policy == SCHED_GWF:
         frm = sched[sm, sp, SC_RR_FROM]
-        m = round_robin(sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
+        m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
             # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
-            at = 1 if frm >= 0 and out[0] != last else 0
-            k = ((last - out[0]) // n_sp) % m        # last's place in the round: slots are n_sp apart
-            while k > at:
-                out[k] = out[k - 1]
+            at = 1 if m > 0 and frm >= 0 and frm != last and out[0] == frm else 0
+            k = m - 1
+            while k >= 0 and out[k] != last:     # last's place in the round, if it can issue at all
                 k -= 1
-            out[at] = last
+            if k >= 0:
+                while k > at:
+                    out[k] = out[k - 1]
+                    k -= 1
+                out[at] = last
         return m
-    return two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+    return two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
 
 
 @compiled_inline
@@ -154,20 +160,28 @@ def greedy_then_youngest(order, n, wf, sm, sp, last, out):
 
 
 @compiled_inline
-def round_robin(sm, sp, n_sp, warps_per_sm, last, out):
-    """The scheduler's warp slots by id, starting after `last` and wrapping around."""
+def round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last, out):
+    """The scheduler's warp slots by id, starting after `last` and wrapping around; only the
+    warps that may issue (W_READY): the others could not take their turn, and leaving them out
+    (and the slots past the highest in use) spares the scheduler a look at every empty slot."""
     first = sm * warps_per_sm
-    n = (warps_per_sm - sp + n_sp - 1) // n_sp
+    n = sched[sm, sp, SC_SLOTS_USED]
     start = 0
-    if last >= 0:
-        start = ((last - first - sp) // n_sp + 1) % n
-    for k in range(n):
-        out[k] = first + sp + ((start + k) % n) * n_sp
-    return n
+    if last >= 0 and n > 0:
+        start = ((last - first - sp) // n_sp + 1) % ((warps_per_sm - sp + n_sp - 1) // n_sp)
+        if start >= n:
+            start = 0
+    m = 0
+    for slot in range(start, start + n):       # slots start .. n-1, then 0 .. start-1
+        w = first + sp + (slot if slot < n else slot - n) * n_sp
+        if wf[w, WF_STATUS] == W_READY:
+            out[m] = w
+            m += 1
+    return m
 
 
 @compiled
-def two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out):
+def two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out):
     # demote active warps that wait on long-latency results, a barrier, or have finished
     in_pool = 0
     for k in range(n):
@@ -192,7 +206,7 @@ def two_level(order, n, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, 
         in_pool += 1
     m = 0
     tmp = out[out.shape[0] // 2:]
-    for k in range(round_robin(sm, sp, n_sp, warps_per_sm, last, tmp)):
+    for k in range(round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last, tmp)):
         if wf[tmp[k], WF_POOL]:
             out[m] = tmp[k]
             m += 1
