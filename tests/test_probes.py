@@ -236,3 +236,17 @@ def test_a_dependent_load_slows_when_four_warps_per_scheduler_chase():
         assert abs(hw) < 0.1 and sim == pytest.approx(hw, abs=0.5), name
     assert 0.8 < growth["lds_chase_4_warps"][0] < 1.2 and 3.5 < growth["ldg_chase_4_warps"][0] < 4.5
     assert growth["ldg_chase_4_warps"][1] < 1.0                       # not modelled
+
+
+def test_global_stores_leave_an_sm_at_a_quarter_of_one_per_cycle():
+    """t-stg-tput-w1 / -w8 (recorded 2026-11-27): back-to-back STG.32, each one 128-byte line
+    (4 sectors).  The H100 takes 0.27 / 0.25 of them a cycle per SM, with 1 or 8 warps per
+    sub-partition: about one sector a cycle, and with 8 warps Nsight Compute shows the warps
+    waiting on lg_throttle (51.7 warp-cycles per issued instruction).  The model takes them
+    about as fast as L1-hit loads (0.86 / 0.98): the store rate is not modelled."""
+    for w in (1, 8):
+        probe = P.probe(f"stg_per_cycle_w{w}")
+        hw, sim = P.h100_value(probe), P.simulated_value(probe, "sass")
+        assert 0.22 < hw < 0.3, w
+        assert sim > 3 * hw, w                       # not modelled
+

@@ -60,10 +60,12 @@ def pass_cycles(n, k):
     return lambda m: (m[0]["clk"][2 * k + 1] - m[0]["clk"][2 * k]) / n
 
 
-def loads_per_cycle(warps_per_sp):
+def loads_per_cycle(warps_per_sp, per_warp=256):
+    """Warp-instructions per cycle per SM of a t-*-tput program: 4 sub-partitions x warps_per_sp
+    warps x per_warp each, over the span from the first warp's start to the last one's end."""
     def derive(m):
         c = m[0]["clk"]
-        return 4 * warps_per_sp * 256 / (c[1::2].max() - c[0::2].min())
+        return 4 * warps_per_sp * per_warp / (c[1::2].max() - c[0::2].min())
     return derive
 
 
@@ -218,6 +220,9 @@ PROBES = [
           "L1-hit LDG.32, 1 warp per sub-partition"),
     Probe("ldg_l1_per_cycle_w8", ("t-ldg-tput-w8",), "warp-inst/cycle/SM", loads_per_cycle(8),
           "L1-hit LDG.32, 8 warps per sub-partition"),
+    *(Probe(f"stg_per_cycle_w{w}", (f"t-stg-tput-w{w}",), "warp-inst/cycle/SM", loads_per_cycle(w, 128),
+            f"back-to-back STG.32 of 32 lanes on one line each, {w} warp(s) per sub-partition: not modelled",
+            modelled=False) for w in (1, 8)),
     Probe("lds_burst_first4", ("t-mio-w1",), "cycles", burst_cycles(0, 1, 1),
           "a clock read and the first 4 of a burst of independent LDS.32 (1 warp)"),
     Probe("lds_burst_issue_w1", ("t-mio-w1",), "cycles/LDS", burst_cycles(1, 4, 28),
