@@ -243,10 +243,15 @@ def test_global_stores_leave_an_sm_at_a_quarter_of_one_per_cycle():
     (4 sectors).  The H100 takes 0.27 / 0.25 of them a cycle per SM, with 1 or 8 warps per
     sub-partition: about one sector a cycle, and with 8 warps Nsight Compute shows the warps
     waiting on lg_throttle (51.7 warp-cycles per issued instruction).  The model takes them
-    about as fast as L1-hit loads (0.86 / 0.98): the store rate is not modelled."""
+    about as fast as L1-hit loads (0.86 / 0.98).  A store port of one sector a cycle that holds
+    the LD/ST pipe until it takes the store (memory.l1.store_sectors_per_cycle: 1) gives the
+    H100's rates, but h100.yaml leaves it off (docs/timing.md: the regrouped LBM's index effect
+    takes the wrong sign with it)."""
     for w in (1, 8):
         probe = P.probe(f"stg_per_cycle_w{w}")
-        hw, sim = P.h100_value(probe), P.simulated_value(probe, "sass")
+        hw = P.h100_value(probe)
         assert 0.22 < hw < 0.3, w
-        assert sim > 3 * hw, w                       # not modelled
+        assert P.simulated_value(probe, "sass") > 3 * hw, w                       # not adopted
+        with_port = P.simulated_value(probe, "sass", ["sass.memory.l1.store_sectors_per_cycle=1"])
+        assert with_port == pytest.approx(hw, rel=0.05), w
 

@@ -171,6 +171,10 @@ SCHEMA = {
             "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
+            "store_sectors_per_cycle": Field(float, non_negative,
+                                             doc="sectors of global and local stores an SM sends toward L2 per "
+                                                 "cycle; a store holds the LD/ST pipe (and so the memory queue) "
+                                                 "until the port takes it (t-stg-tput-*); 0: no store port"),
         }),
         "l2": _memory_level("L2", {
             "latency_ns": _memory_side("L2 hit"),
@@ -250,7 +254,10 @@ SCHEMA = {
                                                    "an LDS (t-chase-lanes)")},
                    "l1": {"latency": Field(int, positive,
                                            doc="over memory.l1.latency for SASS runs: issue to data of an L1-hit "
-                                               "load sector, as SASS's LDG meets it (t-ldg-path's second pass)")}},
+                                               "load sector, as SASS's LDG meets it (t-ldg-path's second pass)"),
+                          "store_sectors_per_cycle": Field(float, non_negative,
+                                                           doc="over memory.l1.store_sectors_per_cycle for SASS "
+                                                               "runs (t-stg-tput-*)")}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
@@ -330,7 +337,7 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2, "group_bytes": 0,
                    "wavefront_latency": 0},
-        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4},
+        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4, "store_sectors_per_cycle": 0},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},

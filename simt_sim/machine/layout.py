@@ -145,7 +145,8 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
-TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle", "dram_inflight_cycles") \
+TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle", "dram_inflight_cycles",
+             "l1_store_sectors_per_cycle") \
     + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
 TF = _index(TF_FIELDS)
 
@@ -245,7 +246,8 @@ SCRATCH_WAYS_L2 = SCRATCH_WAYS_L1 + MAX_WARP_SIZE * SECTORS_PER_LANE
 SCRATCH_LANES = SCRATCH_WAYS_L2 + MAX_WARP_SIZE * SECTORS_PER_LANE        # the lane of each address
 SCRATCH_WAVEFRONTS = SCRATCH_LANES + MAX_WARP_SIZE     # a shared access's passes through the banks (0: none)
 SCRATCH_PORT_WAIT = SCRATCH_WAVEFRONTS + 1             # cycles it waited for the SM's shared port to start
-SCRATCH_SIZE = SCRATCH_PORT_WAIT + 1
+SCRATCH_STORE_WAIT = SCRATCH_PORT_WAIT + 1             # a global store's wait for the SM's store port
+SCRATCH_SIZE = SCRATCH_STORE_WAIT + 1
 
 # ---- buffers the host drains between engine calls ----
 HISTORY_CHUNK = 8192          # mask-history rows per engine call, doubling up to HISTORY_CHUNK_MAX

@@ -79,7 +79,8 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
-                   cfg.dram_bytes_per_cycle(), cfg.get("memory.dram.inflight_cycles"), *cfg.latency_spread("l2.latency")], dtype=np.float64)
+                   cfg.dram_bytes_per_cycle(), cfg.get("memory.dram.inflight_cycles"),
+                   g("memory.l1.store_sectors_per_cycle"), *cfg.latency_spread("l2.latency")], dtype=np.float64)
     assert len(tf) == len(TF_FIELDS)
     return tc, tf
 

@@ -24,7 +24,8 @@ MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_
                                      "shared_booked shared_end dram_done dram_flight")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
 # being filled waits for it, like a hit on an outstanding miss)
-# ports (float64): [sm] L1 / LSU data port, [n_sm] L2, [n_sm + 1] DRAM
+# ports (float64): [sm] L1 / LSU data port, [n_sm] L2, [n_sm + 1] DRAM, [n_sm + 2 + sm] the SM's
+# store port (memory.l1.store_sectors_per_cycle)
 # shared_booked / shared_end [sm, cycle % SHARED_CALENDAR]: the SM's shared-memory port, one pass per
 # cycle, as a calendar: cycle + 1 where that cycle is booked, and the end of the booking it is in.
 # Bookings lie at most a few hundred cycles ahead (the queues hold 4 x (memory_queue + 1) accesses
@@ -41,7 +42,7 @@ T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC[
 T_DRAM_LAT = TC["dram_latency"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
-F_L2_SPREAD, F_DRAM_INFLIGHT = TF["l2_spread0"], TF["dram_inflight_cycles"]
+F_L2_SPREAD, F_DRAM_INFLIGHT, F_STORE_BW = TF["l2_spread0"], TF["dram_inflight_cycles"], TF["l1_store_sectors_per_cycle"]
 
 LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
 
@@ -53,7 +54,7 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
     return MemTiming(np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
                      np.zeros(l1_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
-                     np.zeros(l2_shape, np.int64), np.zeros(n_sm + 2, np.float64), np.zeros(1, np.int64),
+                     np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64),
                      np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64),
                      np.zeros(DRAM_CALENDAR, np.int64), np.zeros(2, np.int64))
 
@@ -105,6 +106,19 @@ def queue(ports, port, start, amount, rate):
     t = max(start, ports[port])
     ports[port] = t + amount / rate
     return t - start + (amount - 1) / rate
+
+
+@compiled
+def store_port(mt, tc, tf, sm, cycle, n_sect):
+    """Cycles from `cycle` until the SM's store port starts taking a global store of n_sect
+    sectors, one at memory.l1.store_sectors_per_cycle (0 without that port)."""
+    rate = tf[F_STORE_BW]
+    if rate <= 0:
+        return np.int64(0)
+    port = tc[T_NSM] + 2 + sm
+    t = max(np.float64(cycle), mt.ports[port])
+    mt.ports[port] = t + n_sect / rate
+    return np.int64(np.ceil(t - cycle))
 
 
 @compiled

@@ -11,7 +11,7 @@ from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
-                                     SCRATCH_SECTORS, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC)
+                                     SCRATCH_SECTORS, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC)
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
@@ -31,6 +31,7 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
     addr_k = 0 if op == E.OP_ST or op == E.OP_RED or op == E.OP_WMMA_STORE_D else 1
     scratch[SCRATCH_WAVEFRONTS] = 0
     scratch[SCRATCH_PORT_WAIT] = 0
+    scratch[SCRATCH_STORE_WAIT] = 0
     if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
             or op == E.OP_WMMA_STORE_D:
         return tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
@@ -67,6 +68,9 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
         return shared_ready(mt, tc, scratch, sm, cycle, ways, serial), R_SHORT
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
+    if op == E.OP_ST:           # waits for the SM's store port, holding its pipe (units.pipe_time)
+        scratch[SCRATCH_STORE_WAIT] = MT.store_port(mt, tc, tf, sm, cycle, n_sect)
+        cycle += scratch[SCRATCH_STORE_WAIT]
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG
 

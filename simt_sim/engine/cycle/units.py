@@ -5,7 +5,8 @@ room and enter the LD/ST pipe in order, each when the pipe has served the one be
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
-from simt_sim.machine.layout import CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_WAVEFRONTS, TC, WF_SHARED_FREE
+from simt_sim.machine.layout import (CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, TC,
+                                     WF_SHARED_FREE)
 
 T_MEMQ, T_WARP_PASS = TC["memory_queue"], TC["warp_pass_cycles"]
 
@@ -43,6 +44,8 @@ def pipe_time(tab, tc, scratch, pc):
     the port, not the pipe, is the bottleneck)."""
     passes = scratch[SCRATCH_WAVEFRONTS]
     if passes == 0 or tab.pass_cycles[pc] == 0:
+        if tab.cls[pc] == CL_MEM:       # a global store waiting for the SM's store port holds it too
+            return tab.ii[pc] + scratch[SCRATCH_STORE_WAIT]
         return tab.ii[pc]
     if tc[T_MEMQ] > 0:
         return passes * tab.pass_cycles[pc] + scratch[SCRATCH_PORT_WAIT]
