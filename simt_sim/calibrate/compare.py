@@ -248,7 +248,7 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
         sim_cycles = row["sim_elapsed_cycles"]
     if row.get("hw_cycles"):
         row["cycle_error_pct"] = 100.0 * (sim_cycles - row["hw_cycles"]) / row["hw_cycles"]
-    row["launch_overhead"] = cfg.get("sm.kernel_launch_latency")
+    row["launch_overhead"] = (cfg.for_sass() if isa == "sass" else cfg).get("sm.kernel_launch_latency")
     row["provenance"] = ref.get("provenance", {})
     return row
 

@@ -1,7 +1,7 @@
 """Calibrate the SASS-mode timing values of a config from the t-* microbenchmarks alone.
 
 Each value below moves one probe (simt_sim/calibrate/probes.py) monotonically: the script finds,
-by bisection over integers with the simulator itself, the value whose simulated probe comes
+by bisection over whole steps (1, or a fit's step) with the simulator itself, the value whose simulated probe comes
 closest to the H100's, with every other value as the config has it.  The workload and validation
 programs play no part; they are the test of the result.
 
@@ -25,8 +25,9 @@ from simt_sim.machine.config import load_config
 class Fit:
     key: str            # config key, dotted
     probe: str          # the probe it moves
-    low: int            # search range
+    low: int            # search range, in steps
     high: int
+    step: float = 1     # the value is a whole number of these
 
 
 FITS = [
@@ -38,10 +39,16 @@ FITS = [
     Fit("sass.memory.l1.latency", "l1_hit_chase", 8, 64),              # LDG's L1 hits (PTX: memory.l1.latency)
     Fit("sass.memory.shared.latency", "lds_chase", 4, 64),             # LDS (PTX: memory.shared.latency)
     Fit("sass.store_data_read_cycles", "store_operand_read", 0, 8),    # an STS's data, after its address
+    # global stores: the SM's store port, then the buffers in front of it (memory.l1)
+    Fit("sass.memory.l1.store_sectors_per_cycle", "stg_per_cycle_w8", 10, 40, 0.05),
+    Fit("sass.memory.l1.smsp_store_cycles", "stg_burst_lone_32_64", 40, 120, 0.1),
+    Fit("sass.memory.l1.smsp_store_buffer", "stg_burst_lone_16_32", 1, 16),
+    Fit("sass.memory.l1.store_min_cycles", "stg_burst_sector_w4_32_64", 10, 50, 0.1),
+    Fit("sass.memory.l1.store_buffer", "stg_burst_w4_16_32", 1, 64),
 ]
 
 
-def fit_value(fit: Fit) -> tuple[int, float, float]:
+def fit_value(fit: Fit) -> tuple[float, float, float]:
     """(fitted value, H100 figure, simulated figure at the fitted value)."""
     p = probe(fit.probe)
     target = h100_value(p)
@@ -49,7 +56,7 @@ def fit_value(fit: Fit) -> tuple[int, float, float]:
 
     def sim(v: int) -> float:
         if v not in cache:
-            cache[v] = simulated_value(p, "sass", [f"{fit.key}={v}"])
+            cache[v] = simulated_value(p, "sass", [f"{fit.key}={as_value(fit, v)}"])
         return cache[v]
 
     lo, hi = fit.low, fit.high
@@ -61,7 +68,12 @@ def fit_value(fit: Fit) -> tuple[int, float, float]:
         else:
             hi = mid
     best = min((lo, hi), key=lambda v: abs(sim(v) - target))
-    return best, target, sim(best)
+    return as_value(fit, best), target, sim(best)
+
+
+def as_value(fit: Fit, steps: int) -> float | int:
+    """The config value `steps` steps of fit.step make (an int where the step is 1)."""
+    return steps if fit.step == 1 else round(steps * fit.step, 6)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         have = cfg.get(f.key)
         differ += value != have
-        print(f"{f.key:30} {f.probe:26} {target:9.3f} {value:7d} {got:9.3f} {have:7}")
+        print(f"{f.key:30} {f.probe:26} {target:9.3f} {value:7} {got:9.3f} {have:7}")
     return 1 if differ else 0
 
 

@@ -172,9 +172,22 @@ SCHEMA = {
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
             "store_sectors_per_cycle": Field(float, non_negative,
-                                             doc="sectors of global and local stores an SM sends toward L2 per "
-                                                 "cycle; a store holds the LD/ST pipe (and so the memory queue) "
-                                                 "until the port takes it (t-stg-tput-*); 0: no store port"),
+                                             doc="sectors of global and local stores the SM's store port sends "
+                                                 "toward L2 per cycle (t-stg-tput-w8, t-stg-burst-32); 0: no "
+                                                 "store path (a store leaves as it issues)"),
+            "store_min_cycles": Field(float, non_negative,
+                                      doc="the fewest cycles the SM's store port spends on one store "
+                                          "instruction, however few its sectors (t-stg-burst-4-sector)"),
+            "store_buffer": Field(int, positive,
+                                  doc="stores waiting for the SM's store port; while it is full the "
+                                      "sub-partitions' stores wait in their own buffers (t-stg-burst-4)"),
+            "smsp_store_cycles": Field(float, non_negative,
+                                       doc="cycles between two stores of one sub-partition leaving its store "
+                                           "buffer for the SM's (t-stg-burst-1: a lone warp's long burst)"),
+            "smsp_store_buffer": Field(int, positive,
+                                       doc="stores a sub-partition's buffer holds; a store finding it full "
+                                           "holds the LD/ST pipe, and so the memory queue, until an entry "
+                                           "frees (Nsight Compute: lg_throttle; t-stg-burst-1)"),
         }),
         "l2": _memory_level("L2", {
             "latency_ns": _memory_side("L2 hit"),
@@ -229,6 +242,10 @@ SCHEMA = {
         "block_launch_interval": Field(int, non_negative,
                                        doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
                                            "sm.block_launch_latency alone)"),
+        "kernel_launch_latency": Field(int, non_negative,
+                                       doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
+                                           "Nsight Compute cycles leave beside its SASS (python -m "
+                                           "simt_sim.calibrate.sass_fit)"),
         "register_banks": Field(int, between(0, MAX_REGISTER_BANKS),
                                 doc="register-file banks per sub-partition (register number mod banks), each "
                                     "reading one register per cycle for the operand collector, which holds two "
@@ -255,9 +272,12 @@ SCHEMA = {
                    "l1": {"latency": Field(int, positive,
                                            doc="over memory.l1.latency for SASS runs: issue to data of an L1-hit "
                                                "load sector, as SASS's LDG meets it (t-ldg-path's second pass)"),
-                          "store_sectors_per_cycle": Field(float, non_negative,
-                                                           doc="over memory.l1.store_sectors_per_cycle for SASS "
-                                                               "runs (t-stg-tput-*)")}},
+                          **{key: Field(kind, check, doc=f"over memory.l1.{key} for SASS runs")
+                             for key, kind, check in (("store_sectors_per_cycle", float, non_negative),
+                                                      ("store_min_cycles", float, non_negative),
+                                                      ("store_buffer", int, positive),
+                                                      ("smsp_store_cycles", float, non_negative),
+                                                      ("smsp_store_buffer", int, positive))}}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
@@ -337,7 +357,8 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2, "group_bytes": 0,
                    "wavefront_latency": 0},
-        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4, "store_sectors_per_cycle": 0},
+        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4, "store_sectors_per_cycle": 0,
+               "store_min_cycles": 0, "store_buffer": 1, "smsp_store_cycles": 0, "smsp_store_buffer": 1},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
@@ -379,12 +400,15 @@ class GPUConfig:
         return node
 
     def for_sass(self) -> "GPUConfig":
-        """The config a launch holding SASS kernels is timed on: `sass.units` over `units` and
-        `sass.memory` over `memory` (SASS and PTX runs keep their own calibrated values)."""
+        """The config a launch holding SASS kernels is timed on: `sass.units` over `units`,
+        `sass.memory` over `memory` and `sass.kernel_launch_latency` over sm's (SASS and PTX runs keep
+        their own calibrated values)."""
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
         data["memory"] = merged(data["memory"], self.get("sass.memory") or {})
         data["latency_overrides"] = copy.deepcopy(self.get("sass.latency_overrides") or {})
+        if self.get("sass.kernel_launch_latency") is not None:
+            data["sm"] = {**data["sm"], "kernel_launch_latency": self.get("sass.kernel_launch_latency")}
         return GPUConfig(self.name, self.path, data)
 
     def memory_latency(self, key: str) -> int:

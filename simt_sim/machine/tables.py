@@ -76,11 +76,13 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "warp_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_bytes_per_cycle", 0)),
         "branch_resolve": g("sass.branch_resolve_cycles"),
         "slot_weight_ppm": round(g("scheduler.slot_weight_step") * 1e6),
+        "l1_store_buffer": g("memory.l1.store_buffer"), "smsp_store_buffer": g("memory.l1.smsp_store_buffer"),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
                    cfg.dram_bytes_per_cycle(), cfg.get("memory.dram.inflight_cycles"),
-                   g("memory.l1.store_sectors_per_cycle"), *cfg.latency_spread("l2.latency")], dtype=np.float64)
+                   g("memory.l1.store_sectors_per_cycle"), g("memory.l1.store_min_cycles"),
+                   g("memory.l1.smsp_store_cycles"), *cfg.latency_spread("l2.latency")], dtype=np.float64)
     assert len(tf) == len(TF_FIELDS)
     return tc, tf
 

@@ -21,11 +21,13 @@ from simt_sim.engine.jit import compiled
 from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, TC, TF
 
 MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock "
-                                     "shared_booked shared_end dram_done dram_flight")
+                                     "shared_booked shared_end dram_done dram_flight store_fifo store_head")
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
 # being filled waits for it, like a hit on an outstanding miss)
 # ports (float64): [sm] L1 / LSU data port, [n_sm] L2, [n_sm + 1] DRAM, [n_sm + 2 + sm] the SM's
 # store port (memory.l1.store_sectors_per_cycle)
+# store_fifo [sm, q, i] (float64): when each of the last stores left store buffer q (q < n_sp: that
+# sub-partition's, q = n_sp: the SM's), a ring of the buffer's size; store_head [sm, q] its next slot.
 # shared_booked / shared_end [sm, cycle % SHARED_CALENDAR]: the SM's shared-memory port, one pass per
 # cycle, as a calendar: cycle + 1 where that cycle is booked, and the end of the booking it is in.
 # Bookings lie at most a few hundred cycles ahead (the queues hold 4 x (memory_queue + 1) accesses
@@ -40,9 +42,11 @@ T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT = TC["dram_latency"]
+T_NSP, T_WPSM, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["warps_per_sm"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
 F_L2_SPREAD, F_DRAM_INFLIGHT, F_STORE_BW = TF["l2_spread0"], TF["dram_inflight_cycles"], TF["l1_store_sectors_per_cycle"]
+F_STORE_MIN, F_SP_STORE = TF["l1_store_min_cycles"], TF["smsp_store_cycles"]
 
 LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
 
@@ -56,7 +60,9 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
                      np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64),
                      np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64),
-                     np.zeros(DRAM_CALENDAR, np.int64), np.zeros(2, np.int64))
+                     np.zeros(DRAM_CALENDAR, np.int64), np.zeros(2, np.int64),
+                     np.full((n_sm, tc[T_NSP] + 1, max(tc[T_STORE_BUF], tc[T_SP_STORE_BUF])), -1e18),   # long gone
+                     np.zeros((n_sm, tc[T_NSP] + 1), np.int64))
 
 
 @compiled
@@ -109,16 +115,42 @@ def queue(ports, port, start, amount, rate):
 
 
 @compiled
-def store_port(mt, tc, tf, sm, cycle, n_sect):
-    """Cycles from `cycle` until the SM's store port starts taking a global store of n_sect
-    sectors, one at memory.l1.store_sectors_per_cycle (0 without that port)."""
+def store_port(mt, tc, tf, sm, sp, cycle, n_sect):
+    """A global store of n_sect sectors issued at `cycle` by sub-partition sp: returns the cycles it
+    waits for room in the sub-partition's store buffer.  A store
+    leaves its sub-partition's buffer at most one per memory.l1.smsp_store_cycles, and only when the
+    SM's buffer has room; the port takes one per max(store_min_cycles, n_sect /
+    store_sectors_per_cycle) cycles.  Without a port (rate 0) the store leaves as it issues."""
     rate = tf[F_STORE_BW]
     if rate <= 0:
         return np.int64(0)
+    enter = max(np.float64(cycle), take_slot(mt, sm, sp, tc[T_SP_STORE_BUF], -1.0))
+    n_sp = tc[T_NSP]
+    last = take_slot(mt, sm, sp, tc[T_SP_STORE_BUF], -2.0)
+    leave_sp = max(enter, last + tf[F_SP_STORE], take_slot(mt, sm, n_sp, tc[T_STORE_BUF], -1.0))
     port = tc[T_NSM] + 2 + sm
-    t = max(np.float64(cycle), mt.ports[port])
-    mt.ports[port] = t + n_sect / rate
-    return np.int64(np.ceil(t - cycle))
+    taken = max(leave_sp, mt.ports[port])
+    mt.ports[port] = taken + max(tf[F_STORE_MIN], n_sect / rate)
+    push_slot(mt, sm, sp, tc[T_SP_STORE_BUF], leave_sp)
+    push_slot(mt, sm, n_sp, tc[T_STORE_BUF], taken)
+    return np.int64(np.ceil(enter - cycle))
+
+
+@compiled
+def take_slot(mt, sm, q, size, which):
+    """Store buffer q's ring: which = -1.0, when the store `size` stores back left (the slot a new
+    one takes frees then); -2.0, when the latest store left."""
+    head = mt.store_head[sm, q]
+    if which < -1.5:
+        return mt.store_fifo[sm, q, (head - 1) % size]
+    return mt.store_fifo[sm, q, head % size]
+
+
+@compiled
+def push_slot(mt, sm, q, size, leave):
+    head = mt.store_head[sm, q]
+    mt.store_fifo[sm, q, head % size] = leave
+    mt.store_head[sm, q] = (head + 1) % size
 
 
 @compiled

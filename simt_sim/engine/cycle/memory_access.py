@@ -15,6 +15,7 @@ from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, 
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
+T_WPSM, T_NSP = TC["warps_per_sm"], TC["n_sp"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
 
 
@@ -68,9 +69,10 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
         return shared_ready(mt, tc, scratch, sm, cycle, ways, serial), R_SHORT
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
-    if op == E.OP_ST:           # waits for the SM's store port, holding its pipe (units.pipe_time)
-        scratch[SCRATCH_STORE_WAIT] = MT.store_port(mt, tc, tf, sm, cycle, n_sect)
-        cycle += scratch[SCRATCH_STORE_WAIT]
+    if op == E.OP_ST:           # waits for room in its store buffer, holding its pipe (units.pipe_time)
+        sp = (w - sm * tc[T_WPSM]) % tc[T_NSP]
+        scratch[SCRATCH_STORE_WAIT] = MT.store_port(mt, tc, tf, sm, sp, cycle, n_sect)
+        cycle += scratch[SCRATCH_STORE_WAIT]    # the kernel's end waits for its stores to enter the buffer
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG
 
