@@ -192,8 +192,9 @@ def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
 
 def test_special_register_read_probe_prints_the_model_beside_the_recording():
     """tools/sreg_latency.py without --gpu: every kernel's recorded H100 span beside the model's,
-    and the figures docs/timing.md quotes ("Special-register reads", measured, not modelled): the
-    H100's S2R after four loads adds 15 cycles, the model's 2."""
+    and the figures docs/timing.md quotes ("Special-register reads"): the H100's S2R after four
+    loads adds 15 cycles, and so does the model's since its S2R takes 23 cycles
+    (sass.latency_overrides; it took 4 and added 2 before)."""
     r = subprocess.run([sys.executable, "tools/sreg_latency.py"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if line.startswith("k_")}
@@ -201,7 +202,25 @@ def test_special_register_read_probe_prints_the_model_beside_the_recording():
     assert set(rows) == set(rec["spans"])
     for name, span in rec["spans"].items():
         assert float(rows[name][0]) == span
-    assert rows["k_loads_sr_laneid"][2:] == ["15.0", "2"]
+    assert rows["k_loads_sr_laneid"][2:] == ["15.0", "15"]
+    assert [abs(float(rows[k][2]) - float(rows[k][3])) <= 4 for k in ("k_sr_laneid", "k_sr_ctaid_x")] == [True] * 2
+
+
+def test_an_s2r_takes_the_same_23_cycles_whenever_a_warp_issues_it():
+    """tools/sreg_latency.py --delay (tools/kernels/sreg_delay.cu, recorded 2026-11-27): one warp
+    spins 0 to 6,400 cycles, then times one S2R and the add that uses it.  On the H100 the read
+    adds 23 cycles (SR_LANEID, also after an S2R SR_TID.X) or 25 (SR_CTAID.X) at every spin: no
+    slow first read, no warming.  The model's S2R (sass.latency_overrides S2R: 23) adds the same
+    23 everywhere."""
+    r = subprocess.run([sys.executable, "tools/sreg_latency.py", "--delay"], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    rows = {" ".join(line.split()[:2]): [int(v) for v in line.split()[2:]] for line in r.stdout.splitlines()
+            if line.startswith("k_sd_")}
+    assert rows["k_sd_laneid H100"] == rows["k_sd_second H100"] == [23] * 8
+    assert rows["k_sd_ctaid_x H100"] == [25] * 8
+    for name in ("k_sd_laneid", "k_sd_second", "k_sd_ctaid_x"):
+        assert rows[f"{name} model"] == [23] * 8, name
 
 
 def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_earlier_ones():
@@ -233,13 +252,14 @@ def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_
 
 def test_each_further_kernel_of_a_stream_costs_the_h100s_interval_between_launches():
     """sm.stream_kernel_gap (tools/launch_sequence.py): on the H100 each further empty kernel queued
-    in one stream adds 1.99 us, 3,946 cycles at 1980 MHz; the model's launch latency and the empty
-    body give 3,585, so the next kernel of a stream waits 361 cycles more after the previous one
-    ends (`--fit` finds them).  The fusion study's serial run is such a pair."""
+    in one stream adds 1.99 us, 3,946 cycles at 1980 MHz; the model's SASS launch latency and the
+    empty body give 3,561, so the next kernel of a stream waits 385 cycles more after the previous
+    one ends (`--fit` finds them; PTX runs keep sm.stream_kernel_gap 361 beside their launch
+    latency).  The fusion study's serial run is such a pair."""
     sys.path.insert(0, str(ROOT / "tools"))
     import launch_sequence as LS
     h100, without, gap = LS.fitted_gap()
-    assert round(without) == 3585 and gap == load_config("h100").get("sm.stream_kernel_gap") == 361
+    assert round(without) == 3561 and gap == load_config("h100").get("sass.stream_kernel_gap") == 385
     assert LS.model_cycles_per_further_kernel() == pytest.approx(h100, abs=1)
 
 

@@ -5,7 +5,7 @@ kernel that keeps the stream busy until every launch is queued, events around N 
 each round's medians is what one more kernel in a stream costs; the median round is kept.
 
     python tools/launch_sequence.py --out programs/t-launch-1/reference/h100-launch-sequence.json
-    python tools/launch_sequence.py --fit   # the model beside it, and the sm.stream_kernel_gap that matches
+    python tools/launch_sequence.py --fit   # the model beside it, and the sass.stream_kernel_gap that matches (PTX runs: sm.stream_kernel_gap, fitted before stop 40 with the PTX launch latency)
 
 The model runs the same empty kernel (tools/kernels/launch_sequence.ptx and its committed cubin).
 """
@@ -65,7 +65,7 @@ def fitted_gap() -> tuple[float, float, int]:
     import simt_sim
     mhz = simt_sim.load_config("h100").get("clock_mhz")
     h100 = json.loads(RECORDED.read_text())["us_per_further_kernel"] * mhz
-    model = model_cycles_per_further_kernel(("sm.stream_kernel_gap=0",))
+    model = model_cycles_per_further_kernel(("sass.stream_kernel_gap=0",))
     return h100, model, max(0, round(h100 - model))
 
 
@@ -76,7 +76,7 @@ def main() -> None:
     if args.fit:
         h100, model, gap = fitted_gap()
         print(f"one more kernel of a stream: H100 {h100:.0f} cycles, model without a gap {model:.0f}: "
-              f"sm.stream_kernel_gap: {gap}")
+              f"sass.stream_kernel_gap: {gap}")
         return
     rounds = [{str(n): event_times_us(n) for n in COUNTS} for _ in range(ROUNDS)]
     slopes = [round(statistics.linear_regression(COUNTS, [statistics.median(r[str(n)]) for n in COUNTS]).slope, 3)

@@ -246,6 +246,10 @@ SCHEMA = {
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
                                            "simt_sim.calibrate.sass_fit)"),
+        "stream_kernel_gap": Field(int, non_negative,
+                                   doc="over sm.stream_kernel_gap for SASS runs: what one more empty kernel of "
+                                       "a stream costs beyond sass.kernel_launch_latency and its body "
+                                       "(python tools/launch_sequence.py --fit)"),
         "register_banks": Field(int, between(0, MAX_REGISTER_BANKS),
                                 doc="register-file banks per sub-partition (register number mod banks), each "
                                     "reading one register per cycle for the operand collector, which holds two "
@@ -401,14 +405,15 @@ class GPUConfig:
 
     def for_sass(self) -> "GPUConfig":
         """The config a launch holding SASS kernels is timed on: `sass.units` over `units`,
-        `sass.memory` over `memory` and `sass.kernel_launch_latency` over sm's (SASS and PTX runs keep
-        their own calibrated values)."""
+        `sass.memory` over `memory` and `sass.kernel_launch_latency` / `stream_kernel_gap` over sm's (SASS
+        and PTX runs keep their own calibrated values)."""
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
         data["memory"] = merged(data["memory"], self.get("sass.memory") or {})
         data["latency_overrides"] = copy.deepcopy(self.get("sass.latency_overrides") or {})
-        if self.get("sass.kernel_launch_latency") is not None:
-            data["sm"] = {**data["sm"], "kernel_launch_latency": self.get("sass.kernel_launch_latency")}
+        for key in ("kernel_launch_latency", "stream_kernel_gap"):
+            if self.get(f"sass.{key}") is not None:
+                data["sm"] = {**data["sm"], key: self.get(f"sass.{key}")}
         return GPUConfig(self.name, self.path, data)
 
     def memory_latency(self, key: str) -> int:

@@ -200,8 +200,10 @@ def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int
     return sorted(set(srcs)), sorted(set(dsts))
 
 
+# semantics -> timing class ("sfu": a fixed wait whose dependants count as short_scoreboard, as
+# Nsight Compute counts those of MUFU and S2R; CS2R's dependants wait on its stall count alone)
 SASS_TIMING = {"branch": "branch", "convergence": "branch", "call": "branch", "exit": "exit",
-               "barrier": "barrier", "transcendental": "sfu"}
+               "barrier": "barrier", "transcendental": "sfu", "special_register": "sfu"}
 
 
 def timing_class(op: int) -> int:
