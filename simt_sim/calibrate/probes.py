@@ -56,6 +56,14 @@ def iteration(k):
     return lambda m: (m[0]["clk"][2 * k + 1] - m[0]["clk"][2 * k]) / 64
 
 
+def warps_iteration(k):
+    """t-diverge-w*: the slowest warp's run k (0 converged, 1 divergent) over its 64 iterations."""
+    def derive(m):
+        c = m[0]["clk"].reshape(-1, 4)
+        return float(np.max(c[:, 2 * k + 1] - c[:, 2 * k])) / 64
+    return derive
+
+
 def pass_cycles(n, k):
     return lambda m: (m[0]["clk"][2 * k + 1] - m[0]["clk"][2 * k]) / n
 
@@ -213,6 +221,11 @@ PROBES = [
           "if/else loop iteration, 8 dependent FFMAs a side, all lanes on one side"),
     Probe("loop_iteration_divergent", ("t-diverge",), "cycles", iteration(1),
           "the same iteration with lanes split 16/16 (both sides, BSSY/BSYNC)"),
+    # measured, not modelled: one control instruction per 5 cycles per sub-partition gives them
+    # (sass.units.control.lanes: 7), but moves the studies off (docs/timing.md)
+    *(Probe(f"loop_iteration_{kind}_w{w}", (f"t-diverge-w{w}",), "cycles", warps_iteration(k),
+            f"the same iteration, {kind}, with {w} warps per sub-partition running it", modelled=False)
+      for w in (4, 8) for k, kind in ((0, "converged"), (1, "divergent"))),
     Probe("two_warps_one_subpartition", ("t-sched-5w",), "x lone span", shared_issue,
           "span of 2 warps on one sub-partition over a lone warp's (512 independent FFMAs each)"),
     Probe("issue_interleaving", ("t-sched-5w",), "fraction", interleaved,
