@@ -311,16 +311,17 @@ def test_fmuls_spare_the_fma_heavy_pipe_for_the_imad(spare):
 
 
 def test_sass_latency_overrides_name_sass_families(tmp_path):
-    """sass.latency_overrides (h100.yaml: F2F.f32, t-fp64-issue-cvt2-w1) time SASS rows only."""
+    """sass.latency_overrides (h100.yaml: F2F.f32, t-fp64-issue-cvt2-w1; S2R, tools/sreg_latency.py
+    --delay) time SASS rows only."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: c\nwarp_size: 32\nsass:\n  latency_overrides: {F2X.f64: 19}\n")
     with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family"):
         load_config(str(cfg))
     h100 = load_config("h100")
-    assert h100.for_sass().get("latency_overrides") == {"F2F.f32": 19}
+    assert h100.for_sass().get("latency_overrides") == {"F2F.f32": 19, "S2R": 23}
     assert "div.f32" in h100.get("latency_overrides")           # PTX runs keep theirs
     prog, res = sass_run("t-fp64-issue-cvt2-w1", [])
-    _, plain = sass_run("t-fp64-issue-cvt2-w1", ["sass.latency_overrides={}"])
+    _, plain = sass_run("t-fp64-issue-cvt2-w1", ["sass.latency_overrides={S2R: 23}"])     # F2F.f32 off
     f2f = next(pc for pc, text in enumerate(prog.texts) if text.startswith("F2F.F32.F64"))
     ready = {int(r[L.TR_READY] - r[L.TR_CYCLE]) for r in warp_issues(res, 0) if r[L.TR_PC] == f2f}
     assert ready == {19}

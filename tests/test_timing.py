@@ -369,7 +369,8 @@ def test_sequential_and_concurrent_kernels():
     assert np.all(seq.outputs["y"] == 5.0)
     assert np.all(conc.outputs["y"] == 3.0) and np.all(conc.outputs["y2"] == 3.0)
     k0, k1 = seq.metrics
-    gap = cfg.get("sm.stream_kernel_gap")               # the next kernel of a stream waits it (tools/launch_sequence.py)
+    assert seq.raw.launches[0].program.isa == "sass"    # nvcc's PTX runs as SASS: sass.stream_kernel_gap
+    gap = cfg.for_sass().get("sm.stream_kernel_gap")    # the next kernel of a stream waits it (tools/launch_sequence.py)
     assert gap > 0 and k1["first_cycle"] == k0["end_cycle"] + gap    # same stream: one after the other
     assert seq.cycles == k0["cycles"] + gap + k1["cycles"]
     assert conc.metrics[1]["first_cycle"] < conc.metrics[0]["end_cycle"]   # blocks fill in beside
