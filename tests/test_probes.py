@@ -285,6 +285,14 @@ def test_a_store_waits_only_for_room_in_its_sub_partitions_buffer():
     assert int(store_port(mt, tc, tf, 0, 1, 6, 1)) == 0     # another sub-partition's buffer is empty
 
 
+@pytest.mark.parametrize("item", ["memory.l1.store_buffer=0", "sass.memory.l1.smsp_store_buffer=100000",
+                                  "memory.l1.smsp_store_cycles=-1"])
+def test_store_path_values_out_of_range_are_input_errors(item):
+    from simt_sim.machine.config import load_config
+    with pytest.raises(InputError, match=r"h100.yaml.*(between 1 and 4096|non-negative|must be)"):
+        load_config("h100", [item])
+
+
 def test_eight_warps_of_a_sub_partition_issue_a_control_instruction_every_5_cycles():
     """t-diverge-w4 / -w8 (recorded 2026-11-27): t-diverge's if/else loop run by 4 or 8 warps of
     every sub-partition.  On the H100 an iteration takes 95 / 165 cycles converged (4 control

@@ -13,8 +13,8 @@ import yaml
 
 from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
-from simt_sim.machine.layout import (LATENCY_SPREAD_SLOTS, MAX_MEMORY_QUEUE, MAX_REGISTER_BANKS, POLICY_NAMES,
-                                     SCHEDULER_NAMES)
+from simt_sim.machine.layout import (LATENCY_SPREAD_SLOTS, MAX_MEMORY_QUEUE, MAX_REGISTER_BANKS, MAX_STORE_BUFFER,
+                                     POLICY_NAMES, SCHEDULER_NAMES)
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -178,13 +178,13 @@ SCHEMA = {
             "store_min_cycles": Field(float, non_negative,
                                       doc="the fewest cycles the SM's store port spends on one store "
                                           "instruction, however few its sectors (t-stg-burst-4-sector)"),
-            "store_buffer": Field(int, positive,
+            "store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
                                   doc="stores waiting for the SM's store port; while it is full the "
                                       "sub-partitions' stores wait in their own buffers (t-stg-burst-4)"),
             "smsp_store_cycles": Field(float, non_negative,
                                        doc="cycles between two stores of one sub-partition leaving its store "
                                            "buffer for the SM's (t-stg-burst-1: a lone warp's long burst)"),
-            "smsp_store_buffer": Field(int, positive,
+            "smsp_store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
                                        doc="stores a sub-partition's buffer holds; a store finding it full "
                                            "holds the LD/ST pipe, and so the memory queue, until an entry "
                                            "frees (Nsight Compute: lg_throttle; t-stg-burst-1)"),
@@ -279,9 +279,9 @@ SCHEMA = {
                           **{key: Field(kind, check, doc=f"over memory.l1.{key} for SASS runs")
                              for key, kind, check in (("store_sectors_per_cycle", float, non_negative),
                                                       ("store_min_cycles", float, non_negative),
-                                                      ("store_buffer", int, positive),
+                                                      ("store_buffer", int, between(1, MAX_STORE_BUFFER)),
                                                       ("smsp_store_cycles", float, non_negative),
-                                                      ("smsp_store_buffer", int, positive))}}},
+                                                      ("smsp_store_buffer", int, between(1, MAX_STORE_BUFFER)))}}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "

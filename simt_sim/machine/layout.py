@@ -164,6 +164,7 @@ PASS_ONE = 1 << 20
 # (SASS register file: per bank, the first cycle its read port is free)
 MAX_REGISTER_BANKS = 4
 MAX_MEMORY_QUEUE = 256       # sass.memory_queue: instructions waiting for a sub-partition's LD/ST pipe
+MAX_STORE_BUFFER = 4096      # memory.l1.store_buffer / smsp_store_buffer: entries (each a float64 per SM and queue)
 # (SASS register-file write port: the cycles booked for fixed-latency results, a ring indexed by
 # cycle mod N_WRITE_RING, so a booked unit's latency must stay below it)
 N_WRITE_RING = 32
