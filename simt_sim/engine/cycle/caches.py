@@ -42,7 +42,7 @@ T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT = TC["dram_latency"]
-T_NSP, T_WPSM, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["warps_per_sm"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
+T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
 F_L2_SPREAD, F_DRAM_INFLIGHT, F_STORE_BW = TF["l2_spread0"], TF["dram_inflight_cycles"], TF["l1_store_sectors_per_cycle"]
@@ -117,17 +117,17 @@ def queue(ports, port, start, amount, rate):
 @compiled
 def store_port(mt, tc, tf, sm, sp, cycle, n_sect):
     """A global store of n_sect sectors issued at `cycle` by sub-partition sp: returns the cycles it
-    waits for room in the sub-partition's store buffer.  A store
-    leaves its sub-partition's buffer at most one per memory.l1.smsp_store_cycles, and only when the
-    SM's buffer has room; the port takes one per max(store_min_cycles, n_sect /
-    store_sectors_per_cycle) cycles.  Without a port (rate 0) the store leaves as it issues."""
+    waits for room in the sub-partition's store buffer.  A store leaves its sub-partition's buffer
+    at most one per memory.l1.smsp_store_cycles, and only when the SM's buffer has room; the port
+    takes one per max(store_min_cycles, n_sect / store_sectors_per_cycle) cycles.  Without a port
+    (rate 0) the store leaves as it issues."""
     rate = tf[F_STORE_BW]
     if rate <= 0:
         return np.int64(0)
-    enter = max(np.float64(cycle), take_slot(mt, sm, sp, tc[T_SP_STORE_BUF], -1.0))
+    enter = max(np.float64(cycle), slot_free_at(mt, sm, sp, tc[T_SP_STORE_BUF]))
     n_sp = tc[T_NSP]
-    last = take_slot(mt, sm, sp, tc[T_SP_STORE_BUF], -2.0)
-    leave_sp = max(enter, last + tf[F_SP_STORE], take_slot(mt, sm, n_sp, tc[T_STORE_BUF], -1.0))
+    leave_sp = max(enter, last_left_at(mt, sm, sp, tc[T_SP_STORE_BUF]) + tf[F_SP_STORE],
+                   slot_free_at(mt, sm, n_sp, tc[T_STORE_BUF]))
     port = tc[T_NSM] + 2 + sm
     taken = max(leave_sp, mt.ports[port])
     mt.ports[port] = taken + max(tf[F_STORE_MIN], n_sect / rate)
@@ -137,13 +137,16 @@ def store_port(mt, tc, tf, sm, sp, cycle, n_sect):
 
 
 @compiled
-def take_slot(mt, sm, q, size, which):
-    """Store buffer q's ring: which = -1.0, when the store `size` stores back left (the slot a new
-    one takes frees then); -2.0, when the latest store left."""
-    head = mt.store_head[sm, q]
-    if which < -1.5:
-        return mt.store_fifo[sm, q, (head - 1) % size]
-    return mt.store_fifo[sm, q, head % size]
+def slot_free_at(mt, sm, q, size):
+    """When store buffer q (a ring of `size`) has room for one more: when the store `size` stores
+    back left it."""
+    return mt.store_fifo[sm, q, mt.store_head[sm, q] % size]
+
+
+@compiled
+def last_left_at(mt, sm, q, size):
+    """When the latest store left store buffer q."""
+    return mt.store_fifo[sm, q, (mt.store_head[sm, q] - 1) % size]
 
 
 @compiled
