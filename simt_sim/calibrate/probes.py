@@ -53,11 +53,8 @@ def per_read(m):
 
 
 def iteration(k):
-    return lambda m: (m[0]["clk"][2 * k + 1] - m[0]["clk"][2 * k]) / 64
-
-
-def warps_iteration(k):
-    """t-diverge-w*: the slowest warp's run k (0 converged, 1 divergent) over its 64 iterations."""
+    """t-diverge and t-diverge-w*: the slowest warp's run k (0 converged, 1 divergent) over its 64
+    iterations (clk[4 * warp + 2 * k] = start, + 1 = end)."""
     def derive(m):
         c = m[0]["clk"].reshape(-1, 4)
         return float(np.max(c[:, 2 * k + 1] - c[:, 2 * k])) / 64
@@ -223,7 +220,7 @@ PROBES = [
           "the same iteration with lanes split 16/16 (both sides, BSSY/BSYNC)"),
     # measured, not modelled: one control instruction per 5 cycles per sub-partition gives them
     # (sass.units.control.lanes: 7), but moves the studies off (docs/timing.md)
-    *(Probe(f"loop_iteration_{kind}_w{w}", (f"t-diverge-w{w}",), "cycles", warps_iteration(k),
+    *(Probe(f"loop_iteration_{kind}_w{w}", (f"t-diverge-w{w}",), "cycles", iteration(k),
             f"the same iteration, {kind}, with {w} warps per sub-partition running it", modelled=False)
       for w in (4, 8) for k, kind in ((0, "converged"), (1, "divergent"))),
     Probe("two_warps_one_subpartition", ("t-sched-5w",), "x lone span", shared_issue,
