@@ -6,7 +6,7 @@ impossible value is reported with file:line:column.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -112,6 +112,28 @@ def _memory_side(what: str) -> Field:
                                              "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
 
 
+# memory.l1's global store path (engine/cycle/caches.store_port); the sass section's l1 takes the same keys
+_STORE_PATH = {
+    "store_sectors_per_cycle": Field(float, non_negative,
+                                     doc="sectors of global and local stores the SM's store port sends toward L2 "
+                                         "per cycle (t-stg-tput-w8, t-stg-burst-32); 0: no store path (a store "
+                                         "leaves as it issues)"),
+    "store_min_cycles": Field(float, non_negative,
+                              doc="the fewest cycles the SM's store port spends on one store instruction, "
+                                  "however few its sectors (t-stg-burst-4-sector)"),
+    "store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
+                          doc="stores waiting for the SM's store port; while it is full the sub-partitions' "
+                              "stores wait in their own buffers (t-stg-burst-4)"),
+    "smsp_store_cycles": Field(float, non_negative,
+                               doc="cycles between two stores of one sub-partition leaving its store buffer for "
+                                   "the SM's (t-stg-burst-1: a lone warp's long burst)"),
+    "smsp_store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
+                               doc="stores a sub-partition's buffer holds; a store finding it full holds the "
+                                   "LD/ST pipe, and so the memory queue, until an entry frees (Nsight Compute: "
+                                   "lg_throttle; t-stg-burst-1)"),
+}
+
+
 SCHEMA = {
     "name": Field(str, required=True, doc="short name, as used by --config"),
     "description": Field(str, doc="one line: what machine this models"),
@@ -171,23 +193,7 @@ SCHEMA = {
             "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
-            "store_sectors_per_cycle": Field(float, non_negative,
-                                             doc="sectors of global and local stores the SM's store port sends "
-                                                 "toward L2 per cycle (t-stg-tput-w8, t-stg-burst-32); 0: no "
-                                                 "store path (a store leaves as it issues)"),
-            "store_min_cycles": Field(float, non_negative,
-                                      doc="the fewest cycles the SM's store port spends on one store "
-                                          "instruction, however few its sectors (t-stg-burst-4-sector)"),
-            "store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
-                                  doc="stores waiting for the SM's store port; while it is full the "
-                                      "sub-partitions' stores wait in their own buffers (t-stg-burst-4)"),
-            "smsp_store_cycles": Field(float, non_negative,
-                                       doc="cycles between two stores of one sub-partition leaving its store "
-                                           "buffer for the SM's (t-stg-burst-1: a lone warp's long burst)"),
-            "smsp_store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
-                                       doc="stores a sub-partition's buffer holds; a store finding it full "
-                                           "holds the LD/ST pipe, and so the memory queue, until an entry "
-                                           "frees (Nsight Compute: lg_throttle; t-stg-burst-1)"),
+            **_STORE_PATH,
         }),
         "l2": _memory_level("L2", {
             "latency_ns": _memory_side("L2 hit"),
@@ -276,12 +282,8 @@ SCHEMA = {
                    "l1": {"latency": Field(int, positive,
                                            doc="over memory.l1.latency for SASS runs: issue to data of an L1-hit "
                                                "load sector, as SASS's LDG meets it (t-ldg-path's second pass)"),
-                          **{key: Field(kind, check, doc=f"over memory.l1.{key} for SASS runs")
-                             for key, kind, check in (("store_sectors_per_cycle", float, non_negative),
-                                                      ("store_min_cycles", float, non_negative),
-                                                      ("store_buffer", int, between(1, MAX_STORE_BUFFER)),
-                                                      ("smsp_store_cycles", float, non_negative),
-                                                      ("smsp_store_buffer", int, between(1, MAX_STORE_BUFFER)))}}},
+                          **{key: replace(field, doc=f"over memory.l1.{key} for SASS runs")
+                             for key, field in _STORE_PATH.items()}}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
