@@ -6,24 +6,7 @@
 // divergent start, end].
 #pragma once
 #include "simt_trace.cuh"
-
-__device__ __forceinline__ float side(float v, float a, float b) {
-#pragma unroll
-    for (int k = 0; k < 8; k++) v = fmaf(v, a, b);
-    return v;
-}
-
-__device__ __forceinline__ float run(int split, float x, float y, float a, float b, long long* t) {
-    unsigned lane = threadIdx.x & 31u;
-    t[0] = clock64();
-#pragma unroll 1
-    for (int i = 0; i < 64; i++) {
-        if ((int)lane < split) x = side(x, a, b);
-        else y = side(y, b, a);
-    }
-    t[1] = clock64();
-    return x + y;
-}
+#include "t_diverge.cuh"
 
 extern "C" __global__ void diverge_warps(const float* in, float* res, long long* clk, float a, float b,
                                          int converged, int divergent) {

@@ -5,23 +5,7 @@
 // `if (lane < split) 8 dependent FFMAs on x else 8 on y`, first with split = 32 (every lane on one
 // side: converged), then with split = 16 (half and half: both sides run).  clk = [converged
 // start, end, divergent start, end]; per-iteration cost = span / 64.
-__device__ __forceinline__ float side(float v, float a, float b) {
-#pragma unroll
-    for (int k = 0; k < 8; k++) v = fmaf(v, a, b);
-    return v;
-}
-
-__device__ __forceinline__ float run(int split, float x, float y, float a, float b, long long* t) {
-    unsigned lane = threadIdx.x & 31u;
-    t[0] = clock64();
-#pragma unroll 1
-    for (int i = 0; i < 64; i++) {
-        if ((int)lane < split) x = side(x, a, b);
-        else y = side(y, b, a);
-    }
-    t[1] = clock64();
-    return x + y;
-}
+#include "../include/t_diverge.cuh"
 
 extern "C" __global__ void diverge(const float* in, float* res, long long* clk, float a, float b,
                                    int converged, int divergent) {
