@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "sreg_latency.ptx"
 sys.path.insert(0, str(ROOT))
-from probe_output import simulate_block, warp_rate  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, simulate_block, warp_rate  # noqa: E402  (tools/, beside this file)
 RECORDED = ROOT / "programs" / "t-clock-read" / "reference" / "h100-sreg-latency.json"
 DELAY_PTX = ROOT / "tools" / "kernels" / "sreg_delay.ptx"
 DELAY_RECORDED = ROOT / "programs" / "t-clock-read" / "reference" / "h100-sreg-delay.json"
@@ -96,22 +96,14 @@ def simulated_span(name: str) -> int:
 
 def gpu_delays() -> dict:
     """{kernel: {spin: median window}} over eight launches after a warming one, one warp."""
-    import cupy as cp
-    mod = cp.RawModule(path=str(DELAY_PTX))
-    out = {}
-    for name in DELAY_KERNELS:
-        f = mod.get_function(name)
-        out[name] = {}
-        for spin in SPINS:
-            clk, res = cp.zeros(3, cp.int64), cp.zeros(32, cp.uint32)
-            windows = []
-            for _ in range(9):
-                f((1,), (32,), (clk, res, np.int32(spin)))
-                cp.cuda.runtime.deviceSynchronize()
-                c = clk.get()
-                windows.append(int(c[2] - c[1]))
-            out[name][str(spin)] = float(np.median(windows[1:]))
-    return out
+    def window(cp, f, name, spin):
+        clk, res = cp.zeros(3, cp.int64), cp.zeros(32, cp.uint32)
+        f((1,), (32,), (clk, res, np.int32(spin)))
+        cp.cuda.runtime.deviceSynchronize()
+        c = clk.get()
+        return [int(c[2] - c[1])]
+    medians = gpu_medians(DELAY_PTX, DELAY_KERNELS, {str(spin): spin for spin in SPINS}, window, 1)
+    return {name: {str(spin): medians[f"{name} / {spin}"][0] for spin in SPINS} for name in DELAY_KERNELS}
 
 
 def simulated_delay(name: str, spin: int) -> int:
