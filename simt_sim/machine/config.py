@@ -295,6 +295,13 @@ SCHEMA = {
                                         "`family.type` as in latency_overrides; replaces the interval its "
                                         "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
                                         "at 8.6-9.05 cycles)"),
+        "sm_unit_cycles": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
+                                                                     "expected, e.g. LDC)", "cycles"),
+                                doc="families an SM-wide unit serves, one unit per key (`family` or "
+                                    "`family.type` as in latency_overrides): the cycles each warp-instruction "
+                                    "holds it; its result comes its latency after the unit takes it "
+                                    "(tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, apart from "
+                                    "each other and from LDS); {} = not modelled"),
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
@@ -372,6 +379,7 @@ DEFAULTS = {
     "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
+             "sm_unit_cycles": {},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
                        "redirect_next_line_cycles": 0}},

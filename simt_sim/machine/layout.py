@@ -142,7 +142,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
              "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "branch_resolve", "slot_weight_ppm",
-             "l1_store_buffer", "smsp_store_buffer")
+             "l1_store_buffer", "smsp_store_buffer", "sm_units")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32

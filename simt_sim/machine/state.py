@@ -80,8 +80,10 @@ def make_counters() -> np.ndarray:
 # holds the pipe max(ii, passes x pass_cycles)); srcs / dsts: registers in the unified numbering (-1 padded); unit_pipes: pipes per unit;
 # pipes_of: how many of its unit's pipes (the first ones) the instruction may use; pipe_from: the
 # pipe it tries first (1 where its unit spares the first pipe); rf_first /
-# rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none).
-Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write")
+# rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none); sm_unit:
+# the SM-wide unit that serves it (sass.sm_unit_cycles; -1: none), sm_unit_cycles: for how long.
+Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
+                              "sm_unit sm_unit_cycles")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in

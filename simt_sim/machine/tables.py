@@ -77,6 +77,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "branch_resolve": g("sass.branch_resolve_cycles"),
         "slot_weight_ppm": round(g("scheduler.slot_weight_step") * 1e6),
         "l1_store_buffer": g("memory.l1.store_buffer"), "smsp_store_buffer": g("memory.l1.smsp_store_buffer"),
+        "sm_units": len(sm_unit_names(cfg)),          # (only SASS rows use them: pc_tables)
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -201,9 +202,9 @@ def operand_registers(row, vecs, numbering: RegisterNumbering) -> tuple[list[int
 
 
 # semantics -> timing class ("sfu": a fixed wait whose dependants count as short_scoreboard, as
-# Nsight Compute counts those of MUFU and S2R; CS2R's dependants wait on its stall count alone)
+# Nsight Compute counts those of MUFU, S2R and LDC; CS2R's dependants wait on its stall count alone)
 SASS_TIMING = {"branch": "branch", "convergence": "branch", "call": "branch", "exit": "exit",
-               "barrier": "barrier", "transcendental": "sfu", "special_register": "sfu"}
+               "barrier": "barrier", "transcendental": "sfu", "special_register": "sfu", "constant_load": "sfu"}
 
 
 def timing_class(op: int) -> int:
@@ -227,13 +228,19 @@ def result_latency(latency: int, interval: int) -> int:
     return max(latency, interval)
 
 
+def override_key(table: dict, op_name: str, row) -> str | None:
+    """The key of a per-opcode config table that names row's instruction: `op.type` before `op`."""
+    t = int(row[E.F_TYPE])
+    if t >= 0 and f"{op_name}.{E.TYPE_NAMES[t]}" in table:
+        return f"{op_name}.{E.TYPE_NAMES[t]}"
+    return op_name if op_name in table else None
+
+
 def latency_override(cfg: GPUConfig, op_name: str, row, key: str = "latency_overrides") -> int | None:
     """The cycles config table `key` gives op_name (`op.type` before `op`), or None."""
     table = cfg.get(key) or {}
-    t = int(row[E.F_TYPE])
-    if t >= 0 and f"{op_name}.{E.TYPE_NAMES[t]}" in table:
-        return table[f"{op_name}.{E.TYPE_NAMES[t]}"]
-    return table.get(op_name)
+    found = override_key(table, op_name, row)
+    return None if found is None else table[found]
 
 
 def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: RegisterNumbering) -> Tables:
@@ -284,8 +291,29 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         for slot, (first, count) in enumerate(register_reads(code[pc], vecs, numbering)):
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
+    sm_unit, sm_cycles = sm_unit_tables(cfg, code)
     return Tables(unit, own, cls, lat, ii, pass_cycles, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
-                  rf_count, rf_write)
+                  rf_count, rf_write, sm_unit, sm_cycles)
+
+
+def sm_unit_names(cfg: GPUConfig) -> list[str]:
+    """The keys of sass.sm_unit_cycles, in order: unit k serves the k-th."""
+    return sorted(cfg.get("sass.sm_unit_cycles") or {})
+
+
+def sm_unit_tables(cfg: GPUConfig, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per pc, the SM-wide unit that serves a SASS instruction (-1: none) and the cycles it holds
+    it: sass.sm_unit_cycles, one unit per key (`family` or `family.type`, as latency_overrides)."""
+    table = cfg.get("sass.sm_unit_cycles") or {}
+    names = sm_unit_names(cfg)
+    unit = np.full(len(code), -1, np.int64)
+    cycles = np.zeros(len(code), np.int64)
+    for pc in range(len(code)):
+        key = override_key(table, opcode_name(int(code[pc][E.F_OP])), code[pc]) if is_sass_row(code[pc]) else None
+        if key is not None:
+            unit[pc] = names.index(key)
+            cycles[pc] = table[key]
+    return unit, cycles
 
 
 def shared_pass_cycles(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:

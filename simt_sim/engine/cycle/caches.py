@@ -25,7 +25,8 @@ MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_
 # *_fill: cycle at which a line's most recently requested data arrives (a hit on a line still
 # being filled waits for it, like a hit on an outstanding miss)
 # ports (float64): [sm] L1 / LSU data port, [n_sm] L2, [n_sm + 1] DRAM, [n_sm + 2 + sm] the SM's
-# store port (memory.l1.store_sectors_per_cycle)
+# store port (memory.l1.store_sectors_per_cycle), [(2 + k) n_sm + 2 + sm] its SM-wide unit k
+# (sass.sm_unit_cycles: constant loads, special-register reads)
 # store_fifo [sm, q, i] (float64): when each of the last stores left store buffer q (q < n_sp: that
 # sub-partition's, q = n_sp: the SM's), a ring of the buffer's size; store_head [sm, q] its next slot.
 # shared_booked / shared_end [sm, cycle % SHARED_CALENDAR]: the SM's shared-memory port, one pass per
@@ -43,6 +44,7 @@ T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT = TC["dram_latency"]
 T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
+T_SM_UNITS = TC["sm_units"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
 F_L2_SPREAD, F_DRAM_INFLIGHT, F_STORE_BW = TF["l2_spread0"], TF["dram_inflight_cycles"], TF["l1_store_sectors_per_cycle"]
@@ -58,7 +60,8 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
     return MemTiming(np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64), np.zeros(l1_shape, np.int64),
                      np.zeros(l1_shape, np.int64),
                      np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64), np.zeros(l2_shape, np.int64),
-                     np.zeros(l2_shape, np.int64), np.zeros(2 * n_sm + 2, np.float64), np.zeros(1, np.int64),
+                     np.zeros(l2_shape, np.int64), np.zeros((2 + tc[T_SM_UNITS]) * n_sm + 2, np.float64),
+                     np.zeros(1, np.int64),
                      np.zeros((n_sm, SHARED_CALENDAR), np.int64), np.zeros((n_sm, SHARED_CALENDAR), np.int64),
                      np.zeros(DRAM_CALENDAR, np.int64), np.zeros(2, np.int64),
                      np.full((n_sm, tc[T_NSP] + 1, max(tc[T_STORE_BUF], tc[T_SP_STORE_BUF])), -1e18),   # long gone
@@ -112,6 +115,16 @@ def queue(ports, port, start, amount, rate):
     t = max(start, ports[port])
     ports[port] = t + amount / rate
     return t - start + (amount - 1) / rate
+
+
+@compiled
+def sm_unit_start(mt, tc, sm, k, cycle, held):
+    """The cycle SM-wide unit k of sm takes an instruction issued at `cycle`, which holds it `held`
+    cycles (sass.sm_unit_cycles): the SM's sub-partitions share it, first come first served."""
+    port = (2 + k) * tc[T_NSM] + 2 + sm
+    start = max(np.float64(cycle), mt.ports[port])
+    mt.ports[port] = start + held
+    return np.int64(start)
 
 
 @compiled

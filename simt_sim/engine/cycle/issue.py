@@ -9,6 +9,7 @@ state records are not passed again for every warp-instruction.
 from __future__ import annotations
 
 from simt_sim.engine.cycle.blocks import finish_block
+from simt_sim.engine.cycle.caches import sm_unit_start
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
@@ -94,6 +95,8 @@ def result_timing(code, regs, mt, tab, tc, tf, scratch, geom, w, gid, pc, exec_m
     if cls == CL_MEM:
         return memory_ready(code.ext, code.rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle)
     if cls == CL_ALU or cls == CL_SFU:
+        if tab.sm_unit[pc] >= 0:        # served by a unit the SM's sub-partitions share
+            cycle = sm_unit_start(mt, tc, sm, tab.sm_unit[pc], cycle, tab.sm_unit_cycles[pc])
         return cycle + tab.lat[pc], (R_SHORT if cls == CL_SFU else R_WAIT)
     return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
 
