@@ -41,7 +41,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, ncu_csv_launches, ncu_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "control_rate.ptx"
 RECORDED = ROOT / "programs" / "t-diverge-w8" / "reference" / "h100-control-rate.json"
 RECORDED_NCU = RECORDED.with_name("h100-control-rate-ncu.json")
@@ -115,12 +115,7 @@ def ncu_launches() -> None:
 def from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
     """Per "KERNEL / SET", from ncu's CSV of --ncu-launches (the last launch of each): per-pipe
     instruction counts, and warp-cycles per warp-iteration in each stall reason."""
-    import csv
-    launches: dict[str, dict[str, float]] = {}
-    with open(path, newline="") as f:
-        for row in csv.DictReader(line for line in f if line.startswith('"')):
-            launches.setdefault(row["ID"], {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-    ordered = [launches[i] for i in sorted(launches, key=int)]
+    ordered = ncu_csv_launches(path)
     keys = [(k, s) for k in KERNELS for s in SETS]
     if len(ordered) != NCU_LAUNCHES * len(keys):
         raise SystemExit(f"{path}: {len(ordered)} launches, expected {NCU_LAUNCHES * len(keys)}")
@@ -155,11 +150,8 @@ def print_stalls(overrides: tuple[str, ...]) -> None:
 
 
 def main() -> int:
-    ap = model_probe_parser(__doc__)
-    ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics ncu should collect")
+    ap = ncu_probe_parser(__doc__)
     ap.add_argument("--ncu-launches", action="store_true", help="with --gpu: the launches for ncu to profile")
-    ap.add_argument("--ncu-csv", help="turn ncu's CSV of --gpu --ncu-launches into the recorded figures (--out)")
-    ap.add_argument("--stalls", action="store_true", help="the stall reasons, recorded beside the model")
     args = ap.parse_args()
     if args.ncu_metrics:
         print(",".join(ncu_metrics()))

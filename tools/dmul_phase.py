@@ -27,7 +27,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, span_per_warp_step, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, ncu_csv_launches, ncu_probe_parser, recorded, simulate_block, span_per_warp_step, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "dmul_phase.ptx"
 RECORDED = ROOT / "programs" / "t-fp64-issue-d2" / "reference" / "h100-dmul-phase.json"
 RECORDED_STALLS = RECORDED.with_name("h100-dmul-phase-stalls.json")
@@ -74,13 +74,8 @@ def ncu_metrics() -> list[str]:
 def stalls_from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
     """Per "KERNEL / SET", warp-cycles per warp-iteration in each stall reason, from ncu's CSV of
     the --gpu run (its launches in gpu_medians' order: kernel, set, LAUNCHES each)."""
-    import csv
     import statistics
-    launches: dict[str, dict[str, float]] = {}
-    with open(path, newline="") as f:
-        for row in csv.DictReader(line for line in f if line.startswith('"')):
-            launches.setdefault(row["ID"], {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-    ordered = [launches[i] for i in sorted(launches, key=int)]
+    ordered = ncu_csv_launches(path)
     keys = [f"{k} / {s}" for k in KERNELS for s in SETS]
     if len(ordered) != LAUNCHES * len(keys):
         raise SystemExit(f"{path}: {len(ordered)} launches, expected {LAUNCHES * len(keys)}")
@@ -116,11 +111,7 @@ def short(label: str) -> str:
 
 
 def main() -> int:
-    ap = model_probe_parser(__doc__)
-    ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics ncu should collect")
-    ap.add_argument("--ncu-csv", help="turn ncu's CSV of the --gpu run into the recorded stall reasons (--out)")
-    ap.add_argument("--stalls", action="store_true", help="the stall reasons, recorded beside the model")
-    args = ap.parse_args()
+    args = ncu_probe_parser(__doc__).parse_args()
     if args.ncu_metrics:
         print(",".join(ncu_metrics()))
         return 0

@@ -1,7 +1,8 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
-dispatch_stall, dmul_phase, warp_ends): an argument parser with --out,
-the recorded JSON written there and printed, and one block of a probe kernel run in the model."""
+dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency): an argument parser with --out,
+the recorded JSON written there and printed, Nsight Compute's CSV read back, and one block of a
+probe kernel run in the model."""
 from __future__ import annotations
 
 import argparse
@@ -22,6 +23,17 @@ def model_probe_parser(doc: str) -> argparse.ArgumentParser:
     ap.add_argument("--gpu", action="store_true", help="measure on the GPU (else simulate)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a key of configs/h100.yaml in the model (repeatable)")
+    return ap
+
+
+def ncu_probe_parser(doc: str) -> argparse.ArgumentParser:
+    """model_probe_parser with the Nsight Compute round trip: --ncu-metrics (print what ncu should
+    collect), --ncu-csv (turn ncu's CSV of the --gpu run into the recording, --out) and --stalls
+    (the recorded stall reasons beside the model's)."""
+    ap = model_probe_parser(doc)
+    ap.add_argument("--ncu-metrics", action="store_true", help="print the metrics ncu should collect")
+    ap.add_argument("--ncu-csv", help="turn ncu's CSV of the --gpu run into the recorded figures (--out)")
+    ap.add_argument("--stalls", action="store_true", help="the stall reasons, recorded beside the model")
     return ap
 
 
@@ -47,6 +59,16 @@ def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
             runs = [launch(cp, f, name, active) for _ in range(9)]
             out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(decimals).tolist()
     return out
+
+
+def ncu_csv_launches(path) -> list[dict[str, float]]:
+    """Per profiled launch, in launch order, {metric: value} from `ncu --csv --log-file PATH`."""
+    import csv
+    launches: dict[str, dict[str, float]] = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(line for line in f if line.startswith('"')):
+            launches.setdefault(row["ID"], {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    return [launches[i] for i in sorted(launches, key=int)]
 
 
 def recorded(path, key: str) -> dict:

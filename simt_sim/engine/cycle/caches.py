@@ -1,5 +1,6 @@
-"""Memory timing: the L1 / L2 / DRAM hit model with bandwidth queues, and the shared-memory port
-(which transactions an access makes is coalesce.py's business).
+"""Memory timing: the L1 / L2 / DRAM hit model with bandwidth queues, the shared-memory port, the
+global store path and the SM-wide units of constant loads and special-register reads (which
+transactions an access makes is coalesce.py's business).
 
 The hit model (documented in docs/timing.md): L1 (per SM) and L2 (whole GPU) are set-associative
 LRU caches of `line_bytes` lines with a valid bit per sector.  A load sector that hits L1 costs
