@@ -337,10 +337,12 @@ def test_sm_unit_cycles_name_sass_families_and_queue_the_four_sub_partitions(tmp
     sub-partitions, first come first served, and the result comes its latency after that."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: c\nwarp_size: 32\nsass:\n  sm_unit_cycles: {LDX: 2}\n")
-    with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family"):
+    with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family timed by a latency"):
         load_config(str(cfg))
     with pytest.raises(InputError, match="cycles must be an integer"):
         load_config("h100", ["sass.sm_unit_cycles={LDC: 0}"])
+    with pytest.raises(InputError, match="'LDS', which is not a SASS family timed by a latency"):
+        load_config("h100", ["sass.sm_unit_cycles={LDS: 2}"])
     from simt_sim.engine.cycle.caches import make_mem_timing, sm_unit_start
     from simt_sim.machine.tables import machine_scalars, sm_unit_names
     h100 = load_config("h100")

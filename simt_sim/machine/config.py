@@ -90,6 +90,17 @@ def _sass_families() -> set[str]:
     return {op.name for op in sass_table().ops}
 
 
+# SASS classes whose instructions their own ports or the control flow time, not a latency
+_NOT_LATENCY_TIMED = {"atomic", "async", "barrier", "branch", "call", "control", "convergence", "exit",
+                      "memory_load", "memory_order", "memory_store"}
+
+
+def _sass_latency_families() -> set[str]:
+    """SASS families timed by a latency (sass.sm_unit_cycles can put them behind an SM-wide unit)."""
+    from simt_sim.isa.sass_table import sass_table
+    return {op.name for op in sass_table().ops if op.semantics not in _NOT_LATENCY_TIMED}
+
+
 def _memory_level(what: str, extra: dict | None = None) -> dict:
     d = {"latency": Field(int, positive, doc=f"cycles for a {what} hit, issue to data")}
     d.update(extra or {})
@@ -295,8 +306,10 @@ SCHEMA = {
                                         "`family.type` as in latency_overrides; replaces the interval its "
                                         "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
                                         "at 8.6-9.05 cycles)"),
-        "sm_unit_cycles": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
-                                                                     "expected, e.g. LDC)", "cycles"),
+        "sm_unit_cycles": Field(dict, _latency_table(_sass_latency_families, "a SASS family timed by a "
+                                                     "latency (family or family.type expected, e.g. LDC; "
+                                                     "memory and control-flow instructions have their own "
+                                                     "ports)", "cycles"),
                                 doc="families an SM-wide unit serves, one unit per key (`family` or "
                                     "`family.type` as in latency_overrides): the cycles each warp-instruction "
                                     "holds it; its result comes its latency after the unit takes it "

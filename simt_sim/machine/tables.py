@@ -303,7 +303,8 @@ def sm_unit_names(cfg: GPUConfig) -> list[str]:
 
 def sm_unit_tables(cfg: GPUConfig, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per pc, the SM-wide unit that serves a SASS instruction (-1: none) and the cycles it holds
-    it: sass.sm_unit_cycles, one unit per key (`family` or `family.type`, as latency_overrides)."""
+    it: sass.sm_unit_cycles, one unit per key (`family` or `family.type`, as latency_overrides;
+    the config admits only families timed by a latency)."""
     table = cfg.get("sass.sm_unit_cycles") or {}
     names = sm_unit_names(cfg)
     unit = np.full(len(code), -1, np.int64)
