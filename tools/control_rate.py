@@ -41,7 +41,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, ncu_csv_launches, ncu_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import (STALL_METRIC, gpu_medians, ncu_csv_launches, ncu_option_done, ncu_probe_parser,  # noqa: E402  (tools/, beside this file)
+                          ncu_stall_cycles, print_stalls_beside, recorded, simulate_block, write_result)  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "control_rate.ptx"
 RECORDED = ROOT / "programs" / "t-diverge-w8" / "reference" / "h100-control-rate.json"
 RECORDED_NCU = RECORDED.with_name("h100-control-rate-ncu.json")
@@ -57,7 +58,6 @@ A, B = np.float32(0.999), np.float32(0.001)
 PIPES = ("adu", "cbu", "lsu", "uniform", "alu", "fma")
 REASONS = ("selected", "not_selected", "wait", "branch_resolving", "short_scoreboard", "long_scoreboard",
            "math_pipe_throttle", "mio_throttle", "dispatch_stall", "no_instruction", "misc")
-STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 PIPE_METRIC = "sm__inst_executed_pipe_{}.sum"
 NCU_LAUNCHES = 2
 
@@ -124,8 +124,7 @@ def from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
         m = ordered[(j + 1) * NCU_LAUNCHES - 1]
         iterations = len(running_warps(SETS[label])) * STEPS
         row = {f"pipe_{p}": m[PIPE_METRIC.format(p)] for p in PIPES}
-        row.update({r: round(m[STALL_METRIC.format(r)] * m["smsp__inst_executed.sum"] / iterations, 3)
-                    for r in REASONS})
+        row.update({r: round(ncu_stall_cycles(m, r) / iterations, 3) for r in REASONS})
         out[f"{name} / {label}"] = row
     return out
 
@@ -139,36 +138,23 @@ def print_stalls(overrides: tuple[str, ...]) -> None:
     rec = recorded(RECORDED_NCU, "per_warp_iteration")
     shown = ("selected", "not_selected", "wait", "branch_resolving", "short_scoreboard", "no_instruction",
              "dispatch_stall", "math_pipe_throttle", "mio_throttle")
-    print("warp-cycles per warp-iteration by Nsight Compute's stall reason, H100 / model")
-    print(f"{'kernel / set':<30}" + "".join(f"{r[:14]:>15}" for r in shown))
-    for name in KERNELS:
-        for label, at in SETS.items():
-            hw = rec.get(f"{name} / {label}", {})
-            model = simulated_stalls(name, at, overrides)
-            print(f"{name + ' / ' + label:<30}"
-                  + "".join(f"{hw.get(r, float('nan')):7.2f}/{model[r]:<7.2f}" for r in shown))
+    print_stalls_beside(shown, ((f"{name} / {label}", rec.get(f"{name} / {label}", {}),
+                                 simulated_stalls(name, at, overrides))
+                                for name in KERNELS for label, at in SETS.items()), 30)
 
 
 def main() -> int:
     ap = ncu_probe_parser(__doc__)
     ap.add_argument("--ncu-launches", action="store_true", help="with --gpu: the launches for ncu to profile")
     args = ap.parse_args()
-    if args.ncu_metrics:
-        print(",".join(ncu_metrics()))
-        return 0
-    if args.ncu_csv:
-        write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
-                      "per_warp_iteration": from_ncu_csv(args.ncu_csv)}, args.out)
-        return 0
-    if args.stalls:
-        print_stalls(tuple(args.set))
+    header = {"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS}
+    if ncu_option_done(args, header, ncu_metrics(), "per_warp_iteration", from_ncu_csv, print_stalls):
         return 0
     if args.gpu and args.ncu_launches:
         ncu_launches()
         return 0
     if args.gpu:
-        write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
-                      "cycles_per_warp_iteration": gpu_medians(PTX, KERNELS, SETS, launch, 3)}, args.out)
+        write_result({**header, "cycles_per_warp_iteration": gpu_medians(PTX, KERNELS, SETS, launch, 3)}, args.out)
         return 0
     rec = recorded(RECORDED, "cycles_per_warp_iteration")
     print("cycles per warp-iteration on the busiest sub-partition, H100 / model")

@@ -27,13 +27,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, ncu_csv_launches, ncu_probe_parser, recorded, simulate_block, span_per_warp_step, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import (STALL_METRIC, gpu_medians, ncu_csv_launches, ncu_option_done, ncu_probe_parser,  # noqa: E402  (tools/, beside this file)
+                          ncu_stall_cycles, print_stalls_beside, recorded, simulate_block, span_per_warp_step,
+                          write_result)  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "dmul_phase.ptx"
 RECORDED = ROOT / "programs" / "t-fp64-issue-d2" / "reference" / "h100-dmul-phase.json"
 RECORDED_STALLS = RECORDED.with_name("h100-dmul-phase-stalls.json")
 REASONS = ("dispatch_stall", "not_selected", "math_pipe_throttle", "wait", "selected", "no_instruction",
            "branch_resolving")
-STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 LAUNCHES = 9                    # gpu_medians' launches per kernel and set, the first warming the caches
 STEPS = 256
 KERNELS = {"k_f0": "8 FMUL", "k_d1": "1 DMUL + 7 FMUL", "k_d2": "2 DMUL + 6 FMUL", "k_d4": "4 DMUL + 4 FMUL"}
@@ -83,8 +84,8 @@ def stalls_from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
     for j, key in enumerate(keys):
         warps = SETS[key.split(" / ")[1]][0] // 32
         runs = ordered[j * LAUNCHES + 1:(j + 1) * LAUNCHES]
-        out[key] = {r: round(statistics.median(m[STALL_METRIC.format(r)] * m["smsp__inst_executed.sum"]
-                                               for m in runs) / (warps * STEPS), 3) for r in REASONS}
+        out[key] = {r: round(statistics.median(ncu_stall_cycles(m, r) for m in runs) / (warps * STEPS), 3)
+                    for r in REASONS}
     return out
 
 
@@ -95,14 +96,9 @@ def simulated_stalls(name: str, at: tuple[int, int], overrides: tuple[str, ...] 
 
 def print_stalls(overrides: tuple[str, ...]) -> None:
     rec = recorded(RECORDED_STALLS, "stalls_per_warp_iteration")
-    print("warp-cycles per warp-iteration by Nsight Compute's stall reason, H100 / model")
-    print(f"{'kernel / set':<34}" + "".join(f"{r[:14]:>15}" for r in REASONS))
-    for name in KERNELS:
-        for label, at in SETS.items():
-            hw = rec.get(f"{name} / {label}", {})
-            model = simulated_stalls(name, at, overrides)
-            print(f"{name + ' / ' + short(label):<34}"
-                  + "".join(f"{hw.get(r, float('nan')):7.2f}/{model[r]:<7.2f}" for r in REASONS))
+    print_stalls_beside(REASONS, ((f"{name} / {short(label)}", rec.get(f"{name} / {label}", {}),
+                                   simulated_stalls(name, at, overrides))
+                                  for name in KERNELS for label, at in SETS.items()), 34)
 
 
 def short(label: str) -> str:
@@ -112,19 +108,11 @@ def short(label: str) -> str:
 
 def main() -> int:
     args = ncu_probe_parser(__doc__).parse_args()
-    if args.ncu_metrics:
-        print(",".join(ncu_metrics()))
-        return 0
-    if args.ncu_csv:
-        write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
-                      "stalls_per_warp_iteration": stalls_from_ncu_csv(args.ncu_csv)}, args.out)
-        return 0
-    if args.stalls:
-        print_stalls(tuple(args.set))
+    header = {"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS}
+    if ncu_option_done(args, header, ncu_metrics(), "stalls_per_warp_iteration", stalls_from_ncu_csv, print_stalls):
         return 0
     if args.gpu:
-        write_result({"tool": os.path.basename(__file__), "steps": STEPS, "kernels": KERNELS, "sets": SETS,
-                      "cycles_per_warp_iteration": gpu_medians(PTX, KERNELS, SETS, launch, 3)}, args.out)
+        write_result({**header, "cycles_per_warp_iteration": gpu_medians(PTX, KERNELS, SETS, launch, 3)}, args.out)
         return 0
     rec = recorded(RECORDED, "cycles_per_warp_iteration")
     hw = {n: {s: rec.get(f"{n} / {s}", [float("nan")])[0] for s in SETS} for n in KERNELS}

@@ -26,6 +26,38 @@ def model_probe_parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+
+def ncu_stall_cycles(launch: dict, reason: str) -> float:
+    """Warp-cycles one profiled launch's warps spent in a stall reason (ncu gives them per issued
+    instruction)."""
+    return launch[STALL_METRIC.format(reason)] * launch["smsp__inst_executed.sum"]
+
+
+def print_stalls_beside(reasons, rows, width: int) -> None:
+    """The recorded stall reasons beside the model's, a row per (label, H100 {reason: warp-cycles},
+    model {reason: warp-cycles}) of `rows` (simulated as the rows are printed)."""
+    print("warp-cycles per warp-iteration by Nsight Compute's stall reason, H100 / model")
+    print(f"{'kernel / set':<{width}}" + "".join(f"{r[:14]:>15}" for r in reasons))
+    for label, hw, model in rows:
+        print(f"{label:<{width}}" + "".join(f"{hw.get(r, float('nan')):7.2f}/{model[r]:<7.2f}" for r in reasons))
+
+
+def ncu_option_done(args, header: dict, metrics, csv_key: str, from_csv, show_stalls) -> bool:
+    """Carry out the option of ncu_probe_parser's that args holds, if any: print `metrics`, write
+    header + {csv_key: from_csv(CSV)} to --out, or show_stalls(the --set overrides)."""
+    if args.ncu_metrics:
+        print(",".join(metrics))
+    elif args.ncu_csv:
+        write_result({**header, csv_key: from_csv(args.ncu_csv)}, args.out)
+    elif args.stalls:
+        show_stalls(tuple(args.set))
+    else:
+        return False
+    return True
+
+
 def ncu_probe_parser(doc: str) -> argparse.ArgumentParser:
     """model_probe_parser with the Nsight Compute round trip: --ncu-metrics (print what ncu should
     collect), --ncu-csv (turn ncu's CSV of the --gpu run into the recording, --out) and --stalls
