@@ -131,11 +131,12 @@ def test_fetch_line_must_hold_whole_instructions():
 
 
 def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_from=-1, held_at=-2, passes=None,
-                    not_ready=(), slots_used=None):
+                    not_ready=(), slots_used=None, block_ages=None):
     """The order `policy` gives the warps of one scheduler (slots 0..n-1, `ages` oldest first) at
     `cycle`, when warp `last` issued last, at `last_cycle` (or was held at `held_at`), grr's
     round robin starts from `rr_from`, gwf's warps stand at `passes`, the warps of `not_ready`
-    wait at a barrier and the slots from `slots_used` on are taken to be empty."""
+    wait at a barrier, the slots from `slots_used` on are taken to be empty and the warps' blocks
+    have `block_ages` (ogr)."""
     import numpy as np
     from simt_sim.engine.cycle.scheduler import candidates
     from simt_sim.machine.state import make_schedulers
@@ -154,6 +155,7 @@ def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_f
     sched[0, 0, L.SC_RR_FROM] = rr_from
     sched[0, 0, L.SC_HELD_AT] = held_at
     wf[:, L.WF_PASS] = passes if passes is not None else 0
+    wf[:, L.WF_BLOCK_AGE] = block_ages if block_ages is not None else 0
     out = np.zeros(2 * n + 2, np.int64)
     m = candidates(L.SCHEDULER_NAMES.index(policy), order, sched, wf, 8, cycle, 0, 0, 1, n, out)
     return list(out[:m])
@@ -195,6 +197,20 @@ def test_round_robin_lists_only_the_warps_that_may_issue_in_the_slots_in_use():
     # slots 2 and 3 empty: after slot 1 the round wraps to slot 0
     assert scheduler_order("grr", [0, 1, 2, 3], last=1, last_cycle=8, cycle=10, slots_used=2) == [0, 1]
     assert scheduler_order("two-level", [0, 1, 2, 3], last=0, last_cycle=8, cycle=10, slots_used=3) == [1, 2, 0]
+
+
+def test_ogr_goes_round_robin_but_after_a_yield_takes_the_oldest_blocks_warps_first():
+    blocks = [8, 0, 8, 4]          # slots 1, 3 and 0/2 hold warps of three blocks, the oldest first
+    # no yield: grr's order
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, block_ages=blocks) == [3, 0, 1, 2]
+    # after a yield: the oldest block's warps first, each block's in grr's order
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1,
+                           block_ages=blocks) == [1, 3, 0, 2]
+    # a warp still issuing back to back keeps its turn, as in grr
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, yielded=1,
+                           block_ages=blocks) == [2, 1, 3, 0]
+    # one block: grr's order whatever the yield
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1) == [3, 0, 1, 2]
 
 
 def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least():

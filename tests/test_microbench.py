@@ -462,3 +462,42 @@ def test_the_h100s_scheduler_ends_its_higher_warp_slots_first_and_so_does_gwf():
     assert model8[2] - model8[1] > 2000 and model8[0] == pytest.approx(hw8[0], rel=0.03)
     grr = np.array(WE.simulated(0)[len(WE.FIGURES):])
     assert (grr.max() - grr.min()) / grr.max() < 0.01
+
+
+def test_after_a_yield_the_oldest_blocks_warps_issue_first():
+    """scheduler.policy ogr (tools/block_order.py, recorded on the H100): B blocks per SM run the
+    same FMUL loop.  With one dependent chain a warp (a stall count and the yield hint on every
+    FMUL) the H100's blocks end in launch order, the oldest at its lone pace: with 8 blocks of 128
+    threads rank 0 ends at 9,474 cycles and rank 7 at 20,632, and a second kernel's blocks wait
+    behind the first's (a kernel of 4 long blocks per SM, then one of 2 in another stream: the
+    second's blocks take 40,494 and 47,638 cycles where alone they take 9,132).  ogr (after a
+    yield, the oldest block's warps first; otherwise grr) gives every rank of every set within 5%
+    and starves the second kernel as long; grr, sharing the slots round robin, ends the 8 blocks
+    together (rank 0 at 17,858) and runs the second kernel at its own pace.  With four independent
+    chains (no yield) two blocks take turns and end together on both (16,753 and 16,894 on the
+    H100); with more blocks the H100 lies between ogr's round robin and an age order
+    (docs/timing.md)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import block_order as BO
+    recorded = json.loads(BO.RECORDED.read_text())
+    rec = recorded["ranks"]
+    ogr, grr = ("scheduler.policy=ogr",), ("scheduler.policy=grr",)
+    for label, active in BO.SETS.items():
+        n = active[0]
+        hw = rec[f"k_chain / {label}"]
+        assert hw[0] == 132, label                          # every SM held exactly B blocks
+        assert hw[1:1 + n] == sorted(hw[1:1 + n]), label    # they end in launch order
+        model = BO.simulated("k_chain", active, ogr)[1:1 + n]
+        assert model == pytest.approx(hw[1:1 + n], rel=0.05), label
+    eight = BO.SETS["8 blocks of 128"]
+    assert BO.simulated("k_chain", eight, grr)[1] > 1.5 * rec["k_chain / 8 blocks of 128"][1]
+    lone = rec["k_chain / 2 blocks of 128"][1]
+    (label, kernels), = BO.STREAM_SETS.items()
+    hw = recorded["stream_ranks"][f"k_chain / {label}"]
+    model, shared = BO.simulated_streams("k_chain", kernels, ogr), BO.simulated_streams("k_chain", kernels, grr)
+    assert model[1:5] == pytest.approx(hw[1:5], rel=0.02)          # the first kernel's blocks
+    assert min(hw[5:7]) > 4 * lone and min(model[5:7]) > 4 * lone    # the second's wait behind them
+    assert max(shared[5:7]) < 2 * lone
+    two = rec["k_chains4 / 2 blocks of 128"][1:3]
+    assert two[1] == pytest.approx(two[0], rel=0.01)
+    assert BO.simulated("k_chains4", BO.SETS["2 blocks of 128"], ogr)[1:3] == pytest.approx(two, rel=0.02)

@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at", "block_age")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -81,6 +81,8 @@ WF_PASS = WARP_FIELDS.index("pass")
 # SASS fetch after a taken branch: the line after the target's (+ 1; 0: none pending) and the cycle
 # it reaches the warp (sass.fetch.redirect_next_line_cycles after the warp resumes)
 WF_NEXT_LINE, WF_NEXT_LINE_AT = WARP_FIELDS.index("next_line"), WARP_FIELDS.index("next_line_at")
+# the age of the warp's block (its first warp's): ogr serves the oldest block first
+WF_BLOCK_AGE = WARP_FIELDS.index("block_age")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -151,8 +153,8 @@ TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cyc
     + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
 TF = _index(TF_FIELDS)
 
-SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf")
-SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF = range(len(SCHEDULER_NAMES))
+SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf", "ogr")
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF, SCHED_OGR = range(len(SCHEDULER_NAMES))
 # gwf's stride for slot s: PASS_ONE * 10**6 // (10**6 + scheduler.slot_weight_step in millionths * s)
 PASS_ONE = 1 << 20
 

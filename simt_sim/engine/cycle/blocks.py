@@ -10,7 +10,7 @@ from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB,
                                      KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK,
                                      KF_WARPS_PER_BLOCK, KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, N_AGE,
                                      N_PLACE, R_NO_INST, R_WAIT, SC_WAKE, TC, U_BLOCKS, U_REGS, U_SMEM,
-                                     U_THREADS, U_WAKE, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_DRAIN, WF_GID,
+                                     U_THREADS, U_WAKE, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_BLOCK_AGE, WF_DRAIN, WF_GID,
                                      WF_HELD, WF_LAST_CYCLE, WF_NOT_SELECTED, WF_OCCUPIED, WF_NEXT_LINE, WF_OPERANDS_AT, WF_PASS,
                                      WF_OPERANDS_KIND, WF_PC, WF_POOL, WF_POOL_STAMP, WF_RESUME, WF_RESUME_KIND,
                                      WF_STATUS)
@@ -105,7 +105,9 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
     ts.sm_use[sm, U_NEXT_START] = begin + tc[T_INTERVAL]
     start = begin + tc[T_LAUNCH]
     wf = ws.f
+    block_age = ts.now[N_AGE]
     for w in range(slot * wpb, slot * wpb + wpb):
+        wf[w, WF_BLOCK_AGE] = block_age
         wf[w, WF_GID] += ki[k, KF_GID_BASE]
         wf[w, WF_PC] = ki[k, KF_PC_BASE]
         ts.reg_ready[w, :] = 0

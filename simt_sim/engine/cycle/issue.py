@@ -26,7 +26,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SCHED_GWF, SCHED_OGR, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -345,7 +345,8 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
             ts.sched[sm, sp, SC_LAST] = w
             if tc[T_POLICY] == SCHED_GWF:
                 charge_pass(ts.sched, wf, w, sm, sp, tc[T_NSP], tc[T_WPSM], tc[T_SLOT_WEIGHT])
-        if (issued == before and not held and throttled < 0 and (tc[T_POLICY] == SCHED_GRR or tc[T_POLICY] == SCHED_GWF)
+        if (issued == before and not held and throttled < 0 and (tc[T_POLICY] == SCHED_GRR or tc[T_POLICY] == SCHED_GWF
+                                                                     or tc[T_POLICY] == SCHED_OGR)
                 and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)):
             throttled = w            # passed over for a busy pipe: grr's next round starts from it
         if held or issued >= width:

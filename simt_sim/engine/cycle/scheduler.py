@@ -21,6 +21,10 @@
              s issues in proportion to that weight; ties go to the higher slot.  A warp back from
              a wait gets at most one stride of catch-up (tools/warp_ends.py: the H100's higher
              slots finish first, their shares growing linearly with the slot).
+  ogr        oldest block after a yield: grr, but after an instruction with the yield hint the
+             warps are taken oldest block first (launch order, across kernels), round robin
+             within a block (tools/block_order.py: the H100's blocks of a yielding FMUL chain
+             end in launch order, and a later kernel's wait behind an earlier one's).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -28,7 +32,7 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_SLOTS_USED, SC_VTIME, SCHED_GRR, SCHED_GTO,
+from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_SLOTS_USED, SC_VTIME, SCHED_GRR, SCHED_GTO, SCHED_OGR, WF_BLOCK_AGE,
                                      SCHED_GTY, SCHED_GWF, SCHED_LRR, SCHED_OLDEST,
                                      WF_AGE, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
@@ -81,9 +85,11 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     if policy == SCHED_GWF and last >= 0 and wf[last, WF_YIELDED] != 0:
         return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
-    if policy == SCHED_GRR or policy == SCHED_GWF:
+    if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR:
         frm = sched[sm, sp, SC_RR_FROM]
         m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
+        if policy == SCHED_OGR and last >= 0 and wf[last, WF_YIELDED] != 0:
+            oldest_block_first(wf, out, m)
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
             # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
@@ -98,6 +104,19 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 out[at] = last
         return m
     return two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+
+
+@compiled_inline
+def oldest_block_first(wf, out, m):
+    """ogr after a yield: grr's order, stably sorted by block age (the oldest block's warps first,
+    each block's in grr's order)."""
+    for k in range(1, m):
+        w = out[k]
+        j = k
+        while j > 0 and wf[out[j - 1], WF_BLOCK_AGE] > wf[w, WF_BLOCK_AGE]:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = w
 
 
 @compiled_inline

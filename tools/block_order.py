@@ -1,0 +1,153 @@
+#!/usr/bin/env python
+"""Which of an SM's blocks finish first: on the GPU (--gpu) and in the simulator (default).  A
+grid of B blocks per SM (132 x B on the H100, B on the model's one SM) runs the same loop in
+every warp (tools/kernels/block_order.cu, its PTX and the committed cubin): 256 x 8 FMULs, one
+dependent chain (k_chain) or four (k_chains4).  Lane 0 of each warp records its clock before and
+after the loop, its SM and its block.  Per SM, the blocks in launch order (block index) have
+ranks 0..B-1; the figures are, over the SMs that hold exactly B blocks, the mean of each rank's
+end (its last warp's) and start, in cycles from the SM's first start.
+Whether a later kernel's blocks count as younger (STREAM_SETS): 4 blocks per SM of a loop 8
+times longer, then 2 blocks per SM of the plain loop in a second stream, which start some
+microseconds later, while the first kernel's blocks still fill every scheduler; the figures are
+each rank's span (end - own start), the second kernel's ranks 4-5.
+
+    python tools/block_order.py --gpu --out programs/w-fusion-cd-only/reference/h100-block-order.json
+    python tools/block_order.py                 # the simulator beside the recorded figures
+    python tools/block_order.py --set scheduler.policy=grr
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from probe_output import gpu_medians, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
+PTX = ROOT / "tools" / "kernels" / "block_order.ptx"
+RECORDED = ROOT / "programs" / "w-fusion-cd-only" / "reference" / "h100-block-order.json"
+ITERS = 256
+KERNELS = {"k_chain": "one dependent FMUL chain a warp", "k_chains4": "four independent chains a warp"}
+SETS = {"2 blocks of 128": (2, 128), "4 blocks of 128": (4, 128), "8 blocks of 128": (8, 128),
+        "2 blocks of 512": (2, 512), "4 blocks of 256": (4, 256)}      # (blocks per SM, threads)
+STREAM_SETS = {"4 long + 2 blocks of 128, two streams": ((4, 8 * ITERS), (2, ITERS))}   # per kernel: (blocks per SM, iters)
+M = np.float32(0.9999)
+
+
+def buffers(blocks: int, threads: int) -> dict:
+    n = blocks * threads
+    return {"in": np.random.default_rng(5).uniform(0.9, 1.1, n).astype(np.float32),
+            "out": np.zeros(n, np.float32), "clk": np.zeros(4 * n // 32, np.int64)}
+
+
+def args(iters: int = ITERS) -> list:
+    return ["in", "out", "clk", M, np.int32(iters)]
+
+
+def rank_figures(clk: np.ndarray, per_sm: int, spans: bool = False) -> list[float]:
+    """[SMs holding exactly per_sm blocks, each rank's mean end (spans: end - its own start), each
+    rank's mean start]."""
+    rec = np.asarray(clk).reshape(-1, 4).astype(np.int64)       # start, end, SM, block per warp
+    ends, starts = [], []
+    for sm in np.unique(rec[:, 2]):
+        mine = rec[rec[:, 2] == sm]
+        blocks = np.unique(mine[:, 3])
+        if len(blocks) != per_sm:
+            continue
+        first = mine[:, 0].min()
+        ends.append([mine[mine[:, 3] == b, 1].max() - (mine[mine[:, 3] == b, 0].min() if spans else first)
+                     for b in blocks])
+        starts.append([mine[mine[:, 3] == b, 0].min() - first for b in blocks])
+    if not ends:
+        return [0.0] + [float("nan")] * (2 * per_sm)
+    return [float(len(ends)), *np.mean(ends, axis=0).tolist(), *np.mean(starts, axis=0).tolist()]
+
+
+def launch(cp, f, name: str, active) -> list[float]:
+    per_sm, threads = active
+    blocks = per_sm * cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    b = {k: cp.asarray(v) for k, v in buffers(blocks, threads).items()}
+    f((blocks,), (threads,), tuple(b[a] if isinstance(a, str) else a for a in args()))
+    cp.cuda.runtime.deviceSynchronize()
+    return rank_figures(b["clk"].get(), per_sm)
+
+
+def stream_launch(cp, f, name: str, kernels) -> list[float]:
+    """STREAM_SETS on the GPU: each kernel of `kernels` in its own stream, one after the other."""
+    n_sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    threads = 128
+    streams = [cp.cuda.Stream(non_blocking=True) for _ in kernels]
+    bufs = [{k: cp.asarray(v) for k, v in buffers(per_sm * n_sm, threads).items()} for per_sm, _ in kernels]
+    cp.cuda.runtime.deviceSynchronize()
+    for stream, b, (per_sm, iters) in zip(streams, bufs, kernels):
+        with stream:
+            f((per_sm * n_sm,), (threads,), tuple(b[a] if isinstance(a, str) else a for a in args(iters)))
+    cp.cuda.runtime.deviceSynchronize()
+    clks = [b["clk"].get() for b in bufs]
+    return rank_figures(stacked(clks, [per_sm * n_sm for per_sm, _ in kernels]), sum(k[0] for k in kernels), True)
+
+
+def stacked(clks: list[np.ndarray], blocks: list[int]) -> np.ndarray:
+    """The kernels' clock records as one, each kernel's blocks numbered after the earlier ones'."""
+    recs = [np.asarray(c).reshape(-1, 4).astype(np.int64).copy() for c in clks]
+    for j, r in enumerate(recs):
+        r[:, 3] += sum(blocks[:j])
+    return np.concatenate(recs).reshape(-1)
+
+
+def simulated_streams(name: str, kernels, overrides: tuple[str, ...] = ()) -> list[float]:
+    import simt_sim
+    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
+    bufs = {f"{k}{j}": v for j, (per_sm, _) in enumerate(kernels) for k, v in buffers(per_sm, 128).items()}
+    launches = [simt_sim.Launch(prog, per_sm, 128, [f"{a}{j}" if isinstance(a, str) else a for a in args(iters)],
+                                stream=j) for j, (per_sm, iters) in enumerate(kernels)]
+    res = simt_sim.simulate(launches, bufs, cfg)
+    return rank_figures(stacked([res.outputs[f"clk{j}"] for j in range(len(kernels))], [k[0] for k in kernels]),
+                        sum(k[0] for k in kernels), True)
+
+
+def simulated(name: str, active, overrides: tuple[str, ...] = ()) -> list[float]:
+    import simt_sim
+    per_sm, threads = active
+    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
+    res = simt_sim.simulate(simt_sim.Launch(prog, per_sm, threads, args()), buffers(per_sm, threads), cfg)
+    return rank_figures(res.outputs["clk"], per_sm)
+
+
+def main() -> int:
+    ap = model_probe_parser(__doc__)
+    a = ap.parse_args()
+    if a.gpu:
+        write_result({"tool": os.path.basename(__file__), "iters": ITERS, "kernels": KERNELS, "sets": SETS,
+                      "ranks": gpu_medians(PTX, KERNELS, SETS, launch, 1),
+                      "stream_sets": STREAM_SETS,
+                      "stream_ranks": gpu_medians(PTX, ["k_chain"], STREAM_SETS, stream_launch, 1)}, a.out)
+        return 0
+    rec = recorded(RECORDED, "ranks")
+    print("each block's end by its launch order on the SM, cycles from the SM's first start: H100 / model")
+    for name, what in KERNELS.items():
+        print(f"{name}: {what}")
+        for label, active in SETS.items():
+            hw = rec.get(f"{name} / {label}")
+            model = simulated(name, active, tuple(a.set))
+            n = active[0]
+            hw_ends = hw[1:1 + n] if hw else [float("nan")] * n
+            print(f"  {label:<16} " + "  ".join(f"{h:6.0f} / {m:<6.0f}" for h, m in zip(hw_ends, model[1:1 + n]))
+                  + (f"   ({hw[0]:.0f} SMs)" if hw else ""))
+    rec_streams = recorded(RECORDED, "stream_ranks")
+    print("each block's span (end - its own start), the first kernel's ranks first: H100 / model")
+    for label, kernels in STREAM_SETS.items():
+        hw = rec_streams.get(f"k_chain / {label}")
+        model = simulated_streams("k_chain", kernels, tuple(a.set))
+        n = sum(k[0] for k in kernels)
+        hw_spans = hw[1:1 + n] if hw else [float("nan")] * n
+        print(f"k_chain, {label}: " + "  ".join(f"{h:6.0f} / {m:<6.0f}" for h, m in zip(hw_spans, model[1:1 + n])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
