@@ -65,19 +65,10 @@ def rank_figures(clk: np.ndarray, per_sm: int, spans: bool = False) -> list[floa
     return [float(len(ends)), *np.mean(ends, axis=0).tolist(), *np.mean(starts, axis=0).tolist()]
 
 
-def launch(cp, f, name: str, active) -> list[float]:
-    per_sm, threads = active
-    blocks = per_sm * cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-    b = {k: cp.asarray(v) for k, v in buffers(blocks, threads).items()}
-    f((blocks,), (threads,), tuple(b[a] if isinstance(a, str) else a for a in args()))
-    cp.cuda.runtime.deviceSynchronize()
-    return rank_figures(b["clk"].get(), per_sm)
-
-
-def stream_launch(cp, f, name: str, kernels) -> list[float]:
-    """STREAM_SETS on the GPU: each kernel of `kernels` in its own stream, one after the other."""
+def gpu_kernels(cp, f, kernels, threads: int, spans: bool = False) -> list[float]:
+    """On the GPU: each kernel of `kernels` ((blocks per SM, iters) each) in its own stream, one
+    after the other; rank_figures of their blocks together."""
     n_sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-    threads = 128
     streams = [cp.cuda.Stream(non_blocking=True) for _ in kernels]
     bufs = [{k: cp.asarray(v) for k, v in buffers(per_sm * n_sm, threads).items()} for per_sm, _ in kernels]
     cp.cuda.runtime.deviceSynchronize()
@@ -86,7 +77,16 @@ def stream_launch(cp, f, name: str, kernels) -> list[float]:
             f((per_sm * n_sm,), (threads,), tuple(b[a] if isinstance(a, str) else a for a in args(iters)))
     cp.cuda.runtime.deviceSynchronize()
     clks = [b["clk"].get() for b in bufs]
-    return rank_figures(stacked(clks, [per_sm * n_sm for per_sm, _ in kernels]), sum(k[0] for k in kernels), True)
+    return rank_figures(stacked(clks, [per_sm * n_sm for per_sm, _ in kernels]), sum(k[0] for k in kernels), spans)
+
+
+def launch(cp, f, name: str, active) -> list[float]:
+    per_sm, threads = active
+    return gpu_kernels(cp, f, [(per_sm, ITERS)], threads)
+
+
+def stream_launch(cp, f, name: str, kernels) -> list[float]:
+    return gpu_kernels(cp, f, kernels, 128, spans=True)
 
 
 def stacked(clks: list[np.ndarray], blocks: list[int]) -> np.ndarray:
@@ -97,25 +97,26 @@ def stacked(clks: list[np.ndarray], blocks: list[int]) -> np.ndarray:
     return np.concatenate(recs).reshape(-1)
 
 
-def simulated_streams(name: str, kernels, overrides: tuple[str, ...] = ()) -> list[float]:
+def simulated_kernels(name: str, kernels, threads: int, overrides=(), spans: bool = False) -> list[float]:
+    """gpu_kernels in the model, on one SM of the h100 config with `overrides`."""
     import simt_sim
     prog = simt_sim.load_program(str(PTX), name, isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
-    bufs = {f"{k}{j}": v for j, (per_sm, _) in enumerate(kernels) for k, v in buffers(per_sm, 128).items()}
-    launches = [simt_sim.Launch(prog, per_sm, 128, [f"{a}{j}" if isinstance(a, str) else a for a in args(iters)],
+    bufs = {f"{k}{j}": v for j, (per_sm, _) in enumerate(kernels) for k, v in buffers(per_sm, threads).items()}
+    launches = [simt_sim.Launch(prog, per_sm, threads, [f"{a}{j}" if isinstance(a, str) else a for a in args(iters)],
                                 stream=j) for j, (per_sm, iters) in enumerate(kernels)]
     res = simt_sim.simulate(launches, bufs, cfg)
     return rank_figures(stacked([res.outputs[f"clk{j}"] for j in range(len(kernels))], [k[0] for k in kernels]),
-                        sum(k[0] for k in kernels), True)
+                        sum(k[0] for k in kernels), spans)
 
 
 def simulated(name: str, active, overrides: tuple[str, ...] = ()) -> list[float]:
-    import simt_sim
     per_sm, threads = active
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
-    res = simt_sim.simulate(simt_sim.Launch(prog, per_sm, threads, args()), buffers(per_sm, threads), cfg)
-    return rank_figures(res.outputs["clk"], per_sm)
+    return simulated_kernels(name, [(per_sm, ITERS)], threads, overrides)
+
+
+def simulated_streams(name: str, kernels, overrides: tuple[str, ...] = ()) -> list[float]:
+    return simulated_kernels(name, kernels, 128, overrides, spans=True)
 
 
 def main() -> int:
