@@ -199,18 +199,16 @@ def test_round_robin_lists_only_the_warps_that_may_issue_in_the_slots_in_use():
     assert scheduler_order("two-level", [0, 1, 2, 3], last=0, last_cycle=8, cycle=10, slots_used=3) == [1, 2, 0]
 
 
-def test_ogr_goes_round_robin_but_after_a_yield_takes_the_oldest_blocks_warps_first():
+def test_ogr_takes_the_oldest_blocks_warps_first_round_robin_within_a_block():
     blocks = [8, 0, 8, 4]          # slots 1, 3 and 0/2 hold warps of three blocks, the oldest first
-    # no yield: grr's order
-    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, block_ages=blocks) == [3, 0, 1, 2]
-    # after a yield: the oldest block's warps first, each block's in grr's order
-    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1,
-                           block_ages=blocks) == [1, 3, 0, 2]
-    # a warp still issuing back to back keeps its turn, as in grr
+    # the oldest block's warps first, each block's in grr's order (3, 0, 1, 2)
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, block_ages=blocks) == [1, 3, 0, 2]
+    # a warp still issuing back to back keeps its turn, as in grr, with or without a yield
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, block_ages=blocks) == [2, 1, 3, 0]
     assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, yielded=1,
                            block_ages=blocks) == [2, 1, 3, 0]
-    # one block: grr's order whatever the yield
-    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1) == [3, 0, 1, 2]
+    # one block: grr's order
+    assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
 
 
 def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least():

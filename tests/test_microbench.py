@@ -461,19 +461,21 @@ def test_the_h100s_scheduler_ends_its_higher_warp_slots_first_and_so_does_gwf():
     assert (grr.max() - grr.min()) / grr.max() < 0.01
 
 
-def test_after_a_yield_the_oldest_blocks_warps_issue_first():
+def test_an_sms_oldest_block_issues_first():
     """scheduler.policy ogr (tools/block_order.py, recorded on the H100): B blocks per SM run the
-    same FMUL loop.  With one dependent chain a warp (a stall count and the yield hint on every
-    FMUL) the H100's blocks end in launch order, the oldest at its lone pace: with 8 blocks of 128
-    threads rank 0 ends at 9,474 cycles and rank 7 at 20,632, and a second kernel's blocks wait
-    behind the first's (a kernel of 4 long blocks per SM, then one of 2 in another stream: the
-    second's blocks take 40,494 and 47,638 cycles where alone they take 9,132).  ogr (after a
-    yield, the oldest block's warps first; otherwise grr) gives every rank of every set within 5%
-    and starves the second kernel as long; grr, sharing the slots round robin, ends the 8 blocks
-    together (rank 0 at 17,858) and runs the second kernel at its own pace.  With four independent
-    chains (no yield) two blocks take turns and end together on both (16,753 and 16,894 on the
-    H100); with more blocks the H100 lies between ogr's round robin and an age order
-    (docs/timing.md)."""
+    same FMUL loop.  With one dependent chain a warp (a stall count of 4 and the yield hint on
+    every FMUL) the H100's blocks end in launch order, the oldest at nearly its lone pace: with 8
+    blocks of 128 threads rank 0 ends at 9,474 cycles and rank 7 at 20,632; and a second kernel's
+    blocks wait behind the first's (a kernel of 4 long blocks per SM, then one of 2 in another
+    stream: the second's blocks take 40,494 and 47,638 cycles where alone they take 9,132).  With
+    four independent chains and the yield hint set on every FMUL (--yield-hints) the two oldest
+    warps of a scheduler take turns and the others wait: 4 blocks end at 17,561, 17,546, 33,709
+    and 34,911.  ogr (the warp issuing back to back kept first, then the oldest block's warps,
+    round robin within a block) gives all of these within 5%, and starves the second kernel as
+    long; grr, round robin, ends the 8 blocks together (rank 0 at 17,858) and runs the second
+    kernel at its own pace.  Without the yield hints the H100 keeps the order more loosely than
+    ogr (docs/timing.md).  Four chains as ptxas made them (no hint): two blocks take turns and
+    end together on both (16,753 and 16,894 on the H100)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import block_order as BO
     recorded = json.loads(BO.RECORDED.read_text())
@@ -495,6 +497,14 @@ def test_after_a_yield_the_oldest_blocks_warps_issue_first():
     assert model[1:5] == pytest.approx(hw[1:5], rel=0.02)          # the first kernel's blocks
     assert min(hw[5:7]) > 4 * lone and min(model[5:7]) > 4 * lone    # the second's wait behind them
     assert max(shared[5:7]) < 2 * lone
+    hinted = json.loads(BO.RECORDED_YIELD.read_text())["ranks"]["a hint on every FMUL"]
+    ptx = BO.PTX.with_name(f"{BO.YIELD_VARIANTS['a hint on every FMUL']}.ptx")
+    for label in BO.YIELD_SETS:
+        active = BO.SETS[label]
+        n = active[0]
+        hw = hinted[f"k_chains4 / {label}"][1:1 + n]
+        assert BO.simulated("k_chains4", active, ogr, ptx)[1:1 + n] == pytest.approx(hw, rel=0.05), label
+    assert hinted["k_chains4 / 4 blocks of 128"][3] > 1.8 * hinted["k_chains4 / 4 blocks of 128"][2]
     two = rec["k_chains4 / 2 blocks of 128"][1:3]
     assert two[1] == pytest.approx(two[0], rel=0.01)
     assert BO.simulated("k_chains4", BO.SETS["2 blocks of 128"], ogr)[1:3] == pytest.approx(two, rel=0.02)

@@ -13,7 +13,15 @@ each rank's span (end - own start), the second kernel's ranks 4-5.
 
     python tools/block_order.py --gpu --out programs/w-fusion-cd-only/reference/h100-block-order.json
     python tools/block_order.py                 # the simulator beside the recorded figures
-    python tools/block_order.py --set scheduler.policy=grr
+    python tools/block_order.py --set scheduler.policy=ogr
+
+Does the order come with ptxas's yield hints?  --yield-hints runs the same kernels from committed
+cubins with the hint set on every FMUL (tools/kernels/block_order_yield: k_chains4's FMULs have
+none from ptxas) and cleared on every FMUL (block_order_noyield: k_chain's have it), their
+sass-patch.yaml files beside them:
+
+    python tools/block_order.py --yield-hints --gpu --out programs/w-fusion-cd-only/reference/h100-block-order-yield.json
+    python tools/block_order.py --yield-hints [--set scheduler.policy=ogr]
 """
 from __future__ import annotations
 
@@ -28,6 +36,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "block_order.ptx"
 RECORDED = ROOT / "programs" / "w-fusion-cd-only" / "reference" / "h100-block-order.json"
+RECORDED_YIELD = RECORDED.with_name("h100-block-order-yield.json")
+YIELD_VARIANTS = {"a hint on every FMUL": "block_order_yield", "no FMUL hints": "block_order_noyield"}
+YIELD_SETS = ("4 blocks of 128", "8 blocks of 128", "4 blocks of 256")
 ITERS = 256
 KERNELS = {"k_chain": "one dependent FMUL chain a warp", "k_chains4": "four independent chains a warp"}
 SETS = {"2 blocks of 128": (2, 128), "4 blocks of 128": (4, 128), "8 blocks of 128": (8, 128),
@@ -97,10 +108,10 @@ def stacked(clks: list[np.ndarray], blocks: list[int]) -> np.ndarray:
     return np.concatenate(recs).reshape(-1)
 
 
-def simulated_kernels(name: str, kernels, threads: int, overrides=(), spans: bool = False) -> list[float]:
+def simulated_kernels(name: str, kernels, threads: int, overrides=(), spans: bool = False, ptx: Path = PTX) -> list[float]:
     """gpu_kernels in the model, on one SM of the h100 config with `overrides`."""
     import simt_sim
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    prog = simt_sim.load_program(str(ptx), name, isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {f"{k}{j}": v for j, (per_sm, _) in enumerate(kernels) for k, v in buffers(per_sm, threads).items()}
     launches = [simt_sim.Launch(prog, per_sm, threads, [f"{a}{j}" if isinstance(a, str) else a for a in args(iters)],
@@ -110,18 +121,46 @@ def simulated_kernels(name: str, kernels, threads: int, overrides=(), spans: boo
                         sum(k[0] for k in kernels), spans)
 
 
-def simulated(name: str, active, overrides: tuple[str, ...] = ()) -> list[float]:
+def simulated(name: str, active, overrides: tuple[str, ...] = (), ptx: Path = PTX) -> list[float]:
     per_sm, threads = active
-    return simulated_kernels(name, [(per_sm, ITERS)], threads, overrides)
+    return simulated_kernels(name, [(per_sm, ITERS)], threads, overrides, ptx=ptx)
 
 
 def simulated_streams(name: str, kernels, overrides: tuple[str, ...] = ()) -> list[float]:
     return simulated_kernels(name, kernels, 128, overrides, spans=True)
 
 
+def print_ranks(label: str, hw, model, n: int) -> None:
+    hw_ends = hw[1:1 + n] if hw else [float("nan")] * n
+    print(f"  {label:<16} " + "  ".join(f"{h:6.0f} / {m:<6.0f}" for h, m in zip(hw_ends, model[1:1 + n]))
+          + (f"   ({hw[0]:.0f} SMs)" if hw else ""))
+
+
+def yield_hints(a) -> int:
+    sets = {label: SETS[label] for label in YIELD_SETS}
+    if a.gpu:
+        write_result({"tool": os.path.basename(__file__), "iters": ITERS, "kernels": KERNELS, "sets": sets,
+                      "ranks": {v: gpu_medians(PTX.with_name(f"{stem}.sm_90.cubin"), KERNELS, sets, launch, 1)
+                                for v, stem in YIELD_VARIANTS.items()}}, a.out)
+        return 0
+    rec = recorded(RECORDED_YIELD, "ranks")
+    print("each block's end by its launch order on the SM, cycles from the SM's first start: H100 / model")
+    for variant, stem in YIELD_VARIANTS.items():
+        for name in KERNELS:
+            print(f"{name}, {variant}:")
+            for label, active in sets.items():
+                model = simulated(name, active, tuple(a.set), PTX.with_name(f"{stem}.ptx"))
+                print_ranks(label, rec.get(variant, {}).get(f"{name} / {label}"), model, active[0])
+    return 0
+
+
 def main() -> int:
     ap = model_probe_parser(__doc__)
+    ap.add_argument("--yield-hints", action="store_true",
+                    help="the committed cubins with the yield hint set and cleared on every FMUL")
     a = ap.parse_args()
+    if a.yield_hints:
+        return yield_hints(a)
     if a.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "kernels": KERNELS, "sets": SETS,
                       "ranks": gpu_medians(PTX, KERNELS, SETS, launch, 1),
@@ -133,12 +172,7 @@ def main() -> int:
     for name, what in KERNELS.items():
         print(f"{name}: {what}")
         for label, active in SETS.items():
-            hw = rec.get(f"{name} / {label}")
-            model = simulated(name, active, tuple(a.set))
-            n = active[0]
-            hw_ends = hw[1:1 + n] if hw else [float("nan")] * n
-            print(f"  {label:<16} " + "  ".join(f"{h:6.0f} / {m:<6.0f}" for h, m in zip(hw_ends, model[1:1 + n]))
-                  + (f"   ({hw[0]:.0f} SMs)" if hw else ""))
+            print_ranks(label, rec.get(f"{name} / {label}"), simulated(name, active, tuple(a.set)), active[0])
     rec_streams = recorded(RECORDED, "stream_ranks")
     print("each block's span (end - its own start), the first kernel's ranks first: H100 / model")
     for label, kernels in STREAM_SETS.items():

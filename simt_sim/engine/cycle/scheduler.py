@@ -21,10 +21,10 @@
              s issues in proportion to that weight; ties go to the higher slot.  A warp back from
              a wait gets at most one stride of catch-up (tools/warp_ends.py: the H100's higher
              slots finish first, their shares growing linearly with the slot).
-  ogr        oldest block after a yield: grr, but after an instruction with the yield hint the
-             warps are taken oldest block first (launch order, across kernels), round robin
-             within a block (tools/block_order.py: the H100's blocks of a yielding FMUL chain
-             end in launch order, and a later kernel's wait behind an earlier one's).
+  ogr        oldest block first: grr's order (the warp issuing back to back kept first), but the
+             other warps taken oldest block first (launch order, across kernels), round robin
+             within a block (tools/block_order.py: on the H100 an SM's blocks end in launch
+             order, and a later kernel's wait behind an earlier one's).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -88,7 +88,7 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
     if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR:
         frm = sched[sm, sp, SC_RR_FROM]
         m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
-        if policy == SCHED_OGR and last >= 0 and wf[last, WF_YIELDED] != 0:
+        if policy == SCHED_OGR:
             oldest_block_first(wf, out, m)
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
@@ -108,8 +108,8 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
 
 @compiled_inline
 def oldest_block_first(wf, out, m):
-    """ogr after a yield: grr's order, stably sorted by block age (the oldest block's warps first,
-    each block's in grr's order)."""
+    """ogr: grr's order, stably sorted by block age (the oldest block's warps first, each block's
+    in grr's order)."""
     for k in range(1, m):
         w = out[k]
         j = k
