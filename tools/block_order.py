@@ -68,9 +68,10 @@ def rank_figures(clk: np.ndarray, per_sm: int, spans: bool = False) -> list[floa
         if len(blocks) != per_sm:
             continue
         first = mine[:, 0].min()
-        ends.append([mine[mine[:, 3] == b, 1].max() - (mine[mine[:, 3] == b, 0].min() if spans else first)
-                     for b in blocks])
-        starts.append([mine[mine[:, 3] == b, 0].min() - first for b in blocks])
+        own = [mine[mine[:, 3] == b] for b in blocks]
+        block_starts = [o[:, 0].min() for o in own]
+        ends.append([o[:, 1].max() - (start if spans else first) for o, start in zip(own, block_starts)])
+        starts.append([start - first for start in block_starts])
     if not ends:
         return [0.0] + [float("nan")] * (2 * per_sm)
     return [float(len(ends)), *np.mean(ends, axis=0).tolist(), *np.mean(starts, axis=0).tolist()]
