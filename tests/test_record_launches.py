@@ -114,6 +114,30 @@ def test_two_streams_run_every_launch_on_its_own_stream(gpu, tmp_path):
     assert a0[6] == 0 and a1[3] == 528 and isinstance(a1[3], np.integer)
 
 
+def test_recorded_outputs_come_from_launches_queued_behind_the_blocker(gpu, tmp_path):
+    """The outputs (block clocks) of a multi-launch program: after a run that loads every kernel,
+    both launches wait for the blocker kernel's end, so concurrent streams start together on the GPU."""
+    p = prepared(gpu, "w-fusion-streams", tmp_path)
+    spin = gpu.RawModule("spin").get_function("spin")
+    p.launch(spin)
+    kinds = [(e[0], e[1] if e[0] == "launch" else None) for e in gpu.log if e[0] in ("launch", "wait", "record")]
+    assert kinds == [("launch", "tc_kernel"), ("launch", "cd_kernel"),          # the loading run
+                     ("launch", "spin"), ("record", None), ("wait", None), ("wait", None),
+                     ("launch", "tc_kernel"), ("launch", "cd_kernel")]
+    blocker_end = next(e[1] for e in gpu.log if e[0] == "record")
+    waits = [e for e in gpu.log if e[0] == "wait"]
+    assert all(event is blocker_end for _, _, event in waits)
+    launches = gpu.launches()
+    assert {launches[2][5], launches[3][5]} == {stream for _, stream, _ in waits}
+    assert launches[2][5] is not launches[3][5]
+
+
+def test_a_single_launch_is_not_held_behind_the_blocker(gpu, tmp_path):
+    p = prepared(gpu, "w-fusion-ptb", tmp_path)
+    p.launch(gpu.RawModule("spin").get_function("spin"))
+    assert [e[1] for e in gpu.log if e[0] == "launch"] == ["ptb"]
+
+
 def test_one_stream_runs_the_launches_in_order_on_one_stream(gpu, tmp_path):
     prepared(gpu, "w-fusion-serial", tmp_path).launch()
     first, second = gpu.launches()

@@ -9,8 +9,9 @@ named with its sha256 in the reference's `cubins`.  Counters come from one `ncu`
 order (`--launches-only` mode of this module), repeated `repeats` times for a spread.
 
 A manifest with `more_launches` runs every launch, each in its stream (one CUDA stream per
-manifest stream number: same stream = in order, different streams = concurrently), and the
-outputs are read after all of them.  Every program's whole launch sequence is also timed with
+manifest stream number: same stream = in order, different streams = concurrently), queued
+behind a blocker kernel so that they start as the GPU frees (not as the host enqueues them), and
+the outputs are read after all of them.  Every program's whole launch sequence is also timed with
 CUDA events (`elapsed`: median of ELAPSED_REPEATS runs after ELAPSED_WARMUP, converted to SM
 cycles with the SM clock measured by a clock64() spin kernel), so that fused and unfused
 variants are timed alike.  ncu profiles each kernel launch on its own: a multi-launch program
@@ -208,16 +209,38 @@ class Prepared:
                                     entry.get("stream", 0), entry.get("dynamic_shared", 0)))
         return steps
 
-    def launch(self):
+    def launch(self, spin=None):
         """Fresh device buffers, every launch of the manifest in its stream, then a device-wide
-        synchronisation; returns (device buffers by name)."""
+        synchronisation; returns (device buffers by name).  With `spin` (the blocker kernel) and
+        more than one launch, the launches wait behind it as in `elapsed` (after one untimed run
+        that loads every kernel), so that they start as the GPU frees, not as the host enqueues
+        them: the per-block clocks then show concurrent streams running together.  (Enqueued
+        directly, a second launch can start after a short first kernel has ended.)"""
         cp = self.cupy
+        queued = spin is not None and len(self.steps) > 1
+        if queued:
+            self.launch()
         dev = {n: cp.asarray(a) for n, a in self.inputs.items()}
         self.reset_trace()
         cp.cuda.runtime.deviceSynchronize()       # the copies are done before any stream starts
+        if queued:
+            self.hold_streams(spin)
         self.enqueue(dev)
         cp.cuda.runtime.deviceSynchronize()
         return dev
+
+    def hold_streams(self, spin):
+        """A blocker kernel on a stream of its own, every launch stream waiting for it; returns
+        that stream and the event its end records."""
+        cp = self.cupy
+        master = cp.cuda.Stream(non_blocking=True)
+        with master:
+            spin((1, 1, 1), (1, 1, 1), (np.int64(SPIN_CYCLES), dev_scratch(cp)))
+        start = cp.cuda.Event()
+        start.record(master)
+        for stream in self.streams.values():
+            stream.wait_event(start)
+        return master, start
 
     def reset_trace(self):
         if self.variant == "trace":            # the trace fills from entry 0 on every launch
@@ -237,19 +260,14 @@ class Prepared:
         cp = self.cupy
         pristine = {n: cp.asarray(a) for n, a in self.inputs.items()}
         dev = {n: a.copy() for n, a in pristine.items()}
-        master = cp.cuda.Stream(non_blocking=True)
         times = []
         for run in range(warmup + repeats):
             for n, a in dev.items():
                 a[...] = pristine[n]
             self.reset_trace()
             cp.cuda.runtime.deviceSynchronize()
-            start, stop = cp.cuda.Event(), cp.cuda.Event()
-            with master:
-                spin((1, 1, 1), (1, 1, 1), (np.int64(SPIN_CYCLES), dev_scratch(cp)))
-            start.record(master)
-            for stream in self.streams.values():
-                stream.wait_event(start)
+            master, start = self.hold_streams(spin)
+            stop = cp.cuda.Event()
             self.enqueue(dev)
             for stream in self.streams.values():
                 done = cp.cuda.Event()
@@ -467,7 +485,7 @@ def record_program(cupy, d: Path, workdir: Path, counters: list[list[dict]], pro
     counters (per launch as well when there are several) and the mask trace."""
     from simt_sim.calibrate.masktrace import decode
     plain = Prepared(cupy, d, "plain", workdir)
-    dev = plain.launch()
+    dev = plain.launch(spin)
     outputs = {n: cupy.asnumpy(a) for n, a in dev.items()}
     ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
            "outputs": {n: buffer_record(a, plain.inputs[n]) for n, a in outputs.items()},
