@@ -115,10 +115,11 @@ def test_two_streams_run_every_launch_on_its_own_stream(gpu, tmp_path):
 
 
 def test_recorded_outputs_come_from_launches_queued_behind_the_blocker(gpu, tmp_path):
-    """The outputs (block clocks) of a multi-launch program: after a run that loads every kernel,
-    both launches wait for the blocker kernel's end, so concurrent streams start together on the GPU."""
+    """The outputs (block clocks) of a multi-launch program: both launches wait for the blocker
+    kernel's end, so concurrent streams start together on the GPU."""
     p = prepared(gpu, "w-fusion-streams", tmp_path)
     spin = gpu.RawModule("spin").get_function("spin")
+    p.launch()
     p.launch(spin)
     kinds = [(e[0], e[1] if e[0] == "launch" else None) for e in gpu.log if e[0] in ("launch", "wait", "record")]
     assert kinds == [("launch", "tc_kernel"), ("launch", "cd_kernel"),          # the loading run

@@ -5,6 +5,9 @@ launch after the previous program's runs, so its freshly copied inputs may land 
 L2 still holds, or not.  Here each program runs under two fixed conditions, three times each:
 - flushed: L2 emptied (a 256 MiB write), then fresh copies of every buffer and one launch;
 - warm: one launch, then fresh copies (cupy's pool gives them the same addresses) and a second.
+A program of several launches has them wait behind a blocker kernel each time, so that concurrent
+streams start together (the host takes longer to enqueue a second launch than a short first kernel
+runs).
 Per condition the median over the three of the blocks' median and longest clock span, and the
 clock buffer of the warm run whose longest span is that median.  The workload references take
 their clock spans from that warm run (`--apply`): the same condition for every program, and the
@@ -38,20 +41,24 @@ def spans_of(clk) -> dict:
 
 
 def gpu_spans(names) -> dict:
-    from simt_sim.calibrate.record import Prepared, require_gpu
+    """A multi-launch program's launches wait behind a blocker kernel (Prepared.launch), so that
+    concurrent streams start together as in the timed runs."""
+    from simt_sim.calibrate.record import Prepared, require_gpu, spin_kernel
     cp = require_gpu()
     from latency_spread import flush_l2
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
+        spin = spin_kernel(cp, Path(tmp))
         for name in names:
             p = Prepared(cp, ROOT / "programs" / name, "plain", Path(tmp))
             clock = p.manifest.clock_outputs[0]
             runs, warm_clocks = {c: [] for c in CONDITIONS}, []
+            p.launch()                                  # every kernel loaded
             for _ in range(3):
                 flush_l2(cp)
-                runs["flushed"].append(spans_of(cp.asnumpy(p.launch()[clock])))
-                p.launch()
-                warm_clocks.append(cp.asnumpy(p.launch()[clock]))
+                runs["flushed"].append(spans_of(cp.asnumpy(p.launch(spin)[clock])))
+                p.launch(spin)
+                warm_clocks.append(cp.asnumpy(p.launch(spin)[clock]))
                 runs["warm"].append(spans_of(warm_clocks[-1]))
             out[name] = {c: {k: float(np.median([r[k] for r in rs])) for k in ("median", "max")}
                          for c, rs in runs.items()}

@@ -10,8 +10,8 @@ order (`--launches-only` mode of this module), repeated `repeats` times for a sp
 
 A manifest with `more_launches` runs every launch, each in its stream (one CUDA stream per
 manifest stream number: same stream = in order, different streams = concurrently), queued
-behind a blocker kernel so that they start as the GPU frees (not as the host enqueues them), and
-the outputs are read after all of them.  Every program's whole launch sequence is also timed with
+behind a blocker kernel (after a run that loads every kernel) so that they start as the GPU
+frees, not as the host enqueues them, and the outputs are read after all of them.  Every program's whole launch sequence is also timed with
 CUDA events (`elapsed`: median of ELAPSED_REPEATS runs after ELAPSED_WARMUP, converted to SM
 cycles with the SM clock measured by a clock64() spin kernel), so that fused and unfused
 variants are timed alike.  ncu profiles each kernel launch on its own: a multi-launch program
@@ -212,18 +212,15 @@ class Prepared:
     def launch(self, spin=None):
         """Fresh device buffers, every launch of the manifest in its stream, then a device-wide
         synchronisation; returns (device buffers by name).  With `spin` (the blocker kernel) and
-        more than one launch, the launches wait behind it as in `elapsed` (after one untimed run
-        that loads every kernel), so that they start as the GPU frees, not as the host enqueues
-        them: the per-block clocks then show concurrent streams running together.  (Enqueued
-        directly, a second launch can start after a short first kernel has ended.)"""
+        more than one launch, the launches wait behind it as in `elapsed`, so that they start as
+        the GPU frees, not as the host enqueues them: the per-block clocks then show concurrent
+        streams running together.  (Enqueued directly, a second launch can start after a short
+        first kernel has ended.)  Run it once without first, so that every kernel is loaded."""
         cp = self.cupy
-        queued = spin is not None and len(self.steps) > 1
-        if queued:
-            self.launch()
         dev = {n: cp.asarray(a) for n, a in self.inputs.items()}
         self.reset_trace()
         cp.cuda.runtime.deviceSynchronize()       # the copies are done before any stream starts
-        if queued:
+        if spin is not None and len(self.steps) > 1:
             self.hold_streams(spin)
         self.enqueue(dev)
         cp.cuda.runtime.deviceSynchronize()
@@ -485,6 +482,8 @@ def record_program(cupy, d: Path, workdir: Path, counters: list[list[dict]], pro
     counters (per launch as well when there are several) and the mask trace."""
     from simt_sim.calibrate.masktrace import decode
     plain = Prepared(cupy, d, "plain", workdir)
+    if len(plain.steps) > 1:
+        plain.launch()                 # loads every kernel before the queued run
     dev = plain.launch(spin)
     outputs = {n: cupy.asnumpy(a) for n, a in dev.items()}
     ref = {"program": d.name, "kernel": plain.program.name, "provenance": provenance,
