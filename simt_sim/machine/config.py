@@ -178,6 +178,10 @@ SCHEMA = {
         "slot_weight_step": Field(float, between(0, 1),
                                   doc="gwf: a warp's issue share grows by this fraction per scheduler slot "
                                       "(slot s weighs 1 + step * s)"),
+        "age_weight_step": Field(float, between(0, 1),
+                                 doc="awf: after an instruction without the yield hint, the k-th oldest block "
+                                     "resident on the SM (k = 0, 1, ...) issues in proportion to "
+                                     "max(1 - step * k, step)"),
         "branch_latency": Field(int, non_negative, doc="cycles after a branch before its warp issues again"),
         "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
     },
@@ -367,7 +371,7 @@ DEFAULTS = {
     "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
            "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
            "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0, "stream_kernel_gap": 0},
-    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8, "slot_weight_step": 0.0,
+    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8, "slot_weight_step": 0.0, "age_weight_step": 0.0,
                   "branch_latency": 1, "barrier_latency": 1},
     "units": {
         "fp32": {"pipes": 1, "lanes": 32, "latency": 4},

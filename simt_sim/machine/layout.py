@@ -143,7 +143,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
-             "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "branch_resolve", "slot_weight_ppm",
+             "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm",
              "l1_store_buffer", "smsp_store_buffer", "sm_units")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
@@ -153,8 +153,9 @@ TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cyc
     + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
 TF = _index(TF_FIELDS)
 
-SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf", "ogr")
-SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF, SCHED_OGR = range(len(SCHEDULER_NAMES))
+SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf", "ogr", "awf")
+SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF, SCHED_OGR, SCHED_AWF = \
+    range(len(SCHEDULER_NAMES))
 # gwf's stride for slot s: PASS_ONE * 10**6 // (10**6 + scheduler.slot_weight_step in millionths * s)
 PASS_ONE = 1 << 20
 

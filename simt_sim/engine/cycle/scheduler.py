@@ -25,6 +25,14 @@
              other warps taken oldest block first (launch order, across kernels), round robin
              within a block (tools/block_order.py: on the H100 an SM's blocks end in launch
              order, and a later kernel's wait behind an earlier one's).
+  awf        age-weighted fair: after an instruction with the yield hint, ogr's order; after one
+             without, the warp that has issued least, counted in strides (gwf's stride
+             scheduling, the warp issuing back to back kept first), where the warps of the k-th
+             oldest block with warps on the scheduler weigh max(1 - scheduler.age_weight_step * k,
+             age_weight_step), so that among warps that are always ready each block issues in
+             proportion to its weight (tools/warp_progress.py: on the H100 an SM's blocks advance
+             at steady shares that fall by about the same step with each younger block where the
+             code has no yield hints, and strictly oldest first where every instruction has one).
 
 `candidates` writes the order into `out` and returns how many; the cycle loop issues the first
 eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest first.
@@ -32,7 +40,7 @@ eligible ones.  `order[sm, sp]` lists the sub-partition's resident warps oldest 
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled, compiled_inline
-from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_SLOTS_USED, SC_VTIME, SCHED_GRR, SCHED_GTO, SCHED_OGR, WF_BLOCK_AGE,
+from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_SLOTS_USED, SC_VTIME, SCHED_AWF, SCHED_GRR, SCHED_GTO, SCHED_OGR, WF_BLOCK_AGE,
                                      SCHED_GTY, SCHED_GWF, SCHED_LRR, SCHED_OLDEST,
                                      WF_AGE, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
@@ -85,11 +93,14 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     if policy == SCHED_GWF and last >= 0 and wf[last, WF_YIELDED] != 0:
         return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
-    if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR:
+    if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR or policy == SCHED_AWF:
         frm = sched[sm, sp, SC_RR_FROM]
-        m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
-        if policy == SCHED_OGR:
-            oldest_block_first(wf, out, m)
+        if policy == SCHED_AWF and not (last >= 0 and wf[last, WF_YIELDED] != 0):
+            m = weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
+        else:
+            m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
+            if policy == SCHED_OGR or policy == SCHED_AWF:
+                oldest_block_first(wf, out, m)
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
             # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
@@ -157,6 +168,26 @@ def charge_pass(sched, wf, w, sm, sp, n_sp, warps_per_sm, weight_ppm):
     slot = (w - sm * warps_per_sm - sp) // n_sp
     stride = PASS_ONE * 1000000 // (1000000 + weight_ppm * slot)
     p = max(wf[w, WF_PASS], sched[sm, sp, SC_VTIME] - stride)
+    sched[sm, sp, SC_VTIME] = max(sched[sm, sp, SC_VTIME], p)
+    wf[w, WF_PASS] = p + stride
+
+
+@compiled_inline
+def charge_age_pass(order, sched, wf, w, sm, sp, step_ppm):
+    """awf: warp w issued; its pass moves on by its block's stride (1 / max(1 - step * k, step)
+    for the k-th oldest block with warps on this scheduler), from no further back than one stride
+    behind the scheduler's virtual time."""
+    k = 0
+    seen = -1
+    age = wf[w, WF_BLOCK_AGE]
+    for j in range(sched[sm, sp, SC_N_ORDER]):      # oldest warp first: the blocks in age order
+        b = wf[order[sm, sp, j], WF_BLOCK_AGE]
+        if b < age and b != seen:
+            k += 1
+            seen = b
+    step = step_ppm / 1e6
+    stride = int(PASS_ONE / max(1.0 - step * k, step, 1e-3))
+    p = max(wf[w, WF_PASS], sched[sm, sp, SC_VTIME] - PASS_ONE)
     sched[sm, sp, SC_VTIME] = max(sched[sm, sp, SC_VTIME], p)
     wf[w, WF_PASS] = p + stride
 
