@@ -92,11 +92,11 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
     if policy == SCHED_GTY:
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     if policy == SCHED_GWF and last >= 0 and wf[last, WF_YIELDED] != 0:
-        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
+        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, True, out)
     if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR or policy == SCHED_AWF:
         frm = sched[sm, sp, SC_RR_FROM]
         if policy == SCHED_AWF and not (last >= 0 and wf[last, WF_YIELDED] != 0):
-            m = weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
+            m = weighted_fair(order, n, sched, wf, sm, sp, last, cycle, False, out)
         else:
             m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
             if policy == SCHED_OGR or policy == SCHED_AWF:
@@ -131,11 +131,11 @@ def oldest_block_first(wf, out, m):
 
 
 @compiled_inline
-def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out):
-    """gwf's order after a yield: a warp passed over for its busy pipe, then one held a cycle by
-    a dispatch stall, then the others by pass (ties: the higher slot)."""
+def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, pipe_turn, out):
+    """gwf's order after a yield: a warp passed over for its busy pipe (pipe_turn), then one held
+    a cycle by a dispatch stall, then the others by pass (ties: the higher slot)."""
     head = 0
-    frm = sched[sm, sp, SC_RR_FROM]
+    frm = sched[sm, sp, SC_RR_FROM] if pipe_turn else -1
     if frm >= 0 and wf[frm, WF_OCCUPIED]:
         out[0] = frm
         head = 1
@@ -172,6 +172,9 @@ def charge_pass(sched, wf, w, sm, sp, n_sp, warps_per_sm, weight_ppm):
     wf[w, WF_PASS] = p + stride
 
 
+AGE_CATCH_UP = 1024       # awf: strides a warp may fall behind the scheduler's virtual time
+
+
 @compiled_inline
 def charge_age_pass(order, sched, wf, w, sm, sp, step_ppm):
     """awf: warp w issued; its pass moves on by its block's stride (1 / max(1 - step * k, step)
@@ -187,7 +190,7 @@ def charge_age_pass(order, sched, wf, w, sm, sp, step_ppm):
             seen = b
     step = step_ppm / 1e6
     stride = int(PASS_ONE / max(1.0 - step * k, step, 1e-3))
-    p = max(wf[w, WF_PASS], sched[sm, sp, SC_VTIME] - PASS_ONE)
+    p = max(wf[w, WF_PASS], sched[sm, sp, SC_VTIME] - AGE_CATCH_UP * PASS_ONE)
     sched[sm, sp, SC_VTIME] = max(sched[sm, sp, SC_VTIME], p)
     wf[w, WF_PASS] = p + stride
 
