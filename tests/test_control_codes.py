@@ -211,6 +211,38 @@ def test_ogr_takes_the_oldest_blocks_warps_first_round_robin_within_a_block():
     assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
 
 
+def test_awf_takes_the_warp_that_issued_least_unless_the_last_instruction_yielded():
+    blocks, passes = [8, 0, 8, 4], [30, 10, 20, 10]
+    # no yield hint: by pass (a tie to the higher slot), whatever grr's turn for a throttled warp
+    assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, passes=passes,
+                           block_ages=blocks) == [3, 1, 2, 0]
+    assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, passes=passes, rr_from=0,
+                           block_ages=blocks) == [3, 1, 2, 0]
+    # a warp still issuing back to back keeps its turn
+    assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, passes=passes,
+                           block_ages=blocks) == [2, 3, 1, 0]
+    # after a yield hint: ogr's order, the oldest block's warps first
+    assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1, passes=passes,
+                           block_ages=blocks) == [1, 3, 0, 2]
+
+
+def test_awf_charges_each_younger_block_a_longer_stride():
+    import numpy as np
+    from simt_sim.engine.cycle.scheduler import AGE_CATCH_UP, charge_age_pass
+    from simt_sim.machine.state import make_schedulers
+    wf = np.zeros((4, len(L.WARP_FIELDS)), np.int64)
+    wf[:, L.WF_BLOCK_AGE] = [5, 5, 9, 12]                         # three blocks, oldest first
+    order = np.arange(4, dtype=np.int64).reshape(1, 1, 4)
+    sched = make_schedulers(1, 1)
+    sched[0, 0, L.SC_N_ORDER] = 4
+    for w in (0, 2, 3):
+        charge_age_pass(order, sched, wf, w, 0, 0, 100000)         # age_weight_step 0.1
+    assert wf[[0, 2, 3], L.WF_PASS].tolist() == [L.PASS_ONE, int(L.PASS_ONE / 0.9), int(L.PASS_ONE / 0.8)]
+    sched[0, 0, L.SC_VTIME] = 5000 * L.PASS_ONE                      # warp 1 comes back from a long wait
+    charge_age_pass(order, sched, wf, 1, 0, 0, 100000)
+    assert wf[1, L.WF_PASS] == (5000 - AGE_CATCH_UP + 1) * L.PASS_ONE
+
+
 def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least():
     passes = [30, 10, 20, 10]
     # no yield: grr's order (the warp issuing back to back, then the slots after it)
