@@ -221,9 +221,12 @@ def test_awf_takes_the_warp_that_issued_least_unless_the_last_instruction_yielde
     # a warp still issuing back to back keeps its turn
     assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, passes=passes,
                            block_ages=blocks) == [2, 3, 1, 0]
-    # after a yield hint: ogr's order, the oldest block's warps first
-    assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, yielded=1, passes=passes,
-                           block_ages=blocks) == [1, 3, 0, 2]
+    # after a yield hint: ogr's order, the oldest block's warps first, the warp that yielded last
+    # (even when it could issue on)
+    assert scheduler_order("awf", [0, 1, 2, 3], last=3, last_cycle=8, cycle=10, yielded=1, passes=passes,
+                           block_ages=blocks) == [1, 0, 2, 3]
+    assert scheduler_order("awf", [0, 1, 2, 3], last=1, last_cycle=9, cycle=10, yielded=1, passes=passes,
+                           block_ages=blocks) == [3, 2, 0, 1]
 
 
 def test_awf_charges_each_younger_block_a_longer_stride():

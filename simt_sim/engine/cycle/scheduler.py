@@ -25,8 +25,8 @@
              other warps taken oldest block first (launch order, across kernels), round robin
              within a block (tools/block_order.py: on the H100 an SM's blocks end in launch
              order, and a later kernel's wait behind an earlier one's).
-  awf        age-weighted fair: after an instruction with the yield hint, ogr's order; after one
-             without, the warp that has issued least, counted in strides (gwf's stride
+  awf        age-weighted fair: after an instruction with the yield hint, ogr's order with the
+             warp that yielded last (so the two oldest warps take turns); after one without, the warp that has issued least, counted in strides (gwf's stride
              scheduling, the warp issuing back to back kept first), where the warps of the k-th
              oldest block with warps on the scheduler weigh max(1 - scheduler.age_weight_step * k,
              age_weight_step), so that among warps that are always ready each block issues in
@@ -101,6 +101,9 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
             m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
             if policy == SCHED_OGR or policy == SCHED_AWF:
                 oldest_block_first(wf, out, m)
+            if policy == SCHED_AWF:          # the warp that yielded goes last and does not issue on
+                to_back(out, m, last)
+                return m
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
             # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
@@ -115,6 +118,19 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 out[at] = last
         return m
     return two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+
+
+@compiled_inline
+def to_back(out, m, w):
+    """Move warp w (if listed) behind the others."""
+    k = 0
+    while k < m and out[k] != w:
+        k += 1
+    if k < m:
+        while k < m - 1:
+            out[k] = out[k + 1]
+            k += 1
+        out[m - 1] = w
 
 
 @compiled_inline
