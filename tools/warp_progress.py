@@ -106,7 +106,9 @@ def main() -> int:
             model = curves(simulated(name, per_sm, tuple(a.set), PTX.with_name(f"{stem}.ptx")), per_sm)
             got = rec.get(variant, {}).get(f"{name} / {label}")
             hw = curves(got, per_sm) if got else None
-            print(f"  {label}")
+            err = "" if hw is None else \
+                f"   (model off by {100 * np.mean(np.abs(model[:, 1:] - hw[:, 1:]) / hw[:, 1:]):.1f}% on average)"
+            print(f"  {label}{err}")
             for r in range(per_sm):
                 cells = [f"{hw[r, k]:7.0f} / {model[r, k]:<7.0f}" if hw is not None else f"{model[r, k]:7.0f}"
                          for k in shown]
