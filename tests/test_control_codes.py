@@ -211,22 +211,24 @@ def test_ogr_takes_the_oldest_blocks_warps_first_round_robin_within_a_block():
     assert scheduler_order("ogr", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10) == [3, 0, 1, 2]
 
 
-def test_awf_takes_the_warp_that_issued_least_unless_the_last_instruction_yielded():
-    blocks, passes = [8, 0, 8, 4], [30, 10, 20, 10]
-    # no yield hint: by pass (a tie to the higher slot), whatever grr's turn for a throttled warp
+def test_awf_takes_the_block_that_issued_least_unless_the_last_instruction_yielded():
+    blocks, passes = [8, 0, 8, 4], [20, 30, 20, 15]     # a block's pass is kept in each of its warps
+    # no yield hint: grr's order (3, 0, 1, 2), stably sorted by the blocks' passes
     assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, passes=passes,
-                           block_ages=blocks) == [3, 1, 2, 0]
-    assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=8, cycle=10, passes=passes, rr_from=0,
-                           block_ages=blocks) == [3, 1, 2, 0]
+                           block_ages=blocks) == [3, 0, 2, 1]
     # a warp still issuing back to back keeps its turn
     assert scheduler_order("awf", [0, 1, 2, 3], last=2, last_cycle=9, cycle=10, passes=passes,
-                           block_ages=blocks) == [2, 3, 1, 0]
+                           block_ages=blocks) == [2, 3, 0, 1]
     # after a yield hint: ogr's order, the oldest block's warps first, the warp that yielded last
     # (even when it could issue on)
     assert scheduler_order("awf", [0, 1, 2, 3], last=3, last_cycle=8, cycle=10, yielded=1, passes=passes,
                            block_ages=blocks) == [1, 0, 2, 3]
     assert scheduler_order("awf", [0, 1, 2, 3], last=1, last_cycle=9, cycle=10, yielded=1, passes=passes,
                            block_ages=blocks) == [3, 2, 0, 1]
+    # one block: grr's order, yield or not
+    for kw in ({"last": 1, "last_cycle": 9, "yielded": 1}, {"last": 2, "last_cycle": 8, "rr_from": 0},
+               {"last": 2, "last_cycle": 9}):
+        assert scheduler_order("awf", [0, 1, 2, 3], cycle=10, **kw) == scheduler_order("grr", [0, 1, 2, 3], cycle=10, **kw)
 
 
 def test_awf_charges_each_younger_block_a_longer_stride():
@@ -240,10 +242,11 @@ def test_awf_charges_each_younger_block_a_longer_stride():
     sched[0, 0, L.SC_N_ORDER] = 4
     for w in (0, 2, 3):
         charge_age_pass(order, sched, wf, w, 0, 0, 100000)         # age_weight_step 0.1
-    assert wf[[0, 2, 3], L.WF_PASS].tolist() == [L.PASS_ONE, int(L.PASS_ONE / 0.9), int(L.PASS_ONE / 0.8)]
-    sched[0, 0, L.SC_VTIME] = 5000 * L.PASS_ONE                      # warp 1 comes back from a long wait
+    # the block's pass moves on, in each of its warps
+    assert wf[:, L.WF_PASS].tolist() == [L.PASS_ONE, L.PASS_ONE, int(L.PASS_ONE / 0.9), int(L.PASS_ONE / 0.8)]
+    sched[0, 0, L.SC_VTIME] = 5000 * L.PASS_ONE                      # the oldest block comes back from a long wait
     charge_age_pass(order, sched, wf, 1, 0, 0, 100000)
-    assert wf[1, L.WF_PASS] == (5000 - AGE_CATCH_UP + 1) * L.PASS_ONE
+    assert wf[:2, L.WF_PASS].tolist() == [(5000 - AGE_CATCH_UP + 1) * L.PASS_ONE] * 2
 
 
 def test_gwf_goes_round_robin_but_after_a_yield_takes_the_warp_that_issued_least():

@@ -26,11 +26,13 @@
              within a block (tools/block_order.py: on the H100 an SM's blocks end in launch
              order, and a later kernel's wait behind an earlier one's).
   awf        age-weighted fair: after an instruction with the yield hint, ogr's order with the
-             warp that yielded last (so the two oldest warps take turns); after one without, the warp that has issued least, counted in strides (gwf's stride
-             scheduling, the warp issuing back to back kept first), where the warps of the k-th
-             oldest block with warps on the scheduler weigh max(1 - scheduler.age_weight_step * k,
-             age_weight_step), so that among warps that are always ready each block issues in
-             proportion to its weight (tools/warp_progress.py: on the H100 an SM's blocks advance
+             warp that yielded last where other blocks' warps are listed (so the two oldest warps
+             of different blocks take turns; one block alone goes as by grr); after one without, grr's
+             order with the blocks sorted by how much they have issued, counted in strides (stride
+             scheduling per block: the k-th oldest block with warps on the scheduler weighs
+             max(1 - scheduler.age_weight_step * k, age_weight_step)), so that among warps that
+             are always ready each block issues in proportion to its weight, and one block alone
+             is scheduled as by grr (tools/warp_progress.py: on the H100 an SM's blocks advance
              at steady shares that fall by about the same step with each younger block where the
              code has no yield hints, and strictly oldest first where every instruction has one).
 
@@ -95,14 +97,13 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
         return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, True, out)
     if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR or policy == SCHED_AWF:
         frm = sched[sm, sp, SC_RR_FROM]
+        m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
         if policy == SCHED_AWF and not (last >= 0 and wf[last, WF_YIELDED] != 0):
-            m = weighted_fair(order, n, sched, wf, sm, sp, last, cycle, False, out)
-        else:
-            m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
-            if policy == SCHED_OGR or policy == SCHED_AWF:
-                oldest_block_first(wf, out, m)
-            if policy == SCHED_AWF:          # the warp that yielded goes last and does not issue on
-                to_back(out, m, last)
+            least_issued_block_first(wf, out, m)
+        elif policy == SCHED_OGR or policy == SCHED_AWF:
+            oldest_block_first(wf, out, m)
+            if policy == SCHED_AWF and other_block(wf, out, m, last):
+                to_back(out, m, last)        # it yielded: the other blocks' warps go first
                 return m
         if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
             # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
@@ -118,6 +119,30 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 out[at] = last
         return m
     return two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+
+
+@compiled_inline
+def least_issued_block_first(wf, out, m):
+    """awf after an unhinted instruction: grr's order, stably sorted by the pass of each warp's
+    block (the block that has issued least, in strides, first; a tie to the older block)."""
+    for k in range(1, m):
+        w = out[k]
+        j = k
+        while j > 0 and (wf[out[j - 1], WF_PASS] > wf[w, WF_PASS]
+                         or (wf[out[j - 1], WF_PASS] == wf[w, WF_PASS]
+                             and wf[out[j - 1], WF_BLOCK_AGE] > wf[w, WF_BLOCK_AGE])):
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = w
+
+
+@compiled_inline
+def other_block(wf, out, m, w):
+    """Whether any of the m listed warps belongs to another block than warp w."""
+    for k in range(m):
+        if wf[out[k], WF_BLOCK_AGE] != wf[w, WF_BLOCK_AGE]:
+            return True
+    return False
 
 
 @compiled_inline
@@ -193,13 +218,14 @@ AGE_CATCH_UP = 1024       # awf: strides a warp may fall behind the scheduler's 
 
 @compiled_inline
 def charge_age_pass(order, sched, wf, w, sm, sp, step_ppm):
-    """awf: warp w issued; its pass moves on by its block's stride (1 / max(1 - step * k, step)
-    for the k-th oldest block with warps on this scheduler), from no further back than one stride
-    behind the scheduler's virtual time."""
+    """awf: warp w issued; its block's pass on this scheduler (kept in each of its warps) moves on
+    by the block's stride, 1 / max(1 - step * k, step) for the k-th oldest block with warps on
+    the scheduler, from no further back than AGE_CATCH_UP strides behind the virtual time."""
     k = 0
     seen = -1
     age = wf[w, WF_BLOCK_AGE]
-    for j in range(sched[sm, sp, SC_N_ORDER]):      # oldest warp first: the blocks in age order
+    n = sched[sm, sp, SC_N_ORDER]
+    for j in range(n):                                # oldest warp first: the blocks in age order
         b = wf[order[sm, sp, j], WF_BLOCK_AGE]
         if b < age and b != seen:
             k += 1
@@ -208,7 +234,10 @@ def charge_age_pass(order, sched, wf, w, sm, sp, step_ppm):
     stride = int(PASS_ONE / max(1.0 - step * k, step, 1e-3))
     p = max(wf[w, WF_PASS], sched[sm, sp, SC_VTIME] - AGE_CATCH_UP * PASS_ONE)
     sched[sm, sp, SC_VTIME] = max(sched[sm, sp, SC_VTIME], p)
-    wf[w, WF_PASS] = p + stride
+    for j in range(n):
+        v = order[sm, sp, j]
+        if wf[v, WF_BLOCK_AGE] == age:
+            wf[v, WF_PASS] = p + stride
 
 
 @compiled_inline
