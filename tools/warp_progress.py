@@ -14,7 +14,7 @@ FMUL (warp_progress_noyield), their sass-patch.yaml files beside them.
 
     python tools/warp_progress.py --gpu --out programs/w-fusion-cd-only/reference/h100-warp-progress.json
     python tools/warp_progress.py                 # the simulator beside the recorded figures
-    python tools/warp_progress.py --set scheduler.policy=ogr
+    python tools/warp_progress.py --set scheduler.policy=awf --set scheduler.age_weight_step=0.1
 """
 from __future__ import annotations
 
