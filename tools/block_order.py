@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.frontend.sass import committed_cubin_path
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
@@ -141,7 +143,7 @@ def yield_hints(a) -> int:
     sets = {label: SETS[label] for label in YIELD_SETS}
     if a.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "kernels": KERNELS, "sets": sets,
-                      "ranks": {v: gpu_medians(PTX.with_name(f"{stem}.sm_90.cubin"), KERNELS, sets, launch, 1)
+                      "ranks": {v: gpu_medians(committed_cubin_path(PTX.with_name(f"{stem}.ptx")), KERNELS, sets, launch, 1)
                                 for v, stem in YIELD_VARIANTS.items()}}, a.out)
         return 0
     rec = recorded(RECORDED_YIELD, "ranks")

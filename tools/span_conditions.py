@@ -69,21 +69,15 @@ def gpu_spans(names) -> dict:
     return out
 
 
-def concurrent_streams(name: str) -> bool:
-    """Whether the program launches kernels on more than one stream."""
-    from simt_sim.frontend.manifest import load_manifest
-    m = load_manifest(str(ROOT / "programs" / name))
-    return len({m.stream, *(launch.get("stream", 0) for launch in m.more_launches)}) > 1
-
-
 def apply_warm_clocks(rec: dict) -> None:
     """Each program's reference clock buffer := its recorded warm run's (and says so).  Not for
     concurrent streams: which of two released kernels the GPU starts first varies from run to run
     (the warm runs of w-fusion-streams started cd_kernel first), so their reference keeps the
     clocks of a queued `simt-sim hw record` run whose kernels started in launch order, as the
     model starts them."""
+    from simt_sim.frontend.manifest import load_manifest
     for name, r in rec.items():
-        if concurrent_streams(name):
+        if load_manifest(str(ROOT / "programs" / name)).concurrent_streams:
             print(f"{name}: concurrent streams, reference clocks kept (see apply_warm_clocks)")
             continue
         path = ROOT / "programs" / name / "reference" / "h100.json"

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.frontend.sass import committed_cubin_path
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, slot_means, write_result  # noqa: E402  (tools/, beside this file)
@@ -135,7 +137,7 @@ def yield_hints(args) -> int:
     variants = {"ptxas's hints": PTX, "no FMUL yields": NO_YIELD, "no yields in the loops": NO_YIELDS}
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "sets": YIELD_SETS, "figures": FIGURES,
-                      "cycles": {v: gpu_medians(ptx.with_name(f"{ptx.stem}.sm_90.cubin"), KERNELS, YIELD_SETS, launch, 1)
+                      "cycles": {v: gpu_medians(committed_cubin_path(ptx), KERNELS, YIELD_SETS, launch, 1)
                                  for v, ptx in variants.items()}}, args.out)
         return 0
     rec = recorded(RECORDED_YIELD, "cycles")

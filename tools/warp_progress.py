@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.frontend.sass import committed_cubin_path
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
@@ -93,7 +95,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "check": CHECK, "kernels": KERNELS,
-                      "sets": SETS, "progress": {v: gpu_medians(PTX.with_name(f"{stem}.sm_90.cubin"), KERNELS, SETS,
+                      "sets": SETS, "progress": {v: gpu_medians(committed_cubin_path(PTX.with_name(f"{stem}.ptx")), KERNELS, SETS,
                                                                 launch, 1) for v, stem in VARIANTS.items()}}, a.out)
         return 0
     rec = recorded(RECORDED, "progress")

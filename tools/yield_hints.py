@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.frontend.sass import committed_cubin_path
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, slot_means, write_result  # noqa: E402  (tools/, beside this file)
@@ -67,7 +69,7 @@ def main() -> int:
     a = model_probe_parser(__doc__).parse_args()
     if a.gpu:
         write_result({"tool": os.path.basename(__file__), "iters": ITERS, "figures": ["span", "each warp's end"],
-                      "cycles": {v: gpu_medians(KERNELS / f"{stem}.sm_90.cubin", ["fp64_issue"], SETS, launch, 1)
+                      "cycles": {v: gpu_medians(committed_cubin_path(KERNELS / f"{stem}.ptx"), ["fp64_issue"], SETS, launch, 1)
                                  for v, stem in VARIANTS.items()}}, a.out)
         return 0
     rec = recorded(RECORDED, "cycles")

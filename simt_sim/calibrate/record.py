@@ -11,8 +11,8 @@ order (`--launches-only` mode of this module), repeated `repeats` times for a sp
 A manifest with `more_launches` runs every launch, each in its stream (one CUDA stream per
 manifest stream number: same stream = in order, different streams = concurrently), queued
 behind a blocker kernel (after a run that loads every kernel) so that they start as the GPU
-frees, not as the host enqueues them, and the outputs are read after all of them.  Every program's whole launch sequence is also timed with
-CUDA events (`elapsed`: median of ELAPSED_REPEATS runs after ELAPSED_WARMUP, converted to SM
+frees, not as the host enqueues them, and the outputs are read after all of them.  Every
+program's whole launch sequence is also timed with CUDA events (`elapsed`: median of ELAPSED_REPEATS runs after ELAPSED_WARMUP, converted to SM
 cycles with the SM clock measured by a clock64() spin kernel), so that fused and unfused
 variants are timed alike.  ncu profiles each kernel launch on its own: a multi-launch program
 stores the per-launch counters (`ncu_launches`) and their sum (`ncu`).

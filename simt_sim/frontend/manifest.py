@@ -231,6 +231,11 @@ class Manifest:
     # variant kernel.trace.ptx together; a manifest may run another program's PTX (kernel_file:
     # ../w-regroup-tree-base/kernel.ptx), and then its source and trace variant are that program's.
     @property
+    def concurrent_streams(self) -> bool:
+        """Whether its launches use more than one stream (they may then run at the same time)."""
+        return len({self.stream, *(entry.get("stream", 0) for entry in self.more_launches)}) > 1
+
+    @property
     def cuda_source(self) -> Path:
         """The CUDA source the kernel file was compiled from (it may not exist)."""
         return self.kernel_file.with_suffix(".cu")

@@ -13,7 +13,7 @@ from simt_sim.engine.cycle.caches import sm_unit_start
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
-from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass
+from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account
@@ -26,7 +26,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_GRR, SCHED_AWF, SCHED_GWF, SCHED_OGR, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -347,9 +347,7 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
                 charge_pass(ts.sched, wf, w, sm, sp, tc[T_NSP], tc[T_WPSM], tc[T_SLOT_WEIGHT])
             elif tc[T_POLICY] == SCHED_AWF:
                 charge_age_pass(ts.order, ts.sched, wf, w, sm, sp, tc[T_AGE_STEP])
-        if (issued == before and not held and throttled < 0 and (tc[T_POLICY] == SCHED_GRR or tc[T_POLICY] == SCHED_GWF
-                                                                     or tc[T_POLICY] == SCHED_OGR
-                                                                     or tc[T_POLICY] == SCHED_AWF)
+        if (issued == before and not held and throttled < 0 and grr_family(tc[T_POLICY])
                 and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)):
             throttled = w            # passed over for a busy pipe: grr's next round starts from it
         if held or issued >= width:

@@ -94,14 +94,14 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
     if policy == SCHED_GTY:
         return greedy_then_youngest(order, n, wf, sm, sp, last, out)
     if policy == SCHED_GWF and last >= 0 and wf[last, WF_YIELDED] != 0:
-        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, True, out)
-    if policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR or policy == SCHED_AWF:
+        return weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out)
+    if grr_family(policy):
         frm = sched[sm, sp, SC_RR_FROM]
         m = round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last if frm < 0 else frm - n_sp, out)
         if policy == SCHED_AWF and not (last >= 0 and wf[last, WF_YIELDED] != 0):
-            least_issued_block_first(wf, out, m)
+            blocks_in_order(wf, out, m, True)       # the block that has issued least first
         elif policy == SCHED_OGR or policy == SCHED_AWF:
-            oldest_block_first(wf, out, m)
+            blocks_in_order(wf, out, m, False)      # the oldest block first
             if policy == SCHED_AWF and other_block(wf, out, m, last):
                 to_back(out, m, last)        # it yielded: the other blocks' warps go first
                 return m
@@ -122,15 +122,29 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
 
 
 @compiled_inline
-def least_issued_block_first(wf, out, m):
-    """awf after an unhinted instruction: grr's order, stably sorted by the pass of each warp's
-    block (the block that has issued least, in strides, first; a tie to the older block)."""
+def grr_family(policy):
+    """The policies built on grr's round robin (and its turn for a warp passed over for its pipe)."""
+    return policy == SCHED_GRR or policy == SCHED_GWF or policy == SCHED_OGR or policy == SCHED_AWF
+
+
+@compiled_inline
+def goes_after(wf, a, b, by_pass):
+    """Whether warp a's block sorts after warp b's: by block age (ogr), or by pass and then age
+    (awf after an unhinted instruction)."""
+    if by_pass and wf[a, WF_PASS] != wf[b, WF_PASS]:
+        return wf[a, WF_PASS] > wf[b, WF_PASS]
+    return wf[a, WF_BLOCK_AGE] > wf[b, WF_BLOCK_AGE]
+
+
+@compiled_inline
+def blocks_in_order(wf, out, m, by_pass):
+    """grr's order stably sorted by block (each block's warps in grr's order): the oldest block
+    first (ogr), or with by_pass the block that has issued least, in strides, first, a tie to the
+    older block (awf after an unhinted instruction)."""
     for k in range(1, m):
         w = out[k]
         j = k
-        while j > 0 and (wf[out[j - 1], WF_PASS] > wf[w, WF_PASS]
-                         or (wf[out[j - 1], WF_PASS] == wf[w, WF_PASS]
-                             and wf[out[j - 1], WF_BLOCK_AGE] > wf[w, WF_BLOCK_AGE])):
+        while j > 0 and goes_after(wf, out[j - 1], w, by_pass):
             out[j] = out[j - 1]
             j -= 1
         out[j] = w
@@ -159,24 +173,11 @@ def to_back(out, m, w):
 
 
 @compiled_inline
-def oldest_block_first(wf, out, m):
-    """ogr: grr's order, stably sorted by block age (the oldest block's warps first, each block's
-    in grr's order)."""
-    for k in range(1, m):
-        w = out[k]
-        j = k
-        while j > 0 and wf[out[j - 1], WF_BLOCK_AGE] > wf[w, WF_BLOCK_AGE]:
-            out[j] = out[j - 1]
-            j -= 1
-        out[j] = w
-
-
-@compiled_inline
-def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, pipe_turn, out):
-    """gwf's order after a yield: a warp passed over for its busy pipe (pipe_turn), then one held
-    a cycle by a dispatch stall, then the others by pass (ties: the higher slot)."""
+def weighted_fair(order, n, sched, wf, sm, sp, last, cycle, out):
+    """gwf's order after a yield: a warp passed over for its busy pipe, then one held a cycle by
+    a dispatch stall, then the others by pass (ties: the higher slot)."""
     head = 0
-    frm = sched[sm, sp, SC_RR_FROM] if pipe_turn else -1
+    frm = sched[sm, sp, SC_RR_FROM]
     if frm >= 0 and wf[frm, WF_OCCUPIED]:
         out[0] = frm
         head = 1
