@@ -167,6 +167,29 @@ def test_a_store_reads_its_data_after_its_address_a_global_one_later_still():
             assert np.mean(SR.simulated_steps(name, 0x1, sooner)) < h100 - 2.5, name
 
 
+def test_a_global_stores_data_wait_behind_the_data_of_the_stores_before_it():
+    """sass.global_store_bytes_per_cycle (tools/stg_read.py, recorded on an H200, the H100's SM): a
+    lone warp's loop of K STG.64 (256 bytes each, issued 4 cycles apart) and two FFMAs overwriting
+    their data takes 40.3 / 46.3 / 54.3 / 86.3 cycles a step for K = 1, 2, 4, 8: each store's data
+    go through the sub-partition at 32 bytes a cycle after those of the stores before it.  The
+    model's steps grow by the H100's 6, 8 and 32 cycles (within 1); reading at issue they grew by
+    3, 0 and 17.  With 16 or 32 warps the SM's store port bounds the loop either way (within 5%)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import stg_read as SG
+    hw = json.loads(SG.RECORDED.read_text())["cycles_per_step"]
+    kernels = ("k_stg1", "k_stg2", "k_stg4", "k_stg8")
+
+    def growth(steps):
+        return np.diff([steps[k] for k in kernels])
+    h100 = growth({k: hw[f"{k} / 1 warp"][0] for k in kernels})
+    assert growth({k: SG.simulated(k, 0x1)[0] for k in kernels}) == pytest.approx(h100, abs=1.0)
+    at_issue = growth({k: SG.simulated(k, 0x1, ("sass.global_store_bytes_per_cycle=0",))[0] for k in kernels})
+    assert at_issue[-1] < h100[-1] - 10
+    for k in ("k_stg4", "k_stg8"):
+        for label, active in (("16 warps", 0xFFFF), ("32 warps", 0xFFFFFFFF)):
+            assert SG.simulated(k, active)[0] == pytest.approx(hw[f"{k} / {label}"][0], rel=0.05), (k, label)
+
+
 def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
     """memory.shared.wavefront_latency (tools/shared_ops.py): on the H100 a dependent chain of
     LDS.64, of a broadcast LDS.128 (two passes each) and of LDSM.x2 steps 2 cycles slower than one

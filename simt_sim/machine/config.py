@@ -250,6 +250,12 @@ SCHEMA = {
         "global_store_data_read_cycles": Field(int, non_negative,
                                                doc="the same for a store, reduction or atomic to global (or "
                                                    "local) memory"),
+        "global_store_bytes_per_cycle": Field(int, non_negative,
+                                              doc="bytes of a global (or local) store's data its sub-partition's "
+                                                  "LD/ST pipe reads per cycle: the store holds the pipe that long "
+                                                  "(at least its interval), and reads its data, releasing its read "
+                                                  "barrier, as it leaves the pipe (global_store_data_read_cycles "
+                                                  "after that); 0: read at issue, however long the store queues"),
         "taken_branch_latency": Field(int, non_negative,
                                       doc="cycles a SASS warp waits after a branch that leaves the fall-through "
                                           "path (instruction fetch redirect), at least its stall count"),
@@ -393,7 +399,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
-    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
+    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "sm_unit_cycles": {},

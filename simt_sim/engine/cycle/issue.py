@@ -23,7 +23,7 @@ from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
 from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (C_CLOCK, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
+from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
@@ -139,15 +139,22 @@ def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
 
 
 @compiled_inline
-def sources_read(row, tc, cycle):
+def sources_read(row, tc, scratch, sched, sm, sp, cycle):
     """The cycle an instruction issued at cycle has read its sources (its read barrier releases):
     sass.operand_read_latency after issue, however long it then waits in the memory queue, and
     sass.store_data_read_cycles later for the data of a store, reduction or atomic to shared
-    memory, sass.global_store_data_read_cycles to anywhere else."""
+    memory, sass.global_store_data_read_cycles to anywhere else.  A global store's data go
+    through its sub-partition's port for them (sass.global_store_bytes_per_cycle) one store after
+    the other, so a store's read can wait for those before it."""
     op = row[E.F_OP]
     if op == E.OP_ST or op == E.OP_RED or op == E.OP_ATOM:
         later = tc[T_STORE_READ] if row[E.F_SPACE] == E.SP_SHARED else tc[T_GLOBAL_STORE_READ]
-        return cycle + tc[T_READ_LAT] + later
+        read = cycle + tc[T_READ_LAT]
+        if scratch[SCRATCH_DATA_CYCLES] > 0:
+            data = max(cycle, sched[sm, sp, SC_STORE_DATA]) + scratch[SCRATCH_DATA_CYCLES]
+            sched[sm, sp, SC_STORE_DATA] = data
+            read = max(read, data)
+        return read + later
     return cycle + tc[T_READ_LAT]
 
 
@@ -233,19 +240,19 @@ def next_operands(code, wf, ts, tab, tc, w, sm, sp):
 
 
 @compiled
-def scoreboard_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle):
+def scoreboard_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle):
     """pc's destination registers are ready at `ready` (per-register scoreboard)."""
     write_results(tab, ts.reg_ready, ts.reg_kind, w, pc, ready, kind)
 
 
 @unless_none(scoreboard_results)
-def note_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle):
+def note_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle):
     """scoreboard_results, or for SASS timed by its control codes: the write and read barriers
     pc sets release when its results arrive and its sources are read."""
     if sass is None or ctrl < 0:
-        scoreboard_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle)
+        scoreboard_results(sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle)
         return
-    set_barriers(wf, w, ctrl, ready, kind, sources_read(row, tc, cycle))
+    set_barriers(wf, w, ctrl, ready, kind, sources_read(row, tc, ts.scratch, ts.sched, sm, sp, cycle))
     track_copy_groups(wf, w, row[E.F_OP], ready, cycle)
 
 
@@ -296,7 +303,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     u = tab.unit[pc]
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
-    note_results(code.sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, cycle)
+    note_results(code.sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
         # exit waits for outstanding loads (their registers are still to be written); stores
         # need no registers once issued and only delay the kernel's end

@@ -11,10 +11,11 @@ from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
-                                     SCRATCH_SECTORS, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC, TF)
+                                     SCRATCH_DATA_CYCLES, SCRATCH_SECTORS, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC, TF)
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
+T_STORE_BYTES = TC["global_store_bytes"]
 T_WPSM, T_NSP = TC["warps_per_sm"], TC["n_sp"]
 F_STORE_BW = TF["l1_store_sectors_per_cycle"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
@@ -34,6 +35,7 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
     scratch[SCRATCH_WAVEFRONTS] = 0
     scratch[SCRATCH_PORT_WAIT] = 0
     scratch[SCRATCH_STORE_WAIT] = 0
+    scratch[SCRATCH_DATA_CYCLES] = 0
     if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
             or op == E.OP_WMMA_STORE_D:
         return tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
@@ -70,6 +72,8 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
         return shared_ready(mt, tc, scratch, sm, cycle, ways, serial), R_SHORT
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
+    if op == E.OP_ST and tc[T_STORE_BYTES] > 0:     # the cycles its data take to read (issue.sources_read)
+        scratch[SCRATCH_DATA_CYCLES] = -(-n * nbytes // tc[T_STORE_BYTES])
     if op == E.OP_ST and tf[F_STORE_BW] > 0:    # waits for room in its store buffer, holding its pipe (units.pipe_time)
         sp = (w - sm * tc[T_WPSM]) % tc[T_NSP]
         scratch[SCRATCH_STORE_WAIT] = MT.store_port(mt, tc, tf, sm, sp, cycle, n_sect)

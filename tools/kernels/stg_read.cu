@@ -1,0 +1,42 @@
+// When a global store reads its data under load (tools/stg_read.py).  Each step of a loop stores a
+// register pair K times (STG.64, 256 bytes a warp: 8 sectors in 2 lines; the STS.64 forms to shared
+// memory), then overwrites the pair with two FFMAs, which wait for every store's read barrier.  The
+// tensor-core predictor's epilogue does this: 4 STG.64 and 4 STS.64 of its accumulators, then an
+// LDS.128 into them.  Only the warps whose bit is set in `active` run (warp w sits on
+// sub-partition w % 4).  Lane 0 of each running warp writes times[2 w] and times[2 w + 1], the
+// clock before and after STEPS steps.
+#define WARPS 32
+#define STEPS 64
+
+__device__ __forceinline__ unsigned clock32() { long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)); return (unsigned)t; }
+
+// warp w stores to out[w * 512 + k * 64 + 2 lane] (k < 8) and row k of its own 1 KB of shared memory (k < 4)
+#define STORE_READ_LOOP(NAME, N_GLOBAL, N_SHARED)                                                     \
+    extern "C" __global__ void __launch_bounds__(1024) NAME(unsigned* times, float* out, unsigned active, \
+                                                           float c, float d) {                      \
+        __shared__ __align__(16) float s[WARPS * 256];                                               \
+        if (!((active >> (threadIdx.x / 32)) & 1)) return;                                           \
+        const unsigned w = threadIdx.x / 32, lane = threadIdx.x & 31;                                 \
+        float2* g = reinterpret_cast<float2*>(out + w * 512) + lane;                                  \
+        const unsigned sh = (unsigned)__cvta_generic_to_shared(s) + w * 1024 + lane * 8;             \
+        float x = threadIdx.x * 0.25f, y = threadIdx.x * 0.5f;                                       \
+        const unsigned t0 = clock32();                                                               \
+        _Pragma("unroll 1") for (int k = 0; k < STEPS; k++) {                                        \
+            _Pragma("unroll") for (int i = 0; i < N_GLOBAL; i++)                                     \
+                asm volatile("st.global.v2.f32 [%0], {%1, %2};" ::"l"(g + i * 32), "f"(x), "f"(y) : "memory"); \
+            _Pragma("unroll") for (int i = 0; i < N_SHARED; i++)                                     \
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(sh + i * 256), "f"(x), "f"(y) : "memory"); \
+            x = fmaf(x, c, d);                                                                       \
+            y = fmaf(y, c, d);                                                                       \
+        }                                                                                            \
+        const unsigned t1 = clock32();                                                               \
+        out[WARPS * 512 + threadIdx.x] = x + y;                                                      \
+        if (lane == 0) { times[2 * w] = t0; times[2 * w + 1] = t1; }                                 \
+    }
+
+STORE_READ_LOOP(k_stg1, 1, 0)
+STORE_READ_LOOP(k_stg2, 2, 0)
+STORE_READ_LOOP(k_stg4, 4, 0)
+STORE_READ_LOOP(k_stg8, 8, 0)
+STORE_READ_LOOP(k_sts4, 0, 4)
+STORE_READ_LOOP(k_stg4_sts4, 4, 4)
