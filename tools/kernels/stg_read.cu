@@ -34,9 +34,38 @@ __device__ __forceinline__ unsigned clock32() { long long t; asm volatile("mov.u
         if (lane == 0) { times[2 * w] = t0; times[2 * w + 1] = t1; }                                 \
     }
 
+// the same with four registers stored by STS.128 (512 bytes a warp), K times a step
+#define STS128_LOOP(NAME, N_SHARED)                                                                   \
+    extern "C" __global__ void __launch_bounds__(1024) NAME(unsigned* times, float* out, unsigned active, \
+                                                           float c, float d) {                      \
+        __shared__ __align__(16) float s[WARPS * 256];                                               \
+        if (!((active >> (threadIdx.x / 32)) & 1)) return;                                           \
+        const unsigned w = threadIdx.x / 32, lane = threadIdx.x & 31;                                 \
+        const unsigned sh = (unsigned)__cvta_generic_to_shared(s) + w * 1024 + lane * 16;            \
+        float x = threadIdx.x * 0.25f, y = threadIdx.x * 0.5f, z = x + 1.0f, u = y + 1.0f;            \
+        const unsigned t0 = clock32();                                                               \
+        _Pragma("unroll 1") for (int k = 0; k < STEPS; k++) {                                        \
+            _Pragma("unroll") for (int i = 0; i < N_SHARED; i++)                                     \
+                asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(sh + (i & 1) * 512),      \
+                             "f"(x), "f"(y), "f"(z), "f"(u) : "memory");                              \
+            x = fmaf(x, c, d);                                                                       \
+            y = fmaf(y, c, d);                                                                       \
+            z = fmaf(z, c, d);                                                                       \
+            u = fmaf(u, c, d);                                                                       \
+        }                                                                                            \
+        const unsigned t1 = clock32();                                                               \
+        out[WARPS * 512 + threadIdx.x] = x + y + z + u;                                              \
+        if (lane == 0) { times[2 * w] = t0; times[2 * w + 1] = t1; }                                 \
+    }
+
 STORE_READ_LOOP(k_stg1, 1, 0)
 STORE_READ_LOOP(k_stg2, 2, 0)
 STORE_READ_LOOP(k_stg4, 4, 0)
 STORE_READ_LOOP(k_stg8, 8, 0)
+STORE_READ_LOOP(k_sts1, 0, 1)
+STORE_READ_LOOP(k_sts2, 0, 2)
 STORE_READ_LOOP(k_sts4, 0, 4)
 STORE_READ_LOOP(k_stg4_sts4, 4, 4)
+STS128_LOOP(k_sts128_1, 1)
+STS128_LOOP(k_sts128_2, 2)
+STS128_LOOP(k_sts128_4, 4)
