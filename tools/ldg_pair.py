@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "ldg_pair.ptx"
 RECORDED = ROOT / "programs" / "w-cslow-c2-w4" / "reference" / "h100-ldg-pair.json"
 WARPS = 32
@@ -62,20 +62,16 @@ def gpu_figures() -> dict:
 
 
 def simulated(source: str, active: int, overrides: tuple[str, ...] = ()) -> list[float]:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), "k_ldg_pair", isa="sass")
-    cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {"x": np.zeros(SPAN, np.float32), "times": np.zeros(3 * WARPS, np.uint32)}
-    launch = simt_sim.Launch(prog, 1, WARPS * 32, ["x", "times", active, 0, GAP])
-    res = simt_sim.simulate([launch] * (1 if source == "DRAM" else 2), bufs, cfg)
+    res = simulate_block(PTX, "k_ldg_pair", WARPS * 32, ["x", "times", active, 0, GAP], bufs, overrides,
+                         launches=1 if source == "DRAM" else 2)
     return figures(res.outputs["times"], active)
 
 
 def main() -> int:
     args = model_probe_parser(__doc__).parse_args()
     if args.gpu:
-        import cupy as cp
-        write_result({"tool": os.path.basename(__file__), "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+        write_result({"tool": os.path.basename(__file__), "device": gpu_name(),
                       "gap_floats": GAP, "active": ACTIVE, "figures": gpu_figures()}, args.out)
         return 0
     rec = recorded(RECORDED, "figures")

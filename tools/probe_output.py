@@ -1,8 +1,8 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
-dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency): an argument parser with --out,
-the recorded JSON written there and printed, Nsight Compute's CSV read back, and one block of a
-probe kernel run in the model."""
+dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency, stg_read, ldg_pair): an argument
+parser with --out, the recorded JSON written there and printed (with the GPU's name), Nsight
+Compute's CSV read back, and one block of a probe kernel run in the model."""
 from __future__ import annotations
 
 import argparse
@@ -132,10 +132,18 @@ def warp_rate(clk, warps: int, per_warp: int) -> float:
     return warps * per_warp / float(c[:, 1].max() - c[:, 0].min())
 
 
-def simulate_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), trace: bool = False):
+def simulate_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), trace: bool = False,
+                   launches: int = 1):
     """One block of a probe kernel's SASS (the cubin committed beside its PTX) on one SM of the h100
-    config, with `overrides` (KEY=VALUE); simt_sim's Result."""
+    config, with `overrides` (KEY=VALUE), `launches` times in a row (sharing the buffers and the
+    caches); simt_sim's Result."""
     import simt_sim
     prog = simt_sim.load_program(str(ptx), kernel, isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
-    return simt_sim.simulate(simt_sim.Launch(prog, 1, threads, args), buffers, cfg, trace=trace)
+    return simt_sim.simulate([simt_sim.Launch(prog, 1, threads, args)] * launches, buffers, cfg, trace=trace)
+
+
+def gpu_name() -> str:
+    """The name of the GPU the probe runs on (cupy's device 0), for its recording."""
+    import cupy as cp
+    return cp.cuda.runtime.getDeviceProperties(0)["name"].decode()

@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "stg_read.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-stg-read.json"
 STEPS = 64
@@ -55,9 +55,7 @@ def simulated(name: str, active: int, overrides: tuple[str, ...] = ()) -> list[f
 def main() -> int:
     args = model_probe_parser(__doc__).parse_args()
     if args.gpu:
-        import cupy as cp
-        device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-        write_result({"tool": os.path.basename(__file__), "device": device, "steps": STEPS, "kernels": KERNELS, "active": ACTIVE,
+        write_result({"tool": os.path.basename(__file__), "device": gpu_name(), "steps": STEPS, "kernels": KERNELS, "active": ACTIVE,
                       "cycles_per_step": gpu_medians(PTX, KERNELS, ACTIVE, loop, 2)}, args.out)
         return 0
     rec = recorded(RECORDED, "cycles_per_step")

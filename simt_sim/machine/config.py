@@ -251,11 +251,11 @@ SCHEMA = {
                                                doc="the same for a store, reduction or atomic to global (or "
                                                    "local) memory"),
         "global_store_bytes_per_cycle": Field(int, non_negative,
-                                              doc="bytes of a global (or local) store's data its sub-partition's "
-                                                  "LD/ST pipe reads per cycle: the store holds the pipe that long "
-                                                  "(at least its interval), and reads its data, releasing its read "
-                                                  "barrier, as it leaves the pipe (global_store_data_read_cycles "
-                                                  "after that); 0: read at issue, however long the store queues"),
+                                              doc="bytes of global (or local) store data its sub-partition's port "
+                                                  "reads per cycle, one store after another from its issue: a "
+                                                  "store's read barrier releases when its data are through (and "
+                                                  "not before operand_read_latency), global_store_data_read_cycles "
+                                                  "after that; 0: no port, the data read with the address"),
         "taken_branch_latency": Field(int, non_negative,
                                       doc="cycles a SASS warp waits after a branch that leaves the fall-through "
                                           "path (instruction fetch redirect), at least its stall count"),
