@@ -27,8 +27,11 @@ STEPS = 64
 WARPS = 32
 KERNELS = {"k_stg1": "1 STG.64", "k_stg2": "2 STG.64", "k_stg4": "4 STG.64", "k_stg8": "8 STG.64",
            "k_sts1": "1 STS.64", "k_sts2": "2 STS.64", "k_sts4": "4 STS.64", "k_stg4_sts4": "4 STG.64, 4 STS.64",
-           "k_sts128_1": "1 STS.128", "k_sts128_2": "2 STS.128", "k_sts128_4": "4 STS.128"}
-ACTIVE = {"1 warp": 0x1, "4 warps, 4 sub-partitions": 0xF, "16 warps": 0xFFFF, "32 warps": 0xFFFFFFFF}
+           "k_sts128_1": "1 STS.128", "k_sts128_2": "2 STS.128", "k_sts128_4": "4 STS.128",
+           "k_tile_stg4": "tile: 4 STG.64", "k_tile_sts4": "tile: 4 STS.64", "k_tile_stg4_sts4": "tile: 4 STG, 4 STS",
+           "k_tile_epilogue": "tile epilogue"}
+ACTIVE = {"1 warp": 0x1, "4 warps, 4 sub-partitions": 0xF, "4 warps, 1 sub-partition": 0x1111, "16 warps": 0xFFFF,
+          "32 warps": 0xFFFFFFFF}
 C, D = np.float32(0.5), np.float32(1.0)
 
 
