@@ -190,6 +190,55 @@ def test_a_global_stores_data_wait_behind_the_data_of_the_stores_before_it():
             assert SG.simulated(k, active)[0] == pytest.approx(hw[f"{k} / {label}"][0], rel=0.05), (k, label)
 
 
+def test_global_stores_pass_through_the_banks_shared_accesses_use():
+    """sass.global_store_line_passes (tools/stg_read.py's tile epilogue, recorded on an H200): 16
+    warps each storing their 16 x 16 tile (4 STG.64 of 4 lines each, 4 STS.64) and reading rows of it
+    back with conflicted LDS take 895.6 cycles a step, the sum of the shared banks' passes of all of
+    it; the SM's store port alone would allow 512.  The model gives 905.3 (32 warps: 1,799 against
+    1,768), within 3%; without the stores' passes, 697."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import stg_read as SG
+    hw = json.loads(SG.RECORDED.read_text())["cycles_per_step"]
+    for label, active in (("16 warps", 0xFFFF), ("32 warps", 0xFFFFFFFF)):
+        h100 = hw[f"k_tile_epilogue / {label}"][0]
+        assert SG.simulated("k_tile_epilogue", active)[0] == pytest.approx(h100, rel=0.03), label
+    without = SG.simulated("k_tile_epilogue", 0xFFFF, ("sass.global_store_line_passes=0",))[0]
+    assert without < 0.8 * hw["k_tile_epilogue / 16 warps"][0]
+
+
+def test_a_shared_stores_data_wait_behind_the_global_stores_before_it():
+    """sass.shared_store_bytes_per_cycle (tools/stg_read.py, recorded on an H200): four warps on one
+    sub-partition each storing 4 STG.64 and then 4 STS.64 of the same registers take 215.7 cycles a
+    step, 88 more than the STG.64 alone: the shared stores' data wait behind the global ones' in the
+    sub-partition's port.  The model gives 191 (within 15%), 159 without the port; a lone warp's
+    step 63 against 76.2 (51 without)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import stg_read as SG
+    hw = json.loads(SG.RECORDED.read_text())["cycles_per_step"]
+    for label, active in (("4 warps, 1 sub-partition", 0x1111), ("1 warp", 0x1)):
+        h100 = hw[f"k_stg4_sts4 / {label}"][0]
+        assert SG.simulated("k_stg4_sts4", active)[0] == pytest.approx(h100, rel=0.18), label
+        assert SG.simulated("k_stg4_sts4", active, ("sass.shared_store_bytes_per_cycle=0",))[0] < 0.8 * h100, label
+
+
+def test_a_conflicted_shared_load_takes_two_cycles_more_per_pass():
+    """tools/lds_conflict.py (recorded on an H200): a lone warp's dependent LDS.32 chain steps 2, 6, 14
+    and 30 cycles slower with 2-, 4-, 8- and 16-way bank conflicts, and 16 warps' 8- and 16-way chains
+    are bound by the SM's port at one pass a cycle; the tensor-core predictor's epilogue loads (16
+    lanes 64 bytes apart) take within 3 cycles of the H100's.  The model's chains match within 1
+    cycle (the port's cycle and memory.shared.wavefront_latency per pass); 16 warps' 2-way chain
+    1.6 short."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import lds_conflict as LC
+    hw = json.loads(LC.RECORDED.read_text())["cycles_per_step"]
+    for k in ("k_lds32_s1", "k_lds32_s2", "k_lds32_s4", "k_lds32_s8", "k_lds32_s16"):
+        for label in ("1 warp", "16 warps"):
+            active = LC.ACTIVE[label]
+            assert LC.simulated(k, active)[0] == pytest.approx(hw[f"{k} / {label}"][0], abs=2), (k, label)
+    for k in ("k_lds128_s16_h", "k_lds64_s16_h"):
+        assert LC.simulated(k, 0x1)[0] == pytest.approx(hw[f"{k} / 1 warp"][0], abs=3.5), k
+
+
 def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
     """memory.shared.wavefront_latency (tools/shared_ops.py): on the H100 a dependent chain of
     LDS.64, of a broadcast LDS.128 (two passes each) and of LDSM.x2 steps 2 cycles slower than one

@@ -68,6 +68,8 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "read_latency": g("sass.operand_read_latency"), "store_data_read": g("sass.store_data_read_cycles"),
         "global_store_data_read": g("sass.global_store_data_read_cycles"),
         "global_store_bytes": g("sass.global_store_bytes_per_cycle") if sass else 0,
+        "global_store_line_passes": g("sass.global_store_line_passes") if sass else 0,
+        "shared_store_bytes": g("sass.shared_store_bytes_per_cycle") if sass else 0,
         "taken_branch": g("sass.taken_branch_latency"),
         "reconverge": g("sass.reconverge_latency"),
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),

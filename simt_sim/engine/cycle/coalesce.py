@@ -46,6 +46,16 @@ def sectors_of(addrs, n, nbytes, sector_bytes, out):
 
 
 @compiled
+def lines_of(sectors, n, sectors_per_line):
+    """Distinct lines among n distinct sectors in ascending order."""
+    m = 0
+    for i in range(n):
+        if i == 0 or sectors[i] // sectors_per_line != sectors[i - 1] // sectors_per_line:
+            m += 1
+    return m
+
+
+@compiled
 def max_same_address(addrs, n, scratch):
     """Largest number of lanes that address the same word (atomics to one address serialise)."""
     for i in range(n):

@@ -15,8 +15,9 @@ from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, 
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
-T_STORE_BYTES = TC["global_store_bytes"]
+T_STORE_BYTES, T_STORE_LINE_PASSES, T_LINE = TC["global_store_bytes"], TC["global_store_line_passes"], TC["line_bytes"]
 T_WPSM, T_NSP = TC["warps_per_sm"], TC["n_sp"]
+T_SHARED_STORE_BYTES = TC["shared_store_bytes"]
 F_STORE_BW = TF["l1_store_sectors_per_cycle"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
 
@@ -69,6 +70,8 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
     if kind_space == E.SP_SHARED:
         ways = CO.shared_passes(addrs, lanes, n, nbytes, tc, work)
         scratch[SCRATCH_WAVEFRONTS] = ways
+        if op == E.OP_ST and tc[T_SHARED_STORE_BYTES] > 0:     # its data's read (issue.sources_read)
+            scratch[SCRATCH_DATA_CYCLES] = -(-n * nbytes // tc[T_SHARED_STORE_BYTES])
         return shared_ready(mt, tc, scratch, sm, cycle, ways, serial), R_SHORT
     n_sect = CO.sectors_of(addrs, n, nbytes, tc[T_SECTOR], work)
     skip_l1 = (row[E.F_FLAGS] & E.FL_L1_BYPASS) != 0
@@ -78,6 +81,9 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
         sp = (w - sm * tc[T_WPSM]) % tc[T_NSP]
         scratch[SCRATCH_STORE_WAIT] = MT.store_port(mt, tc, tf, sm, sp, cycle, n_sect)
         cycle += scratch[SCRATCH_STORE_WAIT]    # the kernel's end waits for its stores to enter the buffer
+    if op == E.OP_ST and tc[T_STORE_LINE_PASSES] > 0:    # its lines pass the data banks shared accesses use
+        lines = CO.lines_of(work, n_sect, tc[T_LINE] // tc[T_SECTOR])
+        MT.book_port(mt.shared_booked, mt.shared_end, sm, cycle, lines * tc[T_STORE_LINE_PASSES])
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG
 
