@@ -58,6 +58,18 @@ def _unit_schema(what: str) -> dict:
                                                  "the pipe: with sass.memory_queue, a warp's memory instruction "
                                                  "enters the pipe no sooner than its previous shared access's "
                                                  "passes at this rate allow (0: not modelled)"),
+        "shared_store_cycles": Field(int, non_negative,
+                                     doc="with sass.memory_queue: a shared-memory store holds the pipe for a "
+                                         "warp's width of its data at shared_bytes_per_cycle and this many "
+                                         "cycles more, whatever its bank conflicts, which cost the SM's port "
+                                         "(tools/shared_rate.py; 0: for its passes, as a load)"),
+        "warp_shared_store_bytes_per_cycle": Field(float, between(0, 1e6),
+                                                   doc="where shared_store_cycles is set, a warp's next memory "
+                                                       "instruction waits for its shared store's width at "
+                                                       "warp_shared_bytes_per_cycle or its passes through the "
+                                                       "banks at this rate, whichever is longer (tools/"
+                                                       "shared_rate.py: a lone warp's conflicted stores; 0: "
+                                                       "passes at warp_shared_bytes_per_cycle, as a load)"),
     }
 
 

@@ -81,8 +81,11 @@ def make_counters() -> np.ndarray:
 # pipes_of: how many of its unit's pipes (the first ones) the instruction may use; pipe_from: the
 # pipe it tries first (1 where its unit spares the first pipe); rf_first /
 # rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none); sm_unit:
-# the SM-wide unit that serves it (sass.sm_unit_cycles; -1: none), sm_unit_cycles: for how long.
-Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
+# the SM-wide unit that serves it (sass.sm_unit_cycles; -1: none), sm_unit_cycles: for how long;
+# store_passes: a warp's width of a shared-memory store's data in passes through the banks, which
+# with a memory queue set how long it holds its pipe, whatever its conflicts (0: not such a store,
+# or units.ldst.shared_store_cycles unset: by its passes, as a load).
+Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles store_passes srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
                               "sm_unit sm_unit_cycles")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles

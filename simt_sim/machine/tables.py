@@ -77,6 +77,8 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "write_port": int(sass and bool(g("sass.write_port_units"))),
         "memory_queue": g("sass.memory_queue") if sass else 0,
         "warp_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_bytes_per_cycle", 0)),
+        "warp_store_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_store_bytes_per_cycle", 0)),
+        "shared_store_cycles": g("units.ldst.shared_store_cycles", 0),
         "branch_resolve": g("sass.branch_resolve_cycles"),
         "slot_weight_ppm": round(g("scheduler.slot_weight_step") * 1e6),
         "age_step_ppm": round(g("scheduler.age_weight_step") * 1e6),
@@ -258,6 +260,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
     pass_cycles = np.zeros(n, np.int64)
+    store_passes = np.zeros(n, np.int64)
     pipes_of = np.zeros(n, np.int64)
     pipe_from = np.zeros(n, np.int64)
     spare_first = [bool(cfg.get(f"units.{name}.spare_first_pipe", False)) for name in UNIT_NAMES]
@@ -276,6 +279,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         if is_sass_row(row):
             ii[pc] = latency_override(cfg, name, row, "sass.interval_overrides") or ii[pc]
         pass_cycles[pc] = shared_pass_cycles(cfg, row, UNIT_NAMES[home[u]])
+        store_passes[pc] = shared_store_passes(cfg, row, UNIT_NAMES[home[u]]) if pass_cycles[pc] else 0
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
@@ -296,7 +300,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
     sm_unit, sm_cycles = sm_unit_tables(cfg, code)
-    return Tables(unit, own, cls, lat, ii, pass_cycles, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
+    return Tables(unit, own, cls, lat, ii, pass_cycles, store_passes, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
                   rf_count, rf_write, sm_unit, sm_cycles)
 
 
@@ -331,6 +335,17 @@ def shared_pass_cycles(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
     if row[E.F_SPACE] != E.SP_SHARED or op not in (E.OP_LD, E.OP_ST, E.OP_LDMATRIX):
         return 0
     return pass_cycles(cfg, cfg.get(f"units.{unit}.shared_bytes_per_cycle", 0))
+
+
+def shared_store_passes(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
+    """A warp's width of a shared-memory store's data in passes through the banks (banks x
+    bank_bytes each), whatever its lanes and conflicts: with sass.memory_queue it holds its pipe for
+    these and units.UNIT.shared_store_cycles more (tools/shared_rate.py); 0 where that key is 0."""
+    if not cfg.get(f"units.{unit}.shared_store_cycles", 0) or int(row[E.F_OP]) != E.OP_ST:
+        return 0
+    lane_bytes = (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
+    pass_bytes = cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes")
+    return math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes)
 
 
 def pass_cycles(cfg: GPUConfig, bytes_per_cycle: float) -> int:

@@ -8,7 +8,8 @@ from simt_sim.engine.jit import compiled_inline
 from simt_sim.machine.layout import (CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, TC,
                                      WF_SHARED_FREE)
 
-T_MEMQ, T_WARP_PASS = TC["memory_queue"], TC["warp_pass_cycles"]
+T_MEMQ, T_WARP_PASS, T_WARP_STORE_PASS = TC["memory_queue"], TC["warp_pass_cycles"], TC["warp_store_pass_cycles"]
+T_STORE_CYCLES = TC["shared_store_cycles"]
 
 
 @compiled_inline
@@ -40,14 +41,18 @@ def earliest_pipe(unit_free, tab, sm, sp, pc):
 def pipe_time(tab, tc, scratch, pc):
     """Cycles pc's instruction holds its pipe: its interval, or a shared-memory access's passes through
     the banks times its cycles per pass if longer.  With a memory queue a shared access holds it for
-    its passes alone, and until the SM's shared port has started taking it (so the queue fills when
-    the port, not the pipe, is the bottleneck)."""
+    its passes alone (a store for its data and units.ldst.shared_store_cycles, its bank conflicts
+    costing the SM's port only: tables.shared_store_pipe), and until the SM's shared port has started
+    taking it (so the queue fills when the port, not the pipe, is the bottleneck)."""
     passes = scratch[SCRATCH_WAVEFRONTS]
     if passes == 0 or tab.pass_cycles[pc] == 0:
         if tab.cls[pc] == CL_MEM:       # a global store waiting for the SM's store port holds it too
             return tab.ii[pc] + scratch[SCRATCH_STORE_WAIT]
         return tab.ii[pc]
     if tc[T_MEMQ] > 0:
+        if tab.store_passes[pc] > 0:        # its data move while it waits for the port
+            own = tab.store_passes[pc] * tab.pass_cycles[pc] + tc[T_STORE_CYCLES]
+            return max(own, scratch[SCRATCH_PORT_WAIT] + passes)
         return passes * tab.pass_cycles[pc] + scratch[SCRATCH_PORT_WAIT]
     return max(tab.ii[pc], passes * tab.pass_cycles[pc])
 
@@ -100,6 +105,11 @@ def enqueue(unit_free, mem_queue, wf, tab, tc, w, sm, sp, pc, cycle):
 @compiled_inline
 def hold_warp(wf, tab, tc, scratch, w, pc, start):
     """A queued shared access of warp w that entered its pipe at start: the warp's next memory
-    instruction waits for its passes at the warp's own rate (units.ldst.warp_shared_bytes_per_cycle)."""
+    instruction waits for its passes at the warp's own rate (units.ldst.warp_shared_bytes_per_cycle;
+    a store's for its width's passes at that rate, or its passes at warp_shared_store_bytes_per_cycle
+    if longer)."""
     if queued(tab, tc, pc) and tc[T_WARP_PASS] > 0 and tab.pass_cycles[pc] > 0:
-        wf[w, WF_SHARED_FREE] = start + scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_PASS]
+        held = scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_PASS]
+        if tab.store_passes[pc] > 0 and tc[T_WARP_STORE_PASS] > 0:    # its width, or its conflicts
+            held = max(tab.store_passes[pc] * tc[T_WARP_PASS], scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_STORE_PASS])
+        wf[w, WF_SHARED_FREE] = start + held
