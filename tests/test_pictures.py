@@ -306,10 +306,10 @@ def test_default_window_starts_at_the_first_issue():
 
 
 def test_pipe_slices_last_as_long_as_the_engine_held_the_pipe():
-    """A shared-memory STS.64 holds the LD/ST pipe 4 cycles in an h100 SASS run (two passes through
-    the banks at sass.units.ldst.shared_bytes_per_cycle 64; one warp, so the SM's port never makes
-    it wait), 8 at 32 bytes per cycle: the trace records what the engine booked, and the Perfetto
-    pipe events last that long."""
+    """A shared-memory STS.64 holds the LD/ST pipe 6 cycles in an h100 SASS run (its 256 bytes at
+    sass.units.ldst.shared_bytes_per_cycle 64 and shared_store_cycles 2; one warp, so the SM's port
+    never makes it wait), 10 at 32 bytes per cycle: the trace records what the engine booked, and
+    the Perfetto pipe events last that long."""
     import simt_sim
     prog = simt_sim.load_program("tools/kernels/shared_ops.ptx", "k_sts64", isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1"])
@@ -318,11 +318,11 @@ def test_pipe_slices_last_as_long_as_the_engine_held_the_pipe():
     texts = res.launches[0].program.texts
     sts = np.array(["STS.64" in texts[pc] for pc in res.trace[:, L.TR_PC]])
     _, busy = pipe_assignment(res)
-    assert sts.sum() == 512 and set(busy[sts].tolist()) == {4}
+    assert sts.sum() == 512 and set(busy[sts].tolist()) == {6}
     durations = {e["dur"] for e in perfetto_events(res)
                  if e.get("cat") == "unit" and "STS.64" in e["name"]}
-    assert durations == {4}
+    assert durations == {6}
     slower = simt_sim.simulate(simt_sim.Launch(prog, 1, 32, ["clk", "out"]), bufs,
                                cfg.with_overrides(["sass.units.ldst.shared_bytes_per_cycle=32"]), trace=True).raw
-    assert set(pipe_assignment(slower)[1][sts].tolist()) == {8}
-    assert {e["dur"] for e in perfetto_events(slower) if e.get("cat") == "unit" and "STS.64" in e["name"]} == {8}
+    assert set(pipe_assignment(slower)[1][sts].tolist()) == {10}
+    assert {e["dur"] for e in perfetto_events(slower) if e.get("cat") == "unit" and "STS.64" in e["name"]} == {10}
