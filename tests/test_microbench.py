@@ -420,6 +420,25 @@ def test_constant_loads_and_special_register_reads_each_pass_an_sm_wide_unit_eve
     assert CR.simulated("k_ldc", lone)[0] == pytest.approx(hw("k_ldc", "1 warp"), rel=0.02)
 
 
+def test_bssy_and_bsync_of_a_sub_partitions_warps_pass_one_convergence_unit():
+    """sass.convergence_unit_cycles 10 (tools/control_rate.py, recorded on the H100): a loop of 14
+    instructions with a BSSY / BSYNC pair (k_lane_if) takes 4 and 8 warps of every sub-partition
+    23.5 and 20.3 cycles a warp-iteration, the divergent one (k_lane_if_half) 39.2 and 31.8, where
+    loops of as many instructions with branches and no pair run at their instructions' pace: 8
+    warps pass a BSSY or BSYNC every 10 cycles.  The model's rows are within 6%, a lone warp's as
+    before; without the unit 8 warps ran 11-16% fast."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import control_rate as CR
+    rec = json.loads(CR.RECORDED.read_text())["cycles_per_warp_iteration"]
+    for name in ("k_lane_if", "k_lane_if_half"):
+        for label in ("1 warp", "4/SMSP", "8/SMSP", "8 on 1 SMSP"):
+            h100 = rec[f"{name} / {label}"][0]
+            tol = 0.06 if label != "1 warp" else 0.05
+            assert CR.simulated(name, CR.SETS[label])[0] == pytest.approx(h100, rel=tol), (name, label)
+        without = CR.simulated(name, CR.SETS["8/SMSP"], ("sass.convergence_unit_cycles=0",))[0]
+        assert without < 0.9 * rec[f"{name} / 8/SMSP"][0], name
+
+
 def test_a_dmul_costs_a_lone_warp_one_cycle_a_loop_however_many_its_neighbours():
     """sass.write_port_latency (tools/dmul_phase.py, recorded on the H100): a lone warp's loop of 8
     independent multiplies, 1, 2 or 4 of them DMUL, costs 1.00, 1.05 and 1.12 cycles more than the

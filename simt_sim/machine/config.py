@@ -277,6 +277,11 @@ SCHEMA = {
                                               "shared-memory port for each 128-byte line it writes, since L1 "
                                               "and shared memory share their data banks: a shared access "
                                               "waits behind them (tools/stg_read.py's tile epilogue); 0: none"),
+        "convergence_unit_cycles": Field(int, non_negative,
+                                         doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
+                                             "unit: another warp's BSSY or BSYNC waits for it (tools/"
+                                             "control_rate.py: 8 warps of a sub-partition pass one each every 10 "
+                                             "cycles; 0: no unit)"),
         "taken_branch_latency": Field(int, non_negative,
                                       doc="cycles a SASS warp waits after a branch that leaves the fall-through "
                                           "path (instruction fetch redirect), at least its stall count"),
@@ -420,7 +425,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
-    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
+    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "sm_unit_cycles": {},

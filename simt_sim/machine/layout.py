@@ -141,7 +141,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "l1_latency", "l1_sets", "l1_ways", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
-             "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "shared_store_bytes", "taken_branch", "reconverge", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
+             "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
              "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "warp_store_pass_cycles", "shared_store_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm",
              "l1_store_buffer", "smsp_store_buffer", "sm_units")
@@ -164,7 +164,8 @@ PASS_ONE = 1 << 20
 # look, resident warps in its age order, the warp grr's round robin starts from (-1: the one
 # after last), its slots in use (1 + the highest occupied slot: round robin looks no further)
 # (SASS fetch: the cycle its instruction fetch path is free again; SASS global stores: the cycle
-# its port for their data, sass.global_store_bytes_per_cycle, is free again)
+# its port for their data, sass.global_store_bytes_per_cycle, is free again; SASS BSSY / BSYNC:
+# the cycle its convergence unit, sass.convergence_unit_cycles, is free again)
 # (SASS register file: per bank, the first cycle its read port is free)
 MAX_REGISTER_BANKS = 4
 MAX_MEMORY_QUEUE = 256       # sass.memory_queue: instructions waiting for a sub-partition's LD/ST pipe
@@ -173,11 +174,12 @@ MAX_STORE_BUFFER = 4096      # memory.l1.store_buffer / smsp_store_buffer: entri
 # cycle mod N_WRITE_RING, so a booked unit's latency must stay below it)
 N_WRITE_RING = 32
 SCHED_FIELDS = ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime", "slots_used",
-                "store_data_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
+                "store_data_free", "cbu_free") + tuple(f"bank{i}" for i in range(MAX_REGISTER_BANKS)) \
     + tuple(f"write{i}" for i in range(N_WRITE_RING))
-SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_VTIME, SC_SLOTS_USED, SC_STORE_DATA, SC_BANK, \
-    SC_WRITE = (SCHED_FIELDS.index(f) for f in ("last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime",
-                                                "slots_used", "store_data_free", "bank0", "write0"))
+SC_LAST, SC_WAKE, SC_N_ORDER, SC_HELD_AT, SC_RR_FROM, SC_FETCH_FREE, SC_VTIME, SC_SLOTS_USED, SC_STORE_DATA, \
+    SC_CBU, SC_BANK, SC_WRITE = (SCHED_FIELDS.index(f) for f in (
+        "last", "wake", "n_order", "held_at", "rr_from", "fetch_free", "vtime", "slots_used", "store_data_free",
+        "cbu_free", "bank0", "write0"))
 
 # ---- instruction caches (SASS fetch): L0 int64[n_sm, n_sp, sets, ways, FETCH_FIELDS], L1
 # int64[n_sm, sets, ways, FETCH_FIELDS]: line + 1 (0: empty), cycle the line arrives, LRU stamp

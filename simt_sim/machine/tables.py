@@ -71,6 +71,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "global_store_line_passes": g("sass.global_store_line_passes") if sass else 0,
         "shared_store_bytes": g("sass.shared_store_bytes_per_cycle") if sass else 0,
         "taken_branch": g("sass.taken_branch_latency"),
+        "convergence_cycles": g("sass.convergence_unit_cycles") if sass else 0,
         "reconverge": g("sass.reconverge_latency"),
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),
         "register_banks": g("sass.register_banks") if sass else 0,

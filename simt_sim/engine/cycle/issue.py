@@ -26,7 +26,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -37,6 +37,7 @@ T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
 T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
+T_CBU = TC["convergence_cycles"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
 
@@ -326,6 +327,14 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
 
 
 @compiled_inline
+def needs_convergence_unit(rows, tc, pc):
+    """Whether pc's instruction is a BSSY or BSYNC that waits for its sub-partition's convergence
+    unit (sass.convergence_unit_cycles)."""
+    op = rows[pc, E.F_OP]
+    return tc[T_CBU] > 0 and (op == E.OP_S_BSSY or op == E.OP_S_BSYNC)
+
+
+@compiled_inline
 def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle):
     """One scheduler's cycle: issue up to issue_width eligible warp-instructions in policy order.
     Returns the number issued, or -1 on a fault."""
@@ -340,6 +349,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     for j in range(n):
         w = cand[j]
         before = issued
+        cbu = needs_convergence_unit(code.rows, tc, wf[w, WF_PC])
+        if cbu and ts.sched[sm, sp, SC_CBU] > cycle:
+            continue                 # the unit serves another warp's BSSY / BSYNC
         while issued < width and can_issue(wf, ts, tab, tc, w, sm, sp, cycle):
             if dispatch_blocked(code.sass, wf, ts, tab, tc, w, sm, sp, cycle):
                 held = True
@@ -349,6 +361,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
             if not issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
                 return -1
             issued += 1
+            if cbu:
+                ts.sched[sm, sp, SC_CBU] = cycle + tc[T_CBU]
+                break
             ts.sched[sm, sp, SC_LAST] = w
             if tc[T_POLICY] == SCHED_GWF:
                 charge_pass(ts.sched, wf, w, sm, sp, tc[T_NSP], tc[T_WPSM], tc[T_SLOT_WEIGHT])
