@@ -330,8 +330,10 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
 def needs_convergence_unit(rows, tc, pc):
     """Whether pc's instruction is a BSSY or BSYNC that waits for its sub-partition's convergence
     unit (sass.convergence_unit_cycles)."""
+    if tc[T_CBU] <= 0:
+        return False
     op = rows[pc, E.F_OP]
-    return tc[T_CBU] > 0 and (op == E.OP_S_BSSY or op == E.OP_S_BSYNC)
+    return op == E.OP_S_BSSY or op == E.OP_S_BSYNC
 
 
 @compiled_inline
@@ -349,10 +351,10 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     for j in range(n):
         w = cand[j]
         before = issued
-        cbu = needs_convergence_unit(code.rows, tc, wf[w, WF_PC])
-        if cbu and ts.sched[sm, sp, SC_CBU] > cycle:
-            continue                 # the unit serves another warp's BSSY / BSYNC
         while issued < width and can_issue(wf, ts, tab, tc, w, sm, sp, cycle):
+            cbu = needs_convergence_unit(code.rows, tc, wf[w, WF_PC])
+            if cbu and ts.sched[sm, sp, SC_CBU] > cycle:
+                break                # the unit serves another warp's BSSY / BSYNC
             if dispatch_blocked(code.sass, wf, ts, tab, tc, w, sm, sp, cycle):
                 held = True
                 ts.sched[sm, sp, SC_LAST] = w        # it had the turn: greedy policies keep it
