@@ -439,6 +439,24 @@ def test_bssy_and_bsync_of_a_sub_partitions_warps_pass_one_convergence_unit():
         assert without < 0.9 * rec[f"{name} / 8/SMSP"][0], name
 
 
+def test_a_sub_partition_issues_one_hmma_every_6_cycles():
+    """sass.interval_overrides HMMA: 6 (tools/hmma_rate.py, recorded on an H200): warps with 4 or
+    8 independent HMMA.16816 chains get one per 6.0-6.6 cycles per sub-partition once two or more
+    share it (f32 or f16 accumulators), a lone warp one per 8.7-11 (its stall counts), a dependent
+    chain one per 29.  The model's saturated rows are within 10% and its lone warps' within 5%;
+    with the tensor pipe's interval of 1 cycle the sub-partition took one HMMA per 1.6-3 cycles."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import hmma_rate as HR
+    hw = json.loads(HR.RECORDED.read_text())["cycles_per_hmma"]
+    for name in ("k_f32_4", "k_f32_8", "k_f16_8"):
+        for label in ("4 warps, 1 sub-partition", "32 warps"):
+            h100 = hw[f"{name} / {label}"][1]
+            assert 5.9 < h100 < 6.7, (name, label)
+            assert HR.simulated(name, HR.ACTIVE[label])[1] == pytest.approx(h100, rel=0.1), (name, label)
+        assert HR.simulated(name, 0x1)[0] == pytest.approx(hw[f"{name} / 1 warp"][0], rel=0.05), name
+    assert HR.simulated("k_f32_8", 0xFFFFFFFF, ("sass.interval_overrides={}",))[1] < 3
+
+
 def test_a_dmul_costs_a_lone_warp_one_cycle_a_loop_however_many_its_neighbours():
     """sass.write_port_latency (tools/dmul_phase.py, recorded on the H100): a lone warp's loop of 8
     independent multiplies, 1, 2 or 4 of them DMUL, costs 1.00, 1.05 and 1.12 cycles more than the
