@@ -26,6 +26,9 @@ STEPS = 64
 THREADS = 512
 KERNELS = {f"k_{st}_{busy}": f"4 {st.upper()}.64 beside {busy}" for st in ("stg", "sts")
            for busy in ("alone", "hmma", "ffma", "lds")}
+KERNELS.update({"k_stg_hmma_1w": "4 STG.64 beside 1 hmma warp", "k_stg_hmma_2w": "4 STG.64 beside 2 hmma warps",
+                "k_stg_hmma_1c": "4 STG.64 beside hmma 1 chain", "k_sts_hmma_1w": "4 STS.64 beside 1 hmma warp",
+                "k_sts_hmma_1c": "4 STS.64 beside hmma 1 chain", "k_stg_hmma_other": "4 STG.64, hmma on another SMSP"})
 ACTIVE = {"warp 0": 0}
 C, D = np.float32(0.5), np.float32(1.0)
 
