@@ -42,7 +42,7 @@ def pipe_time(tab, tc, scratch, pc):
     """Cycles pc's instruction holds its pipe: its interval, or a shared-memory access's passes through
     the banks times its cycles per pass if longer.  With a memory queue a shared access holds it for
     its passes alone (a store for its data and units.ldst.shared_store_cycles, its bank conflicts
-    costing the SM's port only: tables.shared_store_pipe), and until the SM's shared port has started
+    costing the SM's port only: tables.shared_store_passes), and until the SM's shared port has started
     taking it (so the queue fills when the port, not the pipe, is the bottleneck)."""
     passes = scratch[SCRATCH_WAVEFRONTS]
     if passes == 0 or tab.pass_cycles[pc] == 0:
