@@ -108,6 +108,14 @@ def recorded(path, key: str) -> dict:
     return json.loads(Path(path).read_text())[key] if Path(path).exists() else {}
 
 
+def running_warp_steps(times, warps: int, active: int, steps: int) -> "np.ndarray":
+    """Each running warp's (bit w of `active`) cycles per step, from the clock words it wrote
+    before and after its steps (times[2w], times[2w + 1], 32 bits that may wrap)."""
+    import numpy as np
+    t = np.asarray(times).reshape(warps, 2).astype(np.int64)[[w for w in range(warps) if (active >> w) & 1]]
+    return ((t[:, 1] - t[:, 0]) % (1 << 32)) / steps
+
+
 def span_per_warp_step(clk, threads: int, steps: float) -> list[float]:
     """Cycles per warp-step on the busiest sub-partition: the span of all warps, from the first
     start to the last end ([start, end] clock pairs clk[2w], clk[2w + 1]), over the steps that

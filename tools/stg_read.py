@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, running_warp_steps, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "stg_read.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-stg-read.json"
 STEPS = 64
@@ -37,8 +37,7 @@ C, D = np.float32(0.5), np.float32(1.0)
 
 def cycles_per_step(times: np.ndarray, active: int) -> list[float]:
     """The running warps' mean and longest cycles per step, from their two clock words."""
-    t = times.reshape(WARPS, 2).astype(np.int64)[[w for w in range(WARPS) if (active >> w) & 1]]
-    per = ((t[:, 1] - t[:, 0]) % (1 << 32)) / STEPS
+    per = running_warp_steps(times, WARPS, active, STEPS)
     return [round(float(per.mean()), 2), round(float(per.max()), 2)]
 
 

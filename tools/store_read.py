@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, model_probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, model_probe_parser, running_warp_steps, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "store_read.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-store-read.json"
 STEPS = 64
@@ -33,8 +33,7 @@ C, D = np.float32(0.5), np.float32(1.0)
 
 def cycles_per_step(times: np.ndarray, active: int) -> list[float]:
     """Each running warp's cycles per step, from its two clock words."""
-    t = times.reshape(WARPS, 2).astype(np.int64)[[w for w in range(WARPS) if (active >> w) & 1]]
-    return (((t[:, 1] - t[:, 0]) % (1 << 32)) / STEPS).round(2).tolist()
+    return running_warp_steps(times, WARPS, active, STEPS).round(2).tolist()
 
 
 def loop(cp, f, name: str, active: int) -> list[float]:

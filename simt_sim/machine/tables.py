@@ -345,15 +345,19 @@ def shared_store_passes(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
     if not cfg.get(f"units.{unit}.shared_store_cycles", 0) or int(row[E.F_OP]) != E.OP_ST:
         return 0
     lane_bytes = (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
-    pass_bytes = cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes")
-    return math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes)
+    return math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes(cfg))
+
+
+def pass_bytes(cfg: GPUConfig) -> int:
+    """Bytes one pass through the shared-memory banks moves (banks x bank_bytes)."""
+    return cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes")
 
 
 def pass_cycles(cfg: GPUConfig, bytes_per_cycle: float) -> int:
     """Cycles one pass through the shared-memory banks (banks x bank_bytes) takes at that rate (0: none)."""
     if not bytes_per_cycle:
         return 0
-    return math.ceil(cfg.get("memory.shared.banks") * cfg.get("memory.shared.bank_bytes") / bytes_per_cycle)
+    return math.ceil(pass_bytes(cfg) / bytes_per_cycle)
 
 
 def write_port_latencies(cfg: GPUConfig, code: np.ndarray, own, cls, lat, dsts, numbering: RegisterNumbering):

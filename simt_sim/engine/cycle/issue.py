@@ -144,9 +144,10 @@ def sources_read(row, tc, scratch, sched, sm, sp, cycle):
     """The cycle an instruction issued at cycle has read its sources (its read barrier releases):
     sass.operand_read_latency after issue, however long it then waits in the memory queue, and
     sass.store_data_read_cycles later for the data of a store, reduction or atomic to shared
-    memory, sass.global_store_data_read_cycles to anywhere else.  A global store's data go
-    through its sub-partition's port for them (sass.global_store_bytes_per_cycle) one store after
-    the other, so a store's read can wait for those before it; this books the port."""
+    memory, sass.global_store_data_read_cycles to anywhere else.  A store's data go through its
+    sub-partition's port for them (sass.global_store_bytes_per_cycle, for shared stores
+    sass.shared_store_bytes_per_cycle) one store after the other, so a store's read can wait for
+    those before it; this books the port."""
     op = row[E.F_OP]
     if op == E.OP_ST or op == E.OP_RED or op == E.OP_ATOM:
         later = tc[T_STORE_READ] if row[E.F_SPACE] == E.SP_SHARED else tc[T_GLOBAL_STORE_READ]
