@@ -7,9 +7,18 @@ its shared store.  Printed: each warp's cycles per tile (the mean and the slowes
 
     python tools/tc_tile_rate.py --gpu --out programs/w-fusion-tc-only/reference/h100-tc-tile-rate.json
     python tools/tc_tile_rate.py           # the simulator beside the recorded figures
+
+Where the warps wait, per SASS instruction (Nsight Compute's PC sampling, as
+simt_sim.calibrate.pc_stalls does for the programs), for one kernel and block size:
+
+    ncu --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+        --import-source no --warp-sampling-interval 0 python tools/tc_tile_rate.py --launch k_tiles 16 > t.csv
+    python tools/tc_tile_rate.py --ncu-page t.csv --launch k_tiles 16     # adds it to the recording
+    python tools/tc_tile_rate.py --stalls k_tiles 16 [--min 60]      # warp-cycles per warp, H100 | model
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -21,6 +30,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "tc_tile_rate.ptx"
 RECORDED = ROOT / "programs" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-rate.json"
+STALLS = ROOT / "programs" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-stalls.json"
+LAUNCHES = 10                   # launches profiled per kernel and block size
 TILES, MAX_WARPS = 8, 16
 KERNELS = {"k_tiles": "tile as tc_part.cuh", "k_tiles_nostg": "no global store of the logits",
            "k_tiles_nosts": "no shared store, no argmax"}
@@ -54,8 +65,74 @@ def simulated(name: str, warps: int, overrides: tuple[str, ...] = ()) -> list[fl
     return per_tile(res.outputs["times"], warps)
 
 
+def profiled_launches(name: str, warps: int) -> None:
+    """LAUNCHES launches of one kernel and block size, for ncu to sample."""
+    import cupy as cp
+    f = cp.RawModule(path=str(PTX)).get_function(name)
+    for _ in range(LAUNCHES):
+        launch(cp, f, name, warps)
+
+
+def record_page(csv_path: str, name: str, warps: int) -> None:
+    """ncu's source page of profiled_launches -> samples per pc and reason, summed over the launches,
+    added to the recording under "NAME / WARPS"."""
+    from simt_sim.calibrate.pc_stalls import NCU_REASONS
+    from simt_sim.calibrate.source_counts import parse_source_page
+    pages = [p for p in parse_source_page(Path(csv_path).read_text(), tuple(NCU_REASONS)) if p["kernel"].startswith(name)]
+    if not pages:
+        raise SystemExit(f"{csv_path}: no launch of {name}")
+    doc = json.loads(STALLS.read_text()) if STALLS.exists() else {"tool": os.path.basename(__file__), "runs": {}}
+    doc["device"] = gpu_name()
+    doc["reasons"] = list(NCU_REASONS.values())
+    doc["runs"][f"{name} / {warps}"] = {"sass": pages[0]["sass"], "pages": len(pages),
+                                        "samples": np.sum([p["counts"] for p in pages], axis=0).tolist()}
+    STALLS.write_text(json.dumps(doc, indent=0) + "\n")
+
+
+def print_stalls(name: str, warps: int, at_least: float, overrides: tuple[str, ...]) -> None:
+    """Per instruction, warp-cycles per warp on the H100 (its sample shares scaled to its recorded
+    tile time over the model's) and in the model, where they differ by at_least, with their largest
+    reasons."""
+    import simt_sim
+    from simt_sim.calibrate.pc_stalls import largest, opcode_of
+    from simt_sim.machine.layout import STALL_NAMES
+    doc = json.loads(STALLS.read_text())
+    run = doc["runs"][f"{name} / {warps}"]
+    texts = simt_sim.load_program(str(PTX), name, isa="sass").texts
+    if [opcode_of(t) for t in texts] != [opcode_of(t) for t in run["sass"]]:
+        raise SystemExit(f"{name}: the SASS here differs from the recorded one (recompiled?)")
+    res = simulate_block(PTX, name, 32 * warps, ["x", "w1", "w2", "logits", "pred", "times"], inputs(), overrides)
+    model = res.raw.pc_stalls[0] / warps
+    label = next(k for k, v in WARPS.items() if v == warps)
+    ratio = recorded(RECORDED, "cycles_per_tile")[f"{name} / {label}"][0] / per_tile(res.outputs["times"], warps)[0]
+    hw = np.array(run["samples"], float)
+    hw *= model.sum() * ratio / hw.sum()
+    print(f"{name}, {warps} warps: warp-cycles per warp, H100 | model (H100 tile {ratio:.2f} x the model's)")
+    for pc, text in enumerate(texts):
+        h, m = hw[pc].sum(), model[pc].sum()
+        if abs(h - m) >= at_least:
+            print(f"{pc:4} {text[:38]:38} {h:7.0f} | {m:7.0f}  {h - m:+7.0f}   "
+                  f"{largest(hw[pc], doc['reasons'])} | {largest(model[pc], STALL_NAMES)}")
+    print(f"     {'all':38} {hw.sum():7.0f} | {model.sum():7.0f}")
+
+
 def main() -> int:
-    args = model_probe_parser(__doc__).parse_args()
+    ap = model_probe_parser(__doc__)
+    ap.add_argument("--launch", nargs=2, metavar=("KERNEL", "WARPS"), help="launch it for ncu (with --ncu-page: "
+                    "which launches the page holds)")
+    ap.add_argument("--ncu-page", help="ncu's source page (CSV) of --launch, added to the recorded stalls")
+    ap.add_argument("--stalls", nargs=2, metavar=("KERNEL", "WARPS"), help="the recorded stalls beside the model's")
+    ap.add_argument("--min", type=float, default=40, help="with --stalls: the smallest difference shown")
+    args = ap.parse_args()
+    if args.launch and args.ncu_page:
+        record_page(args.ncu_page, args.launch[0], int(args.launch[1]))
+        return 0
+    if args.launch:
+        profiled_launches(args.launch[0], int(args.launch[1]))
+        return 0
+    if args.stalls:
+        print_stalls(args.stalls[0], int(args.stalls[1]), args.min, tuple(args.set))
+        return 0
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "device": gpu_name(), "tiles": TILES, "kernels": KERNELS,
                       "cycles_per_tile": gpu_medians(PTX, KERNELS, WARPS, launch, 1)}, args.out)
