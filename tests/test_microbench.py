@@ -444,7 +444,8 @@ def test_a_sub_partition_issues_one_hmma_every_6_cycles():
     8 independent HMMA.16816 chains get one per 6.0-6.6 cycles per sub-partition once two or more
     share it (f32 or f16 accumulators), a lone warp one per 8.7-11 (its stall counts), a dependent
     chain one per 29.  The model's saturated rows are within 10% and its lone warps' within 5%;
-    with the tensor pipe's interval of 1 cycle the sub-partition took one HMMA per 1.6-3 cycles."""
+    with the tensor pipe's interval of 1 cycle the sub-partition took one HMMA per 2-3.1 cycles
+    (its register-file reads of the accumulators bound it)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import hmma_rate as HR
     hw = json.loads(HR.RECORDED.read_text())["cycles_per_hmma"]
@@ -454,7 +455,7 @@ def test_a_sub_partition_issues_one_hmma_every_6_cycles():
             assert 5.9 < h100 < 6.7, (name, label)
             assert HR.simulated(name, HR.ACTIVE[label])[1] == pytest.approx(h100, rel=0.1), (name, label)
         assert HR.simulated(name, 0x1)[0] == pytest.approx(hw[f"{name} / 1 warp"][0], rel=0.05), name
-    assert HR.simulated("k_f32_8", 0xFFFFFFFF, ("sass.interval_overrides={}",))[1] < 3
+    assert HR.simulated("k_f32_8", 0xFFFFFFFF, ("sass.interval_overrides={}",))[1] < 3.5
 
 
 def test_a_dmul_costs_a_lone_warp_one_cycle_a_loop_however_many_its_neighbours():

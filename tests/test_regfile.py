@@ -2,6 +2,7 @@
 patches that make the t-regbank-* probes (frontend/sass_patch.py)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,27 @@ def test_register_reads_per_source_slot():
     assert register_reads(ldg, prog.vec_regs, numbering)[0] == (R + 14, 2)
     imad = next(r for t, r in by_text.items() if t.startswith("IMAD.WIDE"))
     assert [c for _, c in register_reads(imad, prog.vec_regs, numbering)] == [1, 0, 2]
+
+
+def test_an_hmma_reads_its_whole_fragments():
+    """HMMA.16816 names A, B and C by their first registers but reads 4, 2 and 4 (f32 accumulators)
+    or 2 (f16) of them; a zero accumulator (RZ) reads none.  Read through the two banks, two warps
+    of one sub-partition with 4 f32 HMMA chains each get one every 6.9 cycles (H100 6.82,
+    tools/hmma_rate.py); counting one register a fragment gave 7.7."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tools"))
+    import hmma_rate as HR
+    kernels = ROOT / "tools" / "kernels"
+    R = E.SASS_R_BASE
+    for name, c_regs in (("k_idle_hmma", 4), ("k_idle_hmma16", 2), ("k_idle_hmmaz", 0)):
+        prog = load_kernel(str(kernels / "hmma_beside.ptx"), name, "sass")
+        numbering = RegisterNumbering(prog.n_r32, prog.n_r64, prog.n_pred)
+        pc = next(pc for pc, t in enumerate(prog.texts) if t.startswith("HMMA.16816"))
+        reads = register_reads(prog.code[pc], prog.vec_regs, numbering)[:3]
+        assert [c for _, c in reads] == [4, 2, c_regs], name
+        assert reads[0][0] == R + int(prog.texts[pc].split(",")[1].split()[0].split(".")[0][1:])
+    h100 = json.loads(HR.RECORDED.read_text())["cycles_per_hmma"]["k_f32_4 / 2 warps, 1 sub-partition"][1]
+    assert HR.simulated("k_f32_4", HR.ACTIVE["2 warps, 1 sub-partition"])[1] == pytest.approx(h100, rel=0.03)
 
 
 def test_three_register_reads_take_one_and_a_half_cycles():

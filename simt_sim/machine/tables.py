@@ -390,7 +390,17 @@ def register_reads(row, vecs, numbering: RegisterNumbering) -> list[tuple[int, i
         regs = [r for r in operand_regs(int(row[b]), int(row[b + 1]), int(row[b + 2]), vecs, numbering)
                 if E.SASS_R_BASE <= r < numbering.n_r32]     # R registers; UR lie below, predicates above
         slots.append((regs[0], len(regs)) if regs else (-1, 0))
-    return slots[:N_REUSE_SLOTS]
+    return fragment_reads(row, slots)[:N_REUSE_SLOTS]
+
+
+def fragment_reads(row, slots: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """An HMMA names each fragment by its first register but reads all of them: m16n8k16 A 4, B 2;
+    m16n8k8 A 2, B 1; C 4 with f32 accumulators, 2 with f16 (tools/hmma_rate.py, hmma_beside.py)."""
+    if opcode_name(int(row[E.F_OP])) != "HMMA":
+        return slots
+    k16 = int(row[E.F_CMP]) == E.SHAPE_CODE["m16n8k16"]
+    widths = (4 if k16 else 2, 2 if k16 else 1, 4 if int(row[E.F_TYPE]) == E.T_F32 else 2)
+    return [(first, width if first >= 0 else 0) for (first, _), width in zip(slots, widths)] + slots[3:]
 
 
 def first_pipe_only(op: int) -> bool:
