@@ -9,9 +9,17 @@ and the FFMA warps' cycles per FFMA of the sub-partition.
 
     python tools/sched_beside.py --gpu --out programs/t-mio-w1/reference/h100-sched-beside.json
     python tools/sched_beside.py           # the simulator beside the recorded figures
+
+Where the warps wait, per SASS instruction (Nsight Compute's PC sampling, 10 launches a kernel):
+
+    ncu --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+        --import-source no --warp-sampling-interval 0 python tools/sched_beside.py --launch k_ldg_f3_s0 > p.csv
+    python tools/sched_beside.py --ncu-page p.csv --launch k_ldg_f3_s0   # adds it to the recording
+    python tools/sched_beside.py --stalls k_ldg_f3_s0                   # its instructions' shares, largest reasons
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -23,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "sched_beside.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside.json"
+STALLS = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside-stalls.json"
 STEPS, FFMA_ITERS, THREADS = 64, 640, 512
 CHAINS = {"lds": ("dependent LDS", 4), "ldg": ("dependent LDG, L1 hits", 4), "ffma": ("dependent FFMA", 8)}
 SETS = {"f0_s0": (0, 0), "f1_s0": (1, 0), "f2_s0": (2, 0), "f3_s0": (3, 0), "f1_s3": (1, 3), "f3_s3": (3, 3),
@@ -62,8 +71,55 @@ def simulated(name: str, overrides: tuple[str, ...] = ()) -> list[float]:
     return figures(name, res.outputs["times"])
 
 
+def record_page(csv_path: str, name: str) -> None:
+    """ncu's source page of 10 launches of `name` -> samples per pc and reason, summed, added to the
+    recorded stalls."""
+    from simt_sim.calibrate.pc_stalls import NCU_REASONS
+    from simt_sim.calibrate.source_counts import parse_source_page
+    pages = [p for p in parse_source_page(Path(csv_path).read_text(), tuple(NCU_REASONS)) if p["kernel"] == name]
+    if not pages:
+        raise SystemExit(f"{csv_path}: no launch of {name}")
+    doc = json.loads(STALLS.read_text()) if STALLS.exists() else {"tool": os.path.basename(__file__), "runs": {}}
+    doc["device"], doc["reasons"] = gpu_name(), list(NCU_REASONS.values())
+    doc["runs"][name] = {"sass": pages[0]["sass"], "samples": np.sum([p["counts"] for p in pages], axis=0).tolist()}
+    STALLS.write_text(json.dumps(doc, indent=0) + "\n")
+
+
+def print_stalls(name: str, overrides: tuple[str, ...]) -> None:
+    """The recorded instructions with 2% of the samples or more, beside the model's share of warp-cycles."""
+    import simt_sim
+    from simt_sim.calibrate.pc_stalls import largest
+    from simt_sim.machine.layout import STALL_NAMES
+    doc = json.loads(STALLS.read_text())
+    hw = np.array(doc["runs"][name]["samples"], float)
+    texts = simt_sim.load_program(str(PTX), name, isa="sass").texts
+    res = simulate_block(PTX, name, THREADS, ["times", "g", "out", C, D], buffers(), overrides)
+    model = res.raw.pc_stalls[0].astype(float)
+    print(f"{name}: share of the samples (H100) | of the warp-cycles (model), largest reasons")
+    for pc, text in enumerate(texts):
+        h, m = hw[pc].sum() / hw.sum(), model[pc].sum() / model.sum()
+        if max(h, m) >= 0.02:
+            print(f"{pc:4} {text[:36]:36} {h:6.1%} | {m:6.1%}   {largest(hw[pc], doc['reasons'], 3)} | {largest(model[pc], STALL_NAMES, 3)}")
+
+
 def main() -> int:
-    args = model_probe_parser(__doc__).parse_args()
+    ap = model_probe_parser(__doc__)
+    ap.add_argument("--launch", metavar="KERNEL", help="launch it 10 times for ncu (with --ncu-page: what the page holds)")
+    ap.add_argument("--ncu-page", help="ncu's source page (CSV) of --launch, added to the recorded stalls")
+    ap.add_argument("--stalls", metavar="KERNEL", help="the recorded stalls beside the model's")
+    args = ap.parse_args()
+    if args.launch and args.ncu_page:
+        record_page(args.ncu_page, args.launch)
+        return 0
+    if args.launch:
+        import cupy as cp
+        f = cp.RawModule(path=str(PTX)).get_function(args.launch)
+        for _ in range(10):
+            launch(cp, f, args.launch, 0)
+        return 0
+    if args.stalls:
+        print_stalls(args.stalls, tuple(args.set))
+        return 0
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "device": gpu_name(), "steps": STEPS, "kernels": KERNELS,
                       "figures": gpu_medians(PTX, KERNELS, ACTIVE, launch, 3)}, args.out)
