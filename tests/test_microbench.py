@@ -392,6 +392,27 @@ def test_the_xu_pipe_takes_a_conversion_every_8_cycles_and_the_override_gives_64
         assert XU.simulated(name, eight)[0] == pytest.approx(h100, abs=0.5), name
 
 
+def test_an_imad_wide_holds_the_fma_heavy_pipe_4_cycles():
+    """sass.interval_overrides IMAD.WIDE: 4 (tools/sched_beside.py --ncu-pipes, recorded on an
+    H200): a lone warp's 274 IMAD.WIDE keep the FMA-heavy pipe active 1,096 cycles, 4 each, and
+    nothing else of that warp runs there.  The model's FP32 unit is busy as long (its lanes alone
+    would give 2 cycles); without the override it is busy half as long."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import sched_beside as SB
+    rec = json.loads(SB.PIPES.read_text())["runs"]["k_ldg_f0_s0"]
+    assert rec["sm__pipe_fmaheavy_cycles_active.sum"] / rec["sm__inst_executed_pipe_fmaheavy.sum"] == pytest.approx(4, rel=0.01)
+    import simt_sim
+    prog = simt_sim.load_program(str(SB.PTX), "k_ldg_f0_s0", isa="sass")
+    cfg = simt_sim.load_config("h100", ["num_sms=1"])
+    res = simt_sim.simulate([simt_sim.Launch(prog, 1, SB.THREADS, ["times", "g", "out", SB.C, SB.D])], SB.buffers(), cfg)
+    k = res.metrics[0]
+    fp32_busy = k["unit_busy"]["fp32"] * k["cycles"] * 4 * 2          # 4 sub-partitions, 2 pipes
+    assert fp32_busy / rec["sm__inst_executed_pipe_fmaheavy.sum"] == pytest.approx(4, rel=0.05)
+    two = simt_sim.simulate([simt_sim.Launch(prog, 1, SB.THREADS, ["times", "g", "out", SB.C, SB.D])], SB.buffers(),
+                            simt_sim.load_config("h100", ["num_sms=1", "sass.interval_overrides={HMMA: 6}"]))
+    assert two.metrics[0]["unit_busy"]["fp32"] < 0.6 * k["unit_busy"]["fp32"]
+
+
 def test_constant_loads_and_special_register_reads_each_pass_an_sm_wide_unit_every_2_cycles():
     """sass.sm_unit_cycles {LDC: 2, S2R: 2} and the LDC latency 30 (tools/control_rate.py, recorded
     on the H100): 8 warps on every sub-partition, each loading 4 constants (LDC c[0x3][R]) or

@@ -16,6 +16,11 @@ Where the warps wait, per SASS instruction (Nsight Compute's PC sampling, 10 lau
         --import-source no --warp-sampling-interval 0 python tools/sched_beside.py --launch k_ldg_f3_s0 > p.csv
     python tools/sched_beside.py --ncu-page p.csv --launch k_ldg_f3_s0   # adds it to the recording
     python tools/sched_beside.py --stalls k_ldg_f3_s0                   # its instructions' shares, largest reasons
+
+How busy the FMA pipes are (Nsight Compute's per-pipe counters, the median of 10 launches):
+
+    ncu --metrics $(python tools/sched_beside.py --pipe-metrics) --csv python tools/sched_beside.py --launch k_ldg_f0_s0 > m.csv
+    python tools/sched_beside.py --ncu-pipes m.csv --launch k_ldg_f0_s0      # adds it to the recording
 """
 from __future__ import annotations
 
@@ -32,6 +37,9 @@ from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, si
 PTX = ROOT / "tools" / "kernels" / "sched_beside.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside.json"
 STALLS = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside-stalls.json"
+PIPES = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside-pipes.json"
+PIPE_METRICS = ("sm__inst_executed_pipe_fmaheavy.sum", "sm__inst_executed_pipe_fmalite.sum",
+                "sm__pipe_fmaheavy_cycles_active.sum", "sm__pipe_fmalite_cycles_active.sum", "smsp__inst_executed.sum")
 STEPS, FFMA_ITERS, THREADS = 64, 640, 512
 CHAINS = {"lds": ("dependent LDS", 4), "ldg": ("dependent LDG, L1 hits", 4), "ffma": ("dependent FFMA", 8)}
 SETS = {"f0_s0": (0, 0), "f1_s0": (1, 0), "f2_s0": (2, 0), "f3_s0": (3, 0), "f1_s3": (1, 3), "f3_s3": (3, 3),
@@ -85,6 +93,16 @@ def record_page(csv_path: str, name: str) -> None:
     STALLS.write_text(json.dumps(doc, indent=0) + "\n")
 
 
+def record_pipes(csv_path: str, name: str) -> None:
+    """ncu's PIPE_METRICS of the 10 launches of `name` -> their medians, added to the recording."""
+    from probe_output import ncu_csv_launches
+    launches = ncu_csv_launches(csv_path)
+    doc = json.loads(PIPES.read_text()) if PIPES.exists() else {"tool": os.path.basename(__file__), "runs": {}}
+    doc["device"] = gpu_name()
+    doc["runs"][name] = {m: float(np.median([la[m] for la in launches])) for m in PIPE_METRICS}
+    PIPES.write_text(json.dumps(doc, indent=1) + "\n")
+
+
 def print_stalls(name: str, overrides: tuple[str, ...]) -> None:
     """The recorded instructions with 2% of the samples or more, beside the model's share of warp-cycles."""
     import simt_sim
@@ -107,7 +125,15 @@ def main() -> int:
     ap.add_argument("--launch", metavar="KERNEL", help="launch it 10 times for ncu (with --ncu-page: what the page holds)")
     ap.add_argument("--ncu-page", help="ncu's source page (CSV) of --launch, added to the recorded stalls")
     ap.add_argument("--stalls", metavar="KERNEL", help="the recorded stalls beside the model's")
+    ap.add_argument("--pipe-metrics", action="store_true", help="print the per-pipe metrics ncu should collect")
+    ap.add_argument("--ncu-pipes", help="ncu's CSV of PIPE_METRICS for --launch, added to the recorded pipes")
     args = ap.parse_args()
+    if args.pipe_metrics:
+        print(",".join(PIPE_METRICS))
+        return 0
+    if args.launch and args.ncu_pipes:
+        record_pipes(args.ncu_pipes, args.launch)
+        return 0
     if args.launch and args.ncu_page:
         record_page(args.ncu_page, args.launch)
         return 0

@@ -338,8 +338,9 @@ SCHEMA = {
                                        "whose keys are PTX opcodes"),
         "interval_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                          "expected, e.g. F2F.f64)", "interval"),
-                                    doc="per-family cycles a SASS instruction holds its pipe, key `family` or "
-                                        "`family.type` as in latency_overrides; replaces the interval its "
+                                    doc="per-family cycles a SASS instruction holds its pipe, key `family`, "
+                                        "`family.type` as in latency_overrides, or `family.WIDE` for the WIDE "
+                                        "modifier (IMAD.WIDE); replaces the interval its "
                                         "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
                                         "at 8.6-9.05 cycles)"),
         "sm_unit_cycles": Field(dict, _latency_table(_sass_latency_families, "a SASS family timed by a "

@@ -236,7 +236,10 @@ def result_latency(latency: int, interval: int) -> int:
 
 
 def override_key(table: dict, op_name: str, row) -> str | None:
-    """The key of a per-opcode config table that names row's instruction: `op.type` before `op`."""
+    """The key of a per-opcode config table that names row's instruction: `op.WIDE` for a SASS
+    row with the WIDE modifier (IMAD.WIDE), then `op.type`, then `op`."""
+    if is_sass_row(row) and int(row[E.F_FLAGS]) & E.SM_WIDE and f"{op_name}.WIDE" in table:
+        return f"{op_name}.WIDE"
     t = int(row[E.F_TYPE])
     if t >= 0 and f"{op_name}.{E.TYPE_NAMES[t]}" in table:
         return f"{op_name}.{E.TYPE_NAMES[t]}"
