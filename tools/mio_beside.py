@@ -27,7 +27,8 @@ RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-mio-beside.json"
 STEPS, BUSY_ITERS, THREADS = 64, 96, 512
 WORK = {"stschain": "8 STS.32, each data overwritten", "s2rchain": "8 dependent S2R"}
 BUSY = {"alone": "nothing", "s2r": "S2R", "ldsm": "LDSM.x4", "ldg": "LDG (L1 hits)", "sts": "STS.32",
-        "stg": "STG.64", "hmma": "HMMA f16", "all": "all 16 warps the same"}
+        "stg": "STG.64", "hmma": "HMMA f16", "all": "all 16 warps the same", "mix": "the tile's MIO mix",
+        "mixhmma": "the mix + HMMA f32"}
 KERNELS = {f"k_{w}_{b}": f"{w} / {b}" for w in WORK for b in BUSY}
 ACTIVE = {"block": 0}
 

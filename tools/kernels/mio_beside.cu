@@ -3,7 +3,8 @@
 // work: 8 STS.32 whose data the next instruction overwrites (each waits for the store before it
 // to read its data, as in the predictor's hidden-layer store), or 8 S2R SR_VIRTID (%warpid) each used at
 // once.  Warps 4, 8 and 12 (the same sub-partition) run nothing, S2R, LDSM.x4, L1-hit LDG, STS.32,
-// STG.64 or HMMA.16816 (f16, zero accumulator), or warps 1..15 all run warp 0's work (_all).
+// STG.64 or HMMA.16816 (f16, zero accumulator) loops, the predictor tile's MIO mix with or without
+// an f32-accumulating HMMA, or warps 1..15 all run warp 0's work (_all).
 // Each running warp's lane 0 writes the clock before and after its loop: times[2w], times[2w + 1].
 #define STEPS 64
 #define BUSY_ITERS 96
@@ -29,7 +30,9 @@ __device__ __forceinline__ unsigned work_steps(unsigned sh, unsigned v) {
     return v;
 }
 
-template <int BUSY>   // 0 nothing, 1 S2R, 2 LDSM.x4, 3 LDG (L1 hits), 4 STS.32, 5 STG.64, 6 HMMA f16 (C = 0)
+template <int BUSY>   // 0 nothing, 1 S2R, 2 LDSM.x4, 3 LDG (L1 hits), 4 STS.32, 5 STG.64, 6 HMMA f16 (C = 0),
+                      // 7 the predictor tile's MIO mix (LDG, S2R, STS.32, LDSM.x4, STS.64, LDS.128, STG.64), 8 that mix
+                      // with an f32-accumulating HMMA
 __device__ __forceinline__ unsigned busy_steps(unsigned sh, const unsigned* g, unsigned* gout, unsigned v) {
     const unsigned lane = threadIdx.x & 31;
     unsigned acc = 0;
@@ -47,6 +50,30 @@ __device__ __forceinline__ unsigned busy_steps(unsigned sh, const unsigned* g, u
             if (BUSY == 3) v += __ldca(g + lane + (i & 3) * 32);
             if (BUSY == 4) asm volatile("st.shared.u32 [%0], %1;" ::"r"(sh + 1024 + lane * 4 + (i & 3) * 128), "r"(v + i) : "memory");
             if (BUSY == 5) asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(gout + 2 * lane + (i & 3) * 64), "r"(v), "r"(v + i) : "memory");
+            if (BUSY == 7 || BUSY == 8) {
+                if (i == 0) v += __ldca(g + lane);
+                if (i == 1) v += warpid();
+                if (i == 2) asm volatile("st.shared.u32 [%0], %1;" ::"r"(sh + 1024 + lane * 4), "r"(v) : "memory");
+                if (i == 3) {
+                    unsigned a, b, c, d;
+                    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                                 : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(sh + (lane & 15) * 16) : "memory");
+                    v += a ^ b ^ c ^ d;
+                }
+                if (i == 4) asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(sh + 2048 + lane * 8), "r"(v), "r"(v + 1) : "memory");
+                if (i == 5) {
+                    unsigned a, b, c, d;
+                    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(sh + lane * 16) : "memory");
+                    v += a ^ b ^ c ^ d;
+                }
+                if (i == 6) asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(gout + 2 * lane), "r"(v), "r"(v + 1) : "memory");
+                if (BUSY == 8 && i == 7) {
+                    float d0 = v, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+                    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                                 : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "r"(v), "r"(lane), "r"(lane + 1), "r"(lane + 2), "r"(lane * 3), "r"(lane * 5));
+                    acc ^= __float_as_uint(d0 + d1 + d2 + d3);
+                }
+            }
             if (BUSY == 6) {
                 unsigned d0 = 0, d1 = 0;
                 asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"
@@ -80,6 +107,7 @@ __device__ __forceinline__ void beside(unsigned* times, const unsigned* g, unsig
         beside<WORK, BUSY>(times, g, gout); }
 #define BESIDE_ALL(WNAME, WORK) \
     BESIDE(WNAME, WORK, alone, 0) BESIDE(WNAME, WORK, s2r, 1) BESIDE(WNAME, WORK, ldsm, 2) BESIDE(WNAME, WORK, ldg, 3) \
-    BESIDE(WNAME, WORK, sts, 4) BESIDE(WNAME, WORK, stg, 5) BESIDE(WNAME, WORK, hmma, 6) BESIDE(WNAME, WORK, all, -1)
+    BESIDE(WNAME, WORK, sts, 4) BESIDE(WNAME, WORK, stg, 5) BESIDE(WNAME, WORK, hmma, 6) BESIDE(WNAME, WORK, all, -1) \
+    BESIDE(WNAME, WORK, mix, 7) BESIDE(WNAME, WORK, mixhmma, 8)
 BESIDE_ALL(stschain, 0)
 BESIDE_ALL(s2rchain, 1)
