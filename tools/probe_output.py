@@ -1,8 +1,9 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
-dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency, stg_read, ldg_pair): an argument
-parser with --out, the recorded JSON written there and printed (with the GPU's name), Nsight
-Compute's CSV read back, and one block of a probe kernel run in the model."""
+dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency, stg_read, ldg_pair, tc_tile_rate,
+sched_beside, ...): an argument parser with --out, the recorded JSON written there and printed
+(with the GPU's name), Nsight Compute's CSV and source page read back into a recording of runs,
+and one block of a probe kernel run in the model."""
 from __future__ import annotations
 
 import argparse
@@ -149,6 +150,40 @@ def simulate_block(ptx, kernel: str, threads: int, args: list, buffers: dict, ov
     prog = simt_sim.load_program(str(ptx), kernel, isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     return simt_sim.simulate([simt_sim.Launch(prog, 1, threads, args)] * launches, buffers, cfg, trace=trace)
+
+
+def add_to_recording(path: Path, tool: str, key: str, entry: dict, indent: int = 0, **fields) -> None:
+    """Add (or replace) run `key` of a recording of several runs ({"tool", "device", ..., "runs"}),
+    with the GPU's name and `fields` at its top."""
+    doc = json.loads(path.read_text()) if path.exists() else {"tool": tool, "runs": {}}
+    doc.update(fields, device=gpu_name())
+    doc["runs"][key] = entry
+    path.write_text(json.dumps(doc, indent=indent) + "\n")
+
+
+def source_page_run(csv_path, kernel: str) -> dict:
+    """Nsight Compute's source page (--page source --print-source sass --csv) of some launches of
+    `kernel` -> {"sass", "pages", "samples"}: its SASS and the samples per pc and stall reason
+    (pc_stalls.NCU_REASONS), summed over the pages."""
+    import numpy as np
+    from simt_sim.calibrate.pc_stalls import NCU_REASONS
+    from simt_sim.calibrate.source_counts import parse_source_page
+    pages = [p for p in parse_source_page(Path(csv_path).read_text(), tuple(NCU_REASONS)) if p["kernel"] == kernel]
+    if not pages:
+        raise SystemExit(f"{csv_path}: no launch of {kernel}")
+    return {"sass": pages[0]["sass"], "pages": len(pages), "samples": np.sum([p["counts"] for p in pages], axis=0).tolist()}
+
+
+def recorded_samples(path, key: str, texts) -> tuple["np.ndarray", list[str]]:
+    """Run `key`'s samples [pc, reason] and the reasons from a recording of source_page_run's, once
+    its SASS is checked against `texts`, the SASS the model runs."""
+    import numpy as np
+    from simt_sim.calibrate.pc_stalls import opcode_of
+    doc = json.loads(Path(path).read_text())
+    run = doc["runs"][key]
+    if [opcode_of(t) for t in texts] != [opcode_of(t) for t in run["sass"]]:
+        raise SystemExit(f"{key}: the SASS here differs from the recorded one (recompiled?)")
+    return np.array(run["samples"], float), doc["reasons"]
 
 
 def gpu_name() -> str:

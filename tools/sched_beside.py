@@ -24,7 +24,6 @@ How busy the FMA pipes are (Nsight Compute's per-pipe counters, the median of 10
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -33,7 +32,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import (add_to_recording, gpu_medians, gpu_name, model_probe_parser, ncu_csv_launches,  # noqa: E402
+                          recorded, recorded_samples, simulate_block, source_page_run, write_result)
 PTX = ROOT / "tools" / "kernels" / "sched_beside.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside.json"
 STALLS = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside-stalls.json"
@@ -80,27 +80,17 @@ def simulated(name: str, overrides: tuple[str, ...] = ()) -> list[float]:
 
 
 def record_page(csv_path: str, name: str) -> None:
-    """ncu's source page of 10 launches of `name` -> samples per pc and reason, summed, added to the
-    recorded stalls."""
+    """ncu's source page of 10 launches of `name` -> the recorded stalls' run NAME."""
     from simt_sim.calibrate.pc_stalls import NCU_REASONS
-    from simt_sim.calibrate.source_counts import parse_source_page
-    pages = [p for p in parse_source_page(Path(csv_path).read_text(), tuple(NCU_REASONS)) if p["kernel"] == name]
-    if not pages:
-        raise SystemExit(f"{csv_path}: no launch of {name}")
-    doc = json.loads(STALLS.read_text()) if STALLS.exists() else {"tool": os.path.basename(__file__), "runs": {}}
-    doc["device"], doc["reasons"] = gpu_name(), list(NCU_REASONS.values())
-    doc["runs"][name] = {"sass": pages[0]["sass"], "samples": np.sum([p["counts"] for p in pages], axis=0).tolist()}
-    STALLS.write_text(json.dumps(doc, indent=0) + "\n")
+    add_to_recording(STALLS, os.path.basename(__file__), name, source_page_run(csv_path, name),
+                     reasons=list(NCU_REASONS.values()))
 
 
 def record_pipes(csv_path: str, name: str) -> None:
-    """ncu's PIPE_METRICS of the 10 launches of `name` -> their medians, added to the recording."""
-    from probe_output import ncu_csv_launches
+    """ncu's PIPE_METRICS of the 10 launches of `name` -> their medians, the recorded pipes' run NAME."""
     launches = ncu_csv_launches(csv_path)
-    doc = json.loads(PIPES.read_text()) if PIPES.exists() else {"tool": os.path.basename(__file__), "runs": {}}
-    doc["device"] = gpu_name()
-    doc["runs"][name] = {m: float(np.median([la[m] for la in launches])) for m in PIPE_METRICS}
-    PIPES.write_text(json.dumps(doc, indent=1) + "\n")
+    add_to_recording(PIPES, os.path.basename(__file__), name,
+                     {m: float(np.median([la[m] for la in launches])) for m in PIPE_METRICS}, indent=1)
 
 
 def print_stalls(name: str, overrides: tuple[str, ...]) -> None:
@@ -108,16 +98,15 @@ def print_stalls(name: str, overrides: tuple[str, ...]) -> None:
     import simt_sim
     from simt_sim.calibrate.pc_stalls import largest
     from simt_sim.machine.layout import STALL_NAMES
-    doc = json.loads(STALLS.read_text())
-    hw = np.array(doc["runs"][name]["samples"], float)
     texts = simt_sim.load_program(str(PTX), name, isa="sass").texts
+    hw, reasons = recorded_samples(STALLS, name, texts)
     res = simulate_block(PTX, name, THREADS, ["times", "g", "out", C, D], buffers(), overrides)
     model = res.raw.pc_stalls[0].astype(float)
     print(f"{name}: share of the samples (H100) | of the warp-cycles (model), largest reasons")
     for pc, text in enumerate(texts):
         h, m = hw[pc].sum() / hw.sum(), model[pc].sum() / model.sum()
         if max(h, m) >= 0.02:
-            print(f"{pc:4} {text[:36]:36} {h:6.1%} | {m:6.1%}   {largest(hw[pc], doc['reasons'], 3)} | {largest(model[pc], STALL_NAMES, 3)}")
+            print(f"{pc:4} {text[:36]:36} {h:6.1%} | {m:6.1%}   {largest(hw[pc], reasons, 3)} | {largest(model[pc], STALL_NAMES, 3)}")
 
 
 def main() -> int:

@@ -18,7 +18,6 @@ simt_sim.calibrate.pc_stalls does for the programs), for one kernel and block si
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -27,7 +26,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import (add_to_recording, gpu_medians, gpu_name, model_probe_parser, recorded,  # noqa: E402
+                          recorded_samples, simulate_block, source_page_run, write_result)  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "tc_tile_rate.ptx"
 RECORDED = ROOT / "programs" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-rate.json"
 STALLS = ROOT / "programs" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-stalls.json"
@@ -74,19 +74,10 @@ def profiled_launches(name: str, warps: int) -> None:
 
 
 def record_page(csv_path: str, name: str, warps: int) -> None:
-    """ncu's source page of profiled_launches -> samples per pc and reason, summed over the launches,
-    added to the recording under "NAME / WARPS"."""
+    """ncu's source page of profiled_launches -> the recorded stalls' run "NAME / WARPS"."""
     from simt_sim.calibrate.pc_stalls import NCU_REASONS
-    from simt_sim.calibrate.source_counts import parse_source_page
-    pages = [p for p in parse_source_page(Path(csv_path).read_text(), tuple(NCU_REASONS)) if p["kernel"].startswith(name)]
-    if not pages:
-        raise SystemExit(f"{csv_path}: no launch of {name}")
-    doc = json.loads(STALLS.read_text()) if STALLS.exists() else {"tool": os.path.basename(__file__), "runs": {}}
-    doc["device"] = gpu_name()
-    doc["reasons"] = list(NCU_REASONS.values())
-    doc["runs"][f"{name} / {warps}"] = {"sass": pages[0]["sass"], "pages": len(pages),
-                                        "samples": np.sum([p["counts"] for p in pages], axis=0).tolist()}
-    STALLS.write_text(json.dumps(doc, indent=0) + "\n")
+    add_to_recording(STALLS, os.path.basename(__file__), f"{name} / {warps}", source_page_run(csv_path, name),
+                     reasons=list(NCU_REASONS.values()))
 
 
 def print_stalls(name: str, warps: int, at_least: float, overrides: tuple[str, ...]) -> None:
@@ -94,25 +85,21 @@ def print_stalls(name: str, warps: int, at_least: float, overrides: tuple[str, .
     tile time over the model's) and in the model, where they differ by at_least, with their largest
     reasons."""
     import simt_sim
-    from simt_sim.calibrate.pc_stalls import largest, opcode_of
+    from simt_sim.calibrate.pc_stalls import largest
     from simt_sim.machine.layout import STALL_NAMES
-    doc = json.loads(STALLS.read_text())
-    run = doc["runs"][f"{name} / {warps}"]
     texts = simt_sim.load_program(str(PTX), name, isa="sass").texts
-    if [opcode_of(t) for t in texts] != [opcode_of(t) for t in run["sass"]]:
-        raise SystemExit(f"{name}: the SASS here differs from the recorded one (recompiled?)")
+    hw, reasons = recorded_samples(STALLS, f"{name} / {warps}", texts)
     res = simulate_block(PTX, name, 32 * warps, ["x", "w1", "w2", "logits", "pred", "times"], inputs(), overrides)
     model = res.raw.pc_stalls[0] / warps
     label = next(k for k, v in WARPS.items() if v == warps)
     ratio = recorded(RECORDED, "cycles_per_tile")[f"{name} / {label}"][0] / per_tile(res.outputs["times"], warps)[0]
-    hw = np.array(run["samples"], float)
     hw *= model.sum() * ratio / hw.sum()
     print(f"{name}, {warps} warps: warp-cycles per warp, H100 | model (H100 tile {ratio:.2f} x the model's)")
     for pc, text in enumerate(texts):
         h, m = hw[pc].sum(), model[pc].sum()
         if abs(h - m) >= at_least:
             print(f"{pc:4} {text[:38]:38} {h:7.0f} | {m:7.0f}  {h - m:+7.0f}   "
-                  f"{largest(hw[pc], doc['reasons'])} | {largest(model[pc], STALL_NAMES)}")
+                  f"{largest(hw[pc], reasons)} | {largest(model[pc], STALL_NAMES)}")
     print(f"     {'all':38} {hw.sum():7.0f} | {model.sum():7.0f}")
 
 
