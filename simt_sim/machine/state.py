@@ -84,8 +84,11 @@ def make_counters() -> np.ndarray:
 # the SM-wide unit that serves it (sass.sm_unit_cycles; -1: none), sm_unit_cycles: for how long;
 # store_passes: a warp's width of a shared-memory store's data in passes through the banks, which
 # with a memory queue set how long it holds its pipe, whatever its conflicts (0: not such a store,
-# or units.ldst.shared_store_cycles unset: by its passes, as a load).
-Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles store_passes srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
+# or units.ldst.shared_store_cycles unset: by its passes, as a load); load_passes: the same for a
+# shared load or ldmatrix, whose passes beyond it (bank conflicts) hold the warp at
+# units.ldst.warp_shared_conflict_bytes_per_cycle (0: not such a load, or that key unset), and
+# load_width_cycles: how long its width holds the warp.
+Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles store_passes load_passes load_width_cycles srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
                               "sm_unit sm_unit_cycles")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles

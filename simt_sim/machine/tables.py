@@ -79,6 +79,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "memory_queue": g("sass.memory_queue") if sass else 0,
         "warp_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_bytes_per_cycle", 0)),
         "warp_store_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_store_bytes_per_cycle", 0)),
+        "warp_conflict_pass_cycles": pass_cycles(cfg, g("units.ldst.warp_shared_conflict_bytes_per_cycle", 0)),
         "shared_store_cycles": g("units.ldst.shared_store_cycles", 0),
         "branch_resolve": g("sass.branch_resolve_cycles"),
         "slot_weight_ppm": round(g("scheduler.slot_weight_step") * 1e6),
@@ -265,6 +266,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     ii = np.zeros(n, np.int64)
     pass_cycles = np.zeros(n, np.int64)
     store_passes = np.zeros(n, np.int64)
+    load_passes = np.zeros(n, np.int64)
+    load_width_cycles = np.zeros(n, np.int64)
     pipes_of = np.zeros(n, np.int64)
     pipe_from = np.zeros(n, np.int64)
     spare_first = [bool(cfg.get(f"units.{name}.spare_first_pipe", False)) for name in UNIT_NAMES]
@@ -284,6 +287,8 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
             ii[pc] = latency_override(cfg, name, row, "sass.interval_overrides") or ii[pc]
         pass_cycles[pc] = shared_pass_cycles(cfg, row, UNIT_NAMES[home[u]])
         store_passes[pc] = shared_store_passes(cfg, row, UNIT_NAMES[home[u]]) if pass_cycles[pc] else 0
+        if pass_cycles[pc]:
+            load_passes[pc], load_width_cycles[pc] = shared_load_width(cfg, row, UNIT_NAMES[home[u]])
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
@@ -304,7 +309,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
     sm_unit, sm_cycles = sm_unit_tables(cfg, code)
-    return Tables(unit, own, cls, lat, ii, pass_cycles, store_passes, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
+    return Tables(unit, own, cls, lat, ii, pass_cycles, store_passes, load_passes, load_width_cycles, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
                   rf_count, rf_write, sm_unit, sm_cycles)
 
 
@@ -349,6 +354,25 @@ def shared_store_passes(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
         return 0
     lane_bytes = (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
     return math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes(cfg))
+
+
+def shared_load_width(cfg: GPUConfig, row: np.ndarray, unit: str) -> tuple[int, int]:
+    """A warp's width of a shared-memory load's data (an ldmatrix's: its 8x8 matrices) in passes
+    through the banks, whatever its lanes and conflicts, and the cycles they hold the warp (at
+    units.UNIT.warp_shared_bytes_per_cycle; an ldmatrix's at warp_ldsm_bytes_per_cycle where set).
+    The passes beyond these, its bank conflicts, hold it at warp_shared_conflict_bytes_per_cycle
+    (tools/bank_conflicts.py); (0, 0) where that key is 0."""
+    op = int(row[E.F_OP])
+    if not cfg.get(f"units.{unit}.warp_shared_conflict_bytes_per_cycle", 0) or op not in (E.OP_LD, E.OP_LDMATRIX):
+        return 0, 0
+    rate = cfg.get(f"units.{unit}.warp_shared_bytes_per_cycle", 0)
+    if op == E.OP_LDMATRIX:
+        passes = int(row[E.F_VEC])
+        rate = cfg.get(f"units.{unit}.warp_ldsm_bytes_per_cycle", 0) or rate
+    else:
+        lane_bytes = (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
+        passes = math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes(cfg))
+    return passes, passes * pass_cycles(cfg, rate)
 
 
 def pass_bytes(cfg: GPUConfig) -> int:

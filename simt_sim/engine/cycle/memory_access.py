@@ -124,7 +124,9 @@ def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
         n = 8 * row[E.F_VEC]
         for lane in range(n):
             addrs[lane] = generic_to_space(row[E.F_SPACE], lane_address(regs, row[b + 1], row[b + 2], base_t + lane))[1]
-        ways = CO.bank_ways(addrs, n, 16, tc, work)          # a 16-byte row passes whole (LDSM chains: x1 < x2)
+        ways = 0        # each 8x8 matrix passes the banks on its own (Nsight Compute: an LDSM.x4 of
+        for m in range(row[E.F_VEC]):   # rows 64 bytes apart makes 16 wavefronts, not 8)
+            ways += CO.bank_ways(addrs[8 * m:8 * m + 8], 8, 16, tc, work)
         scratch[SCRATCH_WAVEFRONTS] = ways
         return shared_ready(mt, tc, scratch, sm, cycle, ways, 0), R_SHORT
     shape = row[E.F_CMP]

@@ -9,6 +9,7 @@ from simt_sim.machine.layout import (CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STO
                                      WF_SHARED_FREE)
 
 T_MEMQ, T_WARP_PASS, T_WARP_STORE_PASS = TC["memory_queue"], TC["warp_pass_cycles"], TC["warp_store_pass_cycles"]
+T_WARP_CONFLICT_PASS = TC["warp_conflict_pass_cycles"]
 T_STORE_CYCLES = TC["shared_store_cycles"]
 
 
@@ -107,9 +108,14 @@ def hold_warp(wf, tab, tc, scratch, w, pc, start):
     """A queued shared access of warp w that entered its pipe at start: the warp's next memory
     instruction waits for its passes at the warp's own rate (units.ldst.warp_shared_bytes_per_cycle;
     a store's for its width's passes at that rate, or its passes at warp_shared_store_bytes_per_cycle
-    if longer)."""
+    if longer; a load's for its width's passes at that rate (an ldmatrix's at
+    warp_ldsm_bytes_per_cycle) and its bank conflicts' at warp_shared_conflict_bytes_per_cycle)."""
     if queued(tab, tc, pc) and tc[T_WARP_PASS] > 0 and tab.pass_cycles[pc] > 0:
         held = scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_PASS]
         if tab.store_passes[pc] > 0 and tc[T_WARP_STORE_PASS] > 0:    # its width, or its conflicts
             held = max(tab.store_passes[pc] * tc[T_WARP_PASS], scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_STORE_PASS])
+        elif tab.load_passes[pc] > 0:
+            width = min(tab.load_passes[pc], scratch[SCRATCH_WAVEFRONTS])
+            held = tab.load_width_cycles[pc] * width // tab.load_passes[pc] \
+                + (scratch[SCRATCH_WAVEFRONTS] - width) * tc[T_WARP_CONFLICT_PASS]
         wf[w, WF_SHARED_FREE] = start + held
