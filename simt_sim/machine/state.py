@@ -82,13 +82,14 @@ def make_counters() -> np.ndarray:
 # pipe it tries first (1 where its unit spares the first pipe); rf_first /
 # rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none); sm_unit:
 # the SM-wide unit that serves it (sass.sm_unit_cycles; -1: none), sm_unit_cycles: for how long;
-# store_passes: a warp's width of a shared-memory store's data in passes through the banks, which
-# with a memory queue set how long it holds its pipe, whatever its conflicts (0: not such a store,
-# or units.ldst.shared_store_cycles unset: by its passes, as a load); load_passes: the same for a
-# shared load or ldmatrix, whose passes beyond it (bank conflicts) hold the warp at
-# units.ldst.warp_shared_conflict_bytes_per_cycle (0: not such a load, or that key unset), and
-# load_width_cycles: how long its width holds the warp.
-Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles store_passes load_passes load_width_cycles srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
+# shared_width [pc, W_*]: a warp's width of a shared-memory access in passes through the banks,
+# whatever its lanes and conflicts: W_STORE a store's data, which with a memory queue sets how
+# long it holds its pipe (0: not such a store, or units.ldst.shared_store_cycles unset: by its
+# passes, as a load); W_LOAD a load's or ldmatrix's, whose passes beyond it (bank conflicts) hold
+# the warp at units.ldst.warp_shared_conflict_bytes_per_cycle, and W_LOAD_CYCLES how long its
+# width holds the warp (0, 0: not such a load, or that key unset).
+# (layout.W_STORE, W_LOAD, W_LOAD_CYCLES.)
+Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
                               "sm_unit sm_unit_cycles")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles

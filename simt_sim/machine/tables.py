@@ -12,6 +12,7 @@ import numpy as np
 
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
+from simt_sim.machine.layout import W_LOAD, W_LOAD_CYCLES, W_STORE
 from simt_sim.machine.state import Tables
 from simt_sim.machine.layout import CL_ALU, CL_CODE, CL_SFU, N_REUSE_SLOTS, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
 from simt_sim.errors import InputError
@@ -265,9 +266,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     lat = np.zeros(n, np.int64)
     ii = np.zeros(n, np.int64)
     pass_cycles = np.zeros(n, np.int64)
-    store_passes = np.zeros(n, np.int64)
-    load_passes = np.zeros(n, np.int64)
-    load_width_cycles = np.zeros(n, np.int64)
+    widths = np.zeros((n, 3), np.int64)      # Tables.shared_width's columns
     pipes_of = np.zeros(n, np.int64)
     pipe_from = np.zeros(n, np.int64)
     spare_first = [bool(cfg.get(f"units.{name}.spare_first_pipe", False)) for name in UNIT_NAMES]
@@ -286,9 +285,9 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         if is_sass_row(row):
             ii[pc] = latency_override(cfg, name, row, "sass.interval_overrides") or ii[pc]
         pass_cycles[pc] = shared_pass_cycles(cfg, row, UNIT_NAMES[home[u]])
-        store_passes[pc] = shared_store_passes(cfg, row, UNIT_NAMES[home[u]]) if pass_cycles[pc] else 0
+        widths[pc, W_STORE] = shared_store_passes(cfg, row, UNIT_NAMES[home[u]]) if pass_cycles[pc] else 0
         if pass_cycles[pc]:
-            load_passes[pc], load_width_cycles[pc] = shared_load_width(cfg, row, UNIT_NAMES[home[u]])
+            widths[pc, W_LOAD], widths[pc, W_LOAD_CYCLES] = shared_load_width(cfg, row, UNIT_NAMES[home[u]])
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
@@ -309,7 +308,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
             rf_first[pc, slot], rf_count[pc, slot] = first, count
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
     sm_unit, sm_cycles = sm_unit_tables(cfg, code)
-    return Tables(unit, own, cls, lat, ii, pass_cycles, store_passes, load_passes, load_width_cycles, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
+    return Tables(unit, own, cls, lat, ii, pass_cycles, widths, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
                   rf_count, rf_write, sm_unit, sm_cycles)
 
 

@@ -5,7 +5,7 @@ room and enter the LD/ST pipe in order, each when the pipe has served the one be
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
-from simt_sim.machine.layout import (CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, TC,
+from simt_sim.machine.layout import (W_LOAD, W_LOAD_CYCLES, W_STORE, CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, TC,
                                      WF_SHARED_FREE)
 
 T_MEMQ, T_WARP_PASS, T_WARP_STORE_PASS = TC["memory_queue"], TC["warp_pass_cycles"], TC["warp_store_pass_cycles"]
@@ -51,8 +51,8 @@ def pipe_time(tab, tc, scratch, pc):
             return tab.ii[pc] + scratch[SCRATCH_STORE_WAIT]
         return tab.ii[pc]
     if tc[T_MEMQ] > 0:
-        if tab.store_passes[pc] > 0:        # its data move while it waits for the port
-            own = tab.store_passes[pc] * tab.pass_cycles[pc] + tc[T_STORE_CYCLES]
+        if tab.shared_width[pc, W_STORE] > 0:        # its data move while it waits for the port
+            own = tab.shared_width[pc, W_STORE] * tab.pass_cycles[pc] + tc[T_STORE_CYCLES]
             return max(own, scratch[SCRATCH_PORT_WAIT] + passes)
         return passes * tab.pass_cycles[pc] + scratch[SCRATCH_PORT_WAIT]
     return max(tab.ii[pc], passes * tab.pass_cycles[pc])
@@ -112,10 +112,11 @@ def hold_warp(wf, tab, tc, scratch, w, pc, start):
     warp_ldsm_bytes_per_cycle) and its bank conflicts' at warp_shared_conflict_bytes_per_cycle)."""
     if queued(tab, tc, pc) and tc[T_WARP_PASS] > 0 and tab.pass_cycles[pc] > 0:
         held = scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_PASS]
-        if tab.store_passes[pc] > 0 and tc[T_WARP_STORE_PASS] > 0:    # its width, or its conflicts
-            held = max(tab.store_passes[pc] * tc[T_WARP_PASS], scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_STORE_PASS])
-        elif tab.load_passes[pc] > 0:
-            width = min(tab.load_passes[pc], scratch[SCRATCH_WAVEFRONTS])
-            held = tab.load_width_cycles[pc] * width // tab.load_passes[pc] \
+        widths = tab.shared_width[pc]
+        if widths[W_STORE] > 0 and tc[T_WARP_STORE_PASS] > 0:    # its width, or its conflicts
+            held = max(widths[W_STORE] * tc[T_WARP_PASS], scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_STORE_PASS])
+        elif widths[W_LOAD] > 0:
+            width = min(widths[W_LOAD], scratch[SCRATCH_WAVEFRONTS])
+            held = widths[W_LOAD_CYCLES] * width // widths[W_LOAD] \
                 + (scratch[SCRATCH_WAVEFRONTS] - width) * tc[T_WARP_CONFLICT_PASS]
         wf[w, WF_SHARED_FREE] = start + held
