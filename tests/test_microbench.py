@@ -745,3 +745,17 @@ def test_the_predictor_tile_slows_with_four_warps_per_sub_partition_as_on_the_h1
             label = next(k for k, v in TT.WARPS.items() if v == warps)
             assert TT.simulated(kernel, warps)[0] == pytest.approx(hw[f"{kernel} / {label}"][0], rel=0.05), (kernel, warps)
     assert TT.simulated("k_tiles_nosts", 16)[0] > 0.85 * hw["k_tiles_nosts / 16 warps"][0]
+
+
+def test_the_fusion_cuda_core_kernels_mean_block_span_matches_the_h100_at_one_to_four_blocks_an_sm():
+    """tools/cd_rate.py (recorded on an H200): w-fusion-cd-only's kernel with 1, 2 and 4 blocks of
+    128 threads an SM.  The model's mean block span is within 4% of the H100's at each (3.4%, 3.0%,
+    1.0% short).  Not modelled: with four blocks the H100 ends them in launch order (the last wave's
+    mean 25% over the first's), so the longest block, the fusion study's span, is 13.8% short."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import cd_rate as CR
+    hw = json.loads(CR.RECORDED.read_text())["block_span_mean_max_waves"]
+    for label, grid in CR.GRIDS.items():
+        assert CR.simulated(grid)[0] == pytest.approx(hw[label][0], rel=0.04), label
+    waves = hw["4 blocks an SM"][2:]
+    assert waves[-1] > 1.2 * waves[0]          # the recording shows the launch-order finish
