@@ -154,7 +154,7 @@ TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cyc
 TF = _index(TF_FIELDS)
 
 # Tables.shared_width's columns (machine/state.py)
-W_STORE, W_LOAD, W_LOAD_CYCLES = range(3)
+W_STORE, W_LOAD, W_LOAD_PASS_CYCLES = range(3)
 
 SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf", "ogr", "awf")
 SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF, SCHED_OGR, SCHED_AWF = \

@@ -86,9 +86,9 @@ def make_counters() -> np.ndarray:
 # whatever its lanes and conflicts: W_STORE a store's data, which with a memory queue sets how
 # long it holds its pipe (0: not such a store, or units.ldst.shared_store_cycles unset: by its
 # passes, as a load); W_LOAD a load's or ldmatrix's, whose passes beyond it (bank conflicts) hold
-# the warp at units.ldst.warp_shared_conflict_bytes_per_cycle, and W_LOAD_CYCLES how long its
-# width holds the warp (0, 0: not such a load, or that key unset).
-# (layout.W_STORE, W_LOAD, W_LOAD_CYCLES.)
+# the warp at units.ldst.warp_shared_conflict_bytes_per_cycle, and W_LOAD_PASS_CYCLES how long
+# each pass of its width holds the warp (0, 0: not such a load, or that key unset).
+# (layout.W_STORE, W_LOAD, W_LOAD_PASS_CYCLES.)
 Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
                               "sm_unit sm_unit_cycles")
 

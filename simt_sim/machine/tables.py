@@ -12,9 +12,9 @@ import numpy as np
 
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import W_LOAD, W_LOAD_CYCLES, W_STORE
 from simt_sim.machine.state import Tables
-from simt_sim.machine.layout import CL_ALU, CL_CODE, CL_SFU, N_REUSE_SLOTS, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS
+from simt_sim.machine.layout import (CL_ALU, CL_CODE, CL_SFU, N_REUSE_SLOTS, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS,
+                                     W_LOAD, W_LOAD_PASS_CYCLES, W_STORE)
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
 from simt_sim.isa.sass_table import sass_table
@@ -285,9 +285,9 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
         if is_sass_row(row):
             ii[pc] = latency_override(cfg, name, row, "sass.interval_overrides") or ii[pc]
         pass_cycles[pc] = shared_pass_cycles(cfg, row, UNIT_NAMES[home[u]])
-        widths[pc, W_STORE] = shared_store_passes(cfg, row, UNIT_NAMES[home[u]]) if pass_cycles[pc] else 0
         if pass_cycles[pc]:
-            widths[pc, W_LOAD], widths[pc, W_LOAD_CYCLES] = shared_load_width(cfg, row, UNIT_NAMES[home[u]])
+            widths[pc, W_STORE] = shared_store_passes(cfg, row, UNIT_NAMES[home[u]])
+            widths[pc, W_LOAD], widths[pc, W_LOAD_PASS_CYCLES] = shared_load_width(cfg, row, UNIT_NAMES[home[u]])
         pipes_of[pc] = 1 if first_pipe_only(int(row[E.F_OP])) else params[home[u]][0]
         pipe_from[pc] = 1 if pipes_of[pc] > 1 and spare_first[home[u]] else 0
         override = latency_override(cfg, name, row)
@@ -351,14 +351,19 @@ def shared_store_passes(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
     these and units.UNIT.shared_store_cycles more (tools/shared_rate.py); 0 where that key is 0."""
     if not cfg.get(f"units.{unit}.shared_store_cycles", 0) or int(row[E.F_OP]) != E.OP_ST:
         return 0
+    return warp_width_passes(cfg, row)
+
+
+def warp_width_passes(cfg: GPUConfig, row: np.ndarray) -> int:
+    """Passes through the banks a whole warp's lanes' data fill (each lane the row's type x vector)."""
     lane_bytes = (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
     return math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes(cfg))
 
 
 def shared_load_width(cfg: GPUConfig, row: np.ndarray, unit: str) -> tuple[int, int]:
     """A warp's width of a shared-memory load's data (an ldmatrix's: its 8x8 matrices) in passes
-    through the banks, whatever its lanes and conflicts, and the cycles they hold the warp (at
-    units.UNIT.warp_shared_bytes_per_cycle; an ldmatrix's at warp_ldsm_bytes_per_cycle where set).
+    through the banks, whatever its lanes and conflicts, and the cycles each of them holds the warp
+    (at units.UNIT.warp_shared_bytes_per_cycle; an ldmatrix's at warp_ldsm_bytes_per_cycle where set).
     The passes beyond these, its bank conflicts, hold it at warp_shared_conflict_bytes_per_cycle
     (tools/bank_conflicts.py); (0, 0) where that key is 0."""
     op = int(row[E.F_OP])
@@ -366,12 +371,8 @@ def shared_load_width(cfg: GPUConfig, row: np.ndarray, unit: str) -> tuple[int, 
         return 0, 0
     rate = cfg.get(f"units.{unit}.warp_shared_bytes_per_cycle", 0)
     if op == E.OP_LDMATRIX:
-        passes = int(row[E.F_VEC])
-        rate = cfg.get(f"units.{unit}.warp_ldsm_bytes_per_cycle", 0) or rate
-    else:
-        lane_bytes = (E.TYPE_BITS[int(row[E.F_TYPE])] // 8) * int(row[E.F_VEC])
-        passes = math.ceil(cfg.get("warp_size") * lane_bytes / pass_bytes(cfg))
-    return passes, passes * pass_cycles(cfg, rate)
+        return int(row[E.F_VEC]), pass_cycles(cfg, cfg.get(f"units.{unit}.warp_ldsm_bytes_per_cycle", 0) or rate)
+    return warp_width_passes(cfg, row), pass_cycles(cfg, rate)
 
 
 def pass_bytes(cfg: GPUConfig) -> int:

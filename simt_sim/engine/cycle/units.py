@@ -5,7 +5,7 @@ room and enter the LD/ST pipe in order, each when the pipe has served the one be
 from __future__ import annotations
 
 from simt_sim.engine.jit import compiled_inline
-from simt_sim.machine.layout import (W_LOAD, W_LOAD_CYCLES, W_STORE, CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, TC,
+from simt_sim.machine.layout import (W_LOAD, W_LOAD_PASS_CYCLES, W_STORE, CL_MEM, INF, SCRATCH_PORT_WAIT, SCRATCH_STORE_WAIT, SCRATCH_WAVEFRONTS, TC,
                                      WF_SHARED_FREE)
 
 T_MEMQ, T_WARP_PASS, T_WARP_STORE_PASS = TC["memory_queue"], TC["warp_pass_cycles"], TC["warp_store_pass_cycles"]
@@ -117,6 +117,5 @@ def hold_warp(wf, tab, tc, scratch, w, pc, start):
             held = max(widths[W_STORE] * tc[T_WARP_PASS], scratch[SCRATCH_WAVEFRONTS] * tc[T_WARP_STORE_PASS])
         elif widths[W_LOAD] > 0:
             width = min(widths[W_LOAD], scratch[SCRATCH_WAVEFRONTS])
-            held = widths[W_LOAD_CYCLES] * width // widths[W_LOAD] \
-                + (scratch[SCRATCH_WAVEFRONTS] - width) * tc[T_WARP_CONFLICT_PASS]
+            held = width * widths[W_LOAD_PASS_CYCLES] + (scratch[SCRATCH_WAVEFRONTS] - width) * tc[T_WARP_CONFLICT_PASS]
         wf[w, WF_SHARED_FREE] = start + held
