@@ -19,7 +19,6 @@ the same file):
 """
 from __future__ import annotations
 
-import csv
 import json
 import os
 import sys
@@ -29,7 +28,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_name, model_probe_parser, simulate_block, warp_rate, write_result  # noqa: E402
+from probe_output import (gpu_medians, gpu_name, model_probe_parser, ncu_csv_kernels, simulate_block, warp_rate,  # noqa: E402
+                          write_result)
 PTX = ROOT / "tools" / "kernels" / "bank_conflicts.ptx"
 RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-bank-conflicts.json"
 KERNELS = {"ldsm_s16_m128": "LDSM.x4, 1 pass a matrix", "ldsm_s32_m256": "LDSM.x4, 2 a matrix",
@@ -54,18 +54,12 @@ def launch(cp, f, warps: int) -> np.ndarray:
 
 def gpu_figures() -> tuple[dict, dict]:
     """Median over 8 launches (after one that warms the instruction caches) of each rate and chain."""
-    import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
-    rates, chains = {}, {}
-    for name in KERNELS:
-        f = mod.get_function(f"k_{name}")
-        for warps in WARPS:
-            runs = [warp_rate(launch(cp, f, warps), warps, PER_WARP) for _ in range(9)]
-            rates[f"{name}/{warps}"] = round(float(np.median(runs[1:])), 4)
-        f = mod.get_function(f"c_{name}")
-        steps = [(lambda c: (c[1] - c[0]) / CHAIN_STEPS)(launch(cp, f, 1)) for _ in range(9)]
-        chains[name] = round(float(np.median(steps[1:])), 2)
-    return rates, chains
+    rates = gpu_medians(PTX, [f"k_{name}" for name in KERNELS], {w: w for w in WARPS},
+                        lambda cp, f, name, warps: [warp_rate(launch(cp, f, warps), warps, PER_WARP)], 4)
+    chains = gpu_medians(PTX, [f"c_{name}" for name in KERNELS], {1: 1},
+                         lambda cp, f, name, warps: [(lambda c: (c[1] - c[0]) / CHAIN_STEPS)(launch(cp, f, 1))], 2)
+    return ({k[2:].replace(" / ", "/"): v[0] for k, v in rates.items()},
+            {k[2:].split(" / ")[0]: v[0] for k, v in chains.items()})
 
 
 def simulated_clk(kernel: str, warps: int, overrides=()) -> np.ndarray:
@@ -74,10 +68,7 @@ def simulated_clk(kernel: str, warps: int, overrides=()) -> np.ndarray:
 
 def record_wavefronts(csv_path: str) -> None:
     """Nsight Compute's shared-load wavefronts per instruction of each k_ kernel -> the recording."""
-    lines = [ln for ln in Path(csv_path).read_text().splitlines() if ln.startswith('"')]
-    per = {}
-    for r in csv.DictReader(lines):
-        per.setdefault(r["Kernel Name"], {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    per = ncu_csv_kernels(csv_path)
     doc = json.loads(RECORDED.read_text())
     doc["wavefronts_per_load"] = {k[2:]: round(m[WAVEFRONTS] / sum(m[i] for i in INSTS), 3)
                                   for k, m in sorted(per.items()) if k[2:] in KERNELS}

@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_name, model_probe_parser, write_result  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_medians, gpu_name, model_probe_parser, write_result  # noqa: E402  (tools/, beside this file)
 PROGRAM = ROOT / "programs" / "w-fusion-cd-only"
 PTX = PROGRAM / "kernel.ptx"
 RECORDED = PROGRAM / "reference" / "h100-cd-rate.json"
@@ -43,20 +43,16 @@ def spans(clk: np.ndarray, grid: int) -> list[float]:
     return [round(float(s.mean()), 1), float(s.max())] + [round(float(w), 1) for w in waves]
 
 
+def launch(cp, f, name: str, grid: int) -> list[float]:
+    b = {k: cp.asarray(v) for k, v in inputs().items()}
+    f((grid,), (THREADS,), (b["cd_in"], b["cd_out"], b["clk"], np.int32(CLK_FIRST)))
+    cp.cuda.runtime.deviceSynchronize()
+    return spans(b["clk"].get(), grid)
+
+
 def gpu_spans() -> dict:
     """Median over 8 launches (after one that warms the caches) of each grid's spans."""
-    import cupy as cp
-    f = cp.RawModule(path=str(PTX)).get_function("cd_kernel")
-    out = {}
-    for label, grid in GRIDS.items():
-        runs = []
-        for _ in range(9):
-            b = {k: cp.asarray(v) for k, v in inputs().items()}
-            f((grid,), (THREADS,), (b["cd_in"], b["cd_out"], b["clk"], np.int32(CLK_FIRST)))
-            cp.cuda.runtime.deviceSynchronize()
-            runs.append(spans(b["clk"].get(), grid))
-        out[label] = np.median(np.array(runs[1:]), axis=0).round(1).tolist()
-    return out
+    return {k.split(" / ")[1]: v for k, v in gpu_medians(PTX, ["cd_kernel"], GRIDS, launch, 1).items()}
 
 
 def simulated(grid: int, overrides=()) -> list[float]:

@@ -94,14 +94,32 @@ def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
     return out
 
 
+def ncu_csv_rows(path):
+    """The metric rows of `ncu --csv` output (a log file, or its standard output with the
+    profiler's own lines among them), each a dict of the CSV's columns."""
+    import csv
+    with open(path, newline="") as f:
+        yield from csv.DictReader(line for line in f if line.startswith('"'))
+
+
+def ncu_metric(row) -> float:
+    return float(row["Metric Value"].replace(",", ""))
+
+
 def ncu_csv_launches(path) -> list[dict[str, float]]:
     """Per profiled launch, in launch order, {metric: value} from `ncu --csv --log-file PATH`."""
-    import csv
     launches: dict[str, dict[str, float]] = {}
-    with open(path, newline="") as f:
-        for row in csv.DictReader(line for line in f if line.startswith('"')):
-            launches.setdefault(row["ID"], {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    for row in ncu_csv_rows(path):
+        launches.setdefault(row["ID"], {})[row["Metric Name"]] = ncu_metric(row)
     return [launches[i] for i in sorted(launches, key=int)]
+
+
+def ncu_csv_kernels(path) -> dict[str, dict[str, float]]:
+    """{kernel name: {metric: value}} from `ncu --csv`, each kernel's last profiled launch."""
+    kernels: dict[str, dict[str, float]] = {}
+    for row in ncu_csv_rows(path):
+        kernels.setdefault(row["Kernel Name"], {})[row["Metric Name"]] = ncu_metric(row)
+    return kernels
 
 
 def recorded(path, key: str) -> dict:
