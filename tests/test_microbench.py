@@ -759,3 +759,26 @@ def test_the_fusion_cuda_core_kernels_mean_block_span_matches_the_h100_at_one_to
         assert CR.simulated(grid)[0] == pytest.approx(hw[label][0], rel=0.04), label
     waves = hw["4 blocks an SM"][2:]
     assert waves[-1] > 1.2 * waves[0]          # the recording shows the launch-order finish
+
+
+def test_each_group_reaching_a_bsync_apart_costs_a_lone_warp_the_h100s_switch():
+    """tools/reconverge_groups.py (recorded on an H200): a lone warp whose lanes leave a chain in
+    2, 8 or 32 groups, each reaching the chain's BSYNC on its own, spends 17 / 145 / 637 cycles an
+    iteration more than when its lanes leave together after the same instructions: about 20 a
+    further group.  With sass.group_switch_latency 16 (a BSYNC that leaves its group waiting holds
+    the warp that long before the next group runs) the model's cost a further group is within 1.5
+    cycles of the H100's (16.0 / 20.4 / 20.5 against 17.0 / 20.7 / 20.5); with the taken-branch
+    latency alone (10) it was 10.0 / 14.4 / 14.7."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import reconverge_groups as RG
+    rec = json.loads(RG.RECORDED.read_text())["cycles_per_warp_iteration"]["k_exit_groups / 1 warp"]
+
+    def added(row, g):              # split - together over the further groups, cycles a warp-iteration
+        i = RG.GROUPS.index(g)
+        return (row[2 * i] - row[2 * i + 1]) / (g - 1)
+
+    now = RG.simulated(RG.WARP_SETS["1 warp"])
+    before = RG.simulated(RG.WARP_SETS["1 warp"], ("sass.group_switch_latency=0",))
+    for g in (2, 8, 32):
+        assert added(now, g) == pytest.approx(added(rec, g), abs=1.5), g
+        assert added(before, g) < added(rec, g) - 5, g

@@ -35,6 +35,7 @@ FITS = [
     Fit("sass.fetch.l2_line_cycles", "fetch_16384_warm", 8, 128),       # 256 KiB: L1 misses too
     Fit("sass.taken_branch_latency", "issue_fp32_loop_w1", 0, 64),     # a loop's branch alone
     Fit("sass.reconverge_latency", "loop_iteration_converged", 0, 64),   # then BSYNC in an if/else loop
+    Fit("sass.group_switch_latency", "loop_iteration_divergent", 0, 64),   # then its BSYNC reached apart
     Fit("sass.kernel_launch_latency", "launch_empty", 3000, 4200),     # beside launch-empty's S2R
     Fit("sass.block_launch_interval", "block_cost", 0, 1024),
     Fit("sass.memory.l1.latency", "l1_hit_chase", 8, 64),              # LDG's L1 hits (PTX: memory.l1.latency)

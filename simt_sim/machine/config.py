@@ -305,6 +305,10 @@ SCHEMA = {
         "reconverge_latency": Field(int, non_negative,
                                     doc="cycles a SASS warp waits after a BSYNC that completes its convergence "
                                         "barrier (the warp goes on as one), at least its stall count"),
+        "group_switch_latency": Field(int, non_negative,
+                                      doc="cycles a SASS warp waits after a BSYNC that leaves its group waiting for "
+                                          "the barrier's other threads, before the next group runs (at least the "
+                                          "taken-branch latency and its stall count)"),
         "block_launch_interval": Field(int, non_negative,
                                        doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
                                            "sm.block_launch_latency alone)"),
@@ -439,7 +443,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
     },
-    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0,
+    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0, "group_switch_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "sm_unit_cycles": {},

@@ -74,6 +74,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "taken_branch": g("sass.taken_branch_latency"),
         "convergence_cycles": g("sass.convergence_unit_cycles") if sass else 0,
         "reconverge": g("sass.reconverge_latency"),
+        "group_switch": g("sass.group_switch_latency"),
         "block_interval": g("sass.block_launch_interval") if sass else 0, **fetch_scalars(cfg, sass),
         "register_banks": g("sass.register_banks") if sass else 0,
         "write_port": int(sass and bool(g("sass.write_port_units"))),

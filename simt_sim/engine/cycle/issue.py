@@ -37,7 +37,7 @@ T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
 T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latency"], TC["taken_branch"], TC["reconverge"]
-T_CBU = TC["convergence_cycles"]
+T_CBU, T_SWITCH = TC["convergence_cycles"], TC["group_switch"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
 
@@ -187,6 +187,8 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
         stall = coded
         if cls == CL_BRANCH and wf[w, WF_PC] != pc + 1:
             stall = max(stall, tc[T_TAKEN])
+            if op == E.OP_S_BSYNC:          # its group waits; another runs
+                stall = max(stall, tc[T_SWITCH])
             if tc[T_RESOLVE] > 0:
                 wf[w, WF_WAIT_UNTIL] = cycle + coded
         elif op == E.OP_S_BSYNC and wf[w, WF_PC] == pc + 1:      # the barrier completed: one warp again
