@@ -782,3 +782,24 @@ def test_each_group_reaching_a_bsync_apart_costs_a_lone_warp_the_h100s_switch():
     for g in (2, 8, 32):
         assert added(now, g) == pytest.approx(added(rec, g), abs=1.5), g
         assert added(before, g) < added(rec, g) - 5, g
+
+
+def test_the_lanes_that_go_on_after_a_partial_exit_wait_as_after_a_completed_bsync():
+    """tools/partial_exit.py (recorded on an H200): when 31 or 16 lanes of a warp exit, the others
+    reach the clock read after the EXIT 8 cycles later than when none exits (21 -> 29 cycles a lone
+    warp, 23 -> 31.4 with 16 warps), whether or not the exiting lanes left stores behind.  The model
+    holds them sass.reconverge_latency (13) after the EXIT, its stall count being 5: the cycles
+    across the EXIT within one of the H100's; without it they went on at the stall count."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import partial_exit as PE
+    rec = json.loads(PE.RECORDED.read_text())["exit_and_before_cycles"]
+    cases = list(PE.CASES)
+
+    def across(row, case):
+        return row[2 * cases.index(case)]
+
+    for label in ("1 warp", "16 warps"):
+        h100, model = rec[f"k_partial_exit / {label}"], PE.simulated(PE.WARP_SETS[label])
+        for case in ("no stores, 31 exit", "no stores, 16 exit", "16 stores, 31 exit"):
+            assert across(model, case) == pytest.approx(across(h100, case), abs=1.0), (label, case)
+            assert across(model, case) - across(model, case.split(",")[0] + ", none exit") > 6, (label, case)

@@ -204,6 +204,16 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
         wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
 
 
+@compiled_inline
+def after_partial_exit(wf, tc, w, pc, cycle):
+    """Some of warp w's threads exited at pc: the others, going on at pc + 1, wait as after a BSYNC
+    that completes (sass.reconverge_latency; tools/partial_exit.py: 8 cycles over the EXIT's
+    stall count, however many exit and whatever stores they leave behind)."""
+    if wf[w, WF_STATUS] != W_DONE and wf[w, WF_PC] == pc + 1 and tc[T_RECONVERGE] > wf[w, WF_RESUME] - cycle:
+        wf[w, WF_RESUME] = cycle + tc[T_RECONVERGE]
+        wf[w, WF_RESUME_KIND] = R_BRANCH
+
+
 @compiled
 def registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp):
     """(cycle, stall class) at which warp w's next instruction has its source registers, by the
@@ -317,6 +327,8 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
     after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
+    if tab.cls[pc] == CL_EXIT and exec_mask != 0 and ctrl >= 0:
+        after_partial_exit(wf, tc, w, pc, cycle)
     sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER or status == W_DONE:
