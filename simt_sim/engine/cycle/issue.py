@@ -16,7 +16,7 @@ from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, kee
 from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
-from simt_sim.engine.cycle.stalls import account
+from simt_sim.engine.cycle.stalls import account, account_ahead
 from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, hold_warp, occupy_pipe, pipe_time
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
@@ -329,6 +329,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
     if tab.cls[pc] == CL_EXIT and exec_mask != 0 and ctrl >= 0:
         after_partial_exit(wf, tc, w, pc, cycle)
+    elif row[E.F_OP] == E.OP_S_BSYNC and ctrl >= 0 and wf[w, WF_PC] != pc + 1:     # a group switch
+        account_ahead(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc + 1,
+                      cycle + max(ctrl & E.CTRL_STALL_MASK, 1), wf[w, WF_RESUME])
     sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER or status == W_DONE:

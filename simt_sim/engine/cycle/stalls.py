@@ -65,3 +65,16 @@ def account(wf, pc_stalls, tlog, now, tc, w, gid, pc, cycle, throttle):
     wf[w, WF_NOT_SELECTED] = 0
     wf[w, WF_HELD] = 0
     wf[w, WF_ACCOUNTED] = cycle
+
+
+@compiled_inline
+def account_ahead(wf, pc_stalls, tlog, now, tc, w, gid, pc, coded_end, end):
+    """Charge warp w's coming wait now, up to `end`, to pc: until coded_end (its stall count) as
+    wait, then as branch resolving.  For a BSYNC that leaves its group waiting: Nsight Compute counts
+    the switch to the next group at the instruction after the BSYNC, where the waiting group goes
+    on (CUDA-EC: `python -m simt_sim.calibrate.pc_stalls compare w-regroup-ec-base`)."""
+    record = tc[T_TRACE]
+    a = account_span(pc_stalls, tlog, now, record, gid, pc, wf[w, WF_ACCOUNTED], coded_end, R_WAIT)
+    a = account_span(pc_stalls, tlog, now, record, gid, pc, a, end, R_BRANCH)
+    wf[w, WF_ACCOUNTED] = a
+
