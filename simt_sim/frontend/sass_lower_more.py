@@ -161,7 +161,8 @@ def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
         if ops[-1][0] != E.K_PRED:
             raise b.error(f"LDGSTS.ZFILL's last operand {texts[2]!r} is not a predicate")
     flags = (E.FL_L1_BYPASS if "BYPASS" in mods else 0) | (E.FL_ZFILL if zfill else 0)
-    return b.row(E.OP_CP_ASYNC, ops, F_SPACE=E.SP_GLOBAL, F_FLAGS=flags)
+    return b.row(E.OP_CP_ASYNC, ops, F_SPACE=E.SP_GLOBAL, F_FLAGS=flags,   # the timing model reads size bytes
+                 F_TYPE=E.TYPE_CODE["b32"], F_VEC=size // 4)
 
 
 def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
@@ -233,7 +234,8 @@ def lower_exit(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 def lower_depbar(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """DEPBAR.LE SBn, N (cp.async.wait_group N): F_CMP = the scoreboard n, one immediate operand N,
     also in F_VEC for the timing model (which waits until at most N copy groups are incomplete).
-    The copies complete at issue here (execute.exec_cp_async), so nothing is left to wait for."""
+    The copies' data are written at issue (execute.exec_cp_async); their timing is the memory
+    model's (a copy's group completes when its data arrive)."""
     texts = list(inst.operands)
     board = 0
     if texts and re.match(r"^SB\d$", texts[0]):
