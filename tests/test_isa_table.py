@@ -40,13 +40,13 @@ def test_stated_timing_wins_over_the_default(tmp_path):
 
 
 @pytest.mark.parametrize("names, cls", [
-    (("ld", "ldu", "st", "atom", "red"), layout.CL_MEM),
+    (("ld", "ldu", "st", "atom", "red", "cp.async"), layout.CL_MEM),
     (("bra", "br_push", "mask_nz", "pop_mask"), layout.CL_BRANCH),
     (("bar", "barrier"), layout.CL_BARRIER),
     (("ret", "exit"), layout.CL_EXIT),
     (("rcp", "sqrt", "ex2", "tanh"), layout.CL_SFU),
     (("trap", "nanosleep", "push_mask"), layout.CL_OTHER),
-    (("add", "fma", "mov", "membar", "cp.async", "mma", "shfl"), layout.CL_ALU),
+    (("add", "fma", "mov", "membar", "mma", "shfl"), layout.CL_ALU),
 ])
 def test_timing_class_codes_of_opcodes(names, cls):
     assert [timing_class(E.OPCODE[n]) for n in names] == [cls] * len(names)
