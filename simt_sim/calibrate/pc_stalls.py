@@ -9,12 +9,16 @@ total, since samples and cycles count on different scales.
     python -m simt_sim.calibrate.pc_stalls record NAME...    # on the GPU machine
     python -m simt_sim.calibrate.pc_stalls compare NAME... [--top 12]
     python -m simt_sim.calibrate.pc_stalls compare --table    # one row per recorded program (docs/timing.md)
+    python -m simt_sim.calibrate.pc_stalls compare NAME... --gaps 12   # where the two differ most
 
 `record` writes programs/NAME/reference/h100-pc-stalls.json (the main launch: the SASS text and
 the samples per reason of every instruction); `compare` runs the program's SASS timed and prints,
 for the instructions with the most samples, both shares and their largest reasons, the kernel's
 reasons side by side, and the agreement: the sum over instructions and reasons of the smaller of
-the two shares (1: the same profile, 0: nothing in common).
+the two shares (1: the same profile, 0: nothing in common).  `--gaps N` lists instead the N
+instructions whose shares differ most, each as warp-cycles per execution on the model's scale
+(the H100's share of the model's total, over the model's executions of it): where the model
+misses a cost (how the 16-cycle BSYNC group switch was found, docs/timing.md).
 """
 from __future__ import annotations
 
@@ -109,8 +113,9 @@ def largest(row: np.ndarray, reasons: list[str], n: int = 2) -> str:
     return ", ".join(f"{reasons[j]} {row[j] / total:.0%}" for j in picked) or "-"
 
 
-def compared(pdir: Path) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str]]:
-    """(recording, SASS texts, H100 shares, model shares, reasons) of one program."""
+def compared(pdir: Path) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """(recording, SASS texts, H100 shares, model shares, reasons, the model's warp-cycles per pc and
+    stall reason) of one program."""
     path = pdir / "reference" / FILE_NAME
     if not path.exists():
         raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record {pdir.name})")
@@ -118,7 +123,7 @@ def compared(pdir: Path) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[
     texts, cycles = simulated(pdir)
     if [opcode_of(t) for t in texts] != [opcode_of(t) for t in rec["sass"]]:
         raise InputError(f"{pdir.name}: the SASS here differs from the recorded one (recompiled?)")
-    return (rec, texts, *shares(rec, cycles))
+    return (rec, texts, *shares(rec, cycles), cycles)
 
 
 def kernel_reasons(hw: np.ndarray, sim: np.ndarray, reasons: list[str], n: int) -> str:
@@ -132,7 +137,7 @@ def table(names: list[str]) -> str:
     """A markdown table of the programs' agreements, highest first, with the median."""
     rows = []
     for name in names:
-        rec, _, hw, sim, reasons = compared(ROOT / "programs" / name)
+        rec, _, hw, sim, reasons, _ = compared(ROOT / "programs" / name)
         rows.append((agreement(hw, sim), name, int(np.sum(rec["samples"])), kernel_reasons(hw, sim, reasons, 3)))
     rows.sort(key=lambda r: (-round(r[0], 2), r[1]))
     lines = ["| program | H100 samples | agreement | largest reasons, H100 / model |", "|---|---|---|---|"]
@@ -142,8 +147,25 @@ def table(names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def gaps(pdir: Path, top: int) -> str:
+    """The `top` instructions whose H100 and model shares differ most, as warp-cycles per execution
+    on the model's scale, with each side's largest reasons."""
+    _, texts, hw, sim, reasons, cycles = compared(pdir)
+    total = cycles.sum()
+    runs = np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)      # one selected cycle an issue
+    lines = [f"{pdir.name}: warp-cycles per execution, the H100's on the model's scale (its share of the "
+             f"model's {total:,.0f})",
+             f"{'pc':>5} {'runs':>7} {'H100':>8} {'model':>8} {'gap':>9}  {'instruction':<36} {'H100 reasons':<34} model reasons"]
+    gap = (hw.sum(axis=1) - sim.sum(axis=1)) * total
+    for pc in np.argsort(-np.abs(gap), kind="stable")[:top]:
+        lines.append(f"{pc:>5} {int(runs[pc]):>7} {hw[pc].sum() * total / runs[pc]:>8.1f} "
+                     f"{sim[pc].sum() * total / runs[pc]:>8.1f} {gap[pc]:>+9.0f}  {texts[pc][:36]:<36} "
+                     f"{largest(hw[pc], reasons):<34} {largest(sim[pc], reasons)}")
+    return "\n".join(lines)
+
+
 def comparison(pdir: Path, top: int) -> str:
-    rec, texts, hw, sim, reasons = compared(pdir)
+    rec, texts, hw, sim, reasons, _ = compared(pdir)
     lines = [f"{pdir.name}: agreement {agreement(hw, sim):.2f} "
              f"(sum over instructions and reasons of the smaller share; H100 {int(np.sum(rec['samples']))} samples)",
              f"{'pc':>5} {'H100':>6} {'model':>6}  {'instruction':<36} {'H100 reasons':<34} model reasons"]
@@ -159,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=12, help="instructions shown, most H100 samples first")
     ap.add_argument("--table", action="store_true",
                     help="compare: one markdown row per program (agreement, the kernel's largest reasons)")
+    ap.add_argument("--gaps", type=int, metavar="N",
+                    help="compare: the N instructions where the H100 and the model differ most, in warp-cycles per execution")
     ns = ap.parse_args(argv)
     if ns.action == "record":
         print("\n".join(str(p) for p in record(ns.programs)))
@@ -167,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(recorded_programs(ns.programs, FILE_NAME)))
         return 0
     for name in recorded_programs(ns.programs, FILE_NAME):
-        print(comparison(ROOT / "programs" / name, ns.top))
+        print(gaps(ROOT / "programs" / name, ns.gaps) if ns.gaps else comparison(ROOT / "programs" / name, ns.top))
     return 0
 
 
