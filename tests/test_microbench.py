@@ -816,8 +816,7 @@ def test_a_group_switchs_wait_is_counted_at_the_instruction_after_the_bsync_as_n
     from probe_output import simulate_block
 
     def stalls(mode):
-        bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.float32)}
-        rows = simulate_block(RG.PTX, "k_exit_groups", 32, RG.args_for("clk", "out", 8, mode), bufs).stalls_by_pc()
+        rows = simulate_block(RG.PTX, "k_exit_groups", 32, RG.args_for("clk", "out", 8, mode), RG.buffers()).stalls_by_pc()
         return {r["pc"]: r for r in rows}
 
     split, together = stalls("split"), stalls("together")

@@ -38,15 +38,19 @@ def args_for(clk, out, groups: int, mode: str) -> list:
     return [clk, out, np.int32(groups), np.int32(MODES[mode]), A, B]
 
 
+def buffers() -> dict:
+    return {"clk": np.zeros(2 * 32, np.int64), "out": np.zeros(1024, np.float32)}
+
+
 def launch(cp, f, name: str, threads: int) -> list[float]:
     """Cycles per warp-iteration of every (groups, mode), in the order of GROUPS x MODES."""
     row = []
     for g in GROUPS:
         for mode in MODES:
-            clk, out = cp.zeros(2 * 32, cp.int64), cp.zeros(1024, cp.float32)
-            f((1,), (threads,), tuple(args_for(clk, out, g, mode)))
+            b = {k: cp.asarray(v) for k, v in buffers().items()}
+            f((1,), (threads,), tuple(args_for(b["clk"], b["out"], g, mode)))
             cp.cuda.runtime.deviceSynchronize()
-            row += span_per_warp_step(clk.get(), threads, STEPS)
+            row += span_per_warp_step(b["clk"].get(), threads, STEPS)
     return row
 
 
@@ -54,8 +58,7 @@ def simulated(threads: int, overrides=()) -> list[float]:
     row = []
     for g in GROUPS:
         for mode in MODES:
-            bufs = {"clk": np.zeros(64, np.int64), "out": np.zeros(1024, np.float32)}
-            res = simulate_block(PTX, "k_exit_groups", threads, args_for("clk", "out", g, mode), bufs, overrides)
+            res = simulate_block(PTX, "k_exit_groups", threads, args_for("clk", "out", g, mode), buffers(), overrides)
             row += span_per_warp_step(res.outputs["clk"], threads, STEPS)
     return row
 

@@ -167,9 +167,11 @@ def control_code(rows, tc, pc):
 
 
 @compiled_inline
-def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
+def after_issue(wf, tab, tc, w, pc, op, ctrl, ran, cycle):
     """When warp w may issue again and what it waits on, from the class of what it issued (SASS:
-    from its stall count, and a taken branch's fetch redirect)."""
+    from its stall count, and a taken branch's fetch redirect); `ran`: whether any of its threads
+    executed it.  Returns the stall count of a BSYNC that left its group waiting for another to
+    run (0 otherwise), for the stall accounting."""
     if wf[w, WF_LAST_CYCLE] == cycle:
         wf[w, WF_LAST_COUNT] += 1
     else:
@@ -182,6 +184,7 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
     wf[w, WF_RESUME_KIND] = R_WAIT
     wf[w, WF_WAIT_UNTIL] = 0
     wf[w, WF_YIELDED] = 1 if ctrl >= 0 and (ctrl >> E.CTRL_YIELD_SHIFT) & 1 == 0 else 0   # raw 0: yield
+    switched = 0
     if ctrl >= 0:
         coded = max(ctrl & E.CTRL_STALL_MASK, 1)
         stall = coded
@@ -189,10 +192,13 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
             stall = max(stall, tc[T_TAKEN])
             if op == E.OP_S_BSYNC:          # its group waits; another runs
                 stall = max(stall, tc[T_SWITCH])
+                switched = coded
             if tc[T_RESOLVE] > 0:
                 wf[w, WF_WAIT_UNTIL] = cycle + coded
         elif op == E.OP_S_BSYNC and wf[w, WF_PC] == pc + 1:      # the barrier completed: one warp again
             stall = max(stall, tc[T_RECONVERGE])
+        elif cls == CL_EXIT and ran and wf[w, WF_STATUS] != W_DONE and wf[w, WF_PC] == pc + 1:
+            stall = max(stall, tc[T_RECONVERGE])     # some threads exited; the others go on as one
         wf[w, WF_RESUME] = cycle + stall
         if stall > coded:
             wf[w, WF_RESUME_KIND] = R_BRANCH
@@ -202,16 +208,7 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, cycle):
     if cls == CL_BARRIER:
         wf[w, WF_RESUME_KIND] = R_BARRIER
         wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
-
-
-@compiled_inline
-def after_partial_exit(wf, tc, w, pc, cycle):
-    """Some of warp w's threads exited at pc: the others, going on at pc + 1, wait as after a BSYNC
-    that completes (sass.reconverge_latency; tools/partial_exit.py: 8 cycles over the EXIT's
-    stall count, however many exit and whatever stores they leave behind)."""
-    if wf[w, WF_STATUS] != W_DONE and wf[w, WF_PC] == pc + 1 and tc[T_RECONVERGE] > wf[w, WF_RESUME] - cycle:
-        wf[w, WF_RESUME] = cycle + tc[T_RECONVERGE]
-        wf[w, WF_RESUME_KIND] = R_BRANCH
+    return switched
 
 
 @compiled
@@ -326,12 +323,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
-    after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, cycle)
-    if tab.cls[pc] == CL_EXIT and exec_mask != 0 and ctrl >= 0:
-        after_partial_exit(wf, tc, w, pc, cycle)
-    elif row[E.F_OP] == E.OP_S_BSYNC and ctrl >= 0 and wf[w, WF_PC] != pc + 1:     # a group switch
-        account_ahead(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc + 1,
-                      cycle + max(ctrl & E.CTRL_STALL_MASK, 1), wf[w, WF_RESUME])
+    switched = after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, exec_mask != 0, cycle)
+    if switched > 0:                    # counted where Nsight Compute counts it
+        account_ahead(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc + 1, cycle + switched, wf[w, WF_RESUME])
     sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER or status == W_DONE:

@@ -77,4 +77,3 @@ def account_ahead(wf, pc_stalls, tlog, now, tc, w, gid, pc, coded_end, end):
     a = account_span(pc_stalls, tlog, now, record, gid, pc, wf[w, WF_ACCOUNTED], coded_end, R_WAIT)
     a = account_span(pc_stalls, tlog, now, record, gid, pc, a, end, R_BRANCH)
     wf[w, WF_ACCOUNTED] = a
-
