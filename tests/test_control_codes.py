@@ -20,7 +20,8 @@ from simt_sim.run.timed import manifest_launches, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 # the control codes alone: no fetch model, no extra taken-branch cost
-BARE = ["sass.fetch.enabled=false", "sass.taken_branch_latency=0"]
+BARE = ["sass.fetch.enabled=false", "sass.taken_branch_latency=0",   # no waits beside the codes
+        "sass.constants.imc_miss_ns=0", "sass.constants.ldc_miss_ns=0"]
 
 
 def sass_run(name: str, sets: list[str]):

@@ -28,7 +28,7 @@ def test_the_source_page_gives_samples_per_instruction_and_reason():
     assert doc["sass"] == ["LDS R2, [R3]", "IADD3 R2, R2, 1, RZ"]
     row = dict(zip(doc["reasons"], doc["samples"][1]))
     assert row["short_scoreboard"] == 5 and row["selected"] == 1 and sum(doc["samples"][0]) == 3
-    assert set(doc["reasons"]) - set(STALL_NAMES) == {"imc_miss", "membar", "misc", "sleeping", "tex_throttle"}
+    assert set(doc["reasons"]) - set(STALL_NAMES) == {"membar", "misc", "sleeping", "tex_throttle"}
     with pytest.raises(RuntimeError):
         PS.from_source_page(SAMPLE, [2])                 # a launch missing
 

@@ -442,7 +442,7 @@ def test_interrupt_keeps_statistics_so_far(monkeypatch):
 def test_stall_reasons_are_nsight_names():
     assert {"long_scoreboard", "short_scoreboard", "math_pipe_throttle", "barrier", "branch_resolving",
             "not_selected", "no_instruction", "wait", "selected", "lg_throttle", "mio_throttle",
-            "drain", "dispatch_stall"} == set(STALL_NAMES)
+            "drain", "dispatch_stall", "imc_miss"} == set(STALL_NAMES)
 
 
 @pytest.mark.parametrize("override,message", [

@@ -5,8 +5,9 @@ stores a value formed in the window from a kernel parameter, and reads the clock
 parameter is read through the immediate-constant cache (ULDC c[0x0][0x400]: k_imc_*) or at a register
 index (LDC c[0x0][R+0x210]: k_ldc_*), cold (no read of its line before) or warm (a word 8 ... 256
 bytes away read before the window), and in k_ldc_then_imc / k_imc_then_ldc one path warms the
-other.  k_imc_other / k_imc_alone: a second warp (another sub-partition) reads 0x404 3,000 cycles
-after the first read 0x400 (or nothing).  k_imc_blocks: 528 one-warp blocks run one after the other
+other; k_imc_dims reads the block's dimensions (c[0x0][0x0]), k_imc_two / k_imc_three two or three
+cold lines.  k_imc_other / k_imc_alone: a second warp (another sub-partition) reads 0x404 3,000
+cycles after the first read 0x400 (or nothing); k_imc_same_sp: warp 4, of warp 0's sub-partition.  k_imc_blocks: 528 one-warp blocks run one after the other
 on each SM (tools/ldc_blocks.py's arrangement): which blocks pay.  Figures: the window, the first of
 9 launches and the median of the other 8 (1024 threads: the mean over the 32 warps).
 
@@ -35,6 +36,8 @@ WINDOWS = {
     "k_imc_cold": (32, "ULDC 0x400, its line not read before"),
     "k_imc_cold/32 warps": (1024, "the same, 32 warps at once"),
     "k_imc_dims": (32, "ULDC 0x0 (blockDim.x), cold"),
+    "k_imc_two": (32, "ULDC 0x400 and 0x440, both cold"),
+    "k_imc_three": (32, "ULDC 0x400, 0x440 and 0x480, all cold"),
     "k_imc_warm8": (32, "ULDC 0x408 after one of 0x400"),
     "k_imc_warm32": (32, "ULDC 0x420 after one of 0x400"),
     "k_imc_warm64": (32, "ULDC 0x440 after one of 0x400"),
@@ -42,6 +45,9 @@ WINDOWS = {
     "k_imc_warm256": (32, "ULDC 0x500 after one of 0x400"),
     "k_ldc_cold": (32, "LDC c[0x0][R+0x210] of 0x404, cold"),
     "k_ldc_warm": (32, "the same after an LDC of 0x400"),
+    "k_ldc_warm64": (32, "an LDC of 0x440 after one of 0x400"),
+    "k_ldc_warm128": (32, "an LDC of 0x480 after one of 0x400"),
+    "k_ldc_warm512": (32, "an LDC of 0x600 after one of 0x400"),
     "k_ldc_then_imc": (32, "ULDC 0x404 after an LDC of 0x400"),
     "k_imc_then_ldc": (32, "LDC of 0x404 after a ULDC of 0x400"),
     "k_imc_other": (64, "warp 1: ULDC 0x404, warp 0 read 0x400 before"),

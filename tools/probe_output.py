@@ -1,4 +1,4 @@
-"""What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence,
+"""What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence, imc_miss,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
 dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency, stg_read, ldg_pair, tc_tile_rate,
 sched_beside, ...): an argument parser with --out, the recorded JSON written there and printed

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NCU_OPTIONS = ["--section", "SourceCounters", "--section", "WarpStateStats", "--page", "source",
                "--print-source", "sass", "--csv", "--import-source", "no", "--warp-sampling-interval", "0"]
 # Nsight Compute's source-page sampling columns -> the simulator's stall names (layout.STALL_NAMES);
-# the last five have no counterpart in the model
+# the last four have no counterpart in the model
 NCU_REASONS = {"stall_selected": "selected", "stall_not_selected": "not_selected", "stall_wait": "wait",
                "stall_short_sb": "short_scoreboard", "stall_long_sb": "long_scoreboard",
                "stall_math": "math_pipe_throttle", "stall_lg": "lg_throttle", "stall_mio": "mio_throttle",

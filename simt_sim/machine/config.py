@@ -369,6 +369,25 @@ SCHEMA = {
                                     "holds it; its result comes its latency after the unit takes it "
                                     "(tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, apart from "
                                     "each other and from LDS); {} = not modelled"),
+        "constants": {
+            "line_bytes": Field(int, between(4, 4096),
+                                doc="line of the constant caches (tools/imc_miss.py: a word 32 bytes from one "
+                                    "read hits, 64 bytes away misses)"),
+            "lines": Field(int, between(1, 4096),
+                           doc="lines each constant cache holds, direct mapped (not measured: enough for a "
+                               "kernel's parameter lines)"),
+            "imc_miss_ns": Field(float, between(0, 100_000),
+                                 doc="nanoseconds from a warp's arrival at an instruction whose constant operand "
+                                     "misses its sub-partition's immediate-constant cache until the line is there "
+                                     "and it may issue (Nsight Compute: imc_miss), in cycles at clock_mhz (the "
+                                     "line comes from the memory side: Nsight Compute's runs at its lower clock "
+                                     "see fewer cycles); the cache starts every launch empty and its warps share "
+                                     "it; 0: always hits"),
+            "ldc_miss_ns": Field(float, between(0, 100_000),
+                                 doc="nanoseconds an LDC waits, beyond its latency, for a line its SM's LDC cache "
+                                     "lacks, in cycles at clock_mhz (the cache starts every launch empty; its "
+                                     "sub-partitions share it); 0: always hits"),
+        },
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
@@ -447,6 +466,7 @@ DEFAULTS = {
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "sm_unit_cycles": {},
+             "constants": {"line_bytes": 64, "lines": 64, "imc_miss_ns": 0.0, "ldc_miss_ns": 0.0},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
                        "redirect_next_line_cycles": 0}},
@@ -498,7 +518,11 @@ class GPUConfig:
         l2.host_copy_latency, dram.latency): the SM's own cycles plus KEY_ns, the memory side's
         nanoseconds, where the level has them (L2 and DRAM)."""
         key = f"memory.{key}"
-        return self.get(key) + round(self.get(key + "_ns", 0.0) * self.get("clock_mhz") / 1000.0)
+        return self.get(key) + self.cycles_of_ns(self.get(key + "_ns", 0.0))
+
+    def cycles_of_ns(self, ns: float) -> int:
+        """Nanoseconds of the memory side in cycles at clock_mhz."""
+        return round(ns * self.get("clock_mhz") / 1000.0)
 
     def latency_spread(self, key: str) -> list[float]:
         """memory.KEY_spread_ns in cycles at clock_mhz, zero-mean, one per LATENCY_SPREAD_SLOTS slot

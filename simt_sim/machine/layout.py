@@ -144,7 +144,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "group_switch", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "block_interval",
              "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "warp_store_pass_cycles", "warp_conflict_pass_cycles", "shared_store_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm",
-             "l1_store_buffer", "smsp_store_buffer", "sm_units")
+             "l1_store_buffer", "smsp_store_buffer", "sm_units", "const_line_bytes", "const_lines", "imc_miss", "ldc_miss")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
@@ -155,6 +155,11 @@ TF = _index(TF_FIELDS)
 
 # Tables.shared_width's columns (machine/state.py)
 W_STORE, W_LOAD, W_LOAD_PASS_CYCLES = range(3)
+# Tables.const_path: the constant cache an instruction's constant operand goes through
+CONST_NONE, CONST_IMC, CONST_LDC = range(3)
+CONST_LAUNCH_SPAN = 1 << 16          # Tables.const_addr: a launch's bank 0 (64 KiB) after the one before
+CC_FIELDS = ("tag", "ready")         # a constant cache line slot: line + 1 (0: empty), when it is there
+CC_TAG, CC_READY = range(len(CC_FIELDS))
 
 SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf", "ogr", "awf")
 SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF, SCHED_OGR, SCHED_AWF = \
@@ -214,9 +219,9 @@ KSTATE_WAITING, KSTATE_RUNNING, KSTATE_DONE = range(3)
 # ---- stall reasons, named after Nsight Compute's where they map ----
 STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_scoreboard",
                "math_pipe_throttle", "lg_throttle", "mio_throttle", "branch_resolving", "barrier",
-               "no_instruction", "drain", "dispatch_stall")
+               "no_instruction", "drain", "dispatch_stall", "imc_miss")
 (R_SELECTED, R_NOT_SELECTED, R_WAIT, R_SHORT, R_LONG, R_PIPE, R_LG, R_MIO, R_BRANCH, R_BARRIER,
- R_NO_INST, R_DRAIN, R_DISPATCH) = range(len(STALL_NAMES))
+ R_NO_INST, R_DRAIN, R_DISPATCH, R_IMC) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
 
 # ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, the W histogram (issued

@@ -165,7 +165,7 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     if timed:
         image.kinfo = kernel_fields(launches, cfg, occ, pc_bases, wpb)
         image.tc, image.tf = machine_scalars(cfg, n_sm, slots_per_sm, slots_per_sm * wpb, record_trace, bool(sass))
-        image.tables = pc_tables(cfg, code.rows, code.vecs, numbering)
+        image.tables = pc_tables(cfg, code.rows, code.vecs, numbering, pc_bases, param_bases)
     return image
 
 

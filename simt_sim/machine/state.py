@@ -88,9 +88,10 @@ def make_counters() -> np.ndarray:
 # passes, as a load); W_LOAD a load's or ldmatrix's, whose passes beyond it (bank conflicts) hold
 # the warp at units.ldst.warp_shared_conflict_bytes_per_cycle, and W_LOAD_PASS_CYCLES how long
 # each pass of its width holds the warp (0, 0: not such a load, or that key unset).
-# (layout.W_STORE, W_LOAD, W_LOAD_PASS_CYCLES.)
+# (layout.W_STORE, W_LOAD, W_LOAD_PASS_CYCLES.)  const_path / const_addr: the constant cache its
+# constant operand goes through (layout.CONST_*) and the constant's address (tables.constant_reads).
 Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
-                              "sm_unit sm_unit_cycles")
+                              "sm_unit sm_unit_cycles const_path const_addr")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in
@@ -98,6 +99,8 @@ Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width
 # instruction caches (SASS fetch: L0 per sub-partition, L1 per SM; layout.FETCH_FIELDS), and the
 # warp-cycles of each stall reason spent waiting to issue each pc ([pc, reason]), and each
 # sub-partition's memory queue ([sm, sp, 0]: its next slot; [sm, sp, 1:]: the cycles its last
-# sass.memory_queue memory instructions entered the pipe, units.enqueue).
+# sass.memory_queue memory instructions entered the pipe, units.enqueue), and the constant caches
+# ([sm, sp, line slot] the sub-partitions' immediate-constant caches, [sm, n_sp, line slot] the SM's
+# LDC cache; layout.CC_FIELDS).
 TState = namedtuple("TState", "reg_ready reg_kind unit_free sched order slot_kernel sm_use kinfo kstats "
-                              "trace tlog now scratch candidates l0i l1i pc_stalls mem_queue")
+                              "trace tlog now scratch candidates l0i l1i pc_stalls mem_queue const_cache")

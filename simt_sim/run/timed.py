@@ -296,7 +296,16 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
         scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image),
         pc_stalls=i64(len(image.code.rows), L.N_REASONS),
-        mem_queue=i64(n_sm, n_sp, 1 + max(int(image.tc[L.TC["memory_queue"]]), 1)))
+        mem_queue=i64(n_sm, n_sp, 1 + max(int(image.tc[L.TC["memory_queue"]]), 1)),
+        const_cache=constant_caches(image, n_sp))
+
+
+def constant_caches(image: MachineImage, n_sp: int) -> np.ndarray:
+    """The immediate-constant caches of each sub-partition and the LDC cache of each SM (one
+    line slot each when neither is modelled), all empty."""
+    tc = image.tc
+    on = bool(tc[L.TC["imc_miss"]] or tc[L.TC["ldc_miss"]])
+    return np.zeros((image.n_sm, n_sp + 1, int(tc[L.TC["const_lines"]]) if on else 1, len(L.CC_FIELDS)), np.int64)
 
 
 def instruction_caches(image: MachineImage) -> dict[str, np.ndarray]:

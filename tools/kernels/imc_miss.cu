@@ -51,6 +51,9 @@ ONE_WARP(k_imc_warm128, IMC, 0x400, IMC, 0x480)
 ONE_WARP(k_imc_warm256, IMC, 0x400, IMC, 0x500)
 ONE_WARP(k_ldc_cold, NONE, 0, LDC, 0x404)
 ONE_WARP(k_ldc_warm, LDC, 0x400, LDC, 0x404)
+ONE_WARP(k_ldc_warm64, LDC, 0x400, LDC, 0x440)
+ONE_WARP(k_ldc_warm128, LDC, 0x400, LDC, 0x480)
+ONE_WARP(k_ldc_warm512, LDC, 0x400, LDC, 0x600)
 ONE_WARP(k_ldc_then_imc, LDC, 0x400, IMC, 0x404)
 ONE_WARP(k_imc_then_ldc, IMC, 0x400, LDC, 0x404)
 
@@ -98,6 +101,26 @@ extern "C" __global__ void k_imc_dims(unsigned* res, long long* clk, Pad pad) {
     unsigned* p = held_ptr(res + tid);
     long long t0 = clk64();
     store(p, held(tid) + blockDim.x);
+    long long t1 = clk64();
+    if ((tid & 31) == 0) { clk[2 * (tid >> 5)] = t0; clk[2 * (tid >> 5) + 1] = t1; }
+}
+
+// Two or three words of lines not read before, in one window: does a warp wait for each miss in
+// turn, or do they overlap?
+extern "C" __global__ void k_imc_two(unsigned* res, long long* clk, Pad pad) {
+    unsigned tid = tid_x();
+    unsigned* p = held_ptr(res + tid);
+    long long t0 = clk64();
+    store(p, held(tid) + pad.v[WORD(0x400)] + pad.v[WORD(0x440)]);
+    long long t1 = clk64();
+    if ((tid & 31) == 0) { clk[2 * (tid >> 5)] = t0; clk[2 * (tid >> 5) + 1] = t1; }
+}
+
+extern "C" __global__ void k_imc_three(unsigned* res, long long* clk, Pad pad) {
+    unsigned tid = tid_x();
+    unsigned* p = held_ptr(res + tid);
+    long long t0 = clk64();
+    store(p, held(tid) + pad.v[WORD(0x400)] + pad.v[WORD(0x440)] + pad.v[WORD(0x480)]);
     long long t1 = clk64();
     if ((tid & 31) == 0) { clk[2 * (tid >> 5)] = t0; clk[2 * (tid >> 5) + 1] = t1; }
 }

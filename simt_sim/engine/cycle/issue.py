@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from simt_sim.engine.cycle.blocks import finish_block
 from simt_sim.engine.cycle.caches import sm_unit_start
+from simt_sim.engine.cycle.constants import immediate_constant_ready, ldc_line_ready
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
@@ -26,7 +27,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
+                                     R_IMC, R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -90,14 +91,16 @@ def throttle_reason(rows, tab, pc):
 
 
 @compiled_inline
-def result_timing(code, regs, mt, tab, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle):
-    """(ready cycle, stall class) of pc's results, decided before it executes."""
+def result_timing(code, regs, mt, tab, tc, tf, scratch, cc, geom, w, gid, pc, exec_mask, sm, cycle):
+    """(ready cycle, stall class) of pc's results, decided before it executes (cc: the constant
+    caches)."""
     cls = tab.cls[pc]
     if cls == CL_MEM:
         return memory_ready(code.ext, code.rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_mask, sm, cycle)
     if cls == CL_ALU or cls == CL_SFU:
         if tab.sm_unit[pc] >= 0:        # served by a unit the SM's sub-partitions share
             cycle = sm_unit_start(mt, tc, sm, tab.sm_unit[pc], cycle, tab.sm_unit_cycles[pc])
+        cycle = ldc_line_ready(code, regs, cc, tab, tc, code.rows[pc], pc, w * geom[G_WS], exec_mask, sm, cycle)
         return cycle + tab.lat[pc], (R_SHORT if cls == CL_SFU else R_WAIT)
     return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
 
@@ -212,21 +215,22 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, ran, cycle):
 
 
 @compiled
-def registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp):
+def registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp, cycle):
     """(cycle, stall class) at which warp w's next instruction has its source registers, by the
     per-register scoreboard."""
     return operands_ready(tab, ts.reg_ready, ts.reg_kind, w, wf[w, WF_PC])
 
 
 @unless_none(registers_ready)
-def operands_at(sass, wf, ts, tab, rows, tc, w, sm, sp):
+def operands_at(sass, wf, ts, tab, rows, tc, w, sm, sp, cycle):
     """registers_ready, or for SASS timed by its control codes: when its wait mask's barriers are
-    clear and its register-file reads are done."""
+    clear, its register-file reads are done and its immediate constant is in the cache, for a warp
+    that reached it at cycle."""
     if sass is None:
-        return registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp)
+        return registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp, cycle)
     ctrl = control_code(rows, tc, wf[w, WF_PC])
     if ctrl < 0:
-        return registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp)
+        return registers_ready(sass, wf, ts, tab, rows, tc, w, sm, sp, cycle)
     nxt, nkind = barriers_clear(wf, w, ctrl)
     if rows[wf[w, WF_PC], E.F_OP] == E.OP_S_DEPBAR:
         done, dkind = groups_done(wf, w, rows[wf[w, WF_PC], E.F_VEC])
@@ -236,13 +240,17 @@ def operands_at(sass, wf, ts, tab, rows, tc, w, sm, sp):
         read = read_operands(wf, ts.sched, tab, tc, w, sm, sp, wf[w, WF_PC])
         if read > nxt:
             nxt, nkind = read, R_DISPATCH
+    there = immediate_constant_ready(ts.const_cache, tab, tc, sm, sp, wf[w, WF_PC], cycle)
+    if there > nxt:
+        nxt, nkind = there, R_IMC
     return nxt, nkind
 
 
 @compiled_inline
-def next_operands(code, wf, ts, tab, tc, w, sm, sp):
-    """Record when warp w's next instruction has its operands, and exit its outstanding loads."""
-    nxt, nkind = operands_at(code.sass, wf, ts, tab, code.rows, tc, w, sm, sp)
+def next_operands(code, wf, ts, tab, tc, w, sm, sp, cycle):
+    """Record when warp w's next instruction, reached at cycle, has its operands, and exit its
+    outstanding loads."""
+    nxt, nkind = operands_at(code.sass, wf, ts, tab, code.rows, tc, w, sm, sp, cycle)
     if tab.cls[wf[w, WF_PC]] == CL_EXIT and wf[w, WF_DRAIN] > nxt:
         nxt = wf[w, WF_DRAIN]       # a warp exits only when its outstanding results are written
         nkind = R_DRAIN
@@ -302,8 +310,8 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
     start = enqueue(ts.unit_free, ts.mem_queue, wf, tab, tc, w, sm, sp, pc, cycle)     # when it enters its pipe
-    ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, geom, w, gid, pc, exec_mask, sm,
-                                start)
+    ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, ts.const_cache, geom, w, gid, pc,
+                                exec_mask, sm, start)
     counters[C_CLOCK] = cycle
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
                  fault) == STEP_FAULT:
@@ -334,7 +342,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
     else:
-        next_operands(code, wf, ts, tab, tc, w, sm, sp)
+        next_operands(code, wf, ts, tab, tc, w, sm, sp, cycle)
     return True
 
 

@@ -1,0 +1,53 @@
+"""The constant caches of SASS timing (config `sass.constants`): each sub-partition's
+immediate-constant cache, through which an instruction reads its c[bank][offset] operand (ULDC
+too), and each SM's LDC cache.
+
+Both hold lines of sass.constants.line_bytes, direct mapped, and start every launch empty: each
+launch's constants have addresses of their own (tables.constant_reads).  An instruction whose line
+is missing requests it; the line is there the miss latency later, for every warp that needs it
+(the warps of a sub-partition share its immediate-constant cache, the sub-partitions their SM's
+LDC cache, and neither path fills the other: tools/imc_miss.py).  A warp waits at an instruction
+whose immediate constant is missing (Nsight Compute: imc_miss); an LDC's result comes its latency
+after its line is there.
+"""
+from __future__ import annotations
+
+from simt_sim.engine.functional.regfile import opnd, source_bits
+from simt_sim.engine.functional.simt_stack import first_lane
+from simt_sim.engine.jit import compiled_inline
+from simt_sim.machine.layout import CC_READY, CC_TAG, CONST_IMC, CONST_LDC, TC
+
+T_CONST_LINE, T_IMC_MISS, T_LDC_MISS = TC["const_line_bytes"], TC["imc_miss"], TC["ldc_miss"]
+
+
+@compiled_inline
+def line_ready(cache, sm, level, line, latency, now):
+    """Cycle from which `line` is in constant cache `level` of SM sm (a sub-partition's, or the LDC
+    cache after them), requested at `now` when missing."""
+    slot = cache[sm, level, line % cache.shape[2]]
+    if slot[CC_TAG] != line + 1:
+        slot[CC_TAG] = line + 1
+        slot[CC_READY] = now + latency
+    return slot[CC_READY]
+
+
+@compiled_inline
+def immediate_constant_ready(cache, tab, tc, sm, sp, pc, now):
+    """When pc's immediate constant is in sm/sp's cache for a warp that reached pc at `now` (`now`
+    when pc reads none, or the cache is not modelled)."""
+    if tc[T_IMC_MISS] == 0 or tab.const_path[pc] != CONST_IMC:
+        return now
+    return line_ready(cache, sm, sp, tab.const_addr[pc] // tc[T_CONST_LINE], tc[T_IMC_MISS], now)
+
+
+@compiled_inline
+def ldc_line_ready(code, regs, cache, tab, tc, row, pc, t0, exec_mask, sm, start):
+    """When the line an LDC entering its unit at `start` reads is in its SM's LDC cache (`start`
+    for any other instruction, or without the cache): the address adds the index register of its
+    first executing thread (threads t0, t0 + 1, ... by exec_mask)."""
+    if tc[T_LDC_MISS] == 0 or tab.const_path[pc] != CONST_LDC or exec_mask == 0:
+        return start
+    kind, idx, imm, _ = opnd(row, 2)
+    address = tab.const_addr[pc] + source_bits(code, regs, t0 + first_lane(exec_mask), kind, idx, imm)
+    ready = line_ready(cache, sm, cache.shape[1] - 1, address // tc[T_CONST_LINE], tc[T_LDC_MISS], start)
+    return max(start, ready)
