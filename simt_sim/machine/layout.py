@@ -155,9 +155,15 @@ TF = _index(TF_FIELDS)
 
 # Tables.shared_width's columns (machine/state.py)
 W_STORE, W_LOAD, W_LOAD_PASS_CYCLES = range(3)
-# Tables.const_path: the constant cache an instruction's constant operand goes through
+# Tables.const_ref: the constant cache an instruction's constant operand goes through (the low
+# CONST_PATH_BITS) and the constant's address (the rest; -1: no constant operand)
 CONST_NONE, CONST_IMC, CONST_LDC = range(3)
-CONST_LAUNCH_SPAN = 1 << 16          # Tables.const_addr: a launch's bank 0 (64 KiB) after the one before
+CONST_PATH_BITS = 2
+CONST_LAUNCH_SPAN = 1 << 16          # a launch's bank 0 (64 KiB) after the one before
+
+
+def const_ref(address: int, path: int) -> int:
+    return (address << CONST_PATH_BITS) | path
 CC_FIELDS = ("tag", "ready")         # a constant cache line slot: line + 1 (0: empty), when it is there
 CC_TAG, CC_READY = range(len(CC_FIELDS))
 

@@ -88,10 +88,10 @@ def make_counters() -> np.ndarray:
 # passes, as a load); W_LOAD a load's or ldmatrix's, whose passes beyond it (bank conflicts) hold
 # the warp at units.ldst.warp_shared_conflict_bytes_per_cycle, and W_LOAD_PASS_CYCLES how long
 # each pass of its width holds the warp (0, 0: not such a load, or that key unset).
-# (layout.W_STORE, W_LOAD, W_LOAD_PASS_CYCLES.)  const_path / const_addr: the constant cache its
-# constant operand goes through (layout.CONST_*) and the constant's address (tables.constant_reads).
+# (layout.W_STORE, W_LOAD, W_LOAD_PASS_CYCLES.)  const_ref: the constant cache its constant operand
+# goes through and the constant's address (layout.const_ref; tables.constant_reads).
 Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
-                              "sm_unit sm_unit_cycles const_path const_addr")
+                              "sm_unit sm_unit_cycles const_ref")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in

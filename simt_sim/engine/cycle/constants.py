@@ -15,9 +15,22 @@ from __future__ import annotations
 from simt_sim.engine.functional.regfile import opnd, source_bits
 from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.jit import compiled_inline
-from simt_sim.machine.layout import CC_READY, CC_TAG, CONST_IMC, CONST_LDC, TC
+from simt_sim.machine.layout import CC_READY, CC_TAG, CONST_IMC, CONST_LDC, CONST_PATH_BITS, TC
 
 T_CONST_LINE, T_IMC_MISS, T_LDC_MISS = TC["const_line_bytes"], TC["imc_miss"], TC["ldc_miss"]
+PATH_MASK = (1 << CONST_PATH_BITS) - 1
+
+
+@compiled_inline
+def reads_through(tab, pc, path):
+    """Whether pc's constant operand goes through cache `path` (layout.CONST_*)."""
+    ref = tab.const_ref[pc]
+    return ref >= 0 and (ref & PATH_MASK) == path
+
+
+@compiled_inline
+def constant_address(tab, pc):
+    return tab.const_ref[pc] >> CONST_PATH_BITS
 
 
 @compiled_inline
@@ -35,19 +48,19 @@ def line_ready(cache, sm, level, line, latency, now):
 def immediate_constant_ready(cache, tab, tc, sm, sp, pc, now):
     """When pc's immediate constant is in sm/sp's cache for a warp that reached pc at `now` (`now`
     when pc reads none, or the cache is not modelled)."""
-    if tc[T_IMC_MISS] == 0 or tab.const_path[pc] != CONST_IMC:
+    if tc[T_IMC_MISS] == 0 or not reads_through(tab, pc, CONST_IMC):
         return now
-    return line_ready(cache, sm, sp, tab.const_addr[pc] // tc[T_CONST_LINE], tc[T_IMC_MISS], now)
+    return line_ready(cache, sm, sp, constant_address(tab, pc) // tc[T_CONST_LINE], tc[T_IMC_MISS], now)
 
 
 @compiled_inline
-def ldc_line_ready(code, regs, cache, tab, tc, row, pc, t0, exec_mask, sm, start):
+def ldc_line_ready(code, regs, cache, tab, tc, pc, t0, exec_mask, sm, start):
     """When the line an LDC entering its unit at `start` reads is in its SM's LDC cache (`start`
     for any other instruction, or without the cache): the address adds the index register of its
     first executing thread (threads t0, t0 + 1, ... by exec_mask)."""
-    if tc[T_LDC_MISS] == 0 or tab.const_path[pc] != CONST_LDC or exec_mask == 0:
+    if tc[T_LDC_MISS] == 0 or not reads_through(tab, pc, CONST_LDC) or exec_mask == 0:
         return start
-    kind, idx, imm, _ = opnd(row, 2)
-    address = tab.const_addr[pc] + source_bits(code, regs, t0 + first_lane(exec_mask), kind, idx, imm)
+    kind, idx, imm, _ = opnd(code.rows[pc], 2)
+    address = constant_address(tab, pc) + source_bits(code, regs, t0 + first_lane(exec_mask), kind, idx, imm)
     ready = line_ready(cache, sm, cache.shape[1] - 1, address // tc[T_CONST_LINE], tc[T_LDC_MISS], start)
     return max(start, ready)

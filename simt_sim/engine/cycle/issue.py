@@ -100,7 +100,7 @@ def result_timing(code, regs, mt, tab, tc, tf, scratch, cc, geom, w, gid, pc, ex
     if cls == CL_ALU or cls == CL_SFU:
         if tab.sm_unit[pc] >= 0:        # served by a unit the SM's sub-partitions share
             cycle = sm_unit_start(mt, tc, sm, tab.sm_unit[pc], cycle, tab.sm_unit_cycles[pc])
-        cycle = ldc_line_ready(code, regs, cc, tab, tc, code.rows[pc], pc, w * geom[G_WS], exec_mask, sm, cycle)
+        cycle = ldc_line_ready(code, regs, cc, tab, tc, pc, w * geom[G_WS], exec_mask, sm, cycle)
         return cycle + tab.lat[pc], (R_SHORT if cls == CL_SFU else R_WAIT)
     return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
 
