@@ -30,6 +30,7 @@ def reads_through(tab, pc, path):
 
 @compiled_inline
 def constant_address(tab, pc):
+    """The address of pc's constant (before an LDC's register index)."""
     return tab.const_ref[pc] >> CONST_PATH_BITS
 
 
