@@ -92,6 +92,14 @@ def by_rank(clk: np.ndarray) -> dict:
             "later on its sub-partition": mean(later_on_sp), "blocks later on theirs": len(later_on_sp)}
 
 
+def warp_starts(clk: np.ndarray) -> list[list[float]]:
+    """The 32 warps of a block, in the order they reached the window: [start - the first's start,
+    window] each (how staggered the H100 starts a block's warps, and what each waits)."""
+    c = clk.reshape(-1, 2).astype(np.int64)[:32]
+    c = c[np.argsort(c[:, 0], kind="stable")]
+    return [[float(t0 - c[0, 0]), float(t1 - t0)] for t0, t1 in c]
+
+
 def median_of(runs: list[dict]) -> dict:
     """Field by field, the median of by_rank's figures over launches."""
     return {k: (np.median([r[k] for r in runs], axis=0).round(1).tolist()) for k in runs[0]}
@@ -105,7 +113,7 @@ def pad_argument():
 def measure() -> dict:
     import cupy as cp
     mod = cp.RawModule(path=str(PTX))
-    windows, ranks = {}, {}
+    windows, ranks, per_warp = {}, {}, {}
     for case, (threads, _) in WINDOWS.items():
         f = mod.get_function(kernel_of(case))
         runs = []
@@ -114,6 +122,8 @@ def measure() -> dict:
             f((1,), (threads,), (res, clk, pad_argument()))
             cp.cuda.runtime.deviceSynchronize()
             runs.append(window(clk.get(), threads, case))
+            if threads == 1024:
+                per_warp.setdefault(case, []).append(warp_starts(clk.get()))
         windows[case] = {"first launch": runs[0], "later launches (median)": float(np.median(runs[1:]))}
     for name in BLOCK_KERNELS:
         f = mod.get_function(name)
@@ -126,7 +136,9 @@ def measure() -> dict:
             runs.append(by_rank(clk.get()))
         ranks[name] = {"first launch": runs[0], "later launches (median)": median_of(runs[1:])}
     return {"tool": os.path.basename(__file__), "device": gpu_name(),
-            "cases": {c: w for c, (_, w) in WINDOWS.items()}, "window": windows, "window_by_rank_on_sm": ranks}
+            "cases": {c: w for c, (_, w) in WINDOWS.items()}, "window": windows, "window_by_rank_on_sm": ranks,
+            "warps_by_start": {c: {"first launch": runs[0], "later launches (median)":
+                                   np.median(runs[1:], axis=0).round(1).tolist()} for c, runs in per_warp.items()}}
 
 
 def simulated(case: str, overrides: tuple[str, ...], launches: int) -> float:
