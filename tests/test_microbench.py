@@ -868,11 +868,7 @@ def test_a_warp_waiting_for_an_immediate_constant_counts_as_nsight_computes_imc_
     memory descriptor (0x208) the same, and no other instruction."""
     sys.path.insert(0, str(ROOT / "tools"))
     import imc_miss as IM
-    import simt_sim
-    prog = simt_sim.load_program(str(IM.PTX), "k_imc_warm64", isa="sass")
-    bufs = {"res": np.zeros(4096, np.uint32), "clk": np.zeros(64, np.int64)}
-    out = simt_sim.simulate([simt_sim.Launch(prog, 1, 32, ["res", "clk", 0])], bufs,
-                            simt_sim.load_config("h100", ["num_sms=1"]))
+    out = IM.simulated_run("k_imc_warm64", (), 1)
     waits = {r["instruction"]: r["stalls"].get("imc_miss", 0) for r in out.stalls_by_pc()}
     cold = ("ULDC UR6, c[0x0][0x440]", "ULDC UR4, c[0x0][0x400]", "ULDC.64 UR4, c[0x0][0x208]")
     assert [waits[i] for i in cold] == [59, 59, 59]
@@ -902,11 +898,8 @@ def test_the_constant_caches_miss_times_are_the_recordings_fit():
     values do at least as well as their neighbours."""
     sys.path.insert(0, str(ROOT / "tools"))
     import imc_miss as IM
-    rec = json.loads(IM.RECORDED.read_text())["window"]
     cfg = load_config("h100")
-    for key, cases in IM.FIT_CASES.items():
-        def miss(ns, key=key, cases=cases):
-            return sum(abs(IM.simulated(c, (f"sass.constants.{key}={ns}",), 1) - rec[c]["later launches (median)"])
-                       for c in cases)
+    for key in IM.FIT_CASES:
         ns = cfg.get(f"sass.constants.{key}")
-        assert ns in IM.FIT_NS and miss(ns) <= min(miss(ns - 0.5), miss(ns + 0.5)), key
+        assert ns in IM.FIT_NS, key
+        assert IM.fit_miss(key, ns) <= min(IM.fit_miss(key, ns - 0.5), IM.fit_miss(key, ns + 0.5)), key

@@ -7,9 +7,10 @@ index (LDC c[0x0][R+0x210]: k_ldc_*), cold (no read of its line before) or warm 
 bytes away read before the window), and in k_ldc_then_imc / k_imc_then_ldc one path warms the
 other; k_imc_dims reads the block's dimensions (c[0x0][0x0]), k_imc_two / k_imc_three two or three
 cold lines.  k_imc_other / k_imc_alone: a second warp (another sub-partition) reads 0x404 3,000
-cycles after the first read 0x400 (or nothing); k_imc_same_sp: warp 4, of warp 0's sub-partition.  k_imc_blocks: 528 one-warp blocks run one after the other
-on each SM (tools/ldc_blocks.py's arrangement): which blocks pay.  Figures: the window, the first of
-9 launches and the median of the other 8 (1024 threads: the mean over the 32 warps).
+cycles after the first read 0x400 (or nothing); k_imc_same_sp: warp 4, of warp 0's sub-partition.
+k_imc_blocks: 528 one-warp blocks run one after the other on each SM (tools/ldc_blocks.py's
+arrangement): which blocks pay.  Figures: the window, the first of 9 launches and the median of the
+other 8 (1024 threads: the mean over the 32 warps, and each warp's arrival and wait by arrival).
 
     python tools/imc_miss.py --gpu --out programs/t-diverge-w8/reference/h100-imc-miss.json
     python tools/imc_miss.py            # the simulator beside the recorded figures
@@ -121,9 +122,10 @@ def measure() -> dict:
             res, clk = cp.zeros(4096, cp.uint32), cp.zeros(2 * 32, cp.int64)
             f((1,), (threads,), (res, clk, pad_argument()))
             cp.cuda.runtime.deviceSynchronize()
-            runs.append(window(clk.get(), threads, case))
+            got = clk.get()
+            runs.append(window(got, threads, case))
             if threads == 1024:
-                per_warp.setdefault(case, []).append(warp_starts(clk.get()))
+                per_warp.setdefault(case, []).append(warp_starts(got))
         windows[case] = {"first launch": runs[0], "later launches (median)": float(np.median(runs[1:]))}
     for name in BLOCK_KERNELS:
         f = mod.get_function(name)
@@ -141,15 +143,18 @@ def measure() -> dict:
                                    np.median(runs[1:], axis=0).round(1).tolist()} for c, runs in per_warp.items()}}
 
 
-def simulated(case: str, overrides: tuple[str, ...], launches: int) -> float:
-    """The case's window in the model's last of `launches` launches on one SM."""
+def simulated_run(case: str, overrides: tuple[str, ...], launches: int):
+    """The case's kernel `launches` times in the model on one SM: simt_sim's Result."""
     import simt_sim
-    threads = WINDOWS[case][0]
     prog = simt_sim.load_program(str(PTX), kernel_of(case), isa="sass")
     cfg = simt_sim.load_config("h100", ["num_sms=1", *overrides])
     bufs = {"res": np.zeros(4096, np.uint32), "clk": np.zeros(2 * 32, np.int64)}
-    out = simt_sim.simulate([simt_sim.Launch(prog, 1, threads, ["res", "clk", 0])] * launches, bufs, cfg)
-    return window(out.outputs["clk"], threads, case)
+    return simt_sim.simulate([simt_sim.Launch(prog, 1, WINDOWS[case][0], ["res", "clk", 0])] * launches, bufs, cfg)
+
+
+def simulated(case: str, overrides: tuple[str, ...], launches: int) -> float:
+    """The case's window in the model's last of `launches` launches on one SM."""
+    return window(simulated_run(case, overrides, launches).outputs["clk"], WINDOWS[case][0], case)
 
 
 def simulated_ranks(name: str, overrides: tuple[str, ...]) -> list[float]:
@@ -172,18 +177,18 @@ FIT_CASES = {"imc_miss_ns": ("k_imc_warm64", "k_imc_warm128", "k_imc_warm256", "
 FIT_NS = [x / 10 for x in range(150, 451, 5)]     # 15.0 .. 45.0 ns
 
 
-def fitted_ns() -> dict[str, float]:
-    """Per sass.constants miss key, the nanoseconds (of FIT_NS) whose model comes closest to the
-    H100's windows over its FIT_CASES (the sum of absolute differences; the other key as
-    configured)."""
+def fit_miss(key: str, ns: float) -> float:
+    """How far the model's windows over FIT_CASES[key] lie from the H100's with sass.constants.KEY
+    at `ns` (the sum of absolute differences; the other key as configured)."""
     rec = recorded(RECORDED, "window")
-    out = {}
-    for key, cases in FIT_CASES.items():
-        def miss(ns, key=key, cases=cases):
-            return sum(abs(simulated(c, (f"sass.constants.{key}={ns}",), 1) - rec[c]["later launches (median)"])
-                       for c in cases)
-        out[key] = min(FIT_NS, key=miss)
-    return out
+    return sum(abs(simulated(c, (f"sass.constants.{key}={ns}",), 1) - rec[c]["later launches (median)"])
+               for c in FIT_CASES[key])
+
+
+def fitted_ns() -> dict[str, float]:
+    """Per sass.constants miss key, the nanoseconds of FIT_NS whose model comes closest to the
+    H100's windows (fit_miss)."""
+    return {key: min(FIT_NS, key=lambda ns, key=key: fit_miss(key, ns)) for key in FIT_CASES}
 
 
 def main() -> int:
