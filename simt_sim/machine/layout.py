@@ -160,12 +160,15 @@ W_STORE, W_LOAD, W_LOAD_PASS_CYCLES = range(3)
 CONST_NONE, CONST_IMC, CONST_LDC = range(3)
 CONST_PATH_BITS = 2
 CONST_LAUNCH_SPAN = 1 << 16          # a launch's bank 0 (64 KiB) after the one before
+CC_FIELDS = ("tag", "ready")         # a constant cache line slot: line + 1 (0: empty), when it is there
+CC_TAG, CC_READY = range(len(CC_FIELDS))
 
 
 def const_ref(address: int, path: int) -> int:
+    """Tables.const_ref's entry for a constant at `address` read through cache `path`."""
     return (address << CONST_PATH_BITS) | path
-CC_FIELDS = ("tag", "ready")         # a constant cache line slot: line + 1 (0: empty), when it is there
-CC_TAG, CC_READY = range(len(CC_FIELDS))
+
+
 
 SCHEDULER_NAMES = ("lrr", "gto", "two-level", "oldest", "gty", "grr", "gwf", "ogr", "awf")
 SCHED_LRR, SCHED_GTO, SCHED_TWO_LEVEL, SCHED_OLDEST, SCHED_GTY, SCHED_GRR, SCHED_GWF, SCHED_OGR, SCHED_AWF = \

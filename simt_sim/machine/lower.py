@@ -146,7 +146,8 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     total_blocks = sum(kl.grid.count for kl in launches)
     shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)
     local_stride = max(kl.program.local_size + call_stack_bytes(kl.program, cfg) for kl in launches)
-    code, pc_bases, param_bases, param_size, numbering = link([kl.program for kl in launches])
+    programs = [kl.program for kl in launches]
+    code, pc_bases, param_bases, param_size, numbering = link(programs)
     occ: list[Occupancy] = []
     if timed:
         occ = [occupancy(cfg, kl.program.name, kl.block.count,
@@ -165,7 +166,7 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
     if timed:
         image.kinfo = kernel_fields(launches, cfg, occ, pc_bases, wpb)
         image.tc, image.tf = machine_scalars(cfg, n_sm, slots_per_sm, slots_per_sm * wpb, record_trace, bool(sass))
-        image.tables = pc_tables(cfg, code.rows, code.vecs, numbering, pc_bases, param_bases)
+        image.tables = pc_tables(cfg, code.rows, code.vecs, numbering, programs)
     return image
 
 

@@ -13,8 +13,9 @@ import numpy as np
 from simt_sim.machine.config import UNIT_NAMES, GPUConfig
 from simt_sim.isa import encoding as E
 from simt_sim.machine.state import Tables
-from simt_sim.machine.layout import (CL_ALU, CL_CODE, CL_SFU, CONST_IMC, CONST_LAUNCH_SPAN, CONST_LDC, N_REUSE_SLOTS, const_ref, N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS,
-                                     W_LOAD, W_LOAD_PASS_CYCLES, W_STORE)
+from simt_sim.machine.layout import (CL_ALU, CL_CODE, CL_SFU, CONST_IMC, CONST_LAUNCH_SPAN, CONST_LDC, N_REUSE_SLOTS,
+                                     N_WRITE_RING, SCHEDULER_NAMES, TC_FIELDS, TF_FIELDS, W_LOAD, W_LOAD_PASS_CYCLES,
+                                     W_STORE, const_ref)
 from simt_sim.errors import InputError
 from simt_sim.isa import isa
 from simt_sim.isa.sass_table import sass_table
@@ -259,36 +260,33 @@ def latency_override(cfg: GPUConfig, op_name: str, row, key: str = "latency_over
     return None if found is None else table[found]
 
 
-def constant_reads(code: np.ndarray, pc_bases: list[int], param_bases: list[int]) -> np.ndarray:
-    """Per pc, the constant its constant operand reads (-1: none) as layout.const_ref(address,
-    path): the cache it goes through (layout.CONST_*: an LDC's through the SM's LDC cache, any other
-    SASS instruction's c[bank][offset] through its sub-partition's immediate-constant cache) and
-    the constant's address, the launch's number times CONST_LAUNCH_SPAN plus its offset in the
-    launch's bank 0 (the parameters back at 0x210, where the linker moved them), so lines fall as on
-    the GPU and each launch finds its own lines cold.  An LDC's register index adds to the address
-    at run time."""
-    n = len(code)
-    refs = np.full(n, -1, np.int64)
-    ends = list(pc_bases[1:]) + [n]
-    for k, (first, end) in enumerate(zip(pc_bases, ends)):
-        for pc in range(first, end):
-            row = code[pc]
-            if not is_sass_row(row):
-                continue
-            for j in range(int(row[E.F_NOPS])):
-                b = E.F_OPS + j * E.OPERAND_FIELDS
-                if row[b] == E.K_CONST:
-                    offset = int(row[b + 2])
-                    if offset >= E.PARAM_BANK_OFFSET + param_bases[k]:
-                        offset -= param_bases[k]
-                    path = CONST_LDC if row[E.F_OP] == E.OP_S_LDC else CONST_IMC
-                    refs[pc] = const_ref(k * CONST_LAUNCH_SPAN + offset, path)
-                    break
-    return refs
+def constant_reads(programs: list) -> np.ndarray:
+    """Per pc of the linked programs (in link order), the constant its constant operand reads (-1:
+    none) as layout.const_ref(address, path): the cache it goes through (layout.CONST_*: an LDC's
+    through the SM's LDC cache, any other SASS instruction's c[bank][offset] through its
+    sub-partition's immediate-constant cache) and the constant's address, the launch's number times
+    CONST_LAUNCH_SPAN plus its offset in the program's own bank 0 (read before the linker moves the
+    parameters), so lines fall as on the GPU and each launch finds its own lines cold.  An LDC's
+    register index adds to the address at run time."""
+    refs = []
+    for k, program in enumerate(programs):
+        for row in program.code:
+            ref = -1
+            if is_sass_row(row):
+                for j in range(int(row[E.F_NOPS])):
+                    b = E.F_OPS + j * E.OPERAND_FIELDS
+                    if row[b] == E.K_CONST:
+                        path = CONST_LDC if row[E.F_OP] == E.OP_S_LDC else CONST_IMC
+                        ref = const_ref(k * CONST_LAUNCH_SPAN + int(row[b + 2]), path)
+                        break
+            refs.append(ref)
+    return np.array(refs, np.int64)
 
 
 def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: RegisterNumbering,
-              pc_bases: list[int], param_bases: list[int]) -> Tables:
+              programs: list) -> Tables:
+    """The per-pc timing tables of the linked `code` (rows), whose programs (in link order) give the
+    constants' own offsets."""
     home = unit_home(cfg)
     params = [unit_params(cfg, name) for name in UNIT_NAMES]
     n = len(code)
@@ -342,7 +340,7 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
     sm_unit, sm_cycles = sm_unit_tables(cfg, code)
     return Tables(unit, own, cls, lat, ii, pass_cycles, widths, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
-                  rf_count, rf_write, sm_unit, sm_cycles, constant_reads(code, pc_bases, param_bases))
+                  rf_count, rf_write, sm_unit, sm_cycles, constant_reads(programs))
 
 
 def sm_unit_names(cfg: GPUConfig) -> list[str]:
