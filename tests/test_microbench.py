@@ -348,14 +348,14 @@ def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_
 def test_each_further_kernel_of_a_stream_costs_the_h100s_interval_between_launches():
     """sm.stream_kernel_gap (tools/launch_sequence.py): on the H100 each further empty kernel queued
     in one stream adds 1.99 us, 3,946 cycles at 1980 MHz; the model's SASS launch latency and the
-    empty body give 3,610 (its LDC R1's first read of its line takes 98 cycles), so the next kernel
-    of a stream waits 336 cycles more after the previous one ends (`--fit` finds them; PTX runs keep
-    sm.stream_kernel_gap 361 beside their launch latency).  The fusion study's serial run is such
-    a pair."""
+    empty body give 3,439 (its LDC R1's first read of its line takes 98 cycles, its first code line
+    18 in a plain launch), so the next kernel of a stream waits 507 cycles more after the previous
+    one ends (`--fit` finds them; PTX runs keep sm.stream_kernel_gap 361 beside their launch
+    latency).  The fusion study's serial run is such a pair."""
     sys.path.insert(0, str(ROOT / "tools"))
     import launch_sequence as LS
     h100, without, gap = LS.fitted_gap()
-    assert round(without) == 3610 and gap == load_config("h100").get("sass.stream_kernel_gap") == 336
+    assert round(without) == 3439 and gap == load_config("h100").get("sass.stream_kernel_gap") == 507
     assert LS.model_cycles_per_further_kernel() == pytest.approx(h100, abs=1)
 
 
@@ -903,3 +903,57 @@ def test_the_constant_caches_miss_times_are_the_recordings_fit():
         ns = cfg.get(f"sass.constants.{key}")
         assert ns in IM.FIT_NS, key
         assert IM.fit_miss(key, ns) <= min(IM.fit_miss(key, ns - 0.5), IM.fit_miss(key, ns + 0.5)), key
+
+
+def kernel_ends_tool():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import kernel_ends as KE
+    return KE, json.loads(KE.RECORDED.read_text())
+
+
+def test_a_warps_first_code_line_waits_longer_after_nsight_computes_cache_flush():
+    """tools/kernel_ends.py (recorded on an H200): with Nsight Compute's caches flushed each warp
+    waits a median 160 cycles (1,475 MHz) more no_instruction than without, at its first code
+    line (7 without).  The model's warps wait for their first line at their start, its L1 time
+    warm (18) and sass.fetch.flushed_first_line_ns (108 ns) more flushed: the lone warp's and
+    the 4-warp block's first lines within 25 cycles of the H100's median difference; without
+    the key the flush changes nothing."""
+    KE, rec = kernel_ends_tool()
+    want = np.median([rec["flushed"][k]["no_instruction"] - rec["warm"][k]["no_instruction"] for k in rec["flushed"]])
+    assert 140 < want < 180
+    for label in ("1 warp", "1 block of 4 warps"):
+        mhz = rec["flushed"][f"empty / {label}"]["mhz"]
+        warm, flushed = (KE.simulated("empty", label, w, mhz)["no_instruction"] for w in (True, False))
+        assert warm == pytest.approx(18, abs=1)
+        assert flushed - warm == pytest.approx(want, abs=25), label
+        off = ("sass.fetch.flushed_first_line_ns=0",)
+        assert KE.simulated("empty", label, False, mhz, off)["no_instruction"] == warm
+
+
+def test_a_trailing_store_holds_the_kernels_end_until_it_reaches_l2_not_for_its_acknowledgement():
+    """tools/kernel_ends.py: k_store with its flag set (an STG just before EXIT) against the same
+    SASS with it clear adds 61 / 63 cycles (flushed / warm) to what the kernel takes beyond its
+    warp's life, 88 / 70 for a block of 4 warps: far less than the store's L2 write (239 cycles
+    in the model).  With sass.store_ack_ns (120) the model's kernel ends that much before the
+    write is acknowledged: within 25 cycles of each (65 against the flushed block's 88); without
+    it 170 too long.  (132 SMs storing
+    at once cost the H100 171-212, the model 84: not modelled.)"""
+    KE, rec = kernel_ends_tool()
+    for cond in ("flushed", "warm"):
+        mhz = rec[cond]["store / 1 warp"]["mhz"]
+        for label in ("1 warp", "1 block of 4 warps"):
+            h100 = KE.recorded_trailing_store(rec, label, cond)
+            assert KE.simulated_trailing_store(label, cond, mhz) == pytest.approx(h100, abs=25), (cond, label)
+        whole = KE.simulated_trailing_store("1 warp", cond, mhz, ("sass.store_ack_ns=0",))
+        assert whole > KE.recorded_trailing_store(rec, "1 warp", cond) + 150
+
+
+def test_the_kernel_end_keys_are_the_recordings_fit():
+    """`python tools/kernel_ends.py --fit`: sass.fetch.flushed_first_line_ns is the recording's
+    median, and sass.store_ack_ns brings the lone warp's trailing store at least as near the
+    H100's as its neighbours 5 ns away."""
+    KE, rec = kernel_ends_tool()
+    cfg = load_config("h100")
+    assert cfg.get("sass.fetch.flushed_first_line_ns") == KE.fit_first_line_ns(rec)
+    ns = cfg.get("sass.store_ack_ns")
+    assert KE.store_ack_error(rec, ns) <= min(KE.store_ack_error(rec, ns - 5), KE.store_ack_error(rec, ns + 5))

@@ -141,7 +141,8 @@ def test_event_overhead_is_what_cuda_events_add_to_a_one_block_launch():
     assert sim["elapsed"] == sim["cycles"] + 11273           # events time a plain launch
     assert P.probe("launch_one_block_events").derive([sim]) == sim["elapsed"]
     profiled = P.simulated_measurement("t-launch-1", "sass", profiled=True)
-    assert profiled["cycles"] < sim["cycles"]                # ncu's: its store's L2 write at 1590 MHz
+    # ncu's: each warp's first code line after the flush (docs/timing.md, "A kernel's start and end")
+    assert profiled["cycles"] > sim["cycles"]
     assert P.simulated_value(P.probe("launch_one_block")) == profiled["cycles"]
 
 

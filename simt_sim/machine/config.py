@@ -316,6 +316,12 @@ SCHEMA = {
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
                                            "simt_sim.calibrate.sass_fit)"),
+        "store_ack_ns": Field(float, between(0, 100_000),
+                              doc="nanoseconds at the end of a global store's L2 write (or a reduction's "
+                                  "without a result) that its kernel's end does not wait for, in cycles at "
+                                  "clock_mhz: the acknowledgement's way back (tools/kernel_ends.py: a trailing "
+                                  "store ends the kernel some 80 cycles after its issue, the L2 write takes "
+                                  "250); 0: the end waits for the whole write"),
         "stream_kernel_gap": Field(int, non_negative,
                                    doc="over sm.stream_kernel_gap for SASS runs: what one more empty kernel of "
                                        "a stream costs beyond sass.kernel_launch_latency and its body "
@@ -402,6 +408,12 @@ SCHEMA = {
                                                doc="after a taken branch, cycles from the warp's resumption until "
                                                    "the line after its target's reaches it (a target late in its "
                                                    "line waits for it)"),
+            "flushed_first_line_ns": Field(float, between(0, 100_000),
+                                           doc="with host.caches_flushed (Nsight Compute's runs), nanoseconds "
+                                               "a sub-partition's first code line of the launch takes beyond its "
+                                               "line time, in cycles at clock_mhz (tools/kernel_ends.py: about "
+                                               "190 cycles of no_instruction at each warp's start, 7 without the "
+                                               "flush); 0: none"),
         },
     },
     "host": {
@@ -469,7 +481,7 @@ DEFAULTS = {
              "constants": {"line_bytes": 64, "lines": 64, "imc_miss_ns": 0.0, "ldc_miss_ns": 0.0},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
-                       "redirect_next_line_cycles": 0}},
+                       "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},

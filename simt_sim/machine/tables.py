@@ -92,6 +92,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "const_line_bytes": g("sass.constants.line_bytes"), "const_lines": g("sass.constants.lines"),
         "imc_miss": cfg.cycles_of_ns(g("sass.constants.imc_miss_ns")) if sass else 0,
         "ldc_miss": cfg.cycles_of_ns(g("sass.constants.ldc_miss_ns")) if sass else 0,
+        "store_ack": cfg.cycles_of_ns(g("sass.store_ack_ns")) if sass else 0,
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
@@ -124,7 +125,9 @@ def fetch_scalars(cfg: GPUConfig, sass: bool) -> dict[str, int]:
             "fetch_next_line": g("sass.fetch.redirect_next_line_cycles"),
             "l0i_sets": cache_sets(cfg, "sass.fetch.l0", line), "l0i_ways": g("sass.fetch.l0.ways"),
             "l1i_sets": cache_sets(cfg, "sass.fetch.l1", line), "l1i_ways": g("sass.fetch.l1.ways"),
-            "l1i_line_cycles": g("sass.fetch.l1.line_cycles"), "l2i_line_cycles": g("sass.fetch.l2_line_cycles")}
+            "l1i_line_cycles": g("sass.fetch.l1.line_cycles"), "l2i_line_cycles": g("sass.fetch.l2_line_cycles"),
+            "fetch_flushed_first": (cfg.cycles_of_ns(g("sass.fetch.flushed_first_line_ns"))
+                                    if g("host.caches_flushed") else 0)}
 
 
 class RegisterNumbering:

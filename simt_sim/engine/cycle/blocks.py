@@ -2,6 +2,7 @@
 SMs breadth-first under the occupancy limits, and retires finished blocks."""
 from __future__ import annotations
 
+from simt_sim.engine.cycle.fetch import first_line
 from simt_sim.engine.cycle.scheduler import rebuild_order
 from simt_sim.engine.functional.loop import launch_block, retire_slot
 from simt_sim.engine.jit import compiled
@@ -18,7 +19,7 @@ from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB,
 G_WPB = G["wpb"]
 T_NSM, T_NSP, T_SPM, T_WPSM = TC["n_sm"], TC["n_sp"], TC["slots_per_sm"], TC["warps_per_sm"]
 T_LAUNCH, T_KLAUNCH, T_INTERVAL = TC["block_launch"], TC["kernel_launch"], TC["block_interval"]
-T_KGAP = TC["stream_kernel_gap"]
+T_KGAP, T_FETCH = TC["stream_kernel_gap"], TC["fetch"]
 T_MAX_THREADS, T_MAX_WARPS, T_MAX_BLOCKS = TC["max_sm_threads"], TC["max_sm_warps"], TC["max_sm_blocks"]
 T_REGS, T_SMEM = TC["sm_registers"], TC["sm_shared"]
 
@@ -132,6 +133,8 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
         wf[w, WF_REUSE:WF_REUSE + N_REUSE_SLOTS] = 0         # an empty reuse cache
         wf[w, WF_PREV_ISSUE] = 0
         wf[w, WF_WAIT_UNTIL] = 0                  # no taken branch's wait to name
+        if tc[T_FETCH] and wf[w, WF_OCCUPIED]:
+            first_line(wf, ts, tc, w, sm, start)
     for sp in range(tc[T_NSP]):
         rebuild_order(ts.order, ts.sched, wf, sm, sp, tc[T_NSP], tc[T_WPSM])
         ts.sched[sm, sp, SC_WAKE] = min(ts.sched[sm, sp, SC_WAKE], start)

@@ -20,7 +20,8 @@ from simt_sim.machine.layout import (FT_READY, FT_STAMP, FT_TAG, R_NO_INST, SC_F
                                      WF_PC, WF_RESUME, WF_RESUME_KIND)
 
 T_FETCH, T_LINE_INSTS, T_NEXT_LINE = TC["fetch"], TC["fetch_line_insts"], TC["fetch_next_line"]
-T_L1I_CYCLES, T_L2I_CYCLES = TC["l1i_line_cycles"], TC["l2i_line_cycles"]
+T_L1I_CYCLES, T_L2I_CYCLES, T_FLUSHED_FIRST = TC["l1i_line_cycles"], TC["l2i_line_cycles"], TC["fetch_flushed_first"]
+T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 
 
 @compiled_inline
@@ -57,6 +58,8 @@ def request_line(ts, tc, sm, sp, line, now):
         l1[wy, FT_TAG] = line + 1
         cost = tc[T_L2I_CYCLES]
     l1[wy, FT_STAMP] = now
+    if ts.sched[sm, sp, SC_FETCH_FREE] == 0:        # the path's first line of the run
+        cost += tc[T_FLUSHED_FIRST]
     ready = max(now, ts.sched[sm, sp, SC_FETCH_FREE]) + cost
     ts.sched[sm, sp, SC_FETCH_FREE] = ready
     wy = lru_way(l0)
@@ -64,6 +67,17 @@ def request_line(ts, tc, sm, sp, line, now):
     l0[wy, FT_READY] = ready
     l0[wy, FT_STAMP] = now
     return ready
+
+
+@compiled
+def first_line(wf, ts, tc, w, sm, start):
+    """Warp w, starting at `start`, waits until its first code line is in its sub-partition's L0
+    (requested then, with the next line)."""
+    sp = (w - sm * tc[T_WPSM]) % tc[T_NSP]
+    line = wf[w, WF_PC] // tc[T_LINE_INSTS]
+    ready = request_line(ts, tc, sm, sp, line, start)
+    request_line(ts, tc, sm, sp, line + 1, start)
+    wf[w, WF_RESUME] = max(start, ready)
 
 
 @compiled_inline

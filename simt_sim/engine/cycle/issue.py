@@ -41,6 +41,7 @@ T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latenc
 T_CBU, T_SWITCH = TC["convergence_cycles"], TC["group_switch"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
+T_STORE_ACK = TC["store_ack"]
 
 
 @compiled_inline
@@ -295,6 +296,16 @@ def sass_issued(sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle):
 
 
 @compiled_inline
+def kernel_waits_until(tab, tc, pc, start, ready):
+    """How long the instruction at pc, in its pipe from `start` and done at `ready`, holds its
+    kernel's end: a memory instruction without a result (a store) until its write has reached L2,
+    not for the acknowledgement (sass.store_ack_ns)."""
+    if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] < 0:
+        return max(start + 1, ready - tc[T_STORE_ACK])
+    return ready
+
+
+@compiled_inline
 def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     """Issue warp w's next instruction at cycle.  Returns False on a fault."""
     kgeom, slot_block, counters, thread_icount, warp_max_sp, hist, ev, fault = run
@@ -327,7 +338,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         # exit waits for outstanding loads (their registers are still to be written); stores
         # need no registers once issued and only delay the kernel's end
         wf[w, WF_DRAIN] = max(wf[w, WF_DRAIN], ready)
-    ts.kinfo[k, KF_LAST_COMPLETE] = max(ts.kinfo[k, KF_LAST_COMPLETE], ready)
+    ts.kinfo[k, KF_LAST_COMPLETE] = max(ts.kinfo[k, KF_LAST_COMPLETE], kernel_waits_until(tab, tc, pc, start, ready))
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
