@@ -173,12 +173,13 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                      warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls)
 
 
-def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None) -> SimResult:
-    """Every launch of a manifest on its own config and fresh buffers, as the manifest says (its
-    PTX, or with isa="sass" the SASS ptxas makes of it)."""
+def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None,
+                      cfg: GPUConfig | None = None) -> SimResult:
+    """Every launch of a manifest on its own config (or `cfg`) and fresh buffers, as the manifest
+    says (its PTX, or with isa="sass" the SASS ptxas makes of it)."""
     buffers = {spec.name: spec.make() for spec in manifest.buffers}
-    return simulate(manifest_launches(manifest, isa=isa), buffers, load_config(manifest.config, manifest.overrides),
-                    record_trace=record_trace)
+    return simulate(manifest_launches(manifest, isa=isa), buffers,
+                    cfg or load_config(manifest.config, manifest.overrides), record_trace=record_trace)
 
 
 def fault_message(s: Session, image: MachineImage, launches: list[KernelLaunch]) -> str:
