@@ -114,3 +114,35 @@ def test_run_prints_the_instructions_whose_warps_waited_longest():
     assert len(rows) == 3 and all("%" in row for row in rows)
     shares = [float(row.split()[1].rstrip("%")) for row in rows]
     assert shares == sorted(shares, reverse=True)
+
+
+def barrier_cycles(pdir: Path, overrides: list[str]) -> tuple[list[str], np.ndarray]:
+    """The SASS texts and the model's barrier warp-cycles per pc of a program's main launch under
+    Nsight Compute's conditions, with config overrides."""
+    from simt_sim.frontend.manifest import load_manifest
+    from simt_sim.machine.config import load_config
+    from simt_sim.run.timed import simulate_manifest
+    m = load_manifest(str(pdir))
+    cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler()
+    res = simulate_manifest(m, isa="sass", cfg=cfg)
+    return list(res.launches[0].program.texts), res.pc_stalls[0][:, STALL_NAMES.index("barrier")]
+
+
+def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_instruction():
+    """w-fusion-cd-only ends `BAR.SYNC.DEFER_BLOCKING; ISETP; @P0 EXIT`, and its loop's barrier is
+    followed by IMAD.MOV, then LDS: the H100's samples put the barrier wait on the EXIT and the LDS
+    (none on the ISETP or IMAD.MOV; its third barrier, followed by ALU instructions only, shows no
+    wait), and so does the model with sass.deferred_barrier (h100.yaml); without it the wait falls
+    on the instruction right after each barrier."""
+    pdir = ROOT / "programs" / "w-fusion-cd-only"
+    rec = json.loads((pdir / "reference" / PS.FILE_NAME).read_text())
+    hw = np.array(rec["samples"], float)[:, rec["reasons"].index("barrier")]
+    texts, deferred = barrier_cycles(pdir, [])
+    _, plain = barrier_cycles(pdir, ["sass.deferred_barrier=false"])
+    bars = [i for i, t in enumerate(texts) if t.startswith("BAR.SYNC.DEFER_BLOCKING") and hw[i + 1] + hw[i + 2] > 0]
+    assert [texts[i + 2].split()[0] for i in bars] == ["LDS", "@P0"]
+    for i in bars:
+        assert hw[i + 2] > 20 * max(hw[i + 1], 1)
+        assert deferred[i + 2] > 10 * max(deferred[i + 1], 1)      # the last to arrive: barrier_latency
+        assert plain[i + 1] > 20 * max(plain[i + 2], 1)
+    assert deferred.sum() == pytest.approx(plain.sum(), rel=0.2)     # about the same wait, one instruction on

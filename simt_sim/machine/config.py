@@ -316,6 +316,11 @@ SCHEMA = {
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
                                            "simt_sim.calibrate.sass_fit)"),
+        "deferred_barrier": Field(bool, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
+                                            "goes on issuing ALU instructions and waits at the first other one "
+                                            "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
+                                            "after an ISETP, IMAD.MOV or CS2R that follows the barrier); false: it "
+                                            "waits at the barrier"),
         "store_ack_ns": Field(float, between(0, 100_000),
                               doc="nanoseconds at the end of a global store's L2 write (or a reduction's "
                                   "without a result) that its kernel's end does not wait for, in cycles at "
@@ -481,7 +486,8 @@ DEFAULTS = {
              "constants": {"line_bytes": 64, "lines": 64, "imc_miss_ns": 0.0, "ldc_miss_ns": 0.0},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
-                       "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0},
+                       "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0,
+             "deferred_barrier": False},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},

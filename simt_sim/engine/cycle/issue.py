@@ -14,7 +14,7 @@ from simt_sim.engine.cycle.constants import immediate_constant_ready, ldc_line_r
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
-from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family
+from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family, may_issue
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account, account_ahead
@@ -31,7 +31,7 @@ from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
+                                     WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -41,13 +41,13 @@ T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latenc
 T_CBU, T_SWITCH = TC["convergence_cycles"], TC["group_switch"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
-T_STORE_ACK = TC["store_ack"]
+T_STORE_ACK, T_DEFER = TC["store_ack"], TC["deferred_barrier"]
 
 
 @compiled_inline
 def warp_ready(wf, w, cycle):
     """Whether warp w waits on nothing of its own (resume delay, operands) at cycle."""
-    return wf[w, WF_STATUS] == W_READY and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
+    return may_issue(wf, w) and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
 
 
 @compiled_inline
@@ -171,6 +171,14 @@ def control_code(rows, tc, pc):
 
 
 @compiled_inline
+def passes_barrier(cls):
+    """Whether an instruction of timing class cls may issue past a deferred barrier: any but memory
+    accesses, control flow and barriers (the H100 lets ISETP, IMAD.MOV and CS2R pass, and waits at
+    LDS, LDC, ULDC, BRA and EXIT)."""
+    return cls != CL_MEM and cls != CL_BRANCH and cls != CL_EXIT and cls != CL_BARRIER
+
+
+@compiled_inline
 def after_issue(wf, tab, tc, w, pc, op, ctrl, ran, cycle):
     """When warp w may issue again and what it waits on, from the class of what it issued (SASS:
     from its stall count, and a taken branch's fetch redirect); `ran`: whether any of its threads
@@ -210,8 +218,18 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, ran, cycle):
         wf[w, WF_RESUME] = cycle + max(tc[T_BRANCH], 1)
         wf[w, WF_RESUME_KIND] = R_BRANCH
     if cls == CL_BARRIER:
-        wf[w, WF_RESUME_KIND] = R_BARRIER
-        wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
+        if wf[w, WF_STATUS] == W_BARRIER and tc[T_DEFER] and passes_barrier(tab.cls[wf[w, WF_PC]]):
+            wf[w, WF_DEFERRED] = 1          # arrived; issues on (sass.deferred_barrier)
+        else:
+            wf[w, WF_RESUME_KIND] = R_BARRIER
+            wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
+    elif wf[w, WF_DEFERRED]:
+        if wf[w, WF_STATUS] != W_BARRIER:
+            wf[w, WF_DEFERRED] = 0          # released meanwhile
+        elif not passes_barrier(tab.cls[wf[w, WF_PC]]):
+            wf[w, WF_DEFERRED] = 0          # waits here for the others
+            wf[w, WF_RESUME_KIND] = R_BARRIER
+            wf[w, WF_RESUME] = INF
     return switched
 
 
@@ -439,7 +457,7 @@ def next_wake(wf, ts, tab, tc, sm, sp, cycle):
     wake = INF
     for j in range(ts.sched[sm, sp, SC_N_ORDER]):
         w = ts.order[sm, sp, j]
-        if wf[w, WF_STATUS] != W_READY:
+        if not may_issue(wf, w):
             continue
         t = max(wf[w, WF_RESUME], wf[w, WF_OPERANDS_AT], accept_at(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, wf[w, WF_PC]),
                 cycle + 1)
