@@ -84,7 +84,8 @@ WF_NEXT_LINE, WF_NEXT_LINE_AT = WARP_FIELDS.index("next_line"), WARP_FIELDS.inde
 # the age of the warp's block (its first warp's): ogr serves the oldest block first
 WF_BLOCK_AGE = WARP_FIELDS.index("block_age")
 # SASS BAR.SYNC.DEFER_BLOCKING (sass.deferred_barrier): the warp arrived at its block's barrier and
-# may still issue the ALU instructions after it; it waits at the first other one
+# issues on (status ready) while its next instructions neither access memory nor branch; the
+# functional barrier counts it as arrived, and it waits (status barrier) at the first that does
 WF_DEFERRED = WARP_FIELDS.index("deferred")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with

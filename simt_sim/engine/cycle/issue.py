@@ -14,7 +14,7 @@ from simt_sim.engine.cycle.constants import immediate_constant_ready, ldc_line_r
 from simt_sim.engine.cycle.fetch import T_FETCH, fetch_next
 from simt_sim.engine.cycle.memory_access import memory_ready
 from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, keep_reused, read_operands, write_port_taken
-from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family, may_issue
+from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.stalls import account, account_ahead
@@ -31,7 +31,7 @@ from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
+                                     WF_BAR_COUNT, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -47,7 +47,7 @@ T_STORE_ACK, T_DEFER = TC["store_ack"], TC["deferred_barrier"]
 @compiled_inline
 def warp_ready(wf, w, cycle):
     """Whether warp w waits on nothing of its own (resume delay, operands) at cycle."""
-    return may_issue(wf, w) and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
+    return wf[w, WF_STATUS] == W_READY and cycle >= wf[w, WF_RESUME] and cycle >= wf[w, WF_OPERANDS_AT]
 
 
 @compiled_inline
@@ -179,7 +179,7 @@ def passes_barrier(cls):
 
 
 @compiled_inline
-def after_issue(wf, tab, tc, w, pc, op, ctrl, ran, cycle):
+def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, cycle):
     """When warp w may issue again and what it waits on, from the class of what it issued (SASS:
     from its stall count, and a taken branch's fetch redirect); `ran`: whether any of its threads
     executed it.  Returns the stall count of a BSYNC that left its group waiting for another to
@@ -218,19 +218,33 @@ def after_issue(wf, tab, tc, w, pc, op, ctrl, ran, cycle):
         wf[w, WF_RESUME] = cycle + max(tc[T_BRANCH], 1)
         wf[w, WF_RESUME_KIND] = R_BRANCH
     if cls == CL_BARRIER:
-        if wf[w, WF_STATUS] == W_BARRIER and tc[T_DEFER] and passes_barrier(tab.cls[wf[w, WF_PC]]):
-            wf[w, WF_DEFERRED] = 1          # arrived; issues on (sass.deferred_barrier)
-        else:
-            wf[w, WF_RESUME_KIND] = R_BARRIER
-            wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
-    elif wf[w, WF_DEFERRED]:
-        if wf[w, WF_STATUS] != W_BARRIER:
-            wf[w, WF_DEFERRED] = 0          # released meanwhile
-        elif not passes_barrier(tab.cls[wf[w, WF_PC]]):
-            wf[w, WF_DEFERRED] = 0          # waits here for the others
-            wf[w, WF_RESUME_KIND] = R_BARRIER
-            wf[w, WF_RESUME] = INF
+        wf[w, WF_RESUME_KIND] = R_BARRIER
+        wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
+    if tc[T_DEFER] and (wf[w, WF_DEFERRED] or cls == CL_BARRIER):
+        defer_barrier(wf, tab, w, pc, cmp, ctrl, cycle)
     return switched
+
+
+@compiled_inline
+def defer_barrier(wf, tab, w, pc, cmp, ctrl, cycle):
+    """sass.deferred_barrier: a warp that arrived at a block-wide BAR.SYNC (not a reduction) whose
+    block has not all arrived goes on while its next instructions pass (passes_barrier), counted
+    as arrived (WF_DEFERRED: the functional barrier, execute.barrier_arrive, counts it); at the
+    first that does not, it waits for the others, unless they have all arrived meanwhile (which
+    clears WF_DEFERRED)."""
+    passes = passes_barrier(tab.cls[wf[w, WF_PC]])
+    if tab.cls[pc] == CL_BARRIER:
+        if (passes and wf[w, WF_STATUS] == W_BARRIER and wf[w, WF_BAR_COUNT] < 0
+                and cmp == E.BARRED_NONE and ctrl >= 0):
+            wf[w, WF_STATUS] = W_READY
+            wf[w, WF_DEFERRED] = 1
+            wf[w, WF_RESUME] = cycle + max(ctrl & E.CTRL_STALL_MASK, 1)
+            wf[w, WF_RESUME_KIND] = R_WAIT
+    elif not passes:
+        wf[w, WF_DEFERRED] = 0
+        wf[w, WF_STATUS] = W_BARRIER
+        wf[w, WF_RESUME_KIND] = R_BARRIER
+        wf[w, WF_RESUME] = INF
 
 
 @compiled
@@ -360,7 +374,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
-    switched = after_issue(wf, tab, tc, w, pc, row[E.F_OP], ctrl, exec_mask != 0, cycle)
+    switched = after_issue(wf, tab, tc, w, pc, row[E.F_OP], row[E.F_CMP], ctrl, exec_mask != 0, cycle)
     if switched > 0:                    # counted where Nsight Compute counts it
         account_ahead(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc + 1, cycle + switched, wf[w, WF_RESUME])
     sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
@@ -457,7 +471,7 @@ def next_wake(wf, ts, tab, tc, sm, sp, cycle):
     wake = INF
     for j in range(ts.sched[sm, sp, SC_N_ORDER]):
         w = ts.order[sm, sp, j]
-        if not may_issue(wf, w):
+        if wf[w, WF_STATUS] != W_READY:
             continue
         t = max(wf[w, WF_RESUME], wf[w, WF_OPERANDS_AT], accept_at(ts.unit_free, ts.mem_queue, tab, tc, sm, sp, wf[w, WF_PC]),
                 cycle + 1)

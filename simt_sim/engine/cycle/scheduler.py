@@ -46,14 +46,8 @@ from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_R
                                      SCHED_GTY, SCHED_GWF, SCHED_LRR, SCHED_OLDEST,
                                      WF_AGE, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
-                                     WF_DEFERRED, WF_STATUS, W_READY)
+                                     WF_STATUS, W_READY)
 
-
-
-@compiled_inline
-def may_issue(wf, w):
-    """Whether warp w's status lets it issue: ready, or past a deferred barrier (WF_DEFERRED)."""
-    return wf[w, WF_STATUS] == W_READY or wf[w, WF_DEFERRED] != 0
 
 @compiled
 def rebuild_order(order, sched, wf, sm, sp, n_sp, warps_per_sm):
@@ -279,7 +273,7 @@ def round_robin(sched, wf, sm, sp, n_sp, warps_per_sm, last, out):
     m = 0
     for slot in range(start, start + n):       # slots start .. n-1, then 0 .. start-1
         w = first + sp + (slot if slot < n else slot - n) * n_sp
-        if may_issue(wf, w):
+        if wf[w, WF_STATUS] == W_READY:
             out[m] = w
             m += 1
     return m
@@ -292,7 +286,7 @@ def two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, 
     for k in range(n):
         w = order[sm, sp, k]
         if wf[w, WF_POOL]:
-            if not may_issue(wf, w) or (wf[w, WF_OPERANDS_AT] > cycle and wf[w, WF_OPERANDS_KIND] == R_LONG):
+            if wf[w, WF_STATUS] != W_READY or (wf[w, WF_OPERANDS_AT] > cycle and wf[w, WF_OPERANDS_KIND] == R_LONG):
                 wf[w, WF_POOL] = 0
                 wf[w, WF_POOL_STAMP] = cycle
             else:
@@ -302,7 +296,7 @@ def two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, 
         best = -1
         for k in range(n):
             w = order[sm, sp, k]
-            if (not wf[w, WF_POOL] and may_issue(wf, w)
+            if (not wf[w, WF_POOL] and wf[w, WF_STATUS] == W_READY
                     and (best < 0 or wf[w, WF_POOL_STAMP] < wf[best, WF_POOL_STAMP])):
                 best = w
         if best < 0:

@@ -27,7 +27,7 @@ from simt_sim.engine.functional.regfile import (compare_half_apart as compare_ha
                                                 write_raw_apart as write_raw)
 from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
-                                     FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL, WF_GID, WF_MASK, WF_PC,
+                                     FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_DEFERRED, WF_FULL, WF_GID, WF_MASK, WF_PC,
                                      WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY, ISA_SASS)
 
 # step results
@@ -1122,17 +1122,19 @@ def barrier_arrive(code, regs, ws, w, geom, slot_block, counters):
     waiting = 0
     for v in range(first, first + wpb):
         s = ws.f[v, WF_STATUS]
-        if s == W_READY or (s == W_BARRIER and ws.f[v, WF_BAR_COUNT] >= 0):
+        arrived = s == W_BARRIER or ws.f[v, WF_DEFERRED] != 0     # deferred: issuing on past it (timing)
+        if (s == W_READY and not arrived) or (s == W_BARRIER and ws.f[v, WF_BAR_COUNT] >= 0):
             return True            # someone can still arrive (a warp at a named barrier may later)
-        if s == W_BARRIER:
+        if arrived:
             waiting += 1
     if waiting == 0:
         return True
     for v in range(first, first + wpb):
-        if ws.f[v, WF_STATUS] == W_BARRIER and ws.f[v, WF_BAR_MASK] != ws.f[v, WF_FULL]:
+        if (ws.f[v, WF_STATUS] == W_BARRIER or ws.f[v, WF_DEFERRED]) and ws.f[v, WF_BAR_MASK] != ws.f[v, WF_FULL]:
             return False           # threads missing from this warp can never arrive
     barrier_reduce(code, regs, ws, first, wpb, geom, slot_block, counters)
     for v in range(first, first + wpb):
         if ws.f[v, WF_STATUS] == W_BARRIER:
             ws.f[v, WF_STATUS] = W_READY
+        ws.f[v, WF_DEFERRED] = 0
     return True
