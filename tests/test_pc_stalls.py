@@ -116,18 +116,6 @@ def test_run_prints_the_instructions_whose_warps_waited_longest():
     assert shares == sorted(shares, reverse=True)
 
 
-def barrier_cycles(pdir: Path, overrides: list[str]) -> tuple[list[str], np.ndarray]:
-    """The SASS texts and the model's barrier warp-cycles per pc of a program's main launch under
-    Nsight Compute's conditions, with config overrides."""
-    from simt_sim.frontend.manifest import load_manifest
-    from simt_sim.machine.config import load_config
-    from simt_sim.run.timed import simulate_manifest
-    m = load_manifest(str(pdir))
-    cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler()
-    res = simulate_manifest(m, isa="sass", cfg=cfg)
-    return list(res.launches[0].program.texts), res.pc_stalls[0][:, STALL_NAMES.index("barrier")]
-
-
 def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_instruction():
     """w-fusion-cd-only ends `BAR.SYNC.DEFER_BLOCKING; ISETP; @P0 EXIT`, and its loop's barrier is
     followed by IMAD.MOV, then LDS: the H100's samples put the barrier wait on the EXIT and the LDS
@@ -137,8 +125,10 @@ def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_
     pdir = ROOT / "programs" / "w-fusion-cd-only"
     rec = json.loads((pdir / "reference" / PS.FILE_NAME).read_text())
     hw = np.array(rec["samples"], float)[:, rec["reasons"].index("barrier")]
-    texts, deferred = barrier_cycles(pdir, [])
-    _, plain = barrier_cycles(pdir, ["sass.deferred_barrier=false"])
+    barrier = STALL_NAMES.index("barrier")
+    texts, cycles = PS.simulated(pdir)
+    deferred = cycles[:, barrier]
+    plain = PS.simulated(pdir, ("sass.deferred_barrier=false",))[1][:, barrier]
     bars = [i for i, t in enumerate(texts) if t.startswith("BAR.SYNC.DEFER_BLOCKING") and hw[i + 1] + hw[i + 2] > 0]
     assert [texts[i + 2].split()[0] for i in bars] == ["LDS", "@P0"]
     for i in bars:

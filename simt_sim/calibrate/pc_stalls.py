@@ -75,10 +75,10 @@ def record(names: list[str], root: Path = ROOT) -> list[Path]:
     return paths
 
 
-def simulated(pdir: Path) -> tuple[list[str], np.ndarray]:
+def simulated(pdir: Path, overrides: tuple[str, ...] = ()) -> tuple[list[str], np.ndarray]:
     """The main launch's SASS texts and warp-cycles per pc and reason (layout.STALL_NAMES), from the
     manifest's launches run timed as SASS under Nsight Compute's conditions, as recorded (caches
-    flushed, the clock of the program's profiled references)."""
+    flushed, the clock of the program's profiled references), with config `overrides`."""
     from simt_sim.calibrate.compare import profiled_clock_mhz
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.machine.config import load_config
@@ -86,7 +86,7 @@ def simulated(pdir: Path) -> tuple[list[str], np.ndarray]:
     m = load_manifest(str(pdir))
     ref = pdir / "reference" / "h100.json"
     ncu = json.loads(ref.read_text()).get("ncu") if ref.exists() else None
-    cfg = load_config(m.config, m.overrides).under_profiler(profiled_clock_mhz(ncu) if ncu else None)
+    cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler(profiled_clock_mhz(ncu) if ncu else None)
     res = simulate_manifest(m, isa="sass", cfg=cfg)
     return list(res.launches[0].program.texts), res.pc_stalls[0]
 

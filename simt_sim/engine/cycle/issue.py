@@ -218,33 +218,29 @@ def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, cycle):
         wf[w, WF_RESUME] = cycle + max(tc[T_BRANCH], 1)
         wf[w, WF_RESUME_KIND] = R_BRANCH
     if cls == CL_BARRIER:
+        if tc[T_DEFER] and defers_barrier(wf, tab, w, cmp, ctrl):
+            wf[w, WF_STATUS] = W_READY      # arrived; issues on at its stall count (sass.deferred_barrier)
+            wf[w, WF_DEFERRED] = 1
+        else:
+            wf[w, WF_RESUME_KIND] = R_BARRIER
+            wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
+    elif wf[w, WF_DEFERRED] and not passes_barrier(tab.cls[wf[w, WF_PC]]):
+        wf[w, WF_DEFERRED] = 0              # waits here for the others
+        wf[w, WF_STATUS] = W_BARRIER
         wf[w, WF_RESUME_KIND] = R_BARRIER
-        wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
-    if tc[T_DEFER] and (wf[w, WF_DEFERRED] or cls == CL_BARRIER):
-        defer_barrier(wf, tab, w, pc, cmp, ctrl, cycle)
+        wf[w, WF_RESUME] = INF
     return switched
 
 
 @compiled_inline
-def defer_barrier(wf, tab, w, pc, cmp, ctrl, cycle):
-    """sass.deferred_barrier: a warp that arrived at a block-wide BAR.SYNC (not a reduction) whose
-    block has not all arrived goes on while its next instructions pass (passes_barrier), counted
-    as arrived (WF_DEFERRED: the functional barrier, execute.barrier_arrive, counts it); at the
-    first that does not, it waits for the others, unless they have all arrived meanwhile (which
-    clears WF_DEFERRED)."""
-    passes = passes_barrier(tab.cls[wf[w, WF_PC]])
-    if tab.cls[pc] == CL_BARRIER:
-        if (passes and wf[w, WF_STATUS] == W_BARRIER and wf[w, WF_BAR_COUNT] < 0
-                and cmp == E.BARRED_NONE and ctrl >= 0):
-            wf[w, WF_STATUS] = W_READY
-            wf[w, WF_DEFERRED] = 1
-            wf[w, WF_RESUME] = cycle + max(ctrl & E.CTRL_STALL_MASK, 1)
-            wf[w, WF_RESUME_KIND] = R_WAIT
-    elif not passes:
-        wf[w, WF_DEFERRED] = 0
-        wf[w, WF_STATUS] = W_BARRIER
-        wf[w, WF_RESUME_KIND] = R_BARRIER
-        wf[w, WF_RESUME] = INF
+def defers_barrier(wf, tab, w, cmp, ctrl):
+    """sass.deferred_barrier: whether warp w, having arrived at a block-wide BAR.SYNC (not a
+    reduction) whose block has not all arrived, goes on: its next instruction passes
+    (passes_barrier).  It is then counted as arrived (WF_DEFERRED: execute.barrier_arrive counts
+    it, and clears the flag when all have arrived) and waits at the first instruction that does
+    not pass."""
+    return (wf[w, WF_STATUS] == W_BARRIER and wf[w, WF_BAR_COUNT] < 0 and cmp == E.BARRED_NONE
+            and ctrl >= 0 and passes_barrier(tab.cls[wf[w, WF_PC]]))
 
 
 @compiled
