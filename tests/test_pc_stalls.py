@@ -33,6 +33,16 @@ def test_the_source_page_gives_samples_per_instruction_and_reason():
         PS.from_source_page(SAMPLE, [2])                 # a launch missing
 
 
+def test_a_warm_recording_keeps_each_programs_second_run():
+    second = SAMPLE.replace('"k"', '"k2"').replace('"5"', '"7"')
+    other = SAMPLE.replace('"k"', '"j"')
+    a, b = PS.from_source_page(SAMPLE + second + other + other.replace('"j"', '"j2"'), [1, 1], repeats=2)
+    assert a["kernel"] == "k2" and b["kernel"] == "j2"
+    assert dict(zip(a["reasons"], a["samples"][1]))["short_scoreboard"] == 7
+    with pytest.raises(RuntimeError):
+        PS.from_source_page(SAMPLE + second + other, [1, 1], repeats=2)      # a run missing
+
+
 def test_shares_and_agreement():
     """Shares over each side's total; agreement 1 for the same profile, 0 for disjoint ones."""
     rec = {"reasons": ["mio_throttle", "short_scoreboard", "imc_miss"], "samples": [[3, 0, 0], [0, 5, 2]]}

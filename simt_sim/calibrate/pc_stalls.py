@@ -33,6 +33,7 @@ from simt_sim.errors import InputError
 from simt_sim.machine.layout import STALL_NAMES
 
 FILE_NAME = "h100-pc-stalls.json"
+WARM_FILE_NAME = "h100-pc-stalls-warm.json"
 ROOT = Path(__file__).resolve().parents[2]
 NCU_OPTIONS = ["--section", "SourceCounters", "--section", "WarpStateStats", "--page", "source",
                "--print-source", "sass", "--csv", "--import-source", "no", "--warp-sampling-interval", "0"]
@@ -47,38 +48,50 @@ NCU_REASONS = {"stall_selected": "selected", "stall_not_selected": "not_selected
                "stall_tex": "tex_throttle"}
 
 
-def from_source_page(text: str, launches_per_program: list[int]) -> list[dict]:
-    """ncu's source page for the programs' launches -> each program's main launch: {"kernel",
-    "sass", "reasons", "samples"} (samples[pc] per reason)."""
+def from_source_page(text: str, launches_per_program: list[int], repeats: int = 1) -> list[dict]:
+    """ncu's source page for the programs' launches, each program's `repeats` times in a row ->
+    each program's main launch of its last run: {"kernel", "sass", "reasons", "samples"}
+    (samples[pc] per reason)."""
     launches = parse_source_page(text, tuple(NCU_REASONS))
-    if len(launches) != sum(launches_per_program):
-        raise RuntimeError(f"ncu returned {len(launches)} launches, expected {sum(launches_per_program)}")
+    if len(launches) != sum(launches_per_program) * repeats:
+        raise RuntimeError(f"ncu returned {len(launches)} launches, expected {sum(launches_per_program) * repeats}")
     out, i = [], 0
     for n in launches_per_program:
-        main = launches[i]
+        main = launches[i + n * (repeats - 1)]
         out.append({"kernel": main["kernel"], "sass": main["sass"], "reasons": list(NCU_REASONS.values()),
                     "samples": main["counts"]})
-        i += n
+        i += n * repeats
     return out
 
 
-def record(names: list[str], root: Path = ROOT) -> list[Path]:
+def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path]:
+    """Sample the programs' main launches under Nsight Compute: caches flushed before the launch
+    (validate's conditions), or with `warm` not flushed, the second of two runs (its inputs copied
+    afresh onto the first run's addresses: the conditions of the references' block clocks)."""
     from simt_sim.calibrate.record import launch_count, ncu_output, program_dirs
     dirs = program_dirs(names, root)
-    docs = from_source_page(ncu_output(NCU_OPTIONS, dirs, 1, root), [launch_count(d) for d in dirs])
+    options, repeats = (NCU_OPTIONS + ["--cache-control", "none"], 2) if warm else (NCU_OPTIONS, 1)
+    docs = from_source_page(ncu_output(options, dirs, repeats, root), [launch_count(d) for d in dirs], repeats)
     paths = []
     for d, doc in zip(dirs, docs):
-        path = d / "reference" / FILE_NAME
+        if warm:
+            doc["conditions"] = "warm: ncu --cache-control none, the second of two runs (fresh input copies)"
+        path = d / "reference" / file_name(warm)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(doc, indent=0) + "\n")
         paths.append(path)
     return paths
 
 
-def simulated(pdir: Path, overrides: tuple[str, ...] = ()) -> tuple[list[str], np.ndarray]:
+def file_name(warm: bool) -> str:
+    return WARM_FILE_NAME if warm else FILE_NAME
+
+
+def simulated(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False) -> tuple[list[str], np.ndarray]:
     """The main launch's SASS texts and warp-cycles per pc and reason (layout.STALL_NAMES), from the
     manifest's launches run timed as SASS under Nsight Compute's conditions, as recorded (caches
-    flushed, the clock of the program's profiled references), with config `overrides`."""
+    flushed, or with `warm` the host's copies in L2 as in a plain launch; the clock of the
+    program's profiled references), with config `overrides`."""
     from simt_sim.calibrate.compare import profiled_clock_mhz
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.machine.config import load_config
@@ -87,6 +100,8 @@ def simulated(pdir: Path, overrides: tuple[str, ...] = ()) -> tuple[list[str], n
     ref = pdir / "reference" / "h100.json"
     ncu = json.loads(ref.read_text()).get("ncu") if ref.exists() else None
     cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler(profiled_clock_mhz(ncu) if ncu else None)
+    if warm:
+        cfg = cfg.with_overrides(["host.caches_flushed=false"])
     res = simulate_manifest(m, isa="sass", cfg=cfg)
     return list(res.launches[0].program.texts), res.pc_stalls[0]
 
@@ -120,14 +135,15 @@ def largest(row: np.ndarray, reasons: list[str], n: int = 2) -> str:
     return ", ".join(f"{reasons[j]} {row[j] / total:.0%}" for j in picked) or "-"
 
 
-def compared(pdir: Path) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str], np.ndarray]:
+def compared(pdir: Path, warm: bool = False) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str], np.ndarray]:
     """(recording, SASS texts, H100 shares, model shares, reasons, the model's warp-cycles per pc and
-    stall reason) of one program."""
-    path = pdir / "reference" / FILE_NAME
+    stall reason) of one program, under the flushed or the `warm` recording's conditions."""
+    path = pdir / "reference" / file_name(warm)
     if not path.exists():
-        raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record {pdir.name})")
+        how = " --warm" if warm else ""
+        raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record{how} {pdir.name})")
     rec = json.loads(path.read_text())
-    texts, cycles = simulated(pdir)
+    texts, cycles = simulated(pdir, warm=warm)
     if [opcode_of(t) for t in texts] != [opcode_of(t) for t in rec["sass"]]:
         raise InputError(f"{pdir.name}: the SASS here differs from the recorded one (recompiled?)")
     return (rec, texts, *shares(rec, cycles), cycles)
@@ -140,11 +156,11 @@ def kernel_reasons(hw: np.ndarray, sim: np.ndarray, reasons: list[str], n: int) 
                      for j in by_reason[:n] if hw[:, j].sum() + sim[:, j].sum() >= 0.01)
 
 
-def table(names: list[str]) -> str:
+def table(names: list[str], warm: bool = False) -> str:
     """A markdown table of the programs' agreements, highest first, with the median."""
     rows = []
     for name in names:
-        rec, _, hw, sim, reasons, _ = compared(ROOT / "programs" / name)
+        rec, _, hw, sim, reasons, _ = compared(ROOT / "programs" / name, warm)
         rows.append((agreement(hw, sim), name, int(np.sum(rec["samples"])), kernel_reasons(hw, sim, reasons, 3)))
     rows.sort(key=lambda r: (-round(r[0], 2), r[1]))
     lines = ["| program | H100 samples | agreement | largest reasons, H100 / model |", "|---|---|---|---|"]
@@ -154,10 +170,10 @@ def table(names: list[str]) -> str:
     return "\n".join(lines)
 
 
-def gaps(pdir: Path, top: int) -> str:
+def gaps(pdir: Path, top: int, warm: bool = False) -> str:
     """The `top` instructions whose H100 and model shares differ most, as warp-cycles per execution
     on the model's scale, with each side's largest reasons."""
-    _, texts, hw, sim, reasons, cycles = compared(pdir)
+    _, texts, hw, sim, reasons, cycles = compared(pdir, warm)
     total = cycles.sum()
     runs = np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)      # one selected cycle an issue
     lines = [f"{pdir.name}: warp-cycles per execution, the H100's on the model's scale (its share of the "
@@ -171,8 +187,8 @@ def gaps(pdir: Path, top: int) -> str:
     return "\n".join(lines)
 
 
-def comparison(pdir: Path, top: int) -> str:
-    rec, texts, hw, sim, reasons, _ = compared(pdir)
+def comparison(pdir: Path, top: int, warm: bool = False) -> str:
+    rec, texts, hw, sim, reasons, _ = compared(pdir, warm)
     lines = [f"{pdir.name}: agreement {agreement(hw, sim):.2f} "
              f"(sum over instructions and reasons of the smaller share; H100 {int(np.sum(rec['samples']))} samples)",
              f"{'pc':>5} {'H100':>6} {'model':>6}  {'instruction':<36} {'H100 reasons':<34} model reasons"]
@@ -190,15 +206,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare: one markdown row per program (agreement, the kernel's largest reasons)")
     ap.add_argument("--gaps", type=int, metavar="N",
                     help="compare: the N instructions where the H100 and the model differ most, in warp-cycles per execution")
+    ap.add_argument("--warm", action="store_true",
+                    help="caches not flushed: the second of two runs, as the references' block clocks (h100-pc-stalls-warm.json)")
     ns = ap.parse_args(argv)
     if ns.action == "record":
-        print("\n".join(str(p) for p in record(ns.programs)))
+        print("\n".join(str(p) for p in record(ns.programs, warm=ns.warm)))
         return 0
+    names = recorded_programs(ns.programs, file_name(ns.warm))
     if ns.table:
-        print(table(recorded_programs(ns.programs, FILE_NAME)))
+        print(table(names, ns.warm))
         return 0
-    for name in recorded_programs(ns.programs, FILE_NAME):
-        print(gaps(ROOT / "programs" / name, ns.gaps) if ns.gaps else comparison(ROOT / "programs" / name, ns.top))
+    for name in names:
+        pdir = ROOT / "programs" / name
+        print(gaps(pdir, ns.gaps, ns.warm) if ns.gaps else comparison(pdir, ns.top, ns.warm))
     return 0
 
 
