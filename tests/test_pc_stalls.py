@@ -41,6 +41,8 @@ def test_a_warm_recording_keeps_each_programs_second_run():
     assert dict(zip(a["reasons"], a["samples"][1]))["short_scoreboard"] == 7
     with pytest.raises(RuntimeError):
         PS.from_source_page(SAMPLE + second + other, [1, 1], repeats=2)      # a run missing
+    twice = PS.from_source_page(SAMPLE + SAMPLE + second + second + other + other.replace('"j"', '"j2"'), [1, 1], 2)
+    assert [d["kernel"] for d in twice] == ["k2", "j2"]      # a page printed twice word for word counts once
 
 
 def test_shares_and_agreement():

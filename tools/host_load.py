@@ -5,10 +5,12 @@ together.  Here 132 blocks of 1 to 32 warps read x[t * n + g] (n = all threads, 
 and step, lane 0 timing each step: the wait from the load to a shared-memory store of its value)
 through buffers of 1 to 32 MiB, the steps being as many as the buffer holds: lines the host has
 just copied in ("host"), the same after a further 32 MiB copy of another buffer ("host_then_other"),
-lines flushed out of L2 ("dram") and lines a first launch read in ("l2").  Mean wait per step over
-the steps after the first two.
+lines flushed out of L2 ("dram"), lines a first launch read in ("l2") and lines a first launch read
+in, then copied over by the host ("host_over_l2": a benchmark loop's fresh inputs, the conditions
+of the workload references' block clocks).  Mean wait per step over the steps after the first two.
 
     python tools/host_load.py --out programs/v-lat-l2/reference/h100-host-load.json
+    python tools/host_load.py --out programs/v-lat-l2/reference/h100-host-load-over-l2.json   # with host_over_l2
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import os
 
 import numpy as np
 
-from probe_output import probe_parser, write_result
+from probe_output import gpu_name, probe_parser, write_result
 from latency_spread import flush_l2
 
 KERNEL = r'''
@@ -39,7 +41,7 @@ extern "C" __global__ void stream1(const float* __restrict__ x, int n, int m, lo
 BLOCKS, SKIP, MIN_STEPS = 132, 2, 6
 WARPS = (1, 4, 16, 32)
 MIB = (1, 2, 4, 8, 16, 32)
-CONDITIONS = ("host", "host_then_other", "dram", "l2")
+CONDITIONS = ("host", "host_then_other", "dram", "l2", "host_over_l2")
 
 
 def waits(cp, f, data, threads: int, n: int, m: int, cond: str) -> float:
@@ -53,7 +55,10 @@ def waits(cp, f, data, threads: int, n: int, m: int, cond: str) -> float:
     if cond == "dram":
         flush_l2(cp)
     lat, out = cp.zeros(BLOCKS * threads // 32 * m, cp.int64), cp.zeros(BLOCKS * threads, cp.float32)
-    for _ in range(2 if cond == "l2" else 1):
+    for run in range(1 if cond in ("host", "host_then_other", "dram") else 2):
+        if run == 1 and cond == "host_over_l2":
+            x.set(data)                 # the host's fresh copy onto the lines L2 holds
+            cp.cuda.runtime.deviceSynchronize()
         f((BLOCKS,), (threads,), (x, np.int32(n), np.int32(m), lat, out))
     cp.cuda.runtime.deviceSynchronize()
     return round(float(lat.get().reshape(-1, m)[:, SKIP:].mean()), 1)
@@ -81,7 +86,7 @@ def measure() -> list[dict]:
 
 def main() -> None:
     args = probe_parser(__doc__).parse_args()
-    write_result({"tool": os.path.basename(__file__), "clock": "SM cycles at the plain launch's clock",
+    write_result({"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
                   "sms": BLOCKS, "mean_wait_per_step": measure()}, args.out)
 
 

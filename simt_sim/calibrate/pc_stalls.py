@@ -48,11 +48,18 @@ NCU_REASONS = {"stall_selected": "selected", "stall_not_selected": "not_selected
                "stall_tex": "tex_throttle"}
 
 
+def printed_once(launches: list[dict]) -> list[dict]:
+    """The launches without a repeat of the one before: ncu 2025.3's source page prints a launch of
+    a module holding a second, unlaunched kernel twice, word for word (w-fusion-cd-only,
+    -tc-only), where two real launches never sample alike."""
+    return [x for i, x in enumerate(launches) if i == 0 or x != launches[i - 1]]
+
+
 def from_source_page(text: str, launches_per_program: list[int], repeats: int = 1) -> list[dict]:
     """ncu's source page for the programs' launches, each program's `repeats` times in a row ->
     each program's main launch of its last run: {"kernel", "sass", "reasons", "samples"}
     (samples[pc] per reason)."""
-    launches = parse_source_page(text, tuple(NCU_REASONS))
+    launches = printed_once(parse_source_page(text, tuple(NCU_REASONS)))
     if len(launches) != sum(launches_per_program) * repeats:
         raise RuntimeError(f"ncu returned {len(launches)} launches, expected {sum(launches_per_program) * repeats}")
     out, i = [], 0
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare: the N instructions where the H100 and the model differ most, in warp-cycles per execution")
     ap.add_argument("--warm", action="store_true",
                     help="caches not flushed: the second of two runs, as the references' block clocks (h100-pc-stalls-warm.json)")
-    ns = ap.parse_args(argv)
+    ns = ap.parse_intermixed_args(argv)      # options before or after the program names
     if ns.action == "record":
         print("\n".join(str(p) for p in record(ns.programs, warm=ns.warm)))
         return 0
