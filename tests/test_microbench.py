@@ -377,6 +377,27 @@ def test_a_dram_load_waits_longer_the_more_loads_are_in_flight():
     assert SL.model_dram_wait(heavy, ("memory.dram.inflight_cycles=0",)) < 0.75 * heavy["dram"]
 
 
+def test_a_plain_launchs_host_copied_lines_come_from_l2_however_many_loads_are_in_flight():
+    """tools/host_load.py's host_over_l2 condition (programs/v-lat-l2/reference/
+    h100-host-load-over-l2.json): 132 SMs stream through lines a first launch read in and the host
+    then copied over, as a benchmark loop's inputs (the workload references' block clocks).  A step
+    waits 384-388 cycles with one warp per SM and 390-408 with 16 (DRAM: 719-723 and 756-795), so
+    those lines do not wait for DRAM's loads in flight.  The model's plain launch gives the
+    host's lines memory.l2.host_copy_latency past the L2 port alone: the same stream kernel
+    (tools/stream_load.py) 386 and 389, where the DRAM lines of a flushed launch take 699 and 849."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import stream_load as SL
+    rec = json.loads((ROOT / "programs" / "v-lat-l2" / "reference" / "h100-host-load-over-l2.json").read_text())
+    over_l2 = {w: np.mean([r["host_over_l2"] for r in rec["mean_wait_per_step"]
+                           if r["warps_per_sm"] == w and r["buffer_mib"] < 20]) for w in (1, 16)}
+    rows = {(r["sms"], r["warps_per_sm"], r["lines_per_step"]): r
+            for r in json.loads(SL.RECORDED.read_text())["mean_wait_per_step"]}
+    for w in (1, 16):
+        plain = SL.model_dram_wait(rows[(132, w, 1)], ("host.caches_flushed=false",))
+        assert plain == pytest.approx(over_l2[w], rel=0.05)
+    assert SL.model_dram_wait(rows[(132, 16, 1)]) > 1.5 * over_l2[16]      # flushed: DRAM, loaded
+
+
 def test_the_xu_pipe_takes_a_conversion_every_8_cycles_and_the_override_gives_64_bit_ones_9():
     """units.sfu.lanes and sass.interval_overrides (tools/xu_rate.py): with 8 warps per sub-partition
     converting 8 independent values each step, the H100 takes 8.07 cycles per MUFU.EX2 on a

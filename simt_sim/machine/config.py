@@ -243,8 +243,9 @@ SCHEMA = {
                                            "near and far L2 halves: tools/latency_spread.py); [] = none"),
             "host_copy_latency": Field(int, non_negative,
                                        doc="cycles for the first access to data the host copied in before the "
-                                           "launch, which the copy left in L2 (0: such data comes from DRAM); "
-                                           "not when `host.caches_flushed`"),
+                                           "launch, which the copy left in L2: past the L2 port, not DRAM's nor "
+                                           "DRAM's loads in flight (0: such data comes from DRAM); not when "
+                                           "`host.caches_flushed`"),
             "host_copy_latency_ns": _memory_side("first access to host-copied data"),
             "size_kb": Field(float, between(1, 1048576), doc="L2 for the whole GPU"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
@@ -550,10 +551,15 @@ class GPUConfig:
         per = LATENCY_SPREAD_SLOTS // len(ns)
         return [(ns[i // per] - mean) * self.get("clock_mhz") / 1000.0 for i in range(LATENCY_SPREAD_SLOTS)]
 
+    def host_copies_in_l2(self) -> bool:
+        """Whether the launch finds the host's copies in L2 (plain launches of a config that
+        models them), so that what misses the model's L2 is a host copy's line, not DRAM's."""
+        return bool(self.get("memory.l2.host_copy_latency")) and not self.get("host.caches_flushed")
+
     def miss_latency(self) -> int:
         """Cycles of an access that misses L2: DRAM's, or the host copy's where the launch finds
-        the host's copies in L2 (plain launches of a config that models them)."""
-        if self.get("memory.l2.host_copy_latency") and not self.get("host.caches_flushed"):
+        the host's copies in L2."""
+        if self.host_copies_in_l2():
             return self.memory_latency("l2.host_copy_latency")
         return self.memory_latency("dram.latency")
 

@@ -43,7 +43,7 @@ DRAM_CALENDAR = 16384
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
-T_DRAM_LAT = TC["dram_latency"]
+T_DRAM_LAT, T_MISSES_IN_L2 = TC["dram_latency"], TC["misses_in_l2"]
 T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
 T_SM_UNITS = TC["sm_units"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
@@ -243,7 +243,9 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
         wait2 = wait1 + queue(mt.ports, n_sm, cycle + wait1, below, tf[F_L2_BW])
         if l2_hits > 0:
             ready = max(ready, cycle + wait2 + tc[T_L2_LAT] + l2_offset)
-        if dram > 0:
+        if dram > 0 and tc[T_MISSES_IN_L2]:     # the host's copies: L2's lines, past its port alone
+            ready = max(ready, cycle + wait2 + tc[T_DRAM_LAT])
+        elif dram > 0:
             wait3 = wait2 + queue(mt.ports, n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
             arrive = cycle + wait3 + tc[T_DRAM_LAT]
             if tf[F_DRAM_INFLIGHT] > 0:
