@@ -933,6 +933,42 @@ def kernel_ends_tool():
     return KE, json.loads(KE.RECORDED.read_text())
 
 
+def test_a_constant_miss_while_the_whole_gpu_starts_waits_for_a_request_in_flight_to_come_back():
+    """sass.constants.gpu_misses (tools/constant_congestion.py, recorded on the H200): a warp's cold
+    ULDC takes 62-72 cycles with 1 to 66 SMs starting, 130 when all 132 start and it falls into
+    their start, 72 2,000 cycles later.  The model gives the GPU 256 constant line requests in
+    flight: 69 / 123 / 68; without the limit 68 in all three."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import constant_congestion as CC
+    rec = json.loads(CC.RECORDED.read_text())["windows"]
+    assert load_config("h100").get("sass.constants.gpu_misses") == 256
+    for name, blocks in (("k_imc_one", 66), ("k_imc_one", 132), ("k_imc_late", 132), ("k_mixed_three", 132)):
+        assert CC.simulated(name, blocks)["mean"] == pytest.approx(rec[name][str(blocks)]["mean"], rel=0.08)
+    assert CC.simulated("k_imc_one", 132, ("sass.constants.gpu_misses=0",))["mean"] < 0.6 * rec["k_imc_one"]["132"]["mean"]
+
+
+def test_the_gpus_constant_requests_in_flight_are_the_recordings_fit():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import constant_congestion as CC
+    assert CC.fit_error(256) < min(CC.fit_error(224), CC.fit_error(288))
+
+
+def test_the_l1_keeps_lines_a_power_of_two_apart_as_it_keeps_neighbouring_ones():
+    """memory.l1.hash_sets (tools/l1_sets.py, recorded on the H200): one thread chases 6 to 128
+    lines twice; the H100's L1 keeps them all whether they lie 128 B or 1 MiB apart (40-85 cycles a
+    load in the second pass, the same at every stride).  The model's 4-way L1 of 512 sets put lines
+    64 KiB apart into one set and lost all but four of them (282-306 a load); with the sets hashed it
+    keeps them as the H100 does."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import l1_sets as LS
+    rec = json.loads(LS.RECORDED.read_text())["cycles_per_load"]
+    assert load_config("h100").get("memory.l1.hash_sets") is True
+    for stride, count in ((1 << 20, 8), (1 << 20, 128), (65536, 32)):
+        assert LS.simulated(stride, count) == pytest.approx(rec[LS.key(stride, count)], rel=0.2)
+        assert LS.simulated(stride, count, ("memory.l1.hash_sets=false",)) > 3 * rec[LS.key(stride, count)]
+    assert LS.simulated(128, 128, ("memory.l1.hash_sets=false",)) == pytest.approx(rec[LS.key(128, 128)], rel=0.1)
+
+
 def test_a_warps_first_code_line_waits_longer_after_nsight_computes_cache_flush():
     """tools/kernel_ends.py (recorded on an H200): with Nsight Compute's caches flushed each warp
     waits a median 160 cycles (1,475 MHz) more no_instruction than without, at its first code

@@ -148,3 +148,19 @@ def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_
         assert deferred[i + 2] > 10 * max(deferred[i + 1], 1)      # the last to arrive: barrier_latency
         assert plain[i + 1] > 20 * max(plain[i + 2], 1)
     assert deferred.sum() == pytest.approx(plain.sum(), rel=0.2)     # about the same wait, one instruction on
+
+
+def test_the_warm_samples_compare_with_the_models_plain_launch_and_show_lbms_second_type_read_hit_l1():
+    """`compare --warm` (h100-pc-stalls-warm.json: caches not flushed, as the block clocks): a
+    warp of w-regroup-lbm-index reads its cell's type again at pc 66, the line its pc 22 read; the
+    ISETP on it (pc 70) waits about 15 warp-cycles an execution on the H100, an L1 hit.  With the
+    L1's sets hashed (memory.l1.hash_sets) the model waits 41 there; with line-mod-sets sets, where
+    the workload's 128 KiB buffers meet in one set, 125."""
+    pdir = ROOT / "programs" / "w-regroup-lbm-index"
+    rec, texts, hw, sim, reasons, cycles = PS.compared(pdir, warm=True)
+    assert texts[70].startswith("@!P0 ISETP.NE.AND P2") and rec["conditions"].startswith("warm")
+    runs = np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)
+    assert hw[70].sum() * cycles.sum() / runs[70] < 30
+    assert cycles[70].sum() / runs[70] < 50 and PS.agreement(hw, sim) > 0.75
+    _, modulo = PS.simulated(pdir, ("memory.l1.hash_sets=false",), warm=True)
+    assert modulo[70].sum() / max(modulo[70, STALL_NAMES.index("selected")], 1) > 100

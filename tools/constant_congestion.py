@@ -11,6 +11,7 @@ the grid's warps and the mean of each launch's longest, medians over the launche
 
     python tools/constant_congestion.py --gpu --out programs/launch-empty/reference/h100-constant-congestion.json
     python tools/constant_congestion.py            # the simulator beside the recorded figures
+    python tools/constant_congestion.py --fit      # the sass.constants.gpu_misses that fits the recording
 """
 from __future__ import annotations
 
@@ -85,10 +86,30 @@ def simulated(name: str, blocks: int, overrides=()) -> dict:
     return figures(out.outputs["clk"], blocks)
 
 
+FIT_MISSES = tuple(range(128, 513, 32))       # sass.constants.gpu_misses tried by --fit
+
+
+def fit_error(misses: int) -> float:
+    """The mean absolute difference of the model's mean windows from the recording's, every kernel
+    and grid, with sass.constants.gpu_misses = misses."""
+    rec = recorded(RECORDED, "windows")
+    return float(np.mean([abs(simulated(name, blocks, (f"sass.constants.gpu_misses={misses}",))["mean"]
+                              - rec[name][str(blocks)]["mean"]) for name in KERNELS for blocks in GRIDS]))
+
+
+def fitted_misses() -> int:
+    return min(FIT_MISSES, key=fit_error)
+
+
 def main() -> int:
-    args = model_probe_parser(__doc__).parse_args()
+    ap = model_probe_parser(__doc__)
+    ap.add_argument("--fit", action="store_true", help="print the sass.constants.gpu_misses that fits best")
+    args = ap.parse_args()
     if args.gpu:
         write_result(measure(), args.out)
+        return 0
+    if args.fit:
+        print(f"sass.constants.gpu_misses: {fitted_misses()}")
         return 0
     rec = recorded(RECORDED, "windows")
     print(f"{'kernel':<14} {'blocks':>6}  {'mean H100':>9} {'model':>6}  {'longest H100':>12} {'model':>6}")

@@ -232,6 +232,10 @@ SCHEMA = {
         "l1": _memory_level("L1", {
             "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
+            "hash_sets": Field(bool, doc="a line's set folds its address's higher digits in (line ^ line / sets ^ "
+                                         "line / sets^2, mod sets), so lines a power of two apart spread over the "
+                                         "sets (tools/l1_sets.py: the H100's L1 keeps 1,536 lines 128 B, 64 KiB or "
+                                         "256 KiB apart alike); false: line mod sets"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
             **_STORE_PATH,
         }),
@@ -399,6 +403,12 @@ SCHEMA = {
                                  doc="nanoseconds an LDC waits, beyond its latency, for a line its SM's LDC cache "
                                      "lacks, in cycles at clock_mhz (the cache starts every launch empty; its "
                                      "sub-partitions share it); 0: always hits"),
+            "gpu_misses": Field(int, between(0, 4096),
+                                doc="constant line requests (a sub-partition's immediate-constant cache's or "
+                                    "an SM's LDC cache's) the whole GPU has in flight at once: a miss finding "
+                                    "them all taken waits for the first to come back (tools/"
+                                    "constant_congestion.py: a miss while 132 SMs start together takes twice its "
+                                    "time, with 66 or later not); 0: no limit"),
         },
         "fetch": {
             "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
@@ -474,7 +484,7 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2, "group_bytes": 0,
                    "wavefront_latency": 0},
-        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "sectors_per_cycle": 4, "store_sectors_per_cycle": 0,
+        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "hash_sets": False, "sectors_per_cycle": 4, "store_sectors_per_cycle": 0,
                "store_min_cycles": 0, "store_buffer": 1, "smsp_store_cycles": 0, "smsp_store_buffer": 1},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
@@ -484,7 +494,7 @@ DEFAULTS = {
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "sm_unit_cycles": {},
-             "constants": {"line_bytes": 64, "lines": 64, "imc_miss_ns": 0.0, "ldc_miss_ns": 0.0},
+             "constants": {"line_bytes": 64, "lines": 64, "imc_miss_ns": 0.0, "ldc_miss_ns": 0.0, "gpu_misses": 0},
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
                        "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0,

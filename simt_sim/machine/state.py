@@ -101,6 +101,6 @@ Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width
 # sub-partition's memory queue ([sm, sp, 0]: its next slot; [sm, sp, 1:]: the cycles its last
 # sass.memory_queue memory instructions entered the pipe, units.enqueue), and the constant caches
 # ([sm, sp, line slot] the sub-partitions' immediate-constant caches, [sm, n_sp, line slot] the SM's
-# LDC cache; layout.CC_FIELDS).
+# LDC cache, [n_sm, 0, i] the GPU's line requests in flight; layout.CC_FIELDS).
 TState = namedtuple("TState", "reg_ready reg_kind unit_free sched order slot_kernel sm_use kinfo kstats "
                               "trace tlog now scratch candidates l0i l1i pc_stalls mem_queue const_cache")

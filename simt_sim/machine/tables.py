@@ -60,7 +60,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "smem_banks": g("memory.shared.banks"), "smem_bank_bytes": g("memory.shared.bank_bytes"),
         "smem_atomic": g("memory.shared.atomic_cycles"), "smem_group_bytes": g("memory.shared.group_bytes"),
         "smem_wavefront_latency": g("memory.shared.wavefront_latency"), "l1_latency": g("memory.l1.latency"),
-        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l2_latency": cfg.memory_latency("l2.latency"),
+        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l1_hash": int(g("memory.l1.hash_sets")), "l2_latency": cfg.memory_latency("l2.latency"),
         "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
         "dram_latency": cfg.miss_latency(), "misses_in_l2": int(cfg.host_copies_in_l2()),
         "max_cycles": g("limits.max_cycles"),
@@ -93,6 +93,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "const_line_bytes": g("sass.constants.line_bytes"), "const_lines": g("sass.constants.lines"),
         "imc_miss": cfg.cycles_of_ns(g("sass.constants.imc_miss_ns")) if sass else 0,
         "ldc_miss": cfg.cycles_of_ns(g("sass.constants.ldc_miss_ns")) if sass else 0,
+        "const_gpu_misses": g("sass.constants.gpu_misses") if sass else 0,
         "store_ack": cfg.cycles_of_ns(g("sass.store_ack_ns")) if sass else 0,
         "deferred_barrier": int(sass and g("sass.deferred_barrier")),
     }

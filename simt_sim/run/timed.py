@@ -303,10 +303,12 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
 
 def constant_caches(image: MachineImage, n_sp: int) -> np.ndarray:
     """The immediate-constant caches of each sub-partition and the LDC cache of each SM (one
-    line slot each when neither is modelled), all empty."""
+    line slot each when neither is modelled), all empty; then a row holding the GPU's constant
+    line requests in flight (constants.request_start), all free."""
     tc = image.tc
     on = bool(tc[L.TC["imc_miss"]] or tc[L.TC["ldc_miss"]])
-    return np.zeros((image.n_sm, n_sp + 1, int(tc[L.TC["const_lines"]]) if on else 1, len(L.CC_FIELDS)), np.int64)
+    slots = max(int(tc[L.TC["const_lines"]]), int(tc[L.TC["const_gpu_misses"]])) if on else 1
+    return np.zeros((image.n_sm + 1, n_sp + 1, slots, len(L.CC_FIELDS)), np.int64)
 
 
 def instruction_caches(image: MachineImage) -> dict[str, np.ndarray]:

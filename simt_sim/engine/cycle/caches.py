@@ -41,7 +41,7 @@ SHARED_CALENDAR = 4096
 DRAM_CALENDAR = 16384
 
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
-T_L1_LAT, T_L1_SETS, T_L1_WAYS = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"]
+T_L1_LAT, T_L1_SETS, T_L1_WAYS, T_L1_HASH = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"], TC["l1_hash"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT, T_MISSES_IN_L2 = TC["dram_latency"], TC["misses_in_l2"]
 T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
@@ -70,12 +70,11 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
 
 
 @compiled
-def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate):
-    """Look up one sector in a set-associative LRU cache (tag/valid/stamp are [sets, ways] views).
-    Returns (hit, way) — way is where the line now lives, -1 when it is not cached; on a miss with
-    allocate the sector is filled (evicting the least recently used line).  A tag holds line + 1,
-    so that 0 marks an empty way."""
-    s = line % sets
+def cache_access(tag, valid, stamp, s, ways, line, sector_bit, now, allocate):
+    """Look up one sector in set s of a set-associative LRU cache (tag/valid/stamp are [sets, ways]
+    views).  Returns (hit, way) — way is where the line now lives, -1 when it is not cached; on a
+    miss with allocate the sector is filled (evicting the least recently used line).  A tag holds
+    line + 1, so that 0 marks an empty way."""
     victim = 0
     oldest = np.int64(1) << 62
     for wy in range(ways):
@@ -96,6 +95,15 @@ def cache_access(tag, valid, stamp, sets, ways, line, sector_bit, now, allocate)
         stamp[s, victim] = now
         return False, victim
     return False, -1
+
+
+@compiled
+def l1_set(line, sets, hashed):
+    """The L1 set of a line: line mod sets, or with `hashed` its higher digits folded in
+    (memory.l1.hash_sets), so that lines a power of two apart do not meet in one set."""
+    if hashed:
+        return (line ^ (line // sets) ^ (line // sets // sets)) % sets
+    return line % sets
 
 
 @compiled
@@ -216,15 +224,16 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
         ways_l1[i] = -1
         ways_l2[i] = -1
         if not skip_l1 and atomic_serial == 0:
-            hit1, ways_l1[i] = cache_access(mt.l1_tag[sm], mt.l1_valid[sm], mt.l1_stamp[sm], sets1,
+            s1 = l1_set(line, sets1, tc[T_L1_HASH])
+            hit1, ways_l1[i] = cache_access(mt.l1_tag[sm], mt.l1_valid[sm], mt.l1_stamp[sm], s1,
                                             tc[T_L1_WAYS], line, bit, now, not is_store)
             if hit1 and not is_store:
                 l1_hits += 1
-                pending = max(pending, mt.l1_fill[sm, line % sets1, ways_l1[i]])
+                pending = max(pending, mt.l1_fill[sm, s1, ways_l1[i]])
                 ways_l1[i] = -1          # nothing to fill
                 continue
-        hit2, ways_l2[i] = cache_access(mt.l2_tag, mt.l2_valid, mt.l2_stamp, sets2, tc[T_L2_WAYS], line, bit,
-                                        now, True)
+        hit2, ways_l2[i] = cache_access(mt.l2_tag, mt.l2_valid, mt.l2_stamp, line % sets2, tc[T_L2_WAYS], line,
+                                        bit, now, True)
         if hit2 or is_store:
             l2_hits += 1
             if not is_store:
@@ -258,7 +267,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     for i in range(n_sect):             # lines filled by this access become usable at `done`
         line = sectors[i] // per_line
         if ways_l1[i] >= 0:
-            mt.l1_fill[sm, line % sets1, ways_l1[i]] = done
+            mt.l1_fill[sm, l1_set(line, sets1, tc[T_L1_HASH]), ways_l1[i]] = done
         if ways_l2[i] >= 0:
             mt.l2_fill[line % sets2, ways_l2[i]] = done
     return done
