@@ -5,15 +5,7 @@
 // three: ptxas reads 0x440 and 0x4c0 by ULDC, 0x480 by LDC), and read the clock again;
 // k_imc_late as k_imc_one, its window 2,000 cycles after the pre-read.  Run with 1 to 132 blocks, one an SM: how a miss's wait grows with the
 // SMs missing at once.  clk[4 w ...]: t0, t1, %smid, %warpid of warp w (lane 0) of the grid.
-struct Pad { unsigned v[256]; };
-
-__device__ __forceinline__ long long clk64() { long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory"); return t; }
-__device__ __forceinline__ unsigned tid_x() { unsigned v; asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v) :: "memory"); return v; }
-__device__ __forceinline__ unsigned sm_id() { unsigned v; asm volatile("mov.u32 %0, %%smid;" : "=r"(v)); return v; }
-__device__ __forceinline__ unsigned warp_slot() { unsigned v; asm volatile("mov.u32 %0, %%warpid;" : "=r"(v)); return v; }
-__device__ __forceinline__ unsigned held(unsigned v) { asm volatile("mov.b32 %0, %0;" : "+r"(v) :: "memory"); return v; }
-__device__ __forceinline__ unsigned* held_ptr(unsigned* p) { asm volatile("mov.b64 %0, %0;" : "+l"(p) :: "memory"); return p; }
-__device__ __forceinline__ void store(unsigned* p, unsigned v) { asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+#include "probe_common.cuh"
 
 #define WORD(offset) (((offset) - 0x220) / 4)      // the parameter block: res 0x210, clk 0x218, pad 0x220
 

@@ -8,15 +8,7 @@
 // before the window (through the IMC, or by LDC where the kernel's name says so); WIN: the word the
 // window reads.  clk[2 w], clk[2 w + 1] = t0, t1 of warp w (lane 0); of a multi-block kernel, 4 a
 // block: t0, t1, %smid, %warpid.
-struct Pad { unsigned v[256]; };
-
-__device__ __forceinline__ long long clk64() { long long t; asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) :: "memory"); return t; }
-__device__ __forceinline__ unsigned tid_x() { unsigned v; asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v) :: "memory"); return v; }
-__device__ __forceinline__ unsigned sm_id() { unsigned v; asm volatile("mov.u32 %0, %%smid;" : "=r"(v)); return v; }
-__device__ __forceinline__ unsigned warp_slot() { unsigned v; asm volatile("mov.u32 %0, %%warpid;" : "=r"(v)); return v; }
-__device__ __forceinline__ unsigned held(unsigned v) { asm volatile("mov.b32 %0, %0;" : "+r"(v) :: "memory"); return v; }
-__device__ __forceinline__ unsigned* held_ptr(unsigned* p) { asm volatile("mov.b64 %0, %0;" : "+l"(p) :: "memory"); return p; }
-__device__ __forceinline__ void store(unsigned* p, unsigned v) { asm volatile("st.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+#include "probe_common.cuh"
 
 enum Read { NONE, IMC, LDC };
 #define WORD(offset) (((offset) - 0x220) / 4)
