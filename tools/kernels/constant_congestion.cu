@@ -3,8 +3,9 @@
 // value formed from words of lines no read has touched (one line through the immediate-constant
 // cache, ULDC c[0x0][0x440], or at a register index, LDC c[0x0][R+0x440], the SM's LDC cache; or
 // three: ptxas reads 0x440 and 0x4c0 by ULDC, 0x480 by LDC), and read the clock again;
-// k_imc_late as k_imc_one, its window 2,000 cycles after the pre-read.  Run with 1 to 132 blocks, one an SM: how a miss's wait grows with the
-// SMs missing at once.  clk[4 w ...]: t0, t1, %smid, %warpid of warp w (lane 0) of the grid.
+// k_imc_late as k_imc_one, its window 2,000 cycles after the pre-read.  Run with 1 to 132
+// blocks, one an SM: how a miss's wait grows with the SMs missing at once.
+// clk[4 w ...]: t0, t1, %smid, %warpid of warp w (lane 0) of the grid.
 #include "probe_common.cuh"
 
 #define WORD(offset) (((offset) - 0x220) / 4)      // the parameter block: res 0x210, clk 0x218, pad 0x220
