@@ -145,7 +145,10 @@ def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_
     assert [texts[i + 2].split()[0] for i in bars] == ["LDS", "@P0"]
     for i in bars:
         assert hw[i + 2] > 20 * max(hw[i + 1], 1)
-        assert deferred[i + 2] > 10 * max(deferred[i + 1], 1)      # the last to arrive: barrier_latency
+        # the last to arrive waits barrier_latency at i + 1; since sass.constants.gpu_misses the
+        # block's warps reach the first barrier closer together (its wait at the LDS 31,112 -> 7,763
+        # warp-cycles, the last's 1,584), so the margin there is 4.9
+        assert deferred[i + 2] > 4 * max(deferred[i + 1], 1)
         assert plain[i + 1] > 20 * max(plain[i + 2], 1)
     assert deferred.sum() == pytest.approx(plain.sum(), rel=0.2)     # about the same wait, one instruction on
 
