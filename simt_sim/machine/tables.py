@@ -60,7 +60,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "smem_banks": g("memory.shared.banks"), "smem_bank_bytes": g("memory.shared.bank_bytes"),
         "smem_atomic": g("memory.shared.atomic_cycles"), "smem_group_bytes": g("memory.shared.group_bytes"),
         "smem_wavefront_latency": g("memory.shared.wavefront_latency"), "l1_latency": g("memory.l1.latency"),
-        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l1_hash": int(g("memory.l1.hash_sets")), "l2_latency": cfg.memory_latency("l2.latency"),
+        "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l1_hash": l1_hash(g("memory.l1.hash_sets"), l1_sets), "l2_latency": cfg.memory_latency("l2.latency"),
         "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
         "dram_latency": cfg.miss_latency(), "misses_in_l2": int(cfg.host_copies_in_l2()),
         "max_cycles": g("limits.max_cycles"),
@@ -114,6 +114,14 @@ def cache_sets(cfg: GPUConfig, level: str, line: int) -> int:
     if sets < 1:
         raise InputError(f"{cfg.path}: {level} is smaller than one set ({ways} ways of {line}-byte lines)")
     return sets
+
+
+def l1_hash(hashed: bool, sets: int) -> int:
+    """tc l1_hash (caches.l1_set): 0 for line mod sets; with hashed sets log2(sets) + 1 where sets
+    is a power of two (shifts), else -1 (divisions)."""
+    if not hashed:
+        return 0
+    return sets.bit_length() if sets & (sets - 1) == 0 else -1
 
 
 def fetch_scalars(cfg: GPUConfig, sass: bool) -> dict[str, int]:
