@@ -7,9 +7,9 @@ launch's constants have addresses of their own (tables.constant_reads).  An inst
 is missing requests it; the line is there the miss latency later, for every warp that needs it
 (the warps of a sub-partition share its immediate-constant cache, the sub-partitions their SM's
 LDC cache, and neither path fills the other: tools/imc_miss.py).  The whole GPU has at most
-sass.constants.gpu_misses line requests in flight (tools/constant_congestion.py).  A warp waits at an instruction
-whose immediate constant is missing (Nsight Compute: imc_miss); an LDC's result comes its latency
-after its line is there.
+sass.constants.gpu_misses line requests in flight (tools/constant_congestion.py).  A warp waits at
+an instruction whose immediate constant is missing (Nsight Compute: imc_miss); an LDC's result
+comes its latency after its line is there.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.jit import compiled_inline
 from simt_sim.machine.layout import CC_READY, CC_TAG, CONST_IMC, CONST_LDC, CONST_PATH_BITS, TC
 
-T_CONST_LINE, T_CONST_LINES, T_IMC_MISS, T_LDC_MISS = TC["const_line_bytes"], TC["const_lines"], TC["imc_miss"], TC["ldc_miss"]
-T_GPU_MISSES = TC["const_gpu_misses"]
+T_CONST_LINE, T_CONST_LINES, T_GPU_MISSES = TC["const_line_bytes"], TC["const_lines"], TC["const_gpu_misses"]
+T_IMC_MISS, T_LDC_MISS = TC["imc_miss"], TC["ldc_miss"]
 PATH_MASK = (1 << CONST_PATH_BITS) - 1
 
 
