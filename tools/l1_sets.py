@@ -2,7 +2,9 @@
 """Does the L1 data cache keep lines whose addresses lie a power of two apart, on the GPU (--gpu)
 and in the simulator (default)?  tools/kernels/l1_sets.cu (its PTX and the committed cubin beside
 it): one thread chases a chain of `count` words `stride` bytes apart twice (LDG.E.CONSTANT, cached
-in L1) and times the second pass; 512 to 2,048 lines 128 B or 64 KiB apart: how many it holds.  Figures: cycles per load of the second pass (about 38 when the
+in L1) and times the second pass; 512 to 2,048 lines 128 B or 64 KiB apart: how many it holds;
+and 128 to 2,048 lines with the kernel's preferred shared-memory carve-out set to 0, 25, 50 or
+100% (recorded under "with_carveout_pct"; the model's L1 is memory.l1.size_kb whatever the carve-out).  Figures: cycles per load of the second pass (about 38 when the
 lines stayed in L1, some 300 when they came from L2 again), the median of 5 launches.
 
     python tools/l1_sets.py --gpu --out programs/t-ldg-path/reference/h100-l1-sets.json
@@ -24,6 +26,8 @@ RECORDED = ROOT / "programs" / "t-ldg-path" / "reference" / "h100-l1-sets.json"
 STRIDES = (128, 4096, 65536, 131072, 1 << 20)
 COUNTS = (2, 4, 6, 8, 16, 32, 64, 128)
 CAPACITY = {128: (512, 1536, 1792, 2048), 65536: (512, 1536, 1792, 2048)}   # how many lines the L1 holds
+CARVEOUTS = (0, 25, 50, 100)                # cudaFuncAttributePreferredSharedMemoryCarveout, percent
+CARVEOUT_COUNTS = (128, 256, 512, 1024, 1536, 1792, 2048)
 LAUNCHES = 5
 
 
@@ -57,8 +61,21 @@ def measure() -> dict:
             runs.append(float(clk.get()[0]) / count)
         out[key(stride, count)] = round(float(np.median(runs)), 1)
         print(stride, count, out[key(stride, count)], flush=True)
+    carve = {}
+    for pct in CARVEOUTS:
+        f.preferred_shared_memory_carveout = pct
+        for count in CARVEOUT_COUNTS:
+            words = cp.asarray(chain(128, count))
+            runs = []
+            for _ in range(LAUNCHES):
+                clk = cp.zeros(2, cp.int64)
+                f((1,), (1,), (words, np.int32(count), clk))
+                cp.cuda.runtime.deviceSynchronize()
+                runs.append(float(clk.get()[0]) / count)
+            carve[f"{pct}/{count}"] = round(float(np.median(runs)), 1)
+            print("carveout", pct, count, carve[f"{pct}/{count}"], flush=True)
     return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
-            "cycles_per_load": out}
+            "cycles_per_load": out, "with_carveout_pct": carve}
 
 
 def simulated(stride: int, count: int, overrides=()) -> float:
