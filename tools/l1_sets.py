@@ -47,32 +47,30 @@ def cases() -> list[tuple[int, int]]:
     return [(s, c) for s in STRIDES for c in COUNTS] + [(s, c) for s, counts in CAPACITY.items() for c in counts]
 
 
+def gpu_cycles_per_load(cp, f, stride: int, count: int) -> float:
+    """The GPU's second-pass cycles per load over LAUNCHES launches (median) of a chain."""
+    words = cp.asarray(chain(stride, count))
+    runs = []
+    for _ in range(LAUNCHES):
+        clk = cp.zeros(2, cp.int64)
+        f((1,), (1,), (words, np.int32(count), clk))
+        cp.cuda.runtime.deviceSynchronize()
+        runs.append(float(clk.get()[0]) / count)
+    return round(float(np.median(runs)), 1)
+
+
 def measure() -> dict:
     import cupy as cp
     f = cp.RawModule(path=str(PTX)).get_function("l1_chase")
     out = {}
     for stride, count in cases():
-        words = cp.asarray(chain(stride, count))
-        runs = []
-        for _ in range(LAUNCHES):
-            clk = cp.zeros(2, cp.int64)
-            f((1,), (1,), (words, np.int32(count), clk))
-            cp.cuda.runtime.deviceSynchronize()
-            runs.append(float(clk.get()[0]) / count)
-        out[key(stride, count)] = round(float(np.median(runs)), 1)
+        out[key(stride, count)] = gpu_cycles_per_load(cp, f, stride, count)
         print(stride, count, out[key(stride, count)], flush=True)
     carve = {}
     for pct in CARVEOUTS:
         f.preferred_shared_memory_carveout = pct
         for count in CARVEOUT_COUNTS:
-            words = cp.asarray(chain(128, count))
-            runs = []
-            for _ in range(LAUNCHES):
-                clk = cp.zeros(2, cp.int64)
-                f((1,), (1,), (words, np.int32(count), clk))
-                cp.cuda.runtime.deviceSynchronize()
-                runs.append(float(clk.get()[0]) / count)
-            carve[f"{pct}/{count}"] = round(float(np.median(runs)), 1)
+            carve[f"{pct}/{count}"] = gpu_cycles_per_load(cp, f, 128, count)
             print("carveout", pct, count, carve[f"{pct}/{count}"], flush=True)
     return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
             "cycles_per_load": out, "with_carveout_pct": carve}
