@@ -12,7 +12,8 @@ nanoseconds are the slope of v-lat-dram's chase timed at two SM clocks (tools/pr
 plain launches at 1980 MHz, Nsight Compute's at 1590): lines a kernel filled (L2 hits), lines
 the host copied in (the first touch in a plain launch) and flushed lines (DRAM).  The spans then
 set the cycles of the first two; DRAM's cycles are the host copy's plus the difference of the
-two fits at zero clock, since no plain span times a flushed line.  An L2 hit's spread
+two fits at zero clock, since no plain span times a flushed line; DRAM's nanoseconds less what
+the refreshes (`memory.dram.refresh_*`, tools/dram_lines.py) add to the chase's mean load.  An L2 hit's spread
 (`memory.l2.latency_spread_ns`) is the quantiles of 132 SMs' chases through L2
 (tools/latency_spread.py), less their mean, in ns at the clock they ran at; the latency chases
 are simulated without it, so that `l2.latency` stays the mean of all SM/line pairs.  The LD/ST
@@ -85,13 +86,23 @@ def chase_fits() -> dict[str, tuple[float, float]]:
 
 
 def set_memory_side(text: str, fits: dict) -> tuple[str, list]:
-    """The ns of each L2/DRAM latency from the chase fits (one decimal); returns the table rows."""
+    """The ns of each L2/DRAM latency from the chase fits (one decimal), DRAM's less what its
+    refreshes add to the mean load (the chase's loads waited for them); returns the table rows."""
     rows = []
     for key, (_, ns) in fits.items():
         dotted = f"memory.{key}_ns"
+        if key == "dram.latency":
+            ns -= refresh_mean_ns(load_config(str(CONFIG)))
         text = set_value(text, dotted, round(ns, 1))
         rows.append((dotted, None, round(ns, 1), "profiled chase", None, None))
     return text, rows
+
+
+def refresh_mean_ns(cfg) -> float:
+    """What memory.dram.refresh_* add to the mean DRAM load: a share refresh / interval of the
+    loads wait, half a refresh on average."""
+    every, refresh = cfg.get("memory.dram.refresh_interval_ns"), cfg.get("memory.dram.refresh_ns")
+    return refresh * refresh / (2 * every) if every > 0 else 0.0
 
 
 def set_dram_cycles(text: str, host_copy: int, fits: dict) -> tuple[str, tuple]:

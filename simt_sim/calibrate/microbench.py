@@ -347,9 +347,11 @@ def run_suite(config: str | GPUConfig, overrides: list[str] | None = None,
         for kind in ALU:
             rep.rows.append(Row(LAT_LABEL[kind], "latency", measure_latency(cfg, kind), _alu_latency(cfg, kind)))
     if memory:
-        # the configured means: an L2 hit's spread per SM and line would add its draw for the
-        # chase's few lines (tests/test_memory_conditions.py checks the spread itself)
-        mean_only = cfg.with_overrides(["memory.l2.latency_spread_ns=[]"])
+        # the configured latencies: an L2 hit's spread per SM and line, DRAM's per SM and block and
+        # DRAM's refreshes would add their draws for the chase's few lines
+        # (tests/test_memory_conditions.py checks them)
+        mean_only = cfg.with_overrides(["memory.l2.latency_spread_ns=[]", "memory.dram.latency_spread_ns=[]",
+                                        "memory.dram.refresh_interval_ns=0"])
         for level in CHASES:
             rep.rows.append(Row(MEM_LABEL[level], "latency", measure_chase(mean_only, level),
                                 memory_latency(cfg, level)))

@@ -39,6 +39,10 @@ positive = positive_up_to(MAX_CONFIG_VALUE)
 non_negative = between(0, MAX_CONFIG_VALUE)
 
 
+def power_of_two(v) -> str | None:
+    return None if 0 < v <= MAX_CONFIG_VALUE and v & (v - 1) == 0 else "must be a power of two"
+
+
 def _unit_schema(what: str) -> dict:
     return {
         "pipes": Field(int, between(1, 64), doc=f"{what} pipelines per sub-partition that accept a warp-instruction each"),
@@ -143,6 +147,16 @@ def _latency_spread(v) -> str | None:
     return f"offsets must be numbers between -10000 and 10000 ns, not {bad[0]!r}" if bad else None
 
 
+def _address_bits(v) -> str | None:
+    bad = [b for b in v if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b < 48]
+    return f"must be address bit numbers from 0 to 47, not {bad[0]!r}" if bad else None
+
+
+def _spread_field(what: str, kept: str) -> Field:
+    return Field(list, _latency_spread, doc=f"equally likely offsets (ns) of {what}, their mean removed; {kept}; "
+                                            "[] = none")
+
+
 def _memory_side(what: str) -> Field:
     return Field(float, between(0, 1e6), doc=f"nanoseconds of the {what} spent on the memory side's own clocks "
                                              "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
@@ -241,10 +255,8 @@ SCHEMA = {
         }),
         "l2": _memory_level("L2", {
             "latency_ns": _memory_side("L2 hit"),
-            "latency_spread_ns": Field(list, _latency_spread,
-                                       doc="equally likely offsets (ns) of an L2 hit's latency, their mean removed; "
-                                           "each SM/line pair keeps one, drawn by a hash of the two (the H100's "
-                                           "near and far L2 halves: tools/latency_spread.py); [] = none"),
+            "latency_spread_ns": _spread_field("an L2 hit's latency", "each SM/line pair keeps one, drawn by a hash "
+                                               "of the two (the H100's near and far L2 halves: tools/latency_spread.py)"),
             "host_copy_latency": Field(int, non_negative,
                                        doc="cycles for the first access to data the host copied in before the "
                                            "launch, which the copy left in L2: past the L2 port, not DRAM's nor "
@@ -264,6 +276,23 @@ SCHEMA = {
                                                               "when above 0"),
             "inflight_cycles": Field(float, between(0, 1e6), doc="cycles a DRAM load waits longer for each sector "
                                                                  "of earlier loads still in flight on the GPU"),
+            "latency_spread_ns": _spread_field("a DRAM load's latency", "each SM and block of `spread_bytes` keep one, "
+                                               "drawn by a hash of the two (the H100's near and far memory: "
+                                               "tools/dram_lines.py); a load waits for its slowest line"),
+            "spread_bytes": Field(int, power_of_two, doc="the blocks of memory that share a DRAM latency offset "
+                                                         "(latency_spread_ns): a multiple of memory.line_bytes"),
+            "refresh_interval_ns": Field(float, between(0, 1e9),
+                                         doc="DRAM refresh: the lines of one refresh (refresh_shared_bits) are "
+                                             "refreshed once in this many ns, at a phase drawn by a hash of their "
+                                             "address, for `refresh_ns`; a load of one of them in that time waits "
+                                             "until the refresh ends (tools/dram_lines.py); 0 = none"),
+            "refresh_ns": Field(float, between(0, 1e9), doc="how long one refresh holds its block (below "
+                                                            "refresh_interval_ns)"),
+            "refresh_shared_bits": Field(list, _address_bits,
+                                         doc="address bits that do not change which refresh a line falls in: "
+                                             "lines that differ only in them are refreshed together, the others "
+                                             "each at its own phase (tools/dram_lines.py: the H100's lines 128 "
+                                             "and 512 B apart wait together, 256 B and 1 KiB apart not: [7, 9])"),
         }),
     },
     "sass": {
@@ -488,7 +517,9 @@ DEFAULTS = {
                "store_min_cycles": 0, "store_buffer": 1, "smsp_store_cycles": 0, "smsp_store_buffer": 1},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
-        "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0},
+        "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0,
+                 "latency_spread_ns": [], "spread_bytes": 4096, "refresh_interval_ns": 0.0, "refresh_ns": 0.0,
+                 "refresh_shared_bits": []},
     },
     "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0, "group_switch_latency": 0,
              "block_launch_interval": 0,

@@ -143,7 +143,8 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic", "smem_group_bytes",
              "smem_wavefront_latency",
              "l1_latency", "l1_sets", "l1_ways", "l1_hash", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
-             "dram_latency", "misses_in_l2", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
+             "dram_latency", "dram_spread_shift", "dram_refresh_mask", "dram_refresh_interval",
+             "dram_refresh", "misses_in_l2", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "group_switch", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "fetch_flushed_first", "block_interval",
@@ -154,7 +155,8 @@ TC = _index(TC_FIELDS)
 LATENCY_SPREAD_SLOTS = 32
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle", "dram_inflight_cycles",
              "l1_store_sectors_per_cycle", "l1_store_min_cycles", "smsp_store_cycles") \
-    + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
+    + tuple(f"l2_spread{i}" for i in range(LATENCY_SPREAD_SLOTS)) \
+    + tuple(f"dram_spread{i}" for i in range(LATENCY_SPREAD_SLOTS))
 TF = _index(TF_FIELDS)
 
 # Tables.shared_width's columns (machine/state.py)

@@ -21,6 +21,17 @@ from simt_sim.isa import isa
 from simt_sim.isa.sass_table import sass_table
 
 
+def line_bits_mask(address_bits, line_bytes: int) -> int:
+    """The bits of a line index that address bits `address_bits` are (those within a line dropped)."""
+    below = line_bytes.bit_length() - 1
+    return sum(1 << (b - below) for b in set(address_bits) if b >= below)
+
+
+def lines_shift(block_bytes: int, line_bytes: int) -> int:
+    """log2 of the lines in a block of memory (0 where the block is a line or less)."""
+    return max(block_bytes // line_bytes, 1).bit_length() - 1
+
+
 def unit_home(cfg: GPUConfig) -> list[int]:
     """Unit index whose pipes each unit class uses (`shared_with` redirects)."""
     home = []
@@ -62,7 +73,11 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "smem_wavefront_latency": g("memory.shared.wavefront_latency"), "l1_latency": g("memory.l1.latency"),
         "l1_sets": l1_sets, "l1_ways": g("memory.l1.ways"), "l1_hash": l1_hash(g("memory.l1.hash_sets"), l1_sets), "l2_latency": cfg.memory_latency("l2.latency"),
         "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
-        "dram_latency": cfg.miss_latency(), "misses_in_l2": int(cfg.host_copies_in_l2()),
+        "dram_latency": cfg.miss_latency(),
+        "dram_spread_shift": lines_shift(g("memory.dram.spread_bytes"), g("memory.line_bytes")),
+        "dram_refresh_mask": line_bits_mask(g("memory.dram.refresh_shared_bits"), g("memory.line_bytes")),
+        "dram_refresh_interval": cfg.cycles_of_ns(g("memory.dram.refresh_interval_ns")),
+        "dram_refresh": cfg.cycles_of_ns(g("memory.dram.refresh_ns")), "misses_in_l2": int(cfg.host_copies_in_l2()),
         "max_cycles": g("limits.max_cycles"),
         "max_sm_threads": g("sm.max_threads"), "max_sm_warps": g("sm.max_warps"),
         "max_sm_blocks": g("sm.max_resident_blocks"), "sm_registers": g("sm.registers"),
@@ -101,7 +116,8 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),
                    cfg.dram_bytes_per_cycle(), cfg.get("memory.dram.inflight_cycles"),
                    g("memory.l1.store_sectors_per_cycle"), g("memory.l1.store_min_cycles"),
-                   g("memory.l1.smsp_store_cycles"), *cfg.latency_spread("l2.latency")], dtype=np.float64)
+                   g("memory.l1.smsp_store_cycles"), *cfg.latency_spread("l2.latency"),
+                   *cfg.latency_spread("dram.latency")], dtype=np.float64)
     assert len(tf) == len(TF_FIELDS)
     return tc, tf
 

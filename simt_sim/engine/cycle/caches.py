@@ -43,12 +43,14 @@ DRAM_CALENDAR = 16384
 T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS, T_L1_HASH = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"], TC["l1_hash"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
-T_DRAM_LAT, T_MISSES_IN_L2 = TC["dram_latency"], TC["misses_in_l2"]
+T_DRAM_LAT, T_MISSES_IN_L2, T_DRAM_SHIFT = TC["dram_latency"], TC["misses_in_l2"], TC["dram_spread_shift"]
+T_REFRESH_MASK, T_REFRESH_EVERY, T_REFRESH = TC["dram_refresh_mask"], TC["dram_refresh_interval"], TC["dram_refresh"]
 T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
 T_SM_UNITS = TC["sm_units"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
 F_L1_BW, F_L2_BW, F_DRAM_BW = TF["l1_sectors_per_cycle"], TF["l2_sectors_per_cycle"], TF["dram_bytes_per_cycle"]
-F_L2_SPREAD, F_DRAM_INFLIGHT, F_STORE_BW = TF["l2_spread0"], TF["dram_inflight_cycles"], TF["l1_store_sectors_per_cycle"]
+F_L2_SPREAD, F_DRAM_SPREAD = TF["l2_spread0"], TF["dram_spread0"]
+F_DRAM_INFLIGHT, F_STORE_BW = TF["dram_inflight_cycles"], TF["l1_store_sectors_per_cycle"]
 F_STORE_MIN, F_SP_STORE = TF["l1_store_min_cycles"], TF["smsp_store_cycles"]
 
 LEVEL_L1, LEVEL_L2, LEVEL_DRAM = 0, 1, 2
@@ -116,10 +118,28 @@ def spread_slot(line, sm):
     """The latency-offset slot of an SM/line pair: a fixed pseudo-random number in
     [0, LATENCY_SPREAD_SLOTS), the same for every access of the pair (factors below 2**31 keep each
     product inside int64 with and without numba)."""
-    h = ((line & 0xFFFFFFFF) * 0x5BD1E995 + (sm + 1) * 0x2545F491) & 0xFFFFFFFF
+    return hash32(line, sm + 1) % LATENCY_SPREAD_SLOTS
+
+
+@compiled
+def hash32(key, salt):
+    """A fixed pseudo-random 32-bit number of (key, salt)."""
+    h = ((key & 0xFFFFFFFF) * 0x5BD1E995 + salt * 0x2545F491) & 0xFFFFFFFF
     h = ((h ^ (h >> 16)) * 0x27D4EB2F) & 0xFFFFFFFF
     h = ((h ^ (h >> 15)) * 0x165667B1) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) % LATENCY_SPREAD_SLOTS
+    return h ^ (h >> 16)
+
+
+@compiled
+def refresh_wait(tc, line, cycle):
+    """Cycles a DRAM load of `line` at `cycle` waits for its refresh (memory.dram.
+    refresh_interval_ns): the lines that differ only in refresh_shared_bits are refreshed once an
+    interval, at a phase fixed by a hash of their common address."""
+    every = tc[T_REFRESH_EVERY]
+    if every <= 0:
+        return 0
+    into = (cycle - hash32(line & ~tc[T_REFRESH_MASK], 0)) % every
+    return max(tc[T_REFRESH] - into, 0)
 
 
 @compiled
@@ -222,6 +242,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     pending = np.int64(0)           # hits on lines whose fill is still on its way
     # the slowest L2 line's latency offset (stores keep the mean: the spread is a load's round trip)
     l2_offset = 0.0 if is_store else -np.inf
+    dram_offset = 0.0 if is_store else -np.inf      # the slowest DRAM line's (tools/dram_lines.py)
     for i in range(n_sect):
         sec = sectors[i]
         line = sec // per_line
@@ -248,6 +269,9 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
                 ways_l2[i] = -1
         else:
             dram += 1
+            if not is_store:
+                dram_offset = max(dram_offset, tf[F_DRAM_SPREAD + spread_slot(line >> tc[T_DRAM_SHIFT], sm)]
+                                  + refresh_wait(tc, line, cycle))
     wait1 = queue(mt.ports, sm, np.float64(cycle), n_sect, tf[F_L1_BW])
     ready = np.float64(cycle)
     if l1_hits > 0:
@@ -261,7 +285,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
             ready = max(ready, cycle + wait2 + tc[T_DRAM_LAT])
         elif dram > 0:
             wait3 = wait2 + queue(mt.ports, n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
-            arrive = cycle + wait3 + tc[T_DRAM_LAT]
+            arrive = cycle + wait3 + tc[T_DRAM_LAT] + dram_offset
             if tf[F_DRAM_INFLIGHT] > 0:
                 arrive += tf[F_DRAM_INFLIGHT] * dram_in_flight(mt.dram_done, mt.dram_flight, np.int64(cycle))
                 book_dram(mt.dram_done, mt.dram_flight, np.int64(cycle), np.int64(np.ceil(arrive)), dram)
