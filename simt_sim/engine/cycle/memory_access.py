@@ -62,7 +62,9 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
             lanes[n] = lane
             n += 1
     is_atomic = op == E.OP_ATOM or op == E.OP_RED
-    if n == 0:
+    if n == 0:          # guarded off: a shared access still takes its pipe for a pass (tools/pred_off.py)
+        if space == E.SP_SHARED:
+            scratch[SCRATCH_WAVEFRONTS] = 1
         return cycle + 1, R_WAIT
     if kind_space == E.SP_PARAM or kind_space == E.SP_CONST:
         return cycle + tc[T_PARAM], R_WAIT

@@ -1,0 +1,90 @@
+#!/usr/bin/env python
+"""Do memory instructions whose guard predicate is false take the LD/ST pipe: on the GPU (--gpu)
+and in the simulator (default).  Every running warp issues 64 iterations of 8 independent LDS.32,
+STS.32 or LDG.E (an L1-resident line) under a predicate true or false for every lane
+(tools/kernels/pred_off.cu, its PTX and the committed cubin beside it); ptxas keeps the guard, so
+the instructions issue either way.  One block of 16 warps, of which 1, 4 (one per sub-partition)
+or 16 run.  Figures: a running warp's mean cycles per instruction and the SM's (the running warps'
+span over all their instructions).  Where the predicate is false the access moves no data; if the
+pipe still takes it, the false rows cost what the true ones do.
+
+    python tools/pred_off.py --gpu --out programs/w-matmul-pipeline/reference/h100-pred-off.json
+    python tools/pred_off.py           # the simulator beside the recorded figures
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from probe_output import gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
+PTX = ROOT / "tools" / "kernels" / "pred_off.ptx"
+RECORDED = ROOT / "programs" / "w-matmul-pipeline" / "reference" / "h100-pred-off.json"
+ACCESSES = 64 * 8
+WARPS = 16
+KERNELS = {"k_lds": "LDS.32", "k_sts": "STS.32", "k_ldg": "LDG.E (L1 hits)"}
+ACTIVE = {"1 warp": 0x1, "4 warps, 4 sub-partitions": 0xF, "16 warps": 0xFFFF}
+GUARDS = {"true": 1, "false": 0}
+
+
+def key(name: str, label: str, guard: str) -> str:
+    return f"{name} / {label} / {guard}"
+
+
+def cycles_per_instruction(clk: np.ndarray, active: int) -> list[float]:
+    c = clk.reshape(WARPS, 2).astype(np.int64)[[w for w in range(WARPS) if (active >> w) & 1]]
+    per_warp = float(((c[:, 1] - c[:, 0]) / ACCESSES).mean())
+    sm = float(c[:, 1].max() - c[:, 0].min()) / (ACCESSES * len(c))
+    return [round(per_warp, 2), round(sm, 2)]
+
+
+def measure() -> dict:
+    import cupy as cp
+    mod = cp.RawModule(path=str(PTX))
+    g = cp.arange(32 * 8, dtype=cp.uint32)
+    out = {}
+    for name in KERNELS:
+        f = mod.get_function(name)
+        for label, active in ACTIVE.items():
+            for guard, on in GUARDS.items():
+                runs = []
+                for _ in range(9):
+                    clk, res = cp.zeros(2 * WARPS, cp.int64), cp.zeros(WARPS * 32, cp.uint32)
+                    f((1,), (WARPS * 32,), (clk, res, g, np.uint32(active), np.int32(on)))
+                    cp.cuda.runtime.deviceSynchronize()
+                    runs.append(cycles_per_instruction(clk.get(), active))
+                out[key(name, label, guard)] = np.median(np.array(runs[1:]), axis=0).round(2).tolist()
+                print(key(name, label, guard), out[key(name, label, guard)], flush=True)
+    return {"tool": os.path.basename(__file__), "device": gpu_name(), "accesses": ACCESSES,
+            "cycles_per_instruction": out}
+
+
+def simulated(name: str, active: int, on: int, overrides: tuple[str, ...] = ()) -> list[float]:
+    bufs = {"clk": np.zeros(2 * WARPS, np.int64), "out": np.zeros(WARPS * 32, np.uint32),
+            "g": np.arange(32 * 8, dtype=np.uint32)}
+    res = simulate_block(PTX, name, WARPS * 32, ["clk", "out", "g", active, on], bufs, overrides)
+    return cycles_per_instruction(res.outputs["clk"], active)
+
+
+def main() -> int:
+    args = model_probe_parser(__doc__).parse_args()
+    if args.gpu:
+        write_result(measure(), args.out)
+        return 0
+    rec = recorded(RECORDED, "cycles_per_instruction")
+    print(f"{'instruction':<16} {'running warps':<26} {'guard':<6} cycles per instruction (a warp's, the SM's): H100 | model")
+    for name, what in KERNELS.items():
+        for label, active in ACTIVE.items():
+            for guard, on in GUARDS.items():
+                hw = " ".join(f"{v:6.2f}" for v in rec.get(key(name, label, guard), []))
+                model = " ".join(f"{v:6.2f}" for v in simulated(name, active, on, tuple(args.set)))
+                print(f"{what:<16} {label:<26} {guard:<6} {hw:>13} | {model}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
