@@ -267,11 +267,18 @@ def test_a_dram_load_comes_near_or_far_by_its_4_kib_block_and_may_wait_for_a_ref
     chase_mean = 141 + 268.2 * 1.98
     assert with_refresh.mean() == pytest.approx(chase_mean, abs=6)
 
-    def refresh_waits(line, times):
-        return dram_latencies(cfg, [line] * len(times), times) - dram_latencies(quiet, [line] * len(times), times)
+    def refresh_waits(c, line, times):
+        return dram_latencies(c, [line] * len(times), times) - dram_latencies(quiet, [line] * len(times), times)
+    own_phases = cfg.with_overrides(["memory.dram.refresh_units=0"])   # every refresh at its own phase
     line = 4096 * 9 + 16                                       # line bits 0, 2 = address bits 7, 9
     times = np.arange(10_000, 50_000, 50)
-    own = refresh_waits(line, times)
+    own = refresh_waits(own_phases, line, times)
     assert own.any()
     for partner, together in ((line ^ 1, True), (line ^ 4, True), (line ^ 2, False), (line ^ 8, False)):
-        assert np.array_equal(refresh_waits(partner, times), own) == together, partner
+        assert np.array_equal(refresh_waits(own_phases, partner, times), own) == together, partner
+    # refresh_units (--fit's 17; h100.yaml 0): the refreshes of 100 lines 4 KiB apart run at no
+    # more than that many phases
+    grouped = cfg.with_overrides(["memory.dram.refresh_units=17"])
+    phases = {tuple(refresh_waits(grouped, 32 * k, times)) for k in range(100)}
+    assert 1 < len(phases) <= 17
+    assert len({tuple(refresh_waits(cfg, 32 * k, times)) for k in range(100)}) > 17

@@ -103,7 +103,7 @@ def fit(per_line: dict, mhz: float = 1980.0) -> dict:
     loads.  Of the excesses over THRESHOLD cycles (the smaller ones are noise), the mean is
     (D + THRESHOLD) / 2 and the share P (D - THRESHOLD) / D.  The refresh adds P D / 2 to the mean
     load, which the DRAM latency (a chase's mean) already holds: `latency_ns_less` says how much
-    to take off it."""
+    to take off it.  How the slow lines cluster in a launch gives `refresh_units`."""
     a = np.concatenate([np.array(rows, float).transpose(0, 2, 1).reshape(-1, REPEATS)
                         for stride, rows in per_line.items() if int(stride) >= 1024])
     med = np.median(a, axis=1)
@@ -113,12 +113,29 @@ def fit(per_line: dict, mhz: float = 1980.0) -> dict:
     d = 2 * above.mean() - THRESHOLD
     share = len(above) / len(excess) * d / (d - THRESHOLD)
     ns = 1000.0 / mhz
-    return {"near_cycles": round(float(near.mean())), "far_cycles": round(float(far.mean())),
+    slow = [(np.array(rows, float) - np.median(np.array(rows, float), axis=1, keepdims=True) > THRESHOLD).sum(axis=2).ravel()
+            for stride, rows in per_line.items() if int(stride) >= 1024]
+    return {"refresh_units": refresh_units(np.concatenate(slow)),"near_cycles": round(float(near.mean())), "far_cycles": round(float(far.mean())),
             "far_share": round(len(far) / (len(near) + len(far)), 3),
             "latency_spread_ns": [round(float(near.mean() - far.mean()) / 2 * ns, 1),
                                   round(float(far.mean() - near.mean()) / 2 * ns, 1)],
             "refresh_ns": round(d * ns), "refresh_interval_ns": round(d / share * ns),
             "latency_ns_less": round(share * d / 2 * ns, 1)}
+
+
+def refresh_units(slow_per_launch: np.ndarray, lines: int = 32) -> int:
+    """How many refresh groups (memory.dram.refresh_units) make the count of a launch's slow lines
+    spread as the H100's: with the lines hashed into U groups, each slow or not as a whole (the
+    recorded share), the U whose simulated counts have the recorded variance (independent lines
+    would give a binomial's, 3-4 times smaller)."""
+    rng = np.random.default_rng(0)
+    share, want = slow_per_launch.mean() / lines, slow_per_launch.var()
+    best, gap = 0, np.inf
+    for units in range(2, 65):
+        counts = [(rng.random(units) < share)[rng.integers(0, units, lines)].sum() for _ in range(4000)]
+        if abs(np.var(counts) - want) < gap:
+            best, gap = units, abs(np.var(counts) - want)
+    return best
 
 
 def simulated(source: str, stride: int, warps: int, overrides=()) -> list[float]:

@@ -288,6 +288,12 @@ SCHEMA = {
                                              "until the refresh ends (tools/dram_lines.py); 0 = none"),
             "refresh_ns": Field(float, between(0, 1e9), doc="how long one refresh holds its block (below "
                                                             "refresh_interval_ns)"),
+            "refresh_units": Field(int, between(0, 1 << 20),
+                                   doc="how many refreshes run at their own phases: the lines' refreshes fall "
+                                       "into this many groups by a hash of their address, so that one moment "
+                                       "finds several lines refreshing or none (tools/dram_lines.py --fit: the "
+                                       "H100's launches of 32 lines find none of them waiting in 21-29%); 0 = "
+                                       "each refresh on its own"),
             "refresh_shared_bits": Field(list, _address_bits,
                                          doc="address bits that do not change which refresh a line falls in: "
                                              "lines that differ only in them are refreshed together, the others "
@@ -519,7 +525,7 @@ DEFAULTS = {
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0,
                  "latency_spread_ns": [], "spread_bytes": 4096, "refresh_interval_ns": 0.0, "refresh_ns": 0.0,
-                 "refresh_shared_bits": []},
+                 "refresh_units": 0, "refresh_shared_bits": []},
     },
     "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0, "group_switch_latency": 0,
              "block_launch_interval": 0,

@@ -144,7 +144,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "smem_wavefront_latency",
              "l1_latency", "l1_sets", "l1_ways", "l1_hash", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "dram_spread_shift", "dram_refresh_mask", "dram_refresh_interval",
-             "dram_refresh", "misses_in_l2", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
+             "dram_refresh", "dram_refresh_units", "misses_in_l2", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "group_switch", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "fetch_flushed_first", "block_interval",

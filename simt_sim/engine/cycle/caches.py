@@ -45,6 +45,7 @@ T_L1_LAT, T_L1_SETS, T_L1_WAYS, T_L1_HASH = TC["l1_latency"], TC["l1_sets"], TC[
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT, T_MISSES_IN_L2, T_DRAM_SHIFT = TC["dram_latency"], TC["misses_in_l2"], TC["dram_spread_shift"]
 T_REFRESH_MASK, T_REFRESH_EVERY, T_REFRESH = TC["dram_refresh_mask"], TC["dram_refresh_interval"], TC["dram_refresh"]
+T_REFRESH_UNITS = TC["dram_refresh_units"]
 T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
 T_SM_UNITS = TC["sm_units"]
 T_SMEM_LAT, T_SMEM_ATOM, T_SMEM_PASS_LAT = TC["smem_latency"], TC["smem_atomic"], TC["smem_wavefront_latency"]
@@ -134,11 +135,15 @@ def hash32(key, salt):
 def refresh_wait(tc, line, cycle):
     """Cycles a DRAM load of `line` at `cycle` waits for its refresh (memory.dram.
     refresh_interval_ns): the lines that differ only in refresh_shared_bits are refreshed once an
-    interval, at a phase fixed by a hash of their common address."""
+    interval, at a phase fixed by a hash of their common address (or of the one of refresh_units
+    groups that hash picks)."""
     every = tc[T_REFRESH_EVERY]
     if every <= 0:
         return 0
-    into = (cycle - hash32(line & ~tc[T_REFRESH_MASK], 0)) % every
+    key = hash32(line & ~tc[T_REFRESH_MASK], 0)
+    if tc[T_REFRESH_UNITS] > 0:
+        key = hash32(key % tc[T_REFRESH_UNITS], 1)
+    into = (cycle - key) % every
     return max(tc[T_REFRESH] - into, 0)
 
 
