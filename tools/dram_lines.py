@@ -23,7 +23,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
+from probe_output import beside, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "dram_lines.ptx"
 RECORDED = ROOT / "programs" / "w-cslow-c2-w4" / "reference" / "h100-dram-lines.json"
 STRIDES = (128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 1 << 18, 1 << 20, 1 << 21, 1 << 22)
@@ -161,9 +161,9 @@ def main() -> int:
     for source in SOURCES:
         for stride in STRIDES:
             for warps in WARPS:
-                hw = " ".join(f"{v:6.0f}" for v in rec.get(key(source, stride, warps), []))
-                model = " ".join(f"{v:6.0f}" for v in simulated(source, stride, warps, tuple(args.set)))
-                print(f"{source:<5} {stride:>8} {warps:>5}  {hw:>27} | {model}")
+                print(f"{source:<5} {stride:>8} {warps:>5}  " + beside(rec.get(key(source, stride, warps), []),
+                                                                  simulated(source, stride, warps, tuple(args.set)),
+                                                                  "6.0f", 27))
     return 0
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
+from probe_output import beside, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "pred_off.ptx"
 RECORDED = ROOT / "programs" / "w-matmul-pipeline" / "reference" / "h100-pred-off.json"
 ACCESSES = 64 * 8
@@ -80,9 +80,8 @@ def main() -> int:
     for name, what in KERNELS.items():
         for label, active in ACTIVE.items():
             for guard, on in GUARDS.items():
-                hw = " ".join(f"{v:6.2f}" for v in rec.get(key(name, label, guard), []))
-                model = " ".join(f"{v:6.2f}" for v in simulated(name, active, on, tuple(args.set)))
-                print(f"{what:<16} {label:<26} {guard:<6} {hw:>13} | {model}")
+                print(f"{what:<16} {label:<26} {guard:<6} " + beside(rec.get(key(name, label, guard), []),
+                                                                   simulated(name, active, on, tuple(args.set))))
     return 0
 
 

@@ -170,6 +170,12 @@ def simulate_block(ptx, kernel: str, threads: int, args: list, buffers: dict, ov
     return simt_sim.simulate([simt_sim.Launch(prog, 1, threads, args)] * launches, buffers, cfg, trace=trace)
 
 
+def beside(recorded_values, model_values, fmt: str = "6.2f", width: int = 13) -> str:
+    """A row's recorded figures and the model's on one line: "H H | M M"."""
+    hw = " ".join(f"{v:{fmt}}" for v in recorded_values)
+    return f"{hw:>{width}} | " + " ".join(f"{v:{fmt}}" for v in model_values)
+
+
 def add_to_recording(path: Path, tool: str, key: str, entry: dict, indent: int = 0, **fields) -> None:
     """Add (or replace) run `key` of a recording of several runs ({"tool", "device", ..., "runs"}),
     with the GPU's name and `fields` at its top."""
