@@ -15,13 +15,13 @@ at its L1 rate, not at its L2 rate; docs/timing.md).
 """
 from __future__ import annotations
 
+from simt_sim.engine.cycle.slots import sub_partition
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.machine.layout import (FT_READY, FT_STAMP, FT_TAG, R_NO_INST, SC_FETCH_FREE, TC, WF_NEXT_LINE, WF_NEXT_LINE_AT,
                                      WF_PC, WF_RESUME, WF_RESUME_KIND)
 
 T_FETCH, T_LINE_INSTS, T_NEXT_LINE = TC["fetch"], TC["fetch_line_insts"], TC["fetch_next_line"]
 T_L1I_CYCLES, T_L2I_CYCLES, T_FLUSHED_FIRST = TC["l1i_line_cycles"], TC["l2i_line_cycles"], TC["fetch_flushed_first"]
-T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 
 
 @compiled_inline
@@ -73,7 +73,7 @@ def request_line(ts, tc, sm, sp, line, now):
 def first_line(wf, ts, tc, w, sm, start):
     """Warp w, starting at `start`, waits until its first code line is in its sub-partition's L0
     (requested then, with the next line)."""
-    sp = (w - sm * tc[T_WPSM]) % tc[T_NSP]
+    sp = sub_partition(tc, w, sm)
     line = wf[w, WF_PC] // tc[T_LINE_INSTS]
     ready = request_line(ts, tc, sm, sp, line, start)
     request_line(ts, tc, sm, sp, line + 1, start)

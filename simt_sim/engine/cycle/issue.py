@@ -22,6 +22,7 @@ from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, hold_warp, 
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
+from simt_sim.engine.cycle.slots import sub_partition
 from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
@@ -125,7 +126,7 @@ def release_barrier(wf, sched, sm_use, tc, w, wpb, sm, cycle):
     for v in range(first, first + wpb):
         if wf[v, WF_RESUME_KIND] == R_BARRIER and wf[v, WF_RESUME] == INF and wf[v, WF_STATUS] == W_READY:
             wf[v, WF_RESUME] = resume
-            sp = (v - sm * tc[T_WPSM]) % tc[T_NSP]
+            sp = sub_partition(tc, v, sm)
             sched[sm, sp, SC_WAKE] = min(sched[sm, sp, SC_WAKE], resume)
             sm_use[sm, U_WAKE] = min(sm_use[sm, U_WAKE], resume)
 

@@ -8,6 +8,7 @@ import numpy as np
 from simt_sim.engine.cycle import caches as MT
 from simt_sim.engine.cycle import coalesce as CO
 from simt_sim.engine.functional.address import generic_to_space, lane_address
+from simt_sim.engine.cycle.slots import sub_partition
 from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
@@ -16,7 +17,6 @@ from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
 T_STORE_BYTES, T_STORE_LINE_PASSES, T_LINE = TC["global_store_bytes"], TC["global_store_line_passes"], TC["line_bytes"]
-T_WPSM, T_NSP = TC["warps_per_sm"], TC["n_sp"]
 T_SHARED_STORE_BYTES = TC["shared_store_bytes"]
 F_STORE_BW = TF["l1_store_sectors_per_cycle"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
@@ -80,7 +80,7 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
     if op == E.OP_ST and tc[T_STORE_BYTES] > 0:     # the cycles its data take to read (issue.sources_read)
         scratch[SCRATCH_DATA_CYCLES] = -(-n * nbytes // tc[T_STORE_BYTES])
     if op == E.OP_ST and tf[F_STORE_BW] > 0:    # waits for room in its store buffer, holding its pipe (units.pipe_time)
-        sp = (w - sm * tc[T_WPSM]) % tc[T_NSP]
+        sp = sub_partition(tc, w, sm)
         scratch[SCRATCH_STORE_WAIT] = MT.store_port(mt, tc, tf, sm, sp, cycle, n_sect)
         cycle += scratch[SCRATCH_STORE_WAIT]    # the kernel's end waits for its stores to enter the buffer
     if op == E.OP_ST and tc[T_STORE_LINE_PASSES] > 0:    # its lines pass the data banks shared accesses use
