@@ -274,7 +274,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
                 ways_l2[i] = -1
         else:
             dram += 1
-            if not is_store:
+            if not is_store and not tc[T_MISSES_IN_L2]:     # host copies come from L2: no DRAM offset
                 dram_offset = max(dram_offset, tf[F_DRAM_SPREAD + spread_slot(line >> tc[T_DRAM_SHIFT], sm)]
                                   + refresh_wait(tc, line, cycle))
     wait1 = queue(mt.ports, sm, np.float64(cycle), n_sect, tf[F_L1_BW])
