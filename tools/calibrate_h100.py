@@ -92,17 +92,10 @@ def set_memory_side(text: str, fits: dict) -> tuple[str, list]:
     for key, (_, ns) in fits.items():
         dotted = f"memory.{key}_ns"
         if key == "dram.latency":
-            ns -= refresh_mean_ns(load_config(str(CONFIG)))
+            ns -= load_config(str(CONFIG)).dram_refresh_mean_ns()
         text = set_value(text, dotted, round(ns, 1))
         rows.append((dotted, None, round(ns, 1), "profiled chase", None, None))
     return text, rows
-
-
-def refresh_mean_ns(cfg) -> float:
-    """What memory.dram.refresh_* add to the mean DRAM load: a share refresh / interval of the
-    loads wait, half a refresh on average."""
-    every, refresh = cfg.get("memory.dram.refresh_interval_ns"), cfg.get("memory.dram.refresh_ns")
-    return refresh * refresh / (2 * every) if every > 0 else 0.0
 
 
 def set_dram_cycles(text: str, host_copy: int, fits: dict) -> tuple[str, tuple]:

@@ -23,6 +23,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+from simt_sim.machine.config import dram_refresh_mean_ns  # noqa: E402
 from probe_output import beside, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "dram_lines.ptx"
 RECORDED = ROOT / "programs" / "w-cslow-c2-w4" / "reference" / "h100-dram-lines.json"
@@ -115,12 +116,14 @@ def fit(per_line: dict, mhz: float = 1980.0) -> dict:
     ns = 1000.0 / mhz
     slow = [(np.array(rows, float) - np.median(np.array(rows, float), axis=1, keepdims=True) > THRESHOLD).sum(axis=2).ravel()
             for stride, rows in per_line.items() if int(stride) >= 1024]
-    return {"refresh_units": refresh_units(np.concatenate(slow)),"near_cycles": round(float(near.mean())), "far_cycles": round(float(far.mean())),
+    refresh, interval = round(d * ns), round(d / share * ns)
+    return {"refresh_units": refresh_units(np.concatenate(slow)),
+            "near_cycles": round(float(near.mean())), "far_cycles": round(float(far.mean())),
             "far_share": round(len(far) / (len(near) + len(far)), 3),
             "latency_spread_ns": [round(float(near.mean() - far.mean()) / 2 * ns, 1),
                                   round(float(far.mean() - near.mean()) / 2 * ns, 1)],
-            "refresh_ns": round(d * ns), "refresh_interval_ns": round(d / share * ns),
-            "latency_ns_less": round(share * d / 2 * ns, 1)}
+            "refresh_ns": refresh, "refresh_interval_ns": interval,
+            "latency_ns_less": round(dram_refresh_mean_ns(interval, refresh), 1)}
 
 
 def refresh_units(slow_per_launch: np.ndarray, lines: int = 32) -> int:

@@ -152,6 +152,12 @@ def _address_bits(v) -> str | None:
     return f"must be address bit numbers from 0 to 47, not {bad[0]!r}" if bad else None
 
 
+def dram_refresh_mean_ns(interval_ns: float, refresh_ns: float) -> float:
+    """What DRAM refreshes add to the mean load: a share refresh / interval of the loads wait, half
+    a refresh on average (0 without refreshes)."""
+    return refresh_ns * refresh_ns / (2 * interval_ns) if interval_ns > 0 else 0.0
+
+
 def _spread_field(what: str, kept: str) -> Field:
     return Field(list, _latency_spread, doc=f"equally likely offsets (ns) of {what}, their mean removed; {kept}; "
                                             "[] = none")
@@ -609,6 +615,10 @@ class GPUConfig:
         if self.host_copies_in_l2():
             return self.memory_latency("l2.host_copy_latency")
         return self.memory_latency("dram.latency")
+
+    def dram_refresh_mean_ns(self) -> float:
+        """What memory.dram.refresh_* add to the mean DRAM load (dram_refresh_mean_ns)."""
+        return dram_refresh_mean_ns(self.get("memory.dram.refresh_interval_ns"), self.get("memory.dram.refresh_ns"))
 
     def dram_bytes_per_cycle(self) -> float:
         per_ns = self.get("memory.dram.bytes_per_ns")
