@@ -21,11 +21,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import beside, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
+from probe_output import beside, gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
+from shared_rate import ACCESSES, WARPS, cycles_per_access  # noqa: E402  (the same loop shape: 16 warps, 512 accesses)
 PTX = ROOT / "tools" / "kernels" / "pred_off.ptx"
 RECORDED = ROOT / "programs" / "w-matmul-pipeline" / "reference" / "h100-pred-off.json"
-ACCESSES = 64 * 8
-WARPS = 16
 KERNELS = {"k_lds": "LDS.32", "k_sts": "STS.32", "k_ldg": "LDG.E (L1 hits)"}
 ACTIVE = {"1 warp": 0x1, "4 warps, 4 sub-partitions": 0xF, "16 warps": 0xFFFF}
 GUARDS = {"true": 1, "false": 0}
@@ -35,39 +34,26 @@ def key(name: str, label: str, guard: str) -> str:
     return f"{name} / {label} / {guard}"
 
 
-def cycles_per_instruction(clk: np.ndarray, active: int) -> list[float]:
-    c = clk.reshape(WARPS, 2).astype(np.int64)[[w for w in range(WARPS) if (active >> w) & 1]]
-    per_warp = float(((c[:, 1] - c[:, 0]) / ACCESSES).mean())
-    sm = float(c[:, 1].max() - c[:, 0].min()) / (ACCESSES * len(c))
-    return [round(per_warp, 2), round(sm, 2)]
-
-
 def measure() -> dict:
     import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
     g = cp.arange(32 * 8, dtype=cp.uint32)
-    out = {}
-    for name in KERNELS:
-        f = mod.get_function(name)
-        for label, active in ACTIVE.items():
-            for guard, on in GUARDS.items():
-                runs = []
-                for _ in range(9):
-                    clk, res = cp.zeros(2 * WARPS, cp.int64), cp.zeros(WARPS * 32, cp.uint32)
-                    f((1,), (WARPS * 32,), (clk, res, g, np.uint32(active), np.int32(on)))
-                    cp.cuda.runtime.deviceSynchronize()
-                    runs.append(cycles_per_instruction(clk.get(), active))
-                out[key(name, label, guard)] = np.median(np.array(runs[1:]), axis=0).round(2).tolist()
-                print(key(name, label, guard), out[key(name, label, guard)], flush=True)
+
+    def launch(cp, f, name, warps) -> list[float]:
+        active, on = warps
+        clk, res = cp.zeros(2 * WARPS, cp.int64), cp.zeros(WARPS * 32, cp.uint32)
+        f((1,), (WARPS * 32,), (clk, res, g, np.uint32(active), np.int32(on)))
+        cp.cuda.runtime.deviceSynchronize()
+        return cycles_per_access(clk.get(), active)
+    sets = {f"{label} / {guard}": (active, on) for label, active in ACTIVE.items() for guard, on in GUARDS.items()}
     return {"tool": os.path.basename(__file__), "device": gpu_name(), "accesses": ACCESSES,
-            "cycles_per_instruction": out}
+            "cycles_per_instruction": gpu_medians(PTX, KERNELS, sets, launch, 2)}
 
 
 def simulated(name: str, active: int, on: int, overrides: tuple[str, ...] = ()) -> list[float]:
     bufs = {"clk": np.zeros(2 * WARPS, np.int64), "out": np.zeros(WARPS * 32, np.uint32),
             "g": np.arange(32 * 8, dtype=np.uint32)}
     res = simulate_block(PTX, name, WARPS * 32, ["clk", "out", "g", active, on], bufs, overrides)
-    return cycles_per_instruction(res.outputs["clk"], active)
+    return cycles_per_access(res.outputs["clk"], active)
 
 
 def main() -> int:

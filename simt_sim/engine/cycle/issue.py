@@ -17,12 +17,12 @@ from simt_sim.engine.cycle.regfile import T_BANKS, T_WRITE_PORT, book_write, kee
 from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_pass, grr_family
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
+from simt_sim.engine.cycle.slots import sub_partition
 from simt_sim.engine.cycle.stalls import account, account_ahead
 from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, hold_warp, occupy_pipe, pipe_time
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
-from simt_sim.engine.cycle.slots import sub_partition
 from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,

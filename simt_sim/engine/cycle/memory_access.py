@@ -7,8 +7,8 @@ import numpy as np
 
 from simt_sim.engine.cycle import caches as MT
 from simt_sim.engine.cycle import coalesce as CO
-from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.cycle.slots import sub_partition
+from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
