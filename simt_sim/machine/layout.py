@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at", "block_age", "deferred")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at", "block_age", "deferred", "bar_release")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -87,6 +87,10 @@ WF_BLOCK_AGE = WARP_FIELDS.index("block_age")
 # issues on (status ready) while its next instructions neither access memory nor branch; the
 # functional barrier counts it as arrived, and it waits (status barrier) at the first that does
 WF_DEFERRED = WARP_FIELDS.index("deferred")
+# the cycle its block's last barrier released (scheduler.barrier_latency after the SM's barrier unit
+# took the last arrival: sass.sm_unit_cycles BAR): a warp that arrived deferred and was released
+# while issuing on waits for it at its first instruction that does not pass
+WF_BAR_RELEASE = WARP_FIELDS.index("bar_release")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)

@@ -379,6 +379,16 @@ def sm_unit_names(cfg: GPUConfig) -> list[str]:
     return sorted(cfg.get("sass.sm_unit_cycles") or {})
 
 
+# SASS families the lowering turns into PTX operations, by the operation's name (those an SM-wide unit may serve)
+LOWERED_FAMILIES = {"bar": "BAR"}
+
+
+def sass_family(row) -> str:
+    """The SASS family of a SASS program's row: its opcode's, or the family lowered to its PTX operation."""
+    name = opcode_name(int(row[E.F_OP]))
+    return LOWERED_FAMILIES.get(name, name)
+
+
 def sm_unit_tables(cfg: GPUConfig, code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per pc, the SM-wide unit that serves a SASS instruction (-1: none) and the cycles it holds
     it: sass.sm_unit_cycles, one unit per key (`family` or `family.type`, as latency_overrides;
@@ -388,7 +398,7 @@ def sm_unit_tables(cfg: GPUConfig, code: np.ndarray) -> tuple[np.ndarray, np.nda
     unit = np.full(len(code), -1, np.int64)
     cycles = np.zeros(len(code), np.int64)
     for pc in range(len(code)):
-        key = override_key(table, opcode_name(int(code[pc][E.F_OP])), code[pc]) if is_sass_row(code[pc]) else None
+        key = override_key(table, sass_family(code[pc]), code[pc]) if is_sass_row(code[pc]) else None
         if key is not None:
             unit[pc] = names.index(key)
             cycles[pc] = table[key]

@@ -32,7 +32,7 @@ from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_BAR_COUNT, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
+                                     WF_BAR_COUNT, WF_BAR_RELEASE, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -104,6 +104,8 @@ def result_timing(code, regs, mt, tab, tc, tf, scratch, cc, geom, w, gid, pc, ex
             cycle = sm_unit_start(mt, tc, sm, tab.sm_unit[pc], cycle, tab.sm_unit_cycles[pc])
         cycle = ldc_line_ready(code, regs, cc, tab, tc, pc, w * geom[G_WS], exec_mask, sm, cycle)
         return cycle + tab.lat[pc], (R_SHORT if cls == CL_SFU else R_WAIT)
+    if cls == CL_BARRIER and tab.sm_unit[pc] >= 0:     # the SM's barrier unit takes the arrival
+        cycle = sm_unit_start(mt, tc, sm, tab.sm_unit[pc], cycle, tab.sm_unit_cycles[pc])
     return cycle + 1, R_WAIT        # control flow writes no registers; its delay is the resume time
 
 
@@ -118,17 +120,25 @@ def record_issue(trace, now, fields):
 
 
 @compiled
-def release_barrier(wf, sched, sm_use, tc, w, wpb, sm, cycle):
-    """Warps that were waiting at their block's barrier and are now released resume after the
-    barrier latency."""
+def release_barrier(wf, sched, sm_use, tab, tc, w, wpb, sm, taken, completed):
+    """After warp w's arrival at its block's barrier was taken at cycle `taken` (or w exited then),
+    the warps that were waiting there and are now released resume after the barrier latency.  If
+    w's arrival `completed` a block-wide barrier, every warp of the block waits for the release at
+    its first instruction that does not pass (WF_BAR_RELEASE): w itself, and those that arrived
+    deferred and issue on."""
     first = (w // wpb) * wpb
-    resume = cycle + tc[T_BARRIER]
+    resume = taken + tc[T_BARRIER]
     for v in range(first, first + wpb):
         if wf[v, WF_RESUME_KIND] == R_BARRIER and wf[v, WF_RESUME] == INF and wf[v, WF_STATUS] == W_READY:
             wf[v, WF_RESUME] = resume
             sp = sub_partition(tc, v, sm)
             sched[sm, sp, SC_WAKE] = min(sched[sm, sp, SC_WAKE], resume)
             sm_use[sm, U_WAKE] = min(sm_use[sm, U_WAKE], resume)
+        if completed:
+            wf[v, WF_BAR_RELEASE] = resume
+    if completed and (wf[w, WF_RESUME_KIND] == R_BARRIER or not passes_barrier(tab.cls[wf[w, WF_PC]])):
+        wf[w, WF_RESUME] = max(wf[w, WF_RESUME], resume)
+        wf[w, WF_RESUME_KIND] = R_BARRIER
 
 
 @compiled_inline
@@ -180,7 +190,7 @@ def passes_barrier(cls):
 
 
 @compiled_inline
-def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, cycle):
+def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, completed, cycle):
     """When warp w may issue again and what it waits on, from the class of what it issued (SASS:
     from its stall count, and a taken branch's fetch redirect); `ran`: whether any of its threads
     executed it.  Returns the stall count of a BSYNC that left its group waiting for another to
@@ -222,6 +232,8 @@ def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, cycle):
         if tc[T_DEFER] and defers_barrier(wf, tab, w, cmp, ctrl):
             wf[w, WF_STATUS] = W_READY      # arrived; issues on at its stall count (sass.deferred_barrier)
             wf[w, WF_DEFERRED] = 1
+        elif tc[T_DEFER] and completed and ctrl >= 0:
+            pass                            # the last to arrive issues on too; release_barrier sets its wait
         else:
             wf[w, WF_RESUME_KIND] = R_BARRIER
             wf[w, WF_RESUME] = INF if wf[w, WF_STATUS] == W_BARRIER else cycle + tc[T_BARRIER]
@@ -230,7 +242,19 @@ def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, cycle):
         wf[w, WF_STATUS] = W_BARRIER
         wf[w, WF_RESUME_KIND] = R_BARRIER
         wf[w, WF_RESUME] = INF
+    elif wf[w, WF_BAR_RELEASE] > wf[w, WF_RESUME] and not passes_barrier(tab.cls[wf[w, WF_PC]]):
+        wf[w, WF_RESUME] = wf[w, WF_BAR_RELEASE]    # released while issuing on: waits for the release
+        wf[w, WF_RESUME_KIND] = R_BARRIER
     return switched
+
+
+@compiled_inline
+def completes_block_barrier(wf, row, w):
+    """Whether warp w, issuing the barrier `row`, completed a block-wide one (bar.sync 0 or BAR.SYNC
+    0x0, not a reduction, a named barrier with a count or an arrival): it goes on, no longer
+    waiting there or deferred."""
+    return (wf[w, WF_STATUS] == W_READY and wf[w, WF_DEFERRED] == 0 and row[E.F_CMP] == E.BARRED_NONE
+            and row[E.F_NOPS] <= 1 and row[E.F_FLAGS] & E.FL_ARRIVE == 0)
 
 
 @compiled_inline
@@ -371,13 +395,16 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     if tc[T_TRACE]:
         record_issue(ts.trace, ts.now, (cycle, gid, pc, mask, exec_mask, u, pipe, busy, sm, sp, k, ready))
     ts.now[N_SLICE] -= 1
-    switched = after_issue(wf, tab, tc, w, pc, row[E.F_OP], row[E.F_CMP], ctrl, exec_mask != 0, cycle)
+    completed = tab.cls[pc] == CL_BARRIER and completes_block_barrier(wf, row, w)
+    switched = after_issue(wf, tab, tc, w, pc, row[E.F_OP], row[E.F_CMP], ctrl, exec_mask != 0, completed, cycle)
     if switched > 0:                    # counted where Nsight Compute counts it
         account_ahead(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc + 1, cycle + switched, wf[w, WF_RESUME])
     sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
     status = wf[w, WF_STATUS]
-    if tab.cls[pc] == CL_BARRIER or status == W_DONE:
-        release_barrier(wf, ts.sched, ts.sm_use, tc, w, geom[G_WPB], sm, cycle)
+    if tab.cls[pc] == CL_BARRIER:       # its arrival was taken at ready - 1
+        release_barrier(wf, ts.sched, ts.sm_use, tab, tc, w, geom[G_WPB], sm, ready - 1, completed)
+    elif status == W_DONE:
+        release_barrier(wf, ts.sched, ts.sm_use, tab, tc, w, geom[G_WPB], sm, cycle, False)
     if status == W_DONE:
         if slot_finished(ws, slot, geom[G_WPB]):
             finish_block(ws, slot_block, ts, tc, kgeom, warp_max_sp, counters, slot, sm, cycle)
