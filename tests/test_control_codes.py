@@ -397,28 +397,30 @@ def test_sass_latency_overrides_name_sass_families(tmp_path):
 
 
 def test_sm_unit_cycles_name_sass_families_and_queue_the_four_sub_partitions(tmp_path):
-    """sass.sm_unit_cycles (h100.yaml: {LDC: 2, S2R: 2}, tools/control_rate.py): keys are SASS
-    families (a bad one is an error at its file:line:column, as are cycles outside 1..10^6); each
-    family gets its own SM-wide unit, which takes one warp-instruction per `cycles` from all four
-    sub-partitions, first come first served, and the result comes its latency after that."""
+    """sass.sm_unit_cycles (h100.yaml: {LDC: 2, S2R: 2, BAR: 2}, tools/control_rate.py,
+    tools/tile_loop.py): keys are SASS families timed by a latency or barriers (a bad one is an
+    error at its file:line:column, as are cycles outside 1..10^6); each family gets its own SM-wide
+    unit, which takes one warp-instruction per `cycles` from all four sub-partitions, first come
+    first served, and the result comes its latency after that."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: c\nwarp_size: 32\nsass:\n  sm_unit_cycles: {LDX: 2}\n")
-    with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family timed by a latency"):
+    with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family timed by a latency or a barrier"):
         load_config(str(cfg))
     with pytest.raises(InputError, match="cycles must be an integer"):
         load_config("h100", ["sass.sm_unit_cycles={LDC: 0}"])
-    with pytest.raises(InputError, match="'LDS', which is not a SASS family timed by a latency"):
+    with pytest.raises(InputError, match="'LDS', which is not a SASS family timed by a latency or a barrier"):
         load_config("h100", ["sass.sm_unit_cycles={LDS: 2}"])
     from simt_sim.engine.cycle.caches import make_mem_timing, sm_unit_start
     from simt_sim.machine.tables import machine_scalars, sm_unit_names
     h100 = load_config("h100")
-    assert sm_unit_names(h100) == ["LDC", "S2R"]
+    assert sm_unit_names(h100) == ["BAR", "LDC", "S2R"]
     tc, _ = machine_scalars(h100, 1, 1, 64, False, sass=True)
     mt = make_mem_timing(tc, 1)
     # four sub-partitions' LDCs issued in cycle 10, an S2R beside them, one LDC later
-    assert [sm_unit_start(mt, tc, 0, 0, 10, 2) for _ in range(4)] == [10, 12, 14, 16]
-    assert sm_unit_start(mt, tc, 0, 1, 10, 2) == 10             # the S2R's unit is free
-    assert sm_unit_start(mt, tc, 0, 0, 30, 2) == 30             # the LDC unit is free again
+    ldc, s2r = sm_unit_names(h100).index("LDC"), sm_unit_names(h100).index("S2R")
+    assert [sm_unit_start(mt, tc, 0, ldc, 10, 2) for _ in range(4)] == [10, 12, 14, 16]
+    assert sm_unit_start(mt, tc, 0, s2r, 10, 2) == 10             # the S2R's unit is free
+    assert sm_unit_start(mt, tc, 0, ldc, 30, 2) == 30             # the LDC unit is free again
 
 
 def test_write_port_units_must_name_units(tmp_path):
