@@ -5,7 +5,8 @@ tools/kernels/tile_loop.cu (its PTX and the committed cubin beside it): one bloc
 64 tiles: per tile 8 broadcast LDS.128 (A) and 32 LDS.32 (B) feeding 32 FFMAs, as w-matmul-*'s
 loop; k_tile_sync with the matmul's barrier after each tile, k_tile_a / k_tile_b with only A's or
 B's loads; k_tile_copy / k_tile_store staging each tile from global memory (L1 hits after the first
-pass) as w-matmul-pipeline (cp.async double buffering) / w-matmul-plain (LDG, STS) do; k_bar the
+pass) as w-matmul-pipeline (cp.async double buffering) / w-matmul-plain (LDG, STS) do, and
+k_tile_copy_l2 / k_tile_store_l2 from L2 (64 tiles of each, more than L1 holds); k_bar the
 barrier alone, k_bar_chain a barrier after 8 dependent FFMAs (1 to 32 warps).  Figures (the median of 8 launches): cycles per tile over the span from the first
 warp's start to the last warp's end, a warp's mean cycles per tile, and the spread of the warps'
 ends (last - first, cycles).  The matmul kernels' block spans are 4-8% shorter in the model than on
@@ -27,9 +28,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import beside, gpu_medians, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "tile_loop.ptx"
 RECORDED = ROOT / "programs" / "w-matmul-pipeline" / "reference" / "h100-tile-loop.json"
-KERNELS = ("k_tile", "k_tile_sync", "k_tile_a", "k_tile_b", "k_tile_copy", "k_tile_store", "k_bar", "k_bar_chain")
-STAGED = ("k_tile_copy", "k_tile_store")     # these read the tiles from g
-SOURCE = 2 * 8 * 32 * 32                      # g: 8 tiles of A, then 8 of B
+KERNELS = ("k_tile", "k_tile_sync", "k_tile_a", "k_tile_b", "k_tile_copy", "k_tile_store", "k_tile_copy_l2",
+           "k_tile_store_l2", "k_bar", "k_bar_chain")
+STAGED = ("k_tile_copy", "k_tile_store", "k_tile_copy_l2", "k_tile_store_l2")     # these read the tiles from g
+SOURCE = 2 * 64 * 32 * 32                     # g: 64 tiles of A, then 64 of B (the L1 kernels read 8 of each)
 WARPS = (4, 8, 16, 32)
 BARRIER_WARPS = (1, 2, 4, 8, 16, 32)
 TILES = 64

@@ -343,6 +343,11 @@ SCHEMA = {
                                               "shared-memory port for each 128-byte line it writes, since L1 "
                                               "and shared memory share their data banks: a shared access "
                                               "waits behind them (tools/stg_read.py's tile epilogue); 0: none"),
+        "copy_line_passes": Field(int, non_negative,
+                                  doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory port "
+                                      "for each 128 bytes of its data, when they arrive: L1 and shared memory "
+                                      "share their data banks, which read (or fill) the line and write it into "
+                                      "shared memory (tools/tile_loop.py's k_tile_copy, k_tile_copy_l2); 0: none"),
         "convergence_unit_cycles": Field(int, non_negative,
                                          doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
                                              "unit: another warp's BSSY or BSYNC waits for it (tools/"
@@ -546,7 +551,7 @@ DEFAULTS = {
                  "latency_spread_ns": [], "spread_bytes": 4096, "refresh_interval_ns": 0.0, "refresh_ns": 0.0,
                  "refresh_units": 0, "refresh_shared_bits": []},
     },
-    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0, "group_switch_latency": 0,
+    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "copy_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0, "group_switch_latency": 0,
              "block_launch_interval": 0,
              "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
              "sm_unit_cycles": {},

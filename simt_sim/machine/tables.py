@@ -88,6 +88,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "global_store_data_read": g("sass.global_store_data_read_cycles"),
         "global_store_bytes": g("sass.global_store_bytes_per_cycle") if sass else 0,
         "global_store_line_passes": g("sass.global_store_line_passes") if sass else 0,
+        "copy_line_passes": g("sass.copy_line_passes") if sass else 0,
         "shared_store_bytes": g("sass.shared_store_bytes_per_cycle") if sass else 0,
         "taken_branch": g("sass.taken_branch_latency"),
         "convergence_cycles": g("sass.convergence_unit_cycles") if sass else 0,

@@ -7,11 +7,13 @@
 // the loads of A (broadcast LDS.128) or of B (LDS.32).  k_tile_copy and k_tile_store stage each tile
 // from global memory first, as w-matmul-pipeline (cp.async double buffering: LDGSTS, LDGDEPBAR,
 // DEPBAR) and w-matmul-plain (LDG, STS, barrier) do, from 8 tiles of A and of B (g: 32 KiB each)
-// that stay in L1 after the first pass.  k_bar is the barrier alone, once per iteration, and
+// that stay in L1 after the first pass; k_tile_copy_l2 and k_tile_store_l2 from 64 of each (256 KiB
+// each, more than L1 holds beside the tiles: L2 hits, as the matmul's).  k_bar is the barrier alone, once per iteration, and
 // k_bar_chain a barrier after a chain of 8 dependent FFMAs.  clk = per-warp [start, end].
 #include <cuda_pipeline.h>
 #define TILE 32
 #define SRC_TILES 8
+#define SRC_TILES_L2 64
 __device__ __forceinline__ void record_span(long long* clk, long long t0, long long t1) {
     if ((threadIdx.x & 31) == 0) { clk[2 * (threadIdx.x / 32)] = t0; clk[2 * (threadIdx.x / 32) + 1] = t1; }
 }
@@ -46,20 +48,21 @@ __device__ __forceinline__ void tile_loop(long long* clk, float* out, int tiles)
     record_span(clk, t0, t1);
 }
 
-// The matmul's staging of tile t from g (A: its first SRC_TILES tiles, B: the next), row ty.
+// The matmul's staging of tile t from g (A: its first SRC tiles, B: the next), row ty.
+template <int SRC>
 __device__ __forceinline__ const float* tile_src(const float* g, int t, int matrix) {
-    return g + (matrix * SRC_TILES + ((t + (threadIdx.x >> 10)) % SRC_TILES)) * TILE * TILE;
+    return g + (matrix * SRC + ((t + (threadIdx.x >> 10)) % SRC)) * TILE * TILE;
 }
 
-template <bool ASYNC>
+template <bool ASYNC, int SRC>
 __device__ __forceinline__ void staged_loop(long long* clk, float* out, const float* g, int tiles) {
     __shared__ __align__(16) float sa[2][TILE * TILE], sb[2][TILE * TILE];
     int tx = threadIdx.x & 31, ty = threadIdx.x >> 5, at = ty * TILE + tx;
     float acc = 0.0f;
     long long t0 = clock64();
     if (ASYNC) {
-        __pipeline_memcpy_async(&sa[0][at], tile_src(g, 0, 0) + at, sizeof(float));
-        __pipeline_memcpy_async(&sb[0][at], tile_src(g, 0, 1) + at, sizeof(float));
+        __pipeline_memcpy_async(&sa[0][at], tile_src<SRC>(g, 0, 0) + at, sizeof(float));
+        __pipeline_memcpy_async(&sb[0][at], tile_src<SRC>(g, 0, 1) + at, sizeof(float));
         __pipeline_commit();
     }
 #pragma unroll 1
@@ -67,14 +70,14 @@ __device__ __forceinline__ void staged_loop(long long* clk, float* out, const fl
         int buf = ASYNC ? (t + (threadIdx.x >> 10)) & 1 : 0;
         if (ASYNC) {
             if (t + 1 < tiles) {
-                __pipeline_memcpy_async(&sa[buf ^ 1][at], tile_src(g, t + 1, 0) + at, sizeof(float));
-                __pipeline_memcpy_async(&sb[buf ^ 1][at], tile_src(g, t + 1, 1) + at, sizeof(float));
+                __pipeline_memcpy_async(&sa[buf ^ 1][at], tile_src<SRC>(g, t + 1, 0) + at, sizeof(float));
+                __pipeline_memcpy_async(&sb[buf ^ 1][at], tile_src<SRC>(g, t + 1, 1) + at, sizeof(float));
             }
             __pipeline_commit();
             __pipeline_wait_prior(1);
         } else {
-            sa[0][at] = tile_src(g, t, 0)[at];
-            sb[0][at] = tile_src(g, t, 1)[at];
+            sa[0][at] = tile_src<SRC>(g, t, 0)[at];
+            sb[0][at] = tile_src<SRC>(g, t, 1)[at];
         }
         __syncthreads();
 #pragma unroll
@@ -86,8 +89,10 @@ __device__ __forceinline__ void staged_loop(long long* clk, float* out, const fl
     record_span(clk, t0, t1);
 }
 
-extern "C" __global__ void __launch_bounds__(1024) k_tile_copy(long long* clk, float* out, const float* g, int tiles) { staged_loop<true>(clk, out, g, tiles); }
-extern "C" __global__ void __launch_bounds__(1024) k_tile_store(long long* clk, float* out, const float* g, int tiles) { staged_loop<false>(clk, out, g, tiles); }
+extern "C" __global__ void __launch_bounds__(1024) k_tile_copy(long long* clk, float* out, const float* g, int tiles) { staged_loop<true, SRC_TILES>(clk, out, g, tiles); }
+extern "C" __global__ void __launch_bounds__(1024) k_tile_store(long long* clk, float* out, const float* g, int tiles) { staged_loop<false, SRC_TILES>(clk, out, g, tiles); }
+extern "C" __global__ void __launch_bounds__(1024) k_tile_copy_l2(long long* clk, float* out, const float* g, int tiles) { staged_loop<true, SRC_TILES_L2>(clk, out, g, tiles); }
+extern "C" __global__ void __launch_bounds__(1024) k_tile_store_l2(long long* clk, float* out, const float* g, int tiles) { staged_loop<false, SRC_TILES_L2>(clk, out, g, tiles); }
 extern "C" __global__ void __launch_bounds__(1024) k_tile(long long* clk, float* out, int tiles) { tile_loop<0, false>(clk, out, tiles); }
 extern "C" __global__ void __launch_bounds__(1024) k_tile_sync(long long* clk, float* out, int tiles) { tile_loop<0, true>(clk, out, tiles); }
 extern "C" __global__ void __launch_bounds__(1024) k_tile_a(long long* clk, float* out, int tiles) { tile_loop<1, false>(clk, out, tiles); }

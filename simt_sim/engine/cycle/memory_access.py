@@ -18,6 +18,7 @@ G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
 T_STORE_BYTES, T_STORE_LINE_PASSES, T_LINE = TC["global_store_bytes"], TC["global_store_line_passes"], TC["line_bytes"]
 T_SHARED_STORE_BYTES = TC["shared_store_bytes"]
+T_COPY_LINE_PASSES = TC["copy_line_passes"]
 F_STORE_BW = TF["l1_store_sectors_per_cycle"]
 LOCAL_TIMING_BASE = np.int64(1) << 56      # local memory's place in the cache model's address space
 
@@ -86,8 +87,12 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
     if op == E.OP_ST and tc[T_STORE_LINE_PASSES] > 0:    # its lines pass the data banks shared accesses use
         lines = CO.lines_of(work, n_sect, tc[T_LINE] // tc[T_SECTOR])
         MT.book_port(mt.shared_booked, mt.shared_end, sm, cycle, lines * tc[T_STORE_LINE_PASSES])
-    return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
-                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES]), R_LONG
+    done = MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
+                            scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES])
+    if op == E.OP_CP_ASYNC and tc[T_COPY_LINE_PASSES] > 0:    # its data pass the data banks as they arrive
+        passes = -(-n * nbytes // tc[T_LINE]) * tc[T_COPY_LINE_PASSES]
+        done = MT.book_port(mt.shared_booked, mt.shared_end, sm, done, passes) + passes
+    return done, R_LONG
 
 
 @compiled
