@@ -122,10 +122,10 @@ def record_issue(trace, now, fields):
 @compiled
 def release_barrier(wf, sched, sm_use, tab, tc, w, wpb, sm, taken, completed):
     """After warp w's arrival at its block's barrier was taken at cycle `taken` (or w exited then),
-    the warps that were waiting there and are now released resume after the barrier latency.  If
-    w's arrival `completed` a block-wide barrier, every warp of the block waits for the release at
-    its first instruction that does not pass (WF_BAR_RELEASE): w itself, and those that arrived
-    deferred and issue on."""
+    the warps that were waiting there and are now released resume after the barrier latency, and
+    so does w where it goes on after that latency (not deferred).  If w's arrival `completed` a
+    block-wide barrier, every warp of the block waits for the release at its first instruction
+    that does not pass (WF_BAR_RELEASE): w itself, and those that arrived deferred and issue on."""
     first = (w // wpb) * wpb
     resume = taken + tc[T_BARRIER]
     for v in range(first, first + wpb):
@@ -136,7 +136,9 @@ def release_barrier(wf, sched, sm_use, tab, tc, w, wpb, sm, taken, completed):
             sm_use[sm, U_WAKE] = min(sm_use[sm, U_WAKE], resume)
         if completed:
             wf[v, WF_BAR_RELEASE] = resume
-    if completed and (wf[w, WF_RESUME_KIND] == R_BARRIER or not passes_barrier(tab.cls[wf[w, WF_PC]])):
+    if wf[w, WF_RESUME_KIND] == R_BARRIER and wf[w, WF_RESUME] != INF:
+        wf[w, WF_RESUME] = max(wf[w, WF_RESUME], resume)
+    elif completed and not passes_barrier(tab.cls[wf[w, WF_PC]]):
         wf[w, WF_RESUME] = max(wf[w, WF_RESUME], resume)
         wf[w, WF_RESUME_KIND] = R_BARRIER
 
