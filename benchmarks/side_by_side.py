@@ -3,7 +3,7 @@ interleaved (old, new, old, new, ...), medians per row (or, --best, the fastest 
 loaded machine noise only slows a run), and the ratio new / old.  Also the cold
 compile (an empty numba cache), `import simt_sim`, and a small run's start-up.
 
-    python benchmarks/side_by_side.py OLD_CHECKOUT NEW_CHECKOUT [--rounds 3] [--best] [--cold]
+    python benchmarks/side_by_side.py OLD_CHECKOUT NEW_CHECKOUT [--rounds 3] [--best] [--cold] [--isa sass]
 
 Each checkout runs its own benchmarks/timing_speed.py with PYTHONPATH pointing at it.
 """
@@ -19,9 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 ROW_FIELDS = ("workload", "threads", "cycles", "warp_insts", "ipc", "seconds", "insts_per_s", "cycles_per_s")
 
 
-def run_benchmark(checkout: str, env_extra: dict | None = None) -> tuple[float, dict]:
+def run_benchmark(checkout: str, env_extra: dict | None = None, isa: str = "ptx") -> tuple[float, dict]:
     env = dict(os.environ, PYTHONPATH=checkout, **(env_extra or {}))
-    out = subprocess.run([sys.executable, "benchmarks/timing_speed.py"], cwd=checkout, env=env,
+    out = subprocess.run([sys.executable, "benchmarks/timing_speed.py", "--isa", isa], cwd=checkout, env=env,
                          capture_output=True, text=True, check=True).stdout
     warm = float(out.split("cache load: ")[1].split(" s")[0])
     rows = {}
@@ -59,14 +59,15 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--best", action="store_true", help="each row's fastest round instead of the median")
     ap.add_argument("--cold", action="store_true", help="also time a compile with an empty numba cache")
+    ap.add_argument("--isa", choices=("ptx", "sass"), default="ptx", help="the kernels' PTX or their SASS")
     ns = ap.parse_args()
     versions = {"old": ns.old, "new": ns.new}
     results = {v: [] for v in versions}
     for v, path in versions.items():          # warm the on-disk caches
-        run_benchmark(path)
+        run_benchmark(path, isa=ns.isa)
     for _ in range(ns.rounds):
         for v, path in versions.items():
-            results[v].append(run_benchmark(path)[1])
+            results[v].append(run_benchmark(path, isa=ns.isa)[1])
     print(f"{'workload':<14} {'threads':>8} {'cycles old/new':>15} {'old warp-inst/s':>16} {'new warp-inst/s':>16} "
           f"{'new/old':>8} {'old MiB':>8} {'new MiB':>8}")
     for key in results["old"][0]:
