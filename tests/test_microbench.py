@@ -1130,3 +1130,15 @@ def test_a_cp_async_passes_the_data_banks_twice_a_line():
     hw = json.loads(TL.RECORDED.read_text())["runs"]["k_tile_copy_l2 / 32"][0]
     assert TL.simulated("k_tile_copy_l2", 32)[0] == pytest.approx(hw, rel=0.02)
     assert TL.simulated("k_tile_copy_l2", 32, ("sass.copy_line_passes=0",))[0] < 0.96 * hw
+
+
+def test_a_load_allocating_in_l1_pays_nothing_more_for_its_miss():
+    """tools/l1_miss.py (recorded on the H200): one warp's chase over lines in L2 and not in L1
+    steps every 282.2 cycles with LDG.E.STRONG.GPU (ld.global.cg) and with a plain LDG.E, which
+    allocates in L1: the H100 charges the L1 miss nothing, and neither does the model (within 1%)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import l1_miss as LM
+    rec = json.loads(LM.RECORDED.read_text())["runs"]
+    assert rec["k_chase_ca / 1 warp"] == rec["k_chase_cg / 1 warp"]
+    for name in LM.KERNELS:
+        assert LM.simulated(name)[0] == pytest.approx(rec[f"{name} / 1 warp"][0], rel=0.01), name
