@@ -378,6 +378,9 @@ SCHEMA = {
                                  doc="over scheduler.barrier_latency for SASS runs: cycles from the SM's barrier "
                                      "unit taking the last arrival (sm_unit_cycles BAR) to the release "
                                      "(tools/tile_loop.py)"),
+        "barrier_after_stores": Field(bool, doc="a warp's arrival at a barrier counts once its shared-memory "
+                                                "stores are written (__syncthreads orders the block's shared "
+                                                "memory; tools/tile_loop.py's k_tile_store, k_tile_store_l2)"),
         "deferred_barrier": Field(bool, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
                                             "goes on issuing ALU instructions and waits at the first other one "
                                             "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
@@ -559,7 +562,7 @@ DEFAULTS = {
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
                        "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0,
-             "deferred_barrier": False},
+             "deferred_barrier": False, "barrier_after_stores": False},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},

@@ -32,7 +32,7 @@ from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_BAR_COUNT, WF_BAR_RELEASE, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
+                                     WF_BAR_COUNT, WF_BAR_RELEASE, WF_STORES_DONE, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -42,7 +42,7 @@ T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latenc
 T_CBU, T_SWITCH = TC["convergence_cycles"], TC["group_switch"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
-T_STORE_ACK, T_DEFER = TC["store_ack"], TC["deferred_barrier"]
+T_STORE_ACK, T_DEFER, T_AFTER_STORES = TC["store_ack"], TC["deferred_barrier"], TC["barrier_after_stores"]
 
 
 @compiled_inline
@@ -376,6 +376,8 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
     start = enqueue(ts.unit_free, ts.mem_queue, wf, tab, tc, w, sm, sp, pc, cycle)     # when it enters its pipe
+    if tab.cls[pc] == CL_BARRIER and tc[T_AFTER_STORES]:     # arrives once its shared stores are written
+        start = max(start, wf[w, WF_STORES_DONE])
     ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, ts.const_cache, geom, w, gid, pc,
                                 exec_mask, sm, start)
     counters[C_CLOCK] = cycle
@@ -389,6 +391,8 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     ctrl = control_code(code.rows, tc, pc)
     note_results(code.sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle)
+    if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] < 0 and row[E.F_SPACE] == E.SP_SHARED:   # a shared store
+        wf[w, WF_STORES_DONE] = max(wf[w, WF_STORES_DONE], ready)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0:
         # exit waits for outstanding loads (their registers are still to be written); stores
         # need no registers once issued and only delay the kernel's end
