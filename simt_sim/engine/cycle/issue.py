@@ -376,10 +376,11 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
     ts.pc_stalls[pc, R_SELECTED] += 1
     start = enqueue(ts.unit_free, ts.mem_queue, wf, tab, tc, w, sm, sp, pc, cycle)     # when it enters its pipe
+    at = start
     if tab.cls[pc] == CL_BARRIER and tc[T_AFTER_STORES]:     # arrives once its shared stores are written
-        start = max(start, wf[w, WF_STORES_DONE])
+        at = max(start, wf[w, WF_STORES_DONE])
     ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, ts.const_cache, geom, w, gid, pc,
-                                exec_mask, sm, start)
+                                exec_mask, sm, at)
     counters[C_CLOCK] = cycle
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
                  fault) == STEP_FAULT:
