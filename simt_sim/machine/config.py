@@ -602,11 +602,9 @@ class GPUConfig:
         data["units"] = merged(data["units"], self.get("sass.units") or {})
         data["memory"] = merged(data["memory"], self.get("sass.memory") or {})
         data["latency_overrides"] = copy.deepcopy(self.get("sass.latency_overrides") or {})
-        for key in ("kernel_launch_latency", "stream_kernel_gap"):
+        for key, section in (("kernel_launch_latency", "sm"), ("stream_kernel_gap", "sm"), ("barrier_latency", "scheduler")):
             if self.get(f"sass.{key}") is not None:
-                data["sm"] = {**data["sm"], key: self.get(f"sass.{key}")}
-        if self.get("sass.barrier_latency") is not None:
-            data["scheduler"] = {**data["scheduler"], "barrier_latency": self.get("sass.barrier_latency")}
+                data[section] = {**data[section], key: self.get(f"sass.{key}")}
         return GPUConfig(self.name, self.path, data)
 
     def memory_latency(self, key: str) -> int:
