@@ -80,9 +80,7 @@ def make_counters() -> np.ndarray:
 # holds the pipe max(ii, passes x pass_cycles)); srcs / dsts: registers in the unified numbering (-1 padded); unit_pipes: pipes per unit;
 # pipes_of: how many of its unit's pipes (the first ones) the instruction may use; pipe_from: the
 # pipe it tries first (1 where its unit spares the first pipe); rf_first /
-# rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none), rf_reads
-# [pc, slot] how many of them it reads from the banks (0 where an earlier slot names the same ones:
-# read once for both); sm_unit:
+# rf_count [pc, slot]: the vector registers each SASS source slot reads (-1 / 0: none); sm_unit:
 # the SM-wide unit that serves it (sass.sm_unit_cycles; -1: none), sm_unit_cycles: for how long;
 # shared_width [pc, W_*]: a warp's width of a shared-memory access in passes through the banks,
 # whatever its lanes and conflicts: W_STORE a store's data, which with a memory queue sets how
@@ -92,7 +90,7 @@ def make_counters() -> np.ndarray:
 # each pass of its width holds the warp (0, 0: not such a load, or that key unset).
 # (layout.W_STORE, W_LOAD, W_LOAD_PASS_CYCLES.)  const_ref: the constant cache its constant operand
 # goes through and the constant's address (layout.const_ref; tables.constant_reads).
-Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_reads rf_write "
+Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width srcs dsts unit_pipes ncu_pipe pipes_of pipe_from rf_first rf_count rf_write "
                               "sm_unit sm_unit_cycles const_ref")
 
 # Timing state: register ready cycles and stall classes per warp, pipe free cycles

@@ -370,21 +370,10 @@ def pc_tables(cfg: GPUConfig, code: np.ndarray, vecs: np.ndarray, numbering: Reg
     for pc in range(n):
         for slot, (first, count) in enumerate(register_reads(code[pc], vecs, numbering)):
             rf_first[pc, slot], rf_count[pc, slot] = first, count
-    rf_reads = read_once(rf_first, rf_count)
     rf_write = write_port_latencies(cfg, code, own, cls, lat, [d for _, d in regs], numbering)
     sm_unit, sm_cycles = sm_unit_tables(cfg, code)
     return Tables(unit, own, cls, lat, ii, pass_cycles, widths, srcs, dsts, pipes, ncu_pipe, pipes_of, pipe_from, rf_first,
-                  rf_count, rf_reads, rf_write, sm_unit, sm_cycles, constant_reads(programs))
-
-
-def read_once(rf_first: np.ndarray, rf_count: np.ndarray) -> np.ndarray:
-    """Per pc and source slot, the registers the slot reads from the banks: its count, or 0 where an
-    earlier slot of the instruction names the same registers (FFMA R9, R0, R9, R0 reads R0 once)."""
-    reads = rf_count.copy()
-    for s in range(1, rf_first.shape[1]):
-        for k in range(s):
-            reads[:, s][(rf_first[:, k] == rf_first[:, s]) & (rf_count[:, k] == rf_count[:, s])] = 0
-    return reads
+                  rf_count, rf_write, sm_unit, sm_cycles, constant_reads(programs))
 
 
 def sm_unit_names(cfg: GPUConfig) -> list[str]:

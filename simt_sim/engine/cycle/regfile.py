@@ -21,6 +21,15 @@ T_BANKS, T_WRITE_PORT = TC["register_banks"], TC["write_port"]
 
 
 @compiled_inline
+def read_before(tab, pc, s):
+    """Whether an earlier source slot of pc reads the same registers as slot s (read once for both)."""
+    for k in range(s):
+        if tab.rf_first[pc, k] == tab.rf_first[pc, s] and tab.rf_count[pc, k] == tab.rf_count[pc, s]:
+            return True
+    return False
+
+
+@compiled_inline
 def read_operands(wf, sched, tab, tc, w, sm, sp, pc):
     """Reserve the bank reads of warp w's next instruction pc; the cycle it may issue after them."""
     banks = tc[T_BANKS]
@@ -28,9 +37,9 @@ def read_operands(wf, sched, tab, tc, w, sm, sp, pc):
     last = -1
     for s in range(N_REUSE_SLOTS):
         first = tab.rf_first[pc, s]
-        if first < 0 or wf[w, WF_REUSE + s] == first + 1:
+        if first < 0 or wf[w, WF_REUSE + s] == first + 1 or read_before(tab, pc, s):
             continue
-        for r in range(first, first + tab.rf_reads[pc, s]):     # 0 where an earlier slot read them
+        for r in range(first, first + tab.rf_count[pc, s]):
             b = SC_BANK + r % banks
             t = max(sched[sm, sp, b], start)
             sched[sm, sp, b] = t + 1
