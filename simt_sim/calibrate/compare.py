@@ -261,10 +261,23 @@ def profiled_clock_mhz(ncu: list[dict]) -> float | None:
     return round(hz / 1e6) if hz else None
 
 
-def simulated_elapsed(cycles: int, cfg) -> int:
-    """What CUDA events around the simulated launch sequence would measure: its cycles and the
-    config's `host.event_overhead` (t-launch-1: the events' time beyond a kernel's own)."""
-    return cycles + cfg.get("host.event_overhead")
+def simulated_elapsed(res) -> int:
+    """What CUDA events around a simulated launch sequence (SimResult) would measure: the cycles
+    until its last stream's end is joined to the stop event, and the config's `host.event_overhead`
+    (t-launch-1: the events' time beyond a kernel's own, one stream's join included).  Each further
+    stream's join takes `host.stream_join` cycles, one at a time in the order the streams end."""
+    cfg = res.config
+    ends = {}
+    for kl, k in zip(res.launches, res.kernels):
+        ends[kl.stream] = max(ends.get(kl.stream, 0), k["end_cycle"])
+    joined = res.cycles
+    if len(ends) > 1:
+        order = sorted(ends.values())
+        joined = order[0]
+        for end in order[1:]:
+            joined = max(joined + cfg.get("host.stream_join"), end)
+        joined = max(joined, res.cycles)
+    return joined + cfg.get("host.event_overhead")
 
 
 def simulated_fields(m, res) -> dict:
@@ -277,7 +290,7 @@ def simulated_fields(m, res) -> dict:
         sim_s = clock_spans(res.buffers[name])
         spans[name] = {"sim": max(sim_s) if sim_s else None, "hw": None}
     return {"launches": len(res.launches), "sim_cycles": res.cycles,
-            "sim_elapsed_cycles": simulated_elapsed(res.cycles, res.config), "sim_cfe": k["cfe"],
+            "sim_elapsed_cycles": simulated_elapsed(res), "sim_cfe": k["cfe"],
             "sim_warp_instructions": k["warp_instructions"], "sim_thread_instructions": k.get("thread_instructions"),
             "active_smsps": k["active_smsps"], "sim_issue_slot_use": k["issue_slot_use"],
             "sim_pipes": dict(k["pipe_instructions"]),

@@ -50,7 +50,7 @@ def simulated_cycles(pdir: Path) -> int:
     """What CUDA events would measure around the program's launches (all of its manifest's): the
     cycles until the last one finishes and the config's event overhead, as the H100 is timed."""
     res = simulate_manifest(load_manifest(str(pdir)))
-    return simulated_elapsed(res.cycles, res.config)
+    return simulated_elapsed(res)
 
 
 def add_overlaps(rows: list[dict], cd: dict, tc: dict) -> None:

@@ -378,7 +378,7 @@ def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = N
                    cfg.under_profiler() if profiled else cfg)
     clk = np.ascontiguousarray(res.buffers["clk"]).view(np.int64) if "clk" in res.buffers else None
     return {"clk": clk, "cycles": res.cycles, "median_cycles": res.cycles,
-            "elapsed": simulated_elapsed(res.cycles, res.config)}
+            "elapsed": simulated_elapsed(res)}
 
 
 def probe(name: str) -> Probe:

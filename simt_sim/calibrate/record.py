@@ -221,23 +221,10 @@ class Prepared:
         self.reset_trace()
         cp.cuda.runtime.deviceSynchronize()       # the copies are done before any stream starts
         if spin is not None and len(self.steps) > 1:
-            self.hold_streams(spin)
+            hold_streams(cp, spin, self.streams.values())
         self.enqueue(dev)
         cp.cuda.runtime.deviceSynchronize()
         return dev
-
-    def hold_streams(self, spin):
-        """A blocker kernel on a stream of its own, every launch stream waiting for it; returns
-        that stream and the event its end records."""
-        cp = self.cupy
-        master = cp.cuda.Stream(non_blocking=True)
-        with master:
-            spin((1, 1, 1), (1, 1, 1), (np.int64(SPIN_CYCLES), dev_scratch(cp)))
-        start = cp.cuda.Event()
-        start.record(master)
-        for stream in self.streams.values():
-            stream.wait_event(start)
-        return master, start
 
     def reset_trace(self):
         if self.variant == "trace":            # the trace fills from entry 0 on every launch
@@ -263,17 +250,9 @@ class Prepared:
                 a[...] = pristine[n]
             self.reset_trace()
             cp.cuda.runtime.deviceSynchronize()
-            master, start = self.hold_streams(spin)
-            stop = cp.cuda.Event()
-            self.enqueue(dev)
-            for stream in self.streams.values():
-                done = cp.cuda.Event()
-                done.record(stream)
-                master.wait_event(done)
-            stop.record(master)
-            stop.synchronize()
+            ms = timed_sequence(cp, spin, self.streams.values(), lambda: self.enqueue(dev))
             if run >= warmup:
-                times.append(float(cp.cuda.get_elapsed_time(start, stop)))
+                times.append(ms)
         return elapsed_summary(times, clock_khz, warmup, len(self.steps))
 
     def read_global(self, name: str, nbytes: int) -> np.ndarray:
@@ -300,6 +279,36 @@ def dev_scratch(cp):
     if "spun" not in _SCRATCH:
         _SCRATCH["spun"] = cp.zeros(1, dtype=np.int64)
     return _SCRATCH["spun"]
+
+
+def hold_streams(cp, spin, streams):
+    """A blocker kernel on a stream of its own, every stream of `streams` waiting for it; returns
+    that stream and the event its end records."""
+    master = cp.cuda.Stream(non_blocking=True)
+    with master:
+        spin((1, 1, 1), (1, 1, 1), (np.int64(SPIN_CYCLES), dev_scratch(cp)))
+    start = cp.cuda.Event()
+    start.record(master)
+    for stream in streams:
+        stream.wait_event(start)
+    return master, start
+
+
+def timed_sequence(cp, spin, streams, enqueue) -> float:
+    """Milliseconds of one launch sequence with CUDA events, as `elapsed` times a program: the
+    streams held behind the blocker while `enqueue()` queues their launches, the start event at the
+    blocker's end, the stop event once every stream has finished."""
+    streams = list(streams)
+    master, start = hold_streams(cp, spin, streams)
+    stop = cp.cuda.Event()
+    enqueue()
+    for stream in streams:
+        done = cp.cuda.Event()
+        done.record(stream)
+        master.wait_event(done)
+    stop.record(master)
+    stop.synchronize()
+    return float(cp.cuda.get_elapsed_time(start, stop))
 
 
 def elapsed_summary(times_ms: list[float], clock_khz: float, warmup: int, launches: int) -> dict:

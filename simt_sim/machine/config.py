@@ -507,6 +507,15 @@ SCHEMA = {
                                     "own time (the event records and the host's launch of the first kernel); "
                                     "added to the simulated cycles wherever they are compared with an event-timed "
                                     "run, never to the cycles of a run"),
+        "stream_start_delay": Field(int, non_negative,
+                                    doc="cycles later that the kernels of a launch sequence in S > 1 streams "
+                                        "start, per stream beyond the first: each stream waits for the start "
+                                        "event as the references' timing holds it (calibrate.record.timed_"
+                                        "sequence; tools/stream_events.py)"),
+        "stream_join": Field(int, non_negative,
+                             doc="cycles that joining each further stream's end to the stop event costs, one "
+                                 "join at a time in the order the streams finish (tools/stream_events.py); "
+                                 "like event_overhead, only in event-timed comparisons"),
     },
     "simt": {
         "stack_depth": Field(int, between(1, 1024), doc="SIMT stack entries per warp; deeper nesting faults"),
@@ -563,7 +572,8 @@ DEFAULTS = {
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
                        "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0,
              "deferred_barrier": False, "barrier_after_stores": False},
-    "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0},
+    "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0, "stream_start_delay": 0,
+             "stream_join": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
 }

@@ -174,12 +174,14 @@ def kernel_fields(launches, cfg: GPUConfig, occ: list[Occupancy], pc_bases: list
     ws = cfg.get("warp_size")
     kinfo = np.zeros((len(launches), len(KF_FIELDS)), np.int64)
     gid_base = 0
+    streams = len({kl.stream for kl in launches})
+    ready_at = cfg.get("sm.kernel_launch_latency") + (streams - 1) * cfg.get("host.stream_start_delay")
     for k, kl in enumerate(launches):
         kw = -(-kl.block.count // ws)
         info = {"pc_base": pc_bases[k], "gid_base": gid_base, "stream": kl.stream, "blocks": kl.grid.count,
                 "regs_per_warp": occ[k].registers_per_warp, "shared_per_block": occ[k].shared_per_block,
                 "threads_per_block": kw * ws, "warps_per_block": kw, "state": KSTATE_WAITING,
-                "ready_at": cfg.get("sm.kernel_launch_latency")}
+                "ready_at": ready_at}
         for name, value in info.items():
             kinfo[k, KF[name]] = value
         gid_base += kl.grid.count * wpb
