@@ -1144,6 +1144,29 @@ def test_a_load_allocating_in_l1_pays_nothing_more_for_its_miss():
         assert LM.simulated(name)[0] == pytest.approx(rec[f"{name} / 1 warp"][0], rel=0.01), name
 
 
+def test_a_warps_loads_past_l1_deliver_in_the_order_they_issued():
+    """sass.loads_in_order (h100.yaml true), tools/load_pair.py (recorded on the H200): a warp loads
+    a line from DRAM, then another; the second's data are never there before the first's (the
+    first's further wait 4.3-4.8 cycles, never over 100), even when the second hits L2 (it then
+    arrives after 719-739 cycles, the DRAM line's time); an L1 hit does not wait (59 cycles).  The
+    model the same with one block; without the key the first-issued DRAM line comes back over 100
+    cycles after the second for 19% of the warps and an L2 hit in 321 cycles."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import load_pair as LP
+    rec = json.loads(LP.RECORDED.read_text())["figures"]
+    for grid in LP.GRIDS:
+        assert rec[f"k_load_pair / {grid}"][1] < 10 and rec[f"k_load_pair / {grid}"][2] == 0
+        assert rec[f"k_load_pair_l2 / {grid}"][0] > 600 and rec[f"k_load_pair_l2 / {grid}"][2] == 0
+        assert rec[f"k_load_pair_l1 / {grid}"][0] < 100
+    dram, l2, l1 = (LP.simulated(name, 1) for name in LP.KERNELS)
+    assert dram[1] < 10 and dram[2] == 0
+    assert l2[0] > 600 and l2[1] < 10 and l2[2] == 0
+    assert l1[0] < 100 and l1[1] > 400
+    off = ("sass.loads_in_order=false",)
+    assert LP.simulated("k_load_pair", 1, off)[2] > 0.1
+    assert LP.simulated("k_load_pair_l2", 1, off)[0] < 400
+
+
 def test_a_warp_arrives_at_a_barrier_once_its_shared_stores_are_written():
     """sass.barrier_after_stores (h100.yaml true): __syncthreads orders the block's shared memory, so a
     warp's arrival counts once its STS are written.  tools/tile_loop.py's 4 warps staging each tile

@@ -381,6 +381,9 @@ SCHEMA = {
         "barrier_after_stores": Field(bool, doc="a warp's arrival at a barrier counts once its shared-memory "
                                                 "stores are written (__syncthreads orders the block's shared "
                                                 "memory; tools/tile_loop.py's k_tile_store, k_tile_store_l2)"),
+        "loads_in_order": Field(bool, doc="a warp's loads that go past L1 deliver their data in the order they "
+                                          "issued: one whose line comes back early waits for the warp's earlier "
+                                          "misses; L1 hits do not wait (tools/load_pair.py)"),
         "deferred_barrier": Field(bool, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
                                             "goes on issuing ALU instructions and waits at the first other one "
                                             "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
@@ -571,7 +574,8 @@ DEFAULTS = {
              "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
                        "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
                        "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0,
-             "deferred_barrier": False, "barrier_after_stores": False},
+             "deferred_barrier": False, "barrier_after_stores": False,
+             "loads_in_order": False},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0, "stream_start_delay": 0,
              "stream_join": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},

@@ -50,7 +50,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "bar_id", "bar_count", "arrived", "call_depth") \
     + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
-    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at", "block_age", "deferred", "bar_release", "stores_done")
+    + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at", "block_age", "deferred", "bar_release", "stores_done", "misses_done")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
  WF_DRAIN, WF_RESUME, WF_RESUME_KIND, WF_AGE, WF_ACCOUNTED, WF_NOT_SELECTED, WF_OPERANDS_AT,
  WF_OPERANDS_KIND, WF_LAST_CYCLE, WF_LAST_COUNT, WF_POOL, WF_POOL_STAMP, WF_OCCUPIED,
@@ -94,6 +94,9 @@ WF_BAR_RELEASE = WARP_FIELDS.index("bar_release")
 # the cycle the warp's last shared-memory store is written: with sass.barrier_after_stores its
 # arrival at a barrier counts no sooner
 WF_STORES_DONE = WARP_FIELDS.index("stores_done")
+# the cycle the data of the warp's last load that went past L1 arrive: with sass.loads_in_order a
+# later such load of the warp delivers no sooner (tools/load_pair.py)
+WF_MISSES_DONE = WARP_FIELDS.index("misses_done")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with
 # bar.arrive whose count is not yet complete (a bit per barrier)
@@ -156,7 +159,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "copy_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "group_switch", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "fetch_flushed_first", "block_interval",
              "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "warp_store_pass_cycles", "warp_conflict_pass_cycles", "shared_store_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm",
-             "l1_store_buffer", "smsp_store_buffer", "sm_units", "const_line_bytes", "const_lines", "imc_miss", "ldc_miss", "const_gpu_misses", "store_ack", "deferred_barrier", "barrier_after_stores")
+             "l1_store_buffer", "smsp_store_buffer", "sm_units", "const_line_bytes", "const_lines", "imc_miss", "ldc_miss", "const_gpu_misses", "store_ack", "deferred_barrier", "barrier_after_stores", "loads_in_order")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
@@ -287,7 +290,8 @@ SCRATCH_WAVEFRONTS = SCRATCH_LANES + MAX_WARP_SIZE     # a shared access's passe
 SCRATCH_PORT_WAIT = SCRATCH_WAVEFRONTS + 1             # cycles it waited for the SM's shared port to start
 SCRATCH_STORE_WAIT = SCRATCH_PORT_WAIT + 1             # a global store's wait for the SM's store port
 SCRATCH_DATA_CYCLES = SCRATCH_STORE_WAIT + 1          # cycles a global store's data take to read
-SCRATCH_SIZE = SCRATCH_DATA_CYCLES + 1
+SCRATCH_BELOW_L1 = SCRATCH_DATA_CYCLES + 1            # sectors a global access took past L1 (L2 or DRAM)
+SCRATCH_SIZE = SCRATCH_BELOW_L1 + 1
 
 # ---- buffers the host drains between engine calls ----
 HISTORY_CHUNK = 8192          # mask-history rows per engine call, doubling up to HISTORY_CHUNK_MAX

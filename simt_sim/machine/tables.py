@@ -114,6 +114,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "store_ack": cfg.cycles_of_ns(g("sass.store_ack_ns")) if sass else 0,
         "deferred_barrier": int(sass and g("sass.deferred_barrier")),
         "barrier_after_stores": int(sass and g("sass.barrier_after_stores")),
+        "loads_in_order": int(sass and g("sass.loads_in_order")),
     }
     tc = np.array([values[f] for f in TC_FIELDS], dtype=np.int64)
     tf = np.array([g("memory.l1.sectors_per_cycle"), g("memory.l2.sectors_per_cycle"),

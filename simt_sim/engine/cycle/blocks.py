@@ -6,7 +6,7 @@ from simt_sim.engine.cycle.fetch import first_line
 from simt_sim.engine.cycle.scheduler import rebuild_order
 from simt_sim.engine.functional.loop import launch_block, retire_slot
 from simt_sim.engine.jit import compiled
-from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB, U_NEXT_START, WF_COPIES_OPEN, WF_GROUP, WF_DEFERRED, WF_BAR_RELEASE, WF_STORES_DONE, WF_PREV_ISSUE, WF_REUSE, WF_SB, WF_WAIT_UNTIL, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE, KF_FIRST_CYCLE, KF_GID_BASE,
+from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB, U_NEXT_START, WF_COPIES_OPEN, WF_GROUP, WF_DEFERRED, WF_BAR_RELEASE, WF_MISSES_DONE, WF_STORES_DONE, WF_PREV_ISSUE, WF_REUSE, WF_SB, WF_WAIT_UNTIL, KF_BLOCKS, KF_BLOCKS_DONE, KF_END_CYCLE, KF_FIRST_CYCLE, KF_GID_BASE,
                                      KF_LAST_COMPLETE, KF_NEXT_BLOCK, KF_PC_BASE, KF_READY_AT, KF_REGS_PER_WARP,
                                      KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK,
                                      KF_WARPS_PER_BLOCK, KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, N_AGE,
@@ -136,6 +136,7 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
         wf[w, WF_DEFERRED] = 0
         wf[w, WF_BAR_RELEASE] = 0
         wf[w, WF_STORES_DONE] = 0
+        wf[w, WF_MISSES_DONE] = 0
         if tc[T_FETCH] and wf[w, WF_OCCUPIED]:
             first_line(wf, ts, tc, w, sm, start)
     for sp in range(tc[T_NSP]):

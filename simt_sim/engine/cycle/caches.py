@@ -231,10 +231,11 @@ def book_dram(done, flight, cycle, arrive, sectors):
 
 
 @compiled
-def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial, ways_l1, ways_l2):
+def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial, ways_l1, ways_l2, below_l1):
     """Timing of one warp-instruction's global (or local) access of n_sect distinct sectors.
     Returns the cycle its data is ready (loads, atomics) or written (stores).
-    ways_l1 / ways_l2: scratch for where each sector's line sits (-1: not cached)."""
+    ways_l1 / ways_l2: scratch for where each sector's line sits (-1: not cached); below_l1[0]: set to
+    the sectors that went past L1."""
     sector_bytes = tc[T_SECTOR]
     per_line = tc[T_LINE] // sector_bytes
     n_sm = tc[T_NSM]
@@ -282,6 +283,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     if l1_hits > 0:
         ready = max(ready, cycle + wait1 + tc[T_L1_LAT])
     below = l2_hits + dram
+    below_l1[0] = below
     if below > 0:
         wait2 = wait1 + queue(mt.ports, n_sm, cycle + wait1, below, tf[F_L2_BW])
         if l2_hits > 0:

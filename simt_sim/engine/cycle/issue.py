@@ -25,14 +25,14 @@ from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
 from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
+from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_BELOW_L1, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_IMC, R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
-                                     WF_BAR_COUNT, WF_BAR_RELEASE, WF_STORES_DONE, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
+                                     WF_BAR_COUNT, WF_BAR_RELEASE, WF_MISSES_DONE, WF_STORES_DONE, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
@@ -43,6 +43,7 @@ T_CBU, T_SWITCH = TC["convergence_cycles"], TC["group_switch"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
 T_STORE_ACK, T_DEFER, T_AFTER_STORES = TC["store_ack"], TC["deferred_barrier"], TC["barrier_after_stores"]
+T_IN_ORDER = TC["loads_in_order"]
 
 
 @compiled_inline
@@ -381,6 +382,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         at = max(start, wf[w, WF_STORES_DONE])
     ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, ts.const_cache, geom, w, gid, pc,
                                 exec_mask, sm, at)
+    if tc[T_IN_ORDER] and tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0 and ts.scratch[SCRATCH_BELOW_L1] > 0:
+        ready = max(ready, wf[w, WF_MISSES_DONE])     # delivered after the warp's earlier misses
+        wf[w, WF_MISSES_DONE] = ready
     counters[C_CLOCK] = cycle
     if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount, hist, ev,
                  fault) == STEP_FAULT:
