@@ -6,7 +6,8 @@ w-matmul-plain`), in the model 41: there the first-issued load comes back after 
 DRAM refresh holds its line.  tools/kernels/load_pair.cu: a grid of 1 or 132 blocks of 32 warps,
 each warp loading line a, then line b (ld.global.cg, 32 lanes, b 2 MiB after a), L2 pushed out
 by a 256 MiB read before each of 9 repeats at 4 bases; k_load_pair_l2 and _l1 read b once before
-(ld.global.cg / .ca), so that it hits L2 / L1 behind a's DRAM miss.  Per kernel and grid: the mean
+(ld.global.cg / .ca), so that it hits L2 / L1 behind a's DRAM miss; _nc, _nc_l2 and _plain load
+both lines as ld.global.nc (LDG.E.CONSTANT, b from DRAM or L2) and ld.global (LDG.E).  Per kernel and grid: the mean
 cycles until b has arrived, the mean further wait for a, the share of warps whose a came more
 than 100 cycles after b, and the share whose b came more than 150 cycles above the median b.
 
@@ -27,7 +28,8 @@ from probe_output import beside, gpu_name, model_probe_parser, recorded, write_r
 PTX = ROOT / "tools" / "kernels" / "load_pair.ptx"
 RECORDED = ROOT / "programs" / "w-matmul-plain" / "reference" / "h200-load-pair.json"
 GRIDS, REPEATS, BASES = (1, 132), 9, 4
-KERNELS = ("k_load_pair", "k_load_pair_l2", "k_load_pair_l1")   # b from DRAM, from L2, from L1
+KERNELS = ("k_load_pair", "k_load_pair_l2", "k_load_pair_l1",      # b from DRAM, from L2, from L1
+           "k_load_pair_nc", "k_load_pair_nc_l2", "k_load_pair_plain")   # as LDG.E.CONSTANT, LDG.E
 REGION = 1 << 20                        # floats between blocks' first lines (4 MiB)
 HALF = 1 << 19                          # floats from a warp's line a to its line b (2 MiB)
 LATE, STRAY = 100, 150
