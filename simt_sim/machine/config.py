@@ -426,7 +426,10 @@ SCHEMA = {
                                            doc="over memory.l1.latency for SASS runs: issue to data of an L1-hit "
                                                "load sector, as SASS's LDG meets it (t-ldg-path's second pass)"),
                           **{key: replace(field, doc=f"over memory.l1.{key} for SASS runs")
-                             for key, field in _STORE_PATH.items()}}},
+                             for key, field in _STORE_PATH.items()}},
+                   "l2": {"sectors_per_cycle": Field(float, between(0.001, 1e6),
+                                                     doc="over memory.l2.sectors_per_cycle for SASS runs: the GPU's "
+                                                         "L2 bandwidth (tools/l2_rate.py)")}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
