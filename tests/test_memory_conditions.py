@@ -153,7 +153,7 @@ def l2_hit_latencies(cfg, sms, lines):
     from simt_sim.machine.tables import machine_scalars
     tc, tf = machine_scalars(cfg, max(sms) + 1, 64, 64, record_trace=False)
     mt = make_mem_timing(tc, max(sms) + 1)
-    scratch = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(1, np.int64)   # ways in L1, L2; sectors past L1
+    scratch = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(7, np.int64)   # ways in L1, L2; sector counts
     per_line = cfg.get("memory.line_bytes") // cfg.get("memory.sector_bytes")
     out = np.zeros((len(sms), len(lines)))
     cycle = 0
@@ -231,7 +231,7 @@ def dram_latencies(cfg, lines, cycles):
     from simt_sim.engine.cycle.caches import global_access, make_mem_timing
     from simt_sim.machine.tables import machine_scalars
     tc, tf = machine_scalars(cfg, 1, 64, 64, record_trace=False)
-    scratch = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(1, np.int64)   # ways in L1, L2; sectors past L1
+    scratch = np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(7, np.int64)   # ways in L1, L2; sector counts
     per_line = cfg.get("memory.line_bytes") // cfg.get("memory.sector_bytes")
     out = np.zeros(len(lines))
     for i, (line, cycle) in enumerate(zip(lines, cycles)):

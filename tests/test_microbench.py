@@ -956,8 +956,8 @@ def test_the_gpus_constant_requests_in_flight_are_the_recordings_fit():
 def test_the_l1_keeps_lines_a_power_of_two_apart_as_it_keeps_neighbouring_ones():
     """memory.l1.hash_sets (tools/l1_sets.py, recorded on the H200): one thread chases 6 to 128
     lines twice; the H100's L1 keeps them all whether they lie 128 B or 1 MiB apart (40-85 cycles a
-    load in the second pass, the same at every stride).  The model's 4-way L1 of 512 sets put lines
-    64 KiB apart into one set and lost all but four of them (282-306 a load); with the sets hashed it
+    load in the second pass, the same at every stride).  A 4-way L1 of 512 sets put lines 64 KiB
+    apart into one set and lost all but four of them (282-306 a load); with the sets hashed it
     keeps them as the H100 does."""
     sys.path.insert(0, str(ROOT / "tools"))
     import l1_sets as LS
@@ -965,8 +965,24 @@ def test_the_l1_keeps_lines_a_power_of_two_apart_as_it_keeps_neighbouring_ones()
     assert load_config("h100").get("memory.l1.hash_sets") is True
     for stride, count in ((1 << 20, 8), (1 << 20, 128), (65536, 32)):
         assert LS.simulated(stride, count) == pytest.approx(rec[LS.key(stride, count)], rel=0.2)
-        assert LS.simulated(stride, count, ("memory.l1.hash_sets=false",)) > 3 * rec[LS.key(stride, count)]
-    assert LS.simulated(128, 128, ("memory.l1.hash_sets=false",)) == pytest.approx(rec[LS.key(128, 128)], rel=0.1)
+        assert LS.simulated(stride, count, ("memory.l1.hash_sets=false", "memory.l1.ways=4")) > 3 * rec[LS.key(stride, count)]
+    assert LS.simulated(128, 128, ("memory.l1.hash_sets=false", "memory.l1.ways=4")) == pytest.approx(rec[LS.key(128, 128)], rel=0.1)
+
+
+def test_the_l1_keeps_32_lines_that_fewer_ways_would_put_into_one_set():
+    """memory.l1.ways (tools/l1_ways.py, recorded on the H200): one thread chases 4 to 32 lines
+    that the model's hashed sets put into one set when its 256 KiB have 4, 8 or 16 ways, twice;
+    the GPU keeps all 32 of every family (44-46 cycles a load in the second pass).  32 ways keep
+    them too; with 8, family 8's lines miss from 10 lines on, with 4 family 9's from 6."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import l1_ways as LW
+    rec = json.loads(LW.RECORDED.read_text())["cycles_per_load"]
+    assert load_config("h100").get("memory.l1.ways") == 32
+    for family in LW.FAMILIES:
+        assert rec[LW.key(family, 32)] < 60
+        assert LW.simulated(family, 32) == pytest.approx(rec[LW.key(family, 32)], rel=0.1)
+    assert LW.simulated(8, 10, ("memory.l1.ways=8",)) > 4 * rec[LW.key(8, 10)]
+    assert LW.simulated(9, 6, ("memory.l1.ways=4",)) > 3 * rec[LW.key(9, 6)]
 
 
 def test_a_warps_first_code_line_waits_longer_after_nsight_computes_cache_flush():

@@ -159,13 +159,13 @@ def test_the_warm_samples_compare_with_the_models_plain_launch_and_show_lbms_sec
     """`compare --warm` (h100-pc-stalls-warm.json: caches not flushed, as the block clocks): a
     warp of w-regroup-lbm-index reads its cell's type again at pc 66, the line its pc 22 read; the
     ISETP on it (pc 70) waits about 15 warp-cycles an execution on the H100, an L1 hit.  With the
-    L1's sets hashed (memory.l1.hash_sets) the model waits 41 there; with line-mod-sets sets, where
-    the workload's 128 KiB buffers meet in one set, 125."""
+    L1's sets hashed (memory.l1.hash_sets) the model waits 41 there; with line-mod-sets sets of 4
+    ways, where the workload's 128 KiB buffers meet in one set, 125."""
     pdir = ROOT / "programs" / "w-regroup-lbm-index"
     rec, texts, hw, sim, reasons, cycles = PS.compared(pdir, warm=True)
     assert texts[70].startswith("@!P0 ISETP.NE.AND P2") and rec["conditions"].startswith("warm")
     runs = np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)
     assert hw[70].sum() * cycles.sum() / runs[70] < 30
     assert cycles[70].sum() / runs[70] < 50 and PS.agreement(hw, sim) > 0.75
-    _, modulo = PS.simulated(pdir, ("memory.l1.hash_sets=false",), warm=True)
+    _, modulo = PS.simulated(pdir, ("memory.l1.hash_sets=false", "memory.l1.ways=4"), warm=True)
     assert modulo[70].sum() / max(modulo[70, STALL_NAMES.index("selected")], 1) > 100

@@ -24,7 +24,7 @@ from simt_sim.machine.config import load_config
 from simt_sim.errors import InputError
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import load_manifest
-from simt_sim.run.timed import manifest_launch, manifest_launches, simulate
+from simt_sim.run.timed import manifest_launch, manifest_launches, simulate, simulate_manifest
 from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use, issue_slot_use
 from simt_sim.calibrate.masktrace import CAPACITY, decode, site_masks
 
@@ -261,6 +261,19 @@ def profiled_clock_mhz(ncu: list[dict]) -> float | None:
     return round(hz / 1e6) if hz else None
 
 
+def simulate_as_profiled(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False):
+    """The manifest's launches run timed as SASS under Nsight Compute's conditions, as recorded
+    (caches flushed, or with `warm` the host's copies in L2 as in a plain launch; the clock of the
+    program's profiled references), with config `overrides`: a SimResult."""
+    m = load_manifest(str(pdir))
+    ref = pdir / "reference" / "h100.json"
+    ncu = json.loads(ref.read_text()).get("ncu") if ref.exists() else None
+    cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler(profiled_clock_mhz(ncu) if ncu else None)
+    if warm:
+        cfg = cfg.with_overrides(["host.caches_flushed=false"])
+    return simulate_manifest(m, isa="sass", cfg=cfg)
+
+
 def simulated_elapsed(res) -> int:
     """What CUDA events around a simulated launch sequence (SimResult) would measure: the cycles
     until its last stream's end is joined to the stop event, and the config's `host.event_overhead`
@@ -276,7 +289,6 @@ def simulated_elapsed(res) -> int:
         joined = order[0]
         for end in order[1:]:
             joined = max(joined + cfg.get("host.stream_join"), end)
-        joined = max(joined, res.cycles)
     return joined + cfg.get("host.event_overhead")
 
 

@@ -96,20 +96,9 @@ def file_name(warm: bool) -> str:
 
 def simulated(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False) -> tuple[list[str], np.ndarray]:
     """The main launch's SASS texts and warp-cycles per pc and reason (layout.STALL_NAMES), from the
-    manifest's launches run timed as SASS under Nsight Compute's conditions, as recorded (caches
-    flushed, or with `warm` the host's copies in L2 as in a plain launch; the clock of the
-    program's profiled references), with config `overrides`."""
-    from simt_sim.calibrate.compare import profiled_clock_mhz
-    from simt_sim.frontend.manifest import load_manifest
-    from simt_sim.machine.config import load_config
-    from simt_sim.run.timed import simulate_manifest
-    m = load_manifest(str(pdir))
-    ref = pdir / "reference" / "h100.json"
-    ncu = json.loads(ref.read_text()).get("ncu") if ref.exists() else None
-    cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler(profiled_clock_mhz(ncu) if ncu else None)
-    if warm:
-        cfg = cfg.with_overrides(["host.caches_flushed=false"])
-    res = simulate_manifest(m, isa="sass", cfg=cfg)
+    manifest's launches run as Nsight Compute ran them (compare.simulate_as_profiled)."""
+    from simt_sim.calibrate.compare import simulate_as_profiled
+    res = simulate_as_profiled(pdir, overrides, warm)
     return list(res.launches[0].program.texts), res.pc_stalls[0]
 
 

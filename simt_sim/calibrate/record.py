@@ -386,14 +386,15 @@ def profile(names: list[str], root: Path, repeats: int) -> list[list[list[dict]]
     return out
 
 
-def ncu_rows(stdout: str) -> list[dict]:
-    """ncu --csv --page raw output -> one {metric: value or None, "kernel": name} per profiled launch."""
+def ncu_rows(stdout: str, metrics: list[str] | None = None) -> list[dict]:
+    """ncu --csv --page raw output -> one {metric: value or None, "kernel": name} per profiled launch
+    (metrics: those to read, by default NCU_METRICS and STALL_METRICS)."""
     text = stdout[stdout.index('"ID"'):] if '"ID"' in stdout else stdout
     rows = [row for row in csv.DictReader(io.StringIO(text)) if row.get("ID", "").strip().isdigit()]
     values = []
     for row in rows:
         d = {}
-        for m in NCU_METRICS + STALL_METRICS:
+        for m in metrics or NCU_METRICS + STALL_METRICS:
             try:
                 d[m] = float(row.get(m, "").replace(",", ""))
             except ValueError:

@@ -264,6 +264,10 @@ SCHEMA = {
                                          "sets (tools/l1_sets.py: the H100's L1 keeps 1,536 lines 128 B, 64 KiB or "
                                          "256 KiB apart alike); false: line mod sets"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
+            "invalidate_at_launch": Field(bool, doc="every SM's L1 drops its lines when a kernel starts (the GPU "
+                                                    "keeps L1, which is not coherent, from serving a later kernel "
+                                                    "stale data; python -m simt_sim.calibrate.memory_counters "
+                                                    "compare t-bsync-join)"),
             **_STORE_PATH,
         }),
         "l2": _memory_level("L2", {
@@ -561,7 +565,8 @@ DEFAULTS = {
         "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
         "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2, "group_bytes": 0,
                    "wavefront_latency": 0},
-        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "hash_sets": False, "sectors_per_cycle": 4, "store_sectors_per_cycle": 0,
+        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "hash_sets": False, "sectors_per_cycle": 4, "invalidate_at_launch": False,
+               "store_sectors_per_cycle": 0,
                "store_min_cycles": 0, "store_buffer": 1, "smsp_store_cycles": 0, "smsp_store_buffer": 1},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
                "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},

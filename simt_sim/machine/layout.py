@@ -152,7 +152,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "pool", "branch_latency", "barrier_latency", "block_launch", "sector_bytes", "line_bytes",
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic", "smem_group_bytes",
              "smem_wavefront_latency",
-             "l1_latency", "l1_sets", "l1_ways", "l1_hash", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
+             "l1_latency", "l1_sets", "l1_ways", "l1_hash", "l1_invalidate", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
              "dram_latency", "dram_spread_shift", "dram_refresh_mask", "dram_refresh_interval",
              "dram_refresh", "dram_refresh_units", "misses_in_l2", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
@@ -260,7 +260,15 @@ KS_WHIST = len(STAT_FIELDS)
 KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
 KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
 KS_PIPE_INSTS = KS_UNIT_INSTS + len(UNIT_NAMES)       # instructions by Nsight Compute pipe (NCU_PIPES)
-KSTAT_COLUMNS = KS_PIPE_INSTS + len(NCU_PIPES)
+KS_SECTORS = KS_PIPE_INSTS + len(NCU_PIPES)           # where global sectors went (SECTOR_FIELDS)
+# where a warp-instruction's global (and local) sectors went, as caches.global_access counts them
+# (scratch, then summed per kernel): sectors loaded; of them L1 hits, and of those the hits on
+# lines whose fill is still on its way; sectors read past L1; of them L2 hits (the host's copies'
+# lines included); sectors read from DRAM; sectors stored.  Atomics count as loads past L1.
+SECTOR_FIELDS = ("load", "l1_hit", "l1_hit_pending", "l2_read", "l2_hit", "dram_read", "store")
+SECT_LOAD, SECT_L1_HIT, SECT_L1_PENDING, SECT_L2_READ, SECT_L2_HIT, SECT_DRAM_READ, SECT_STORE = \
+    range(len(SECTOR_FIELDS))
+KSTAT_COLUMNS = KS_SECTORS + len(SECTOR_FIELDS)
 
 # ---- timing classes (what a warp-instruction waits on and how its result is timed) ----
 CL_CODE = {name: i for i, name in enumerate(TIMING_CLASSES)}   # each opcode's class: isa/*.yaml
@@ -290,8 +298,8 @@ SCRATCH_WAVEFRONTS = SCRATCH_LANES + MAX_WARP_SIZE     # a shared access's passe
 SCRATCH_PORT_WAIT = SCRATCH_WAVEFRONTS + 1             # cycles it waited for the SM's shared port to start
 SCRATCH_STORE_WAIT = SCRATCH_PORT_WAIT + 1             # a global store's wait for the SM's store port
 SCRATCH_DATA_CYCLES = SCRATCH_STORE_WAIT + 1          # cycles a global store's data take to read
-SCRATCH_BELOW_L1 = SCRATCH_DATA_CYCLES + 1            # sectors a global access took past L1 (L2 or DRAM)
-SCRATCH_SIZE = SCRATCH_BELOW_L1 + 1
+SCRATCH_SECTOR_COUNTS = SCRATCH_DATA_CYCLES + 1       # where a global access's sectors went (SECTOR_FIELDS)
+SCRATCH_SIZE = SCRATCH_SECTOR_COUNTS + len(SECTOR_FIELDS)
 
 # ---- buffers the host drains between engine calls ----
 HISTORY_CHUNK = 8192          # mask-history rows per engine call, doubling up to HISTORY_CHUNK_MAX

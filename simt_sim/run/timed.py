@@ -237,6 +237,7 @@ def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineI
         "unit_busy": busy,
         "unit_instructions": {name: int(st[L.KS_UNIT_INSTS + u]) for u, name in enumerate(UNIT_NAMES)},
         "pipe_instructions": {name: int(st[L.KS_PIPE_INSTS + p]) for p, name in enumerate(NCU_PIPES)},
+        "global_sectors": {name: int(st[L.KS_SECTORS + f]) for f, name in enumerate(L.SECTOR_FIELDS)},
         "stall_cycles": stall_cycles,
         "stall_per_issue": {n: c / warp_insts if warp_insts else 0.0 for n, c in stall_cycles.items()},
         "warp_histogram": hist,

@@ -2,6 +2,7 @@
 SMs breadth-first under the occupancy limits, and retires finished blocks."""
 from __future__ import annotations
 
+from simt_sim.engine.cycle.caches import invalidate_l1
 from simt_sim.engine.cycle.fetch import first_line
 from simt_sim.engine.cycle.scheduler import rebuild_order
 from simt_sim.engine.functional.loop import launch_block, retire_slot
@@ -19,7 +20,7 @@ from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB,
 G_WPB = G["wpb"]
 T_NSM, T_NSP, T_SPM, T_WPSM = TC["n_sm"], TC["n_sp"], TC["slots_per_sm"], TC["warps_per_sm"]
 T_LAUNCH, T_KLAUNCH, T_INTERVAL = TC["block_launch"], TC["kernel_launch"], TC["block_interval"]
-T_KGAP, T_FETCH = TC["stream_kernel_gap"], TC["fetch"]
+T_KGAP, T_FETCH, T_L1_INVALIDATE = TC["stream_kernel_gap"], TC["fetch"], TC["l1_invalidate"]
 T_MAX_THREADS, T_MAX_WARPS, T_MAX_BLOCKS = TC["max_sm_threads"], TC["max_sm_warps"], TC["max_sm_blocks"]
 T_REGS, T_SMEM = TC["sm_registers"], TC["sm_shared"]
 
@@ -52,9 +53,10 @@ def stream_blocked(ki, k):
 
 
 @compiled
-def place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, cycle):
-    """Start kernels whose stream predecessor is done and place their waiting blocks, breadth-first
-    over the SMs.  Returns the next cycle at which a waiting kernel becomes ready (or INF)."""
+def place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, mt, cycle):
+    """Start kernels whose stream predecessor is done (the L1s invalidated: memory.l1.invalidate_at_launch)
+    and place their waiting blocks, breadth-first over the SMs.  Returns the next cycle at which a
+    waiting kernel becomes ready (or INF)."""
     ki = ts.kinfo
     wake = INF
     for k in range(ki.shape[0]):
@@ -67,6 +69,8 @@ def place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, cycle):
                 wake = min(wake, ki[k, KF_READY_AT])
                 continue
             ki[k, KF_STATE] = KSTATE_RUNNING
+            if tc[T_L1_INVALIDATE]:
+                invalidate_l1(mt)
             ki[k, KF_FIRST_CYCLE] = max(ki[k, KF_READY_AT] - tc[T_KLAUNCH], 0)   # launch overhead counts
         n_sm = tc[T_NSM]
         tried = 0

@@ -19,7 +19,8 @@ from collections import namedtuple
 import numpy as np
 from simt_sim.engine.jit import compiled
 
-from simt_sim.machine.layout import LATENCY_SPREAD_SLOTS, TC, TF
+from simt_sim.machine.layout import (LATENCY_SPREAD_SLOTS, SECT_DRAM_READ, SECT_L1_HIT, SECT_L1_PENDING, SECT_L2_HIT,
+                                     SECT_L2_READ, SECT_LOAD, SECT_STORE, TC, TF)
 
 MemTiming = namedtuple("MemTiming", "l1_tag l1_valid l1_stamp l1_fill l2_tag l2_valid l2_stamp l2_fill ports clock "
                                      "shared_booked shared_end dram_done dram_flight store_fifo store_head")
@@ -70,6 +71,13 @@ def make_mem_timing(tc, n_sm: int) -> MemTiming:
                      np.zeros(DRAM_CALENDAR, np.int64), np.zeros(2, np.int64),
                      np.full((n_sm, tc[T_NSP] + 1, max(tc[T_STORE_BUF], tc[T_SP_STORE_BUF])), -1e18),   # long gone
                      np.zeros((n_sm, tc[T_NSP] + 1), np.int64))
+
+
+@compiled
+def invalidate_l1(mt):
+    """Every SM's L1 drops its lines (a kernel starts)."""
+    mt.l1_tag[:] = 0
+    mt.l1_valid[:] = 0
 
 
 @compiled
@@ -231,11 +239,28 @@ def book_dram(done, flight, cycle, arrive, sectors):
 
 
 @compiled
-def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial, ways_l1, ways_l2, below_l1):
+def count_sectors(counts, tc, n_sect, is_store, l1_hits, l1_pending, l2_hits, dram):
+    """Where an access's sectors went, as layout.SECTOR_FIELDS counts them (the host's copies'
+    lines, which the model misses in L2 but times from it, count as L2 hits)."""
+    counts[:] = 0
+    if is_store:
+        counts[SECT_STORE] = n_sect
+        return
+    from_dram = 0 if tc[T_MISSES_IN_L2] else dram
+    counts[SECT_LOAD] = n_sect
+    counts[SECT_L1_HIT] = l1_hits
+    counts[SECT_L1_PENDING] = l1_pending
+    counts[SECT_L2_READ] = l2_hits + dram
+    counts[SECT_L2_HIT] = l2_hits + dram - from_dram
+    counts[SECT_DRAM_READ] = from_dram
+
+
+@compiled
+def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, atomic_serial, ways_l1, ways_l2, counts):
     """Timing of one warp-instruction's global (or local) access of n_sect distinct sectors.
     Returns the cycle its data is ready (loads, atomics) or written (stores).
-    ways_l1 / ways_l2: scratch for where each sector's line sits (-1: not cached); below_l1[0]: set to
-    the sectors that went past L1."""
+    ways_l1 / ways_l2: scratch for where each sector's line sits (-1: not cached); counts: set to
+    where its sectors went (layout.SECTOR_FIELDS)."""
     sector_bytes = tc[T_SECTOR]
     per_line = tc[T_LINE] // sector_bytes
     n_sm = tc[T_NSM]
@@ -243,6 +268,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     mt.clock[0] += 1
     now = mt.clock[0]
     l1_hits = 0
+    l1_pending = 0
     l2_hits = 0
     dram = 0
     pending = np.int64(0)           # hits on lines whose fill is still on its way
@@ -261,6 +287,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
                                             tc[T_L1_WAYS], line, bit, now, not is_store)
             if hit1 and not is_store:
                 l1_hits += 1
+                l1_pending += mt.l1_fill[sm, s1, ways_l1[i]] > cycle
                 pending = max(pending, mt.l1_fill[sm, s1, ways_l1[i]])
                 ways_l1[i] = -1          # nothing to fill
                 continue
@@ -283,7 +310,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
     if l1_hits > 0:
         ready = max(ready, cycle + wait1 + tc[T_L1_LAT])
     below = l2_hits + dram
-    below_l1[0] = below
+    count_sectors(counts, tc, n_sect, is_store, l1_hits, l1_pending, l2_hits, dram)
     if below > 0:
         wait2 = wait1 + queue(mt.ports, n_sm, cycle + wait1, below, tf[F_L2_BW])
         if l2_hits > 0:

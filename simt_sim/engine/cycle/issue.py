@@ -25,8 +25,8 @@ from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
 from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_BELOW_L1, SCRATCH_DATA_CYCLES, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
-                                     KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
+from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, SCRATCH_SECTOR_COUNTS, SECT_L2_READ, SECTOR_FIELDS, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
+                                     KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_SECTORS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_IMC, R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
@@ -35,6 +35,7 @@ from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_BELOW_L1, S
                                      WF_BAR_COUNT, WF_BAR_RELEASE, WF_MISSES_DONE, WF_STORES_DONE, WF_DEFERRED, WF_RESUME_KIND, WF_STATUS, WF_WAIT_UNTIL, WF_YIELDED)
 
 G_WS, G_WPB = G["warp_size"], G["wpb"]
+N_SECTOR_FIELDS = len(SECTOR_FIELDS)
 T_NSP, T_WPSM = TC["n_sp"], TC["warps_per_sm"]
 T_POLICY, T_WIDTH, T_PER_WARP, T_POOL = TC["policy"], TC["issue_width"], TC["max_per_warp"], TC["pool"]
 T_BRANCH, T_BARRIER, T_TRACE = TC["branch_latency"], TC["barrier_latency"], TC["record_trace"]
@@ -155,6 +156,13 @@ def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
     n_active = popcount64(mask)
     st[STAT_ACTIVE_LANES] += n_active
     st[KS_WHIST + n_active] += 1
+
+
+@compiled_inline
+def count_sectors(kstats, k, scratch):
+    """Add where a memory instruction's global sectors went (memory_access.memory_ready) to its kernel's."""
+    for f in range(N_SECTOR_FIELDS):
+        kstats[k, KS_SECTORS + f] += scratch[SCRATCH_SECTOR_COUNTS + f]
 
 
 @compiled_inline
@@ -382,7 +390,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
         at = max(start, wf[w, WF_STORES_DONE])
     ready, kind = result_timing(code, regs, mt, tab, tc, tf, ts.scratch, ts.const_cache, geom, w, gid, pc,
                                 exec_mask, sm, at)
-    if tc[T_IN_ORDER] and tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0 and ts.scratch[SCRATCH_BELOW_L1] > 0:
+    if tc[T_IN_ORDER] and tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] >= 0 and ts.scratch[SCRATCH_SECTOR_COUNTS + SECT_L2_READ] > 0:
         ready = max(ready, wf[w, WF_MISSES_DONE])     # delivered after the warp's earlier misses
         wf[w, WF_MISSES_DONE] = ready
     counters[C_CLOCK] = cycle
@@ -394,6 +402,8 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     hold_warp(wf, tab, tc, ts.scratch, w, pc, start)
     u = tab.unit[pc]
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
+    if tab.cls[pc] == CL_MEM:
+        count_sectors(ts.kstats, k, ts.scratch)
     ctrl = control_code(code.rows, tc, pc)
     note_results(code.sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] < 0 and row[E.F_SPACE] == E.SP_SHARED:   # a shared store

@@ -78,12 +78,12 @@ def run_timed(code, regs, ws, mem, run, tc, tf, tab, ts, mt):
     n_sp = tc[T_NSP]
     per_cycle = n_sm * n_sp * tc[T_WIDTH]
     n_warps = ws.f.shape[0]
-    kernel_wake = place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, ts.now[N_NOW])
+    kernel_wake = place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, mt, ts.now[N_NOW])
     while True:
         cycle = ts.now[N_NOW]
         if ts.now[N_PLACE] or cycle >= kernel_wake:
             ts.now[N_PLACE] = 0
-            kernel_wake = place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, cycle)
+            kernel_wake = place_blocks(regs, ws, mem, kgeom, slot_block, ts, tc, mt, cycle)
         if all_done(ts.kinfo):
             return RUN_DONE
         if cycle >= tc[T_MAXC]:

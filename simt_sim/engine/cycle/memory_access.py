@@ -12,7 +12,7 @@ from simt_sim.engine.functional.address import generic_to_space, lane_address
 from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (G, R_LONG, R_SHORT, R_WAIT, SCRATCH_ADDRS, SCRATCH_LANES, SCRATCH_PORT_WAIT,
-                                     SCRATCH_BELOW_L1, SCRATCH_DATA_CYCLES, SCRATCH_SECTORS, SCRATCH_STORE_WAIT, SCRATCH_SIZE, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC, TF)
+                                     SCRATCH_DATA_CYCLES, SCRATCH_SECTOR_COUNTS, SCRATCH_SECTORS, SCRATCH_STORE_WAIT, SCRATCH_SIZE, SCRATCH_WAVEFRONTS, SCRATCH_WAYS_L1, SCRATCH_WAYS_L2, TC, TF)
 
 G_WS, G_LOCAL = G["warp_size"], G["local_bytes"]
 T_PARAM, T_SECTOR = TC["param_latency"], TC["sector_bytes"]
@@ -38,7 +38,7 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
     scratch[SCRATCH_PORT_WAIT] = 0
     scratch[SCRATCH_STORE_WAIT] = 0
     scratch[SCRATCH_DATA_CYCLES] = 0
-    scratch[SCRATCH_BELOW_L1] = 0
+    scratch[SCRATCH_SECTOR_COUNTS:SCRATCH_SIZE] = 0
     if op == E.OP_LDMATRIX or op == E.OP_WMMA_LOAD_A or op == E.OP_WMMA_LOAD_B or op == E.OP_WMMA_LOAD_C \
             or op == E.OP_WMMA_STORE_D:
         return tensor_memory(ext, row, regs, mt, tc, tf, scratch, geom, w, sm, cycle)
@@ -90,7 +90,7 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
         MT.book_port(mt.shared_booked, mt.shared_end, sm, cycle, lines * tc[T_STORE_LINE_PASSES])
     done = MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_ST, skip_l1, serial,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES],
-                            scratch[SCRATCH_BELOW_L1:SCRATCH_SIZE])
+                            scratch[SCRATCH_SECTOR_COUNTS:SCRATCH_SIZE])
     if op == E.OP_CP_ASYNC and tc[T_COPY_LINE_PASSES] > 0:    # its data pass the data banks as they arrive
         passes = -(-n * nbytes // tc[T_LINE]) * tc[T_COPY_LINE_PASSES]
         done = MT.book_port(mt.shared_booked, mt.shared_end, sm, done, passes) + passes
@@ -165,4 +165,4 @@ def tensor_memory_ready(row, regs, mt, tc, tf, scratch, geom, w, sm, cycle):
     n_sect = CO.sectors_of(addrs, lines, nbytes, tc[T_SECTOR], work)
     return MT.global_access(mt, tc, tf, sm, cycle, work, n_sect, op == E.OP_WMMA_STORE_D, False, 0,
                             scratch[SCRATCH_WAYS_L1:SCRATCH_WAYS_L2], scratch[SCRATCH_WAYS_L2:SCRATCH_LANES],
-                            scratch[SCRATCH_BELOW_L1:SCRATCH_SIZE]), R_LONG
+                            scratch[SCRATCH_SECTOR_COUNTS:SCRATCH_SIZE]), R_LONG
