@@ -47,9 +47,10 @@ def cases() -> list[tuple[int, int]]:
     return [(s, c) for s in STRIDES for c in COUNTS] + [(s, c) for s, counts in CAPACITY.items() for c in counts]
 
 
-def gpu_cycles_per_load(cp, f, stride: int, count: int) -> float:
-    """The GPU's second-pass cycles per load over LAUNCHES launches (median) of a chain."""
-    words = cp.asarray(chain(stride, count))
+def gpu_cycles_per_load(cp, f, words: np.ndarray, count: int) -> float:
+    """The GPU's second-pass cycles per load over LAUNCHES launches (median) of a chain of
+    `count` lines (words: from the chain's first word, each the index of the next)."""
+    words = cp.asarray(words)
     runs = []
     for _ in range(LAUNCHES):
         clk = cp.zeros(2, cp.int64)
@@ -64,21 +65,26 @@ def measure() -> dict:
     f = cp.RawModule(path=str(PTX)).get_function("l1_chase")
     out = {}
     for stride, count in cases():
-        out[key(stride, count)] = gpu_cycles_per_load(cp, f, stride, count)
+        out[key(stride, count)] = gpu_cycles_per_load(cp, f, chain(stride, count), count)
         print(stride, count, out[key(stride, count)], flush=True)
     carve = {}
     for pct in CARVEOUTS:
         f.preferred_shared_memory_carveout = pct
         for count in CARVEOUT_COUNTS:
-            carve[f"{pct}/{count}"] = gpu_cycles_per_load(cp, f, 128, count)
+            carve[f"{pct}/{count}"] = gpu_cycles_per_load(cp, f, chain(128, count), count)
             print("carveout", pct, count, carve[f"{pct}/{count}"], flush=True)
     return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
             "cycles_per_load": out, "with_carveout_pct": carve}
 
 
 def simulated(stride: int, count: int, overrides=()) -> float:
+    return simulated_chain(chain(stride, count), count, overrides)
+
+
+def simulated_chain(words: np.ndarray, count: int, overrides=()) -> float:
+    """The model's second-pass cycles per load of a chain (as gpu_cycles_per_load's)."""
     res = simulate_block(PTX, "l1_chase", 1, ["chain", count, "clk"],
-                         {"chain": chain(stride, count), "clk": np.zeros(2, np.int64)}, overrides)
+                         {"chain": words, "clk": np.zeros(2, np.int64)}, overrides)
     return float(res.outputs["clk"][0]) / count
 
 

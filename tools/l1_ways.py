@@ -24,12 +24,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from probe_output import gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
-PTX = ROOT / "tools" / "kernels" / "l1_sets.ptx"
+import l1_sets as LS  # noqa: E402
+from probe_output import gpu_name, model_probe_parser, recorded, write_result  # noqa: E402
+PTX = LS.PTX
 RECORDED = ROOT / "programs" / "t-ldg-path" / "reference" / "h200-l1-ways.json"
 FAMILIES = (9, 8, 7)
 COUNTS = (4, 6, 8, 10, 12, 16, 20, 24, 32)
-LAUNCHES = 5
 WORDS_PER_LINE = 32
 
 
@@ -57,23 +57,14 @@ def measure() -> dict:
     out = {}
     for family in FAMILIES:
         for count in COUNTS:
-            words = cp.asarray(chain(family, count))
-            runs = []
-            for _ in range(LAUNCHES):
-                clk = cp.zeros(2, cp.int64)
-                f((1,), (1,), (words, np.int32(count), clk))
-                cp.cuda.runtime.deviceSynchronize()
-                runs.append(float(clk.get()[0]) / count)
-            out[key(family, count)] = round(float(np.median(runs)), 1)
+            out[key(family, count)] = LS.gpu_cycles_per_load(cp, f, chain(family, count), count)
             print(family, count, out[key(family, count)], flush=True)
     return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
             "cycles_per_load": out}
 
 
 def simulated(family: int, count: int, overrides=()) -> float:
-    res = simulate_block(PTX, "l1_chase", 1, ["chain", count, "clk"],
-                         {"chain": chain(family, count), "clk": np.zeros(2, np.int64)}, overrides)
-    return float(res.outputs["clk"][0]) / count
+    return LS.simulated_chain(chain(family, count), count, overrides)
 
 
 def main() -> int:

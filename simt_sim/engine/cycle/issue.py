@@ -159,7 +159,7 @@ def count_issue(kstats, k, u, own_unit, ncu_pipe, ii, mask, exec_mask):
 
 
 @compiled_inline
-def count_sectors(kstats, k, scratch):
+def add_sector_counts(kstats, k, scratch):
     """Add where a memory instruction's global sectors went (memory_access.memory_ready) to its kernel's."""
     for f in range(N_SECTOR_FIELDS):
         kstats[k, KS_SECTORS + f] += scratch[SCRATCH_SECTOR_COUNTS + f]
@@ -403,7 +403,7 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     u = tab.unit[pc]
     count_issue(ts.kstats, k, u, tab.own_unit[pc], tab.ncu_pipe[pc], busy, mask, exec_mask)
     if tab.cls[pc] == CL_MEM:
-        count_sectors(ts.kstats, k, ts.scratch)
+        add_sector_counts(ts.kstats, k, ts.scratch)
     ctrl = control_code(code.rows, tc, pc)
     note_results(code.sass, wf, ts, tab, tc, w, pc, row, ctrl, ready, kind, sm, sp, cycle)
     if tab.cls[pc] == CL_MEM and tab.dsts[pc, 0] < 0 and row[E.F_SPACE] == E.SP_SHARED:   # a shared store
