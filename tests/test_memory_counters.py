@@ -4,6 +4,7 @@ programs/*/reference/h200-memory.json)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -108,3 +109,13 @@ def test_compare_prints_both_sides_and_the_mean_difference(capsys):
     row = next(line for line in out.splitlines() if line.startswith("v-lat-l1"))
     assert row.split()[1:5] == ["64", "64", "50.0", "50.0"]
     assert "mean absolute difference 0.0 pp over 1 programs" in out
+
+
+def test_the_run_table_shows_where_the_sectors_went():
+    from simt_sim.observe.metrics import format_metrics
+    prog = assemble_text(reload_kernel(True))
+    buffers = {"a": np.zeros(64, np.uint32), "b": np.zeros(64, np.uint32)}
+    res = simt_sim.simulate(simt_sim.Launch(prog, 1, 64, ["a", "b"]), buffers, "h100")
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in format_metrics(res.raw).splitlines())
+    assert rows["global sectors loaded"] == "16" and rows["L1 hits"] == "50.0%"
+    assert rows["read from L2 (hits)"] == "8 (100.0%)" and rows["global sectors stored"] == "8"

@@ -55,6 +55,13 @@ def format_metrics(result) -> str:
     add("SIMD efficiency", lambda m: f"{m['simd_efficiency']:.4f}")
     add("issue-slot use (SMSPs)", lambda m: f"{m['issue_slot_use']:.3f} ({m['active_smsps']})")
     add("blocks/SM (limit)", lambda m: f"{m['occupancy']['blocks_per_sm']} ({m['occupancy']['limiter']})")
+    if any(m["global_sectors"]["load"] or m["global_sectors"]["store"] for m in ks):
+        add("global sectors loaded", lambda m: f"{m['global_sectors']['load']}")
+        add("  L1 hits", lambda m: _share(m["global_sectors"]["l1_hit"], m["global_sectors"]["load"]))
+        add("  read from L2 (hits)", lambda m: f"{m['global_sectors']['l2_read']} "
+            f"({_share(m['global_sectors']['l2_hit'], m['global_sectors']['l2_read'])})")
+        add("  read from DRAM", lambda m: f"{m['global_sectors']['dram_read']}")
+        add("global sectors stored", lambda m: f"{m['global_sectors']['store']}")
     for u in UNIT_NAMES:
         if any(m["unit_busy"][u] > 0 for m in ks):
             add(f"busy {u}", lambda m, u=u: f"{m['unit_busy'][u]:.3f}")
@@ -71,6 +78,10 @@ def format_metrics(result) -> str:
     lines.append(f"{'total cycles':<{width}}  {result.cycles}"
                  + ("  (interrupted)" if result.interrupted else ""))
     return "\n".join(lines)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
 
 def metrics_json(result) -> dict:
