@@ -119,3 +119,16 @@ def test_the_run_table_shows_where_the_sectors_went():
     rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in format_metrics(res.raw).splitlines())
     assert rows["global sectors loaded"] == "16" and rows["L1 hits"] == "50.0%"
     assert rows["read from L2 (hits)"] == "8 (100.0%)" and rows["global sectors stored"] == "8"
+
+
+def test_a_warm_launch_reads_its_inputs_from_l2_on_the_gpu_and_in_the_model():
+    """`record --warm` / `compare --warm` (h200-memory-warm.json: caches not flushed, the second of
+    two runs, as the block clocks were recorded): w-regroup-lbm-base's host copies leave its inputs
+    in L2, 296 of 79,546 sectors read from L2 come from DRAM (49,432 flushed); the model's warm
+    run reads none from DRAM and as many from L2."""
+    rec = json.loads((ROOT / "programs" / "w-regroup-lbm-base" / "reference" / "h200-memory-warm.json").read_text())
+    hw = rec["total"]
+    assert rec["conditions"].startswith("warm") and hw["dram_read"] < 0.01 * hw["l2_read"]
+    sim = MC.simulated(ROOT / "programs" / "w-regroup-lbm-base", warm=True)
+    assert sim["dram_read"] == 0 and abs(sim["l2_read"] / hw["l2_read"] - 1) < 0.01
+    assert abs(sim["l1_hit"] / sim["load"] - hw["l1_hit"] / hw["load"]) < 0.01

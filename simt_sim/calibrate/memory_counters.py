@@ -4,6 +4,7 @@ Nsight Compute counts them on the GPU, beside the simulator's own counts (a kern
 
     python -m simt_sim.calibrate.memory_counters record NAME...   # on the GPU machine
     python -m simt_sim.calibrate.memory_counters compare [NAME...] # the simulator beside them
+    ... record --warm NAME... / compare --warm [NAME...]             # caches not flushed, as the block clocks
 
 `record` profiles every launch of each program once (ncu's default cache control: caches flushed
 before each launch, as `validate` simulates) and writes programs/NAME/reference/GPU-memory.json
@@ -44,6 +45,7 @@ METRICS = {
 }
 COMPARED = ("load", "l1_hit", "l2_read", "l2_hit", "dram_read", "store")
 SUFFIX = "-memory.json"
+WARM_SUFFIX = "-memory-warm.json"
 
 
 def gpu_tag() -> str:
@@ -53,26 +55,36 @@ def gpu_tag() -> str:
     return next((w.lower() for w in name.split() if w[:1] in "HABL" and w[1:].isdigit()), "gpu")
 
 
-def record(names: list[str], root: Path = ROOT) -> list[Path]:
-    """Profile every launch of each program once with METRICS; write GPU-memory.json beside its
-    references."""
+def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path]:
+    """Profile every launch of each program once with METRICS (with `warm` not flushed, the second
+    of two runs, as pc_stalls records them); write GPU-memory[-warm].json beside its references."""
     from simt_sim.calibrate.record import launch_count, ncu_output, ncu_rows, program_dirs
     dirs = program_dirs(names, root)
     metrics = list(METRICS.values())
-    rows = ncu_rows(ncu_output(["--csv", "--page", "raw", "--metrics", ",".join(metrics)], dirs, 1, root), metrics)
+    options, repeats = ["--csv", "--page", "raw", "--metrics", ",".join(metrics)], 1
+    if warm:
+        options, repeats = options + ["--cache-control", "none"], 2
+    rows = ncu_rows(ncu_output(options, dirs, repeats, root), metrics)
     counts = [launch_count(d) for d in dirs]
-    if len(rows) != sum(counts):
-        raise RuntimeError(f"ncu returned {len(rows)} launches, expected {sum(counts)}")
+    if len(rows) != sum(counts) * repeats:
+        raise RuntimeError(f"ncu returned {len(rows)} launches, expected {sum(counts) * repeats}")
     tag, paths, i = gpu_tag(), [], 0
     for d, n in zip(dirs, counts):
-        launches = [{"kernel": r["kernel"], **{k: r[m] for k, m in METRICS.items()}} for r in rows[i:i + n]]
+        last = rows[i + (repeats - 1) * n:i + repeats * n]
+        launches = [{"kernel": r["kernel"], **{k: r[m] for k, m in METRICS.items()}} for r in last]
         doc = {"metrics": METRICS, "launches": launches, "total": summed(launches)}
-        path = d / "reference" / f"{tag}{SUFFIX}"
+        if warm:
+            doc["conditions"] = "warm: ncu --cache-control none, the second of two runs (fresh input copies)"
+        path = d / "reference" / f"{tag}{suffix(warm)}"
         path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(doc, indent=1) + "\n")
         paths.append(path)
-        i += n
+        i += n * repeats
     return paths
+
+
+def suffix(warm: bool) -> str:
+    return WARM_SUFFIX if warm else SUFFIX
 
 
 def summed(launches: list[dict]) -> dict:
@@ -84,16 +96,16 @@ def summed(launches: list[dict]) -> dict:
     return out
 
 
-def recording(pdir: Path) -> tuple[str, dict] | None:
+def recording(pdir: Path, warm: bool = False) -> tuple[str, dict] | None:
     """(GPU tag, document) of the program's memory recording, the H100's where there is one."""
-    found = sorted(pdir.glob(f"reference/*{SUFFIX}"), key=lambda p: not p.name.startswith("h100"))
-    return (found[0].name[:-len(SUFFIX)], json.loads(found[0].read_text())) if found else None
+    found = sorted(pdir.glob(f"reference/*{suffix(warm)}"), key=lambda p: not p.name.startswith("h100"))
+    return (found[0].name[:-len(suffix(warm))], json.loads(found[0].read_text())) if found else None
 
 
-def simulated(pdir: Path, overrides: tuple[str, ...] = ()) -> dict:
+def simulated(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False) -> dict:
     """The simulator's global sectors over the program's launches, run as ncu ran them."""
     from simt_sim.calibrate.compare import simulate_as_profiled
-    res = simulate_as_profiled(pdir, overrides)
+    res = simulate_as_profiled(pdir, overrides, warm)
     out: dict[str, int] = {}
     for k in res.kernels:
         for name, v in k["global_sectors"].items():
@@ -148,20 +160,23 @@ def main(argv: list[str] | None = None) -> int:
     ap = action_parser("python -m simt_sim.calibrate.memory_counters")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="config override for the simulator's runs (compare)")
+    ap.add_argument("--warm", action="store_true",
+                    help="caches not flushed: the second of two runs, as the block clocks were recorded")
     ns = ap.parse_args(argv)
     if ns.action == "record":
-        print("\n".join(str(p) for p in record(ns.programs)))
+        print("\n".join(str(p) for p in record(ns.programs, warm=ns.warm)))
         return 0
-    names = ns.programs or sorted({p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/*{SUFFIX}")})
+    end = suffix(ns.warm)
+    names = ns.programs or sorted({p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/*{end}")})
     rows, tags = [], set()
     for name in names:
         pdir = ROOT / "programs" / name
-        rec = recording(pdir)
+        rec = recording(pdir, ns.warm)
         if rec is None:
-            raise InputError(f"{name}: no memory counters recorded (programs/{name}/reference/*{SUFFIX}; "
+            raise InputError(f"{name}: no memory counters recorded (programs/{name}/reference/*{end}; "
                              "record them on the GPU machine with `record`)")
         tags.add(rec[0])
-        rows.append(compared_row(name, rec[1]["total"], simulated(pdir, tuple(ns.set))))
+        rows.append(compared_row(name, rec[1]["total"], simulated(pdir, tuple(ns.set), ns.warm)))
     print(format_rows(rows, "/".join(sorted(tags))))
     return 0
 
