@@ -21,7 +21,6 @@ ones.  L2 reads are every read from the SMs' L1s on both sides.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -49,21 +48,22 @@ WARM_SUFFIX = "-memory-warm.json"
 
 
 def gpu_tag() -> str:
-    """h100, h200, ...: the recording GPU's model, from nvidia-smi (file names carry it)."""
-    name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                          text=True, check=True).stdout.splitlines()[0]
+    """h100, h200, ...: the recording GPU's model (file names carry it)."""
+    from simt_sim.calibrate.record import device_name, require_gpu
+    name = device_name(require_gpu())
     return next((w.lower() for w in name.split() if w[:1] in "HABL" and w[1:].isdigit()), "gpu")
 
 
 def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path]:
     """Profile every launch of each program once with METRICS (with `warm` not flushed, the second
     of two runs, as pc_stalls records them); write GPU-memory[-warm].json beside its references."""
-    from simt_sim.calibrate.record import launch_count, ncu_output, ncu_rows, program_dirs
+    from simt_sim.calibrate.record import (WARM_CONDITIONS, WARM_NCU_OPTIONS, WARM_REPEATS, launch_count, ncu_output,
+                                           ncu_rows, program_dirs)
     dirs = program_dirs(names, root)
     metrics = list(METRICS.values())
     options, repeats = ["--csv", "--page", "raw", "--metrics", ",".join(metrics)], 1
     if warm:
-        options, repeats = options + ["--cache-control", "none"], 2
+        options, repeats = options + WARM_NCU_OPTIONS, WARM_REPEATS
     rows = ncu_rows(ncu_output(options, dirs, repeats, root), metrics)
     counts = [launch_count(d) for d in dirs]
     if len(rows) != sum(counts) * repeats:
@@ -74,7 +74,7 @@ def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path
         launches = [{"kernel": r["kernel"], **{k: r[m] for k, m in METRICS.items()}} for r in last]
         doc = {"metrics": METRICS, "launches": launches, "total": summed(launches)}
         if warm:
-            doc["conditions"] = "warm: ncu --cache-control none, the second of two runs (fresh input copies)"
+            doc["conditions"] = WARM_CONDITIONS
         path = d / "reference" / f"{tag}{suffix(warm)}"
         path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(doc, indent=1) + "\n")

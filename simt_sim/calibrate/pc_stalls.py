@@ -75,14 +75,14 @@ def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path
     """Sample the programs' main launches under Nsight Compute: caches flushed before the launch
     (validate's conditions), or with `warm` not flushed, the second of two runs (its inputs copied
     afresh onto the first run's addresses: the conditions of the references' block clocks)."""
-    from simt_sim.calibrate.record import launch_count, ncu_output, program_dirs
+    from simt_sim.calibrate.record import WARM_CONDITIONS, WARM_NCU_OPTIONS, WARM_REPEATS, launch_count, ncu_output, program_dirs
     dirs = program_dirs(names, root)
-    options, repeats = (NCU_OPTIONS + ["--cache-control", "none"], 2) if warm else (NCU_OPTIONS, 1)
+    options, repeats = (NCU_OPTIONS + WARM_NCU_OPTIONS, WARM_REPEATS) if warm else (NCU_OPTIONS, 1)
     docs = from_source_page(ncu_output(options, dirs, repeats, root), [launch_count(d) for d in dirs], repeats)
     paths = []
     for d, doc in zip(dirs, docs):
         if warm:
-            doc["conditions"] = "warm: ncu --cache-control none, the second of two runs (fresh input copies)"
+            doc["conditions"] = WARM_CONDITIONS
         path = d / "reference" / file_name(warm)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(doc, indent=0) + "\n")

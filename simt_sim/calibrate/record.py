@@ -67,6 +67,19 @@ PARAM_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16,
                 "b64": np.uint64, "f32": np.float32, "f64": np.float64}
 
 
+# Nsight Compute's warm conditions (pc_stalls, memory_counters): caches not flushed, the second of
+# two runs, whose inputs the host copied afresh onto the first run's addresses, as the block clocks
+WARM_NCU_OPTIONS = ["--cache-control", "none"]
+WARM_REPEATS = 2
+WARM_CONDITIONS = "warm: ncu --cache-control none, the second of two runs (fresh input copies)"
+
+
+def device_name(cupy) -> str:
+    """Device 0's name as the CUDA runtime gives it (NVIDIA H100 80GB HBM3, ...)."""
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
 def require_gpu():
     """cupy and a CUDA device, or a clear InputError saying why not."""
     try:
@@ -452,7 +465,7 @@ def record(names: list[str], root: Path, repeats: int = 3, with_ncu: bool = True
     props = cupy.cuda.runtime.getDeviceProperties(0)
     nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     provenance = {
-        "gpu": props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"]),
+        "gpu": device_name(cupy),
         "sm_count": int(props["multiProcessorCount"]), "sm_clock_khz": int(props["clockRate"]),
         "memory_clock_khz": int(props["memoryClockRate"]),
         "driver": cupy.cuda.runtime.driverGetVersion(), "runtime": cupy.cuda.runtime.runtimeGetVersion(),
