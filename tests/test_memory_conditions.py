@@ -282,3 +282,44 @@ def test_a_dram_load_comes_near_or_far_by_its_4_kib_block_and_may_wait_for_a_ref
     phases = {tuple(refresh_waits(grouped, 32 * k, times)) for k in range(100)}
     assert 1 < len(phases) <= 17
     assert len({tuple(refresh_waits(cfg, 32 * k, times)) for k in range(100)}) > 17
+
+
+def test_a_host_copied_lines_first_touch_comes_from_the_near_or_the_far_partition():
+    """t-ldg-path: one SM's first touches of host-copied lines cost 297 or 474 cycles by their
+    8 KiB block.  The model (sass.memory.l2.host_copy_far_ns) gives a line the host copy's mean
+    latency less or plus half the far partition's extra: the two blocks of each 16 KiB pair sit in
+    different partitions, every line of a block with its block, the two SMs of a TPC alike and
+    the next TPC the other way round, and blocks 16 KiB apart fall on both sides."""
+    from simt_sim.engine.cycle.caches import host_copy_offset
+    from simt_sim.machine.tables import machine_scalars
+    cfg = h100().for_sass()
+    tc, _ = machine_scalars(cfg, 132, 64, 64, False, sass=True)
+    half = cfg.cycles_of_ns(89.6) / 2
+    lines = 8192 // 128                                   # lines of a block
+    side = {sm: [host_copy_offset(tc, b * lines + 5, sm) for b in range(64)] for sm in (0, 1, 2, 3)}
+    assert all(o in (-half, half) for offsets in side.values() for o in offsets)
+    assert all(side[0][b] == -side[0][b + 1] for b in range(0, 64, 2))
+    assert [host_copy_offset(tc, 7 * lines + i, 0) for i in range(lines)] == [side[0][7]] * lines
+    assert side[1] == side[0] and side[3] == side[2] == [-o for o in side[0]]
+    strided = [host_copy_offset(tc, 2 * k * lines, 0) for k in range(64)]
+    assert 16 <= strided.count(half) <= 48
+
+
+@pytest.mark.parametrize("name", ["w-regroup-lbm-base", "w-regroup-lbm-index", "w-regroup-lbm-permuted"])
+def test_lbms_warm_block_spans_follow_its_gathers_slowest_partition(name):
+    """w-regroup-lbm-*'s gathers are chains of dependent first touches of host-copied lines; a
+    warp waits for its slowest line and a block for its slowest warp, so the near and far L2
+    partitions (sass.memory.l2.host_copy_far_ns) lengthen the longest block span
+    over one mean latency: within 10% of the H100's warm span (6,344 / 6,044 / 6,084 cycles),
+    where the one mean comes 6-11% short."""
+    from simt_sim.calibrate.compare import clock_spans, recorded_array
+    pdir = ROOT / "programs" / name
+    ref = json.loads((pdir / "reference" / "h100.json").read_text())
+    hw = max(clock_spans(recorded_array(ref["outputs"]["clk"])))
+
+    def longest(*overrides):
+        res = simt_sim.run_program(str(pdir), isa="sass", overrides=list(overrides))
+        return max(clock_spans(res.outputs["clk"]))
+    split, one = longest(), longest("sass.memory.l2.host_copy_far_ns=0")
+    assert split == pytest.approx(hw, rel=0.10)
+    assert split > one * 1.03 and one < hw * 0.95

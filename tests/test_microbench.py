@@ -17,6 +17,10 @@ from simt_sim.machine.config import list_configs, load_config
 from simt_sim.calibrate import microbench as MB
 
 ROOT = Path(__file__).resolve().parents[1]
+# One SM's few host-copied lines: the H100 recorded them from wherever its address mapping put
+# them between its two L2 partitions, which the model's draw (memory.l2.host_copy_far_ns) does not
+# know, so these microbenchmarks compare at the mean first touch they were calibrated with.
+MEAN_FIRST_TOUCH = ("sass.memory.l2.host_copy_far_ns=0",)
 CONFIGS = [p.stem for p in list_configs()]
 THROUGHPUT_TOLERANCE = 0.02      # relative: the clock reads and the ramp share the timed span
 
@@ -769,7 +773,8 @@ def test_the_predictor_tile_slows_with_four_warps_per_sub_partition_as_on_the_h1
     for kernel in ("k_tiles", "k_tiles_nostg"):
         for warps in (1, 16):
             label = next(k for k, v in TT.WARPS.items() if v == warps)
-            assert TT.simulated(kernel, warps)[0] == pytest.approx(hw[f"{kernel} / {label}"][0], rel=0.05), (kernel, warps)
+            assert TT.simulated(kernel, warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(hw[f"{kernel} / {label}"][0],
+                                                                                    rel=0.05), (kernel, warps)
     assert TT.simulated("k_tiles_nosts", 16)[0] > 0.85 * hw["k_tiles_nosts / 16 warps"][0]
 
 
@@ -964,7 +969,7 @@ def test_the_l1_keeps_lines_a_power_of_two_apart_as_it_keeps_neighbouring_ones()
     rec = json.loads(LS.RECORDED.read_text())["cycles_per_load"]
     assert load_config("h100").get("memory.l1.hash_sets") is True
     for stride, count in ((1 << 20, 8), (1 << 20, 128), (65536, 32)):
-        assert LS.simulated(stride, count) == pytest.approx(rec[LS.key(stride, count)], rel=0.2)
+        assert LS.simulated(stride, count, MEAN_FIRST_TOUCH) == pytest.approx(rec[LS.key(stride, count)], rel=0.2)
         assert LS.simulated(stride, count, ("memory.l1.hash_sets=false", "memory.l1.ways=4")) > 3 * rec[LS.key(stride, count)]
     assert LS.simulated(128, 128, ("memory.l1.hash_sets=false", "memory.l1.ways=4")) == pytest.approx(rec[LS.key(128, 128)], rel=0.1)
 
@@ -1112,8 +1117,10 @@ def test_a_barrier_takes_two_cycles_a_warp_at_the_sms_barrier_unit():
     import tile_loop as TL
     rec = json.loads(TL.RECORDED.read_text())["runs"]
     for warps in TL.BARRIER_WARPS:
-        assert TL.simulated("k_bar", warps)[0] == pytest.approx(rec[f"k_bar / {warps}"][0], rel=0.03), warps
-        assert TL.simulated("k_bar_chain", warps)[0] == pytest.approx(rec[f"k_bar_chain / {warps}"][0], rel=0.05), warps
+        assert TL.simulated("k_bar", warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[f"k_bar / {warps}"][0],
+                                                                               rel=0.03), warps
+        assert TL.simulated("k_bar_chain", warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(
+            rec[f"k_bar_chain / {warps}"][0], rel=0.05), warps
     plain = TL.simulated("k_bar", 32, ("sass.sm_unit_cycles={LDC: 2, S2R: 2}", "sass.barrier_latency=4"))[0]
     assert plain < 0.9 * rec["k_bar / 32"][0]
 
@@ -1133,7 +1140,8 @@ def test_the_sgemm_tile_loop_as_the_h100s():
                                    ("k_tile_copy", 0.05, TL.WARPS), ("k_tile_store", 0.03, TL.WARPS),
                                    ("k_tile_copy_l2", 0.04, TL.WARPS[1:]), ("k_tile_store_l2", 0.02, TL.WARPS)):
         for warps in warp_counts:
-            assert TL.simulated(name, warps)[0] == pytest.approx(rec[f"{name} / {warps}"][0], rel=rel), (name, warps)
+            assert TL.simulated(name, warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[f"{name} / {warps}"][0],
+                                                                                rel=rel), (name, warps)
 
 
 def test_a_cp_async_passes_the_data_banks_twice_a_line():
@@ -1209,10 +1217,10 @@ def test_a_warp_arrives_at_a_barrier_once_its_shared_stores_are_written():
     sys.path.insert(0, str(ROOT / "tools"))
     import tile_loop as TL
     rec = json.loads(TL.RECORDED.read_text())["runs"]
-    off = ("sass.barrier_after_stores=false",)
+    off = ("sass.barrier_after_stores=false", *MEAN_FIRST_TOUCH)
     for name in ("k_tile_store", "k_tile_store_l2"):
         hw = rec[f"{name} / 4"][0]
-        assert TL.simulated(name, 4)[0] == pytest.approx(hw, rel=0.02), name
+        assert TL.simulated(name, 4, MEAN_FIRST_TOUCH)[0] == pytest.approx(hw, rel=0.02), name
         assert TL.simulated(name, 4, off)[0] < 0.96 * hw, name
     for name in ("k_tile_copy", "k_tile_sync"):
-        assert TL.simulated(name, 4)[0] == TL.simulated(name, 4, off)[0], name
+        assert TL.simulated(name, 4, MEAN_FIRST_TOUCH)[0] == TL.simulated(name, 4, off)[0], name

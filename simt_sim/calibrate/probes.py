@@ -160,8 +160,8 @@ def first_touches(m, form):
     return chase_steps(m[0]["clk"].reshape(4, 2, 33)[LDG_FORMS.index(form), 0])
 
 
-def first_touch_mean(form):
-    return lambda m: float(np.mean(first_touches(m, form)))
+def first_touch_mean(forms):
+    return lambda m: float(np.mean([first_touches(m, f) for f in forms]))
 
 
 def l1_hit_mean(m):
@@ -263,10 +263,12 @@ PROBES = [
           "ld.global.cg chase over lines already read once (L2 hits), 2 MiB apart"),
     Probe("first_touch_dram", ("t-tlb",), "cycles", chase_latency(0, 1, 9),
           "the first ld.global.cg into each of 8 fresh 2 MiB regions of a freshly copied buffer", modelled=False),
-    Probe("ldg_first_touch_cg", ("t-ldg-path",), "cycles", first_touch_mean("cg"),
-          "mean first touch of host-copied lines 256 B apart, ld.global.cg (LDG.E.STRONG.GPU)"),
-    Probe("ldg_first_touch_nc", ("t-ldg-path",), "cycles", first_touch_mean("nc"),
-          "the same with ld.global.nc (LDG.E.CONSTANT, `const __restrict__`): the form changes nothing"),
+    Probe("ldg_first_touch", ("t-ldg-path",), "cycles", first_touch_mean(LDG_FORMS),
+          "mean first touch of host-copied lines 256 B apart, the four forms' chains (.cg, .ca, plain, .nc: "
+          "33 KiB, blocks of both L2 partitions)"),
+    Probe("ldg_first_touch_nc", ("t-ldg-path",), "cycles", first_touch_mean(("nc",)),
+          "the same, ld.global.nc's chain alone (LDG.E.CONSTANT): its mean is where its 8 KiB fall between "
+          "the partitions, on the H100 11 near lines and 20 far", modelled=False),
     Probe("l1_hit_chase", ("t-ldg-path",), "cycles", l1_hit_mean,
           "the same chains again (.ca, plain, .nc): each dependent load hits L1"),
     *(Probe(name, ("t-chase-lanes",), "cycles", lane_chase(part), meaning) for name, part, meaning in (
@@ -280,9 +282,9 @@ PROBES = [
             modelled=n == 2, abs_tolerance=0.5)
       for n in (2, 4) for kind, chain, what in (("lds", 0, "LDS"), ("ldg", 1, "L1-hit LDG"))),
     Probe("l2_near_first_touch", ("t-ldg-path",), "cycles", first_touch_side(False),
-          "first touches of lines in the SM's own L2 partition (every second 8 KiB of the buffer)", modelled=False),
+          "first touches of lines in the SM's own L2 partition (every second 8 KiB of the buffer)"),
     Probe("l2_far_first_touch", ("t-ldg-path",), "cycles", first_touch_side(True),
-          "first touches of lines in the other L2 partition; a second touch costs a near one's", modelled=False),
+          "first touches of lines in the other L2 partition; a second touch costs a near one's"),
     # the scheduler (h100.yaml's grr): 1, 2, 4 and 8 warps per sub-partition run the same FMUL loop
     *(Probe(f"issue_fp32_loop{sfx.replace('-', '_')}", (f"t-fp64-issue-f0{sfx}",), "cycles/warp-iter", warp_iteration(w),
             f"{w} warp{'s' if w > 1 else ''} per sub-partition, each iteration 8 independent FMULs and 3 loop "

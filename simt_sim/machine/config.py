@@ -175,6 +175,20 @@ def _memory_side(what: str) -> Field:
                                              "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
 
 
+# memory.l2's near and far partitions for the host's copies (engine/cycle/caches.global_access); the
+# sass section's l2 takes the same keys
+_HOST_COPY_FAR = {
+    "host_copy_far_ns": Field(float, between(0, 1e6),
+                              doc="how much longer a host-copied line's first access takes from an SM of the "
+                                  "other L2 partition than from one of its own (t-ldg-path's first touches: the "
+                                  "H100's alternate every 8 KiB); host_copy_latency stays the mean of the two; "
+                                  "0 = one latency"),
+    "host_copy_far_bytes": Field(int, power_of_two, doc="the blocks of memory a partition holds whole "
+                                                        "(host_copy_far_ns): each aligned pair of them has one in "
+                                                        "either partition, which one drawn by a hash of the "
+                                                        "pair; a multiple of memory.line_bytes"),
+}
+
 # memory.l1's global store path (engine/cycle/caches.store_port); the sass section's l1 takes the same keys
 _STORE_PATH = {
     "store_sectors_per_cycle": Field(float, non_negative,
@@ -280,6 +294,7 @@ SCHEMA = {
                                            "DRAM's loads in flight (0: such data comes from DRAM); not when "
                                            "`host.caches_flushed`"),
             "host_copy_latency_ns": _memory_side("first access to host-copied data"),
+            **_HOST_COPY_FAR,
             "size_kb": Field(float, between(1, 1048576), doc="L2 for the whole GPU"),
             "ways": Field(int, positive, doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth, whole GPU"),
@@ -433,7 +448,9 @@ SCHEMA = {
                              for key, field in _STORE_PATH.items()}},
                    "l2": {"sectors_per_cycle": Field(float, between(0.001, 1e6),
                                                      doc="over memory.l2.sectors_per_cycle for SASS runs: the GPU's "
-                                                         "L2 bandwidth (tools/l2_rate.py)")}},
+                                                         "L2 bandwidth (tools/l2_rate.py)"),
+                          **{key: replace(field, doc=f"over memory.l2.{key} for SASS runs")
+                             for key, field in _HOST_COPY_FAR.items()}}},
         "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
                                    doc="per-family latency of SASS instructions, key `family` or `family.type` "
@@ -569,7 +586,7 @@ DEFAULTS = {
                "store_sectors_per_cycle": 0,
                "store_min_cycles": 0, "store_buffer": 1, "smsp_store_cycles": 0, "smsp_store_buffer": 1},
         "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
-               "host_copy_latency_ns": 0.0, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
+               "host_copy_latency_ns": 0.0, "host_copy_far_ns": 0.0, "host_copy_far_bytes": 8192, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
         "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0,
                  "latency_spread_ns": [], "spread_bytes": 4096, "refresh_interval_ns": 0.0, "refresh_ns": 0.0,
                  "refresh_units": 0, "refresh_shared_bits": []},

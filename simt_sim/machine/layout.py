@@ -153,7 +153,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "param_latency", "smem_latency", "smem_banks", "smem_bank_bytes", "smem_atomic", "smem_group_bytes",
              "smem_wavefront_latency",
              "l1_latency", "l1_sets", "l1_ways", "l1_hash", "l1_invalidate", "l2_latency", "l2_sets", "l2_ways", "l2_atomic",
-             "dram_latency", "dram_spread_shift", "dram_refresh_mask", "dram_refresh_interval",
+             "dram_latency", "dram_spread_shift", "host_far", "host_far_shift", "dram_refresh_mask", "dram_refresh_interval",
              "dram_refresh", "dram_refresh_units", "misses_in_l2", "max_cycles", "max_sm_threads", "max_sm_warps", "max_sm_blocks",
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "copy_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "group_switch", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
@@ -161,7 +161,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "warp_store_pass_cycles", "warp_conflict_pass_cycles", "shared_store_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm",
              "l1_store_buffer", "smsp_store_buffer", "sm_units", "const_line_bytes", "const_lines", "imc_miss", "ldc_miss", "const_gpu_misses", "store_ack", "deferred_barrier", "barrier_after_stores", "loads_in_order")
 TC = _index(TC_FIELDS)
-# tf: bandwidths, and an L2 hit's latency offsets in cycles (float64 vector)
+# tf: bandwidths, and an L2 hit's and a DRAM load's latency offsets in cycles (float64 vector)
 LATENCY_SPREAD_SLOTS = 32
 TF_FIELDS = ("l1_sectors_per_cycle", "l2_sectors_per_cycle", "dram_bytes_per_cycle", "dram_inflight_cycles",
              "l1_store_sectors_per_cycle", "l1_store_min_cycles", "smsp_store_cycles") \

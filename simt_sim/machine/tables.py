@@ -76,6 +76,8 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "l2_sets": l2_sets, "l2_ways": g("memory.l2.ways"), "l2_atomic": g("memory.l2.atomic_cycles"),
         "dram_latency": cfg.miss_latency(),
         "dram_spread_shift": lines_shift(g("memory.dram.spread_bytes"), g("memory.line_bytes")),
+        "host_far": cfg.cycles_of_ns(g("memory.l2.host_copy_far_ns")),
+        "host_far_shift": lines_shift(g("memory.l2.host_copy_far_bytes"), g("memory.line_bytes")),
         "dram_refresh_mask": line_bits_mask(g("memory.dram.refresh_shared_bits"), g("memory.line_bytes")),
         "dram_refresh_interval": cfg.cycles_of_ns(g("memory.dram.refresh_interval_ns")),
         "dram_refresh": cfg.cycles_of_ns(g("memory.dram.refresh_ns")),

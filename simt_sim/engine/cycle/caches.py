@@ -45,6 +45,7 @@ T_NSM, T_SECTOR, T_LINE = TC["n_sm"], TC["sector_bytes"], TC["line_bytes"]
 T_L1_LAT, T_L1_SETS, T_L1_WAYS, T_L1_HASH = TC["l1_latency"], TC["l1_sets"], TC["l1_ways"], TC["l1_hash"]
 T_L2_LAT, T_L2_SETS, T_L2_WAYS, T_L2_ATOM = TC["l2_latency"], TC["l2_sets"], TC["l2_ways"], TC["l2_atomic"]
 T_DRAM_LAT, T_MISSES_IN_L2, T_DRAM_SHIFT = TC["dram_latency"], TC["misses_in_l2"], TC["dram_spread_shift"]
+T_HOST_FAR, T_HOST_FAR_SHIFT = TC["host_far"], TC["host_far_shift"]
 T_REFRESH_MASK, T_REFRESH_EVERY, T_REFRESH = TC["dram_refresh_mask"], TC["dram_refresh_interval"], TC["dram_refresh"]
 T_REFRESH_UNITS = TC["dram_refresh_units"]
 T_NSP, T_STORE_BUF, T_SP_STORE_BUF = TC["n_sp"], TC["l1_store_buffer"], TC["smsp_store_buffer"]
@@ -128,6 +129,19 @@ def spread_slot(line, sm):
     [0, LATENCY_SPREAD_SLOTS), the same for every access of the pair (factors below 2**31 keep each
     product inside int64 with and without numba)."""
     return hash32(line, sm + 1) % LATENCY_SPREAD_SLOTS
+
+
+@compiled
+def host_copy_offset(tc, line, sm):
+    """A host-copied line's first-touch offset from the mean (memory.l2.host_copy_far_ns): half the
+    far partition's extra for a line of the other partition, less half for one of the SM's own.
+    The two blocks of host_copy_far_bytes of each aligned pair belong to different partitions (the
+    H100 alternates every 8 KiB), which one to which drawn by a hash of the pair, so that strides
+    of a power of two do not land on one partition; which SMs sit by which is not measured: the
+    two SMs of a TPC together, TPCs alternating."""
+    block = line >> tc[T_HOST_FAR_SHIFT]
+    far = (block ^ hash32(block >> 1, 7) ^ (sm >> 1)) & 1
+    return (far - 0.5) * tc[T_HOST_FAR]
 
 
 @compiled
@@ -302,7 +316,11 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
                 ways_l2[i] = -1
         else:
             dram += 1
-            if not is_store and not tc[T_MISSES_IN_L2]:     # host copies come from L2: no DRAM offset
+            if is_store:
+                continue
+            if tc[T_MISSES_IN_L2]:      # a host copy's line: near or far L2 partition, no DRAM offset
+                dram_offset = max(dram_offset, host_copy_offset(tc, line, sm))
+            else:
                 dram_offset = max(dram_offset, tf[F_DRAM_SPREAD + spread_slot(line >> tc[T_DRAM_SHIFT], sm)]
                                   + refresh_wait(tc, line, cycle))
     wait1 = queue(mt.ports, sm, np.float64(cycle), n_sect, tf[F_L1_BW])
@@ -316,7 +334,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
         if l2_hits > 0:
             ready = max(ready, cycle + wait2 + tc[T_L2_LAT] + l2_offset)
         if dram > 0 and tc[T_MISSES_IN_L2]:     # the host's copies: L2's lines, past its port alone
-            ready = max(ready, cycle + wait2 + tc[T_DRAM_LAT])
+            ready = max(ready, cycle + wait2 + tc[T_DRAM_LAT] + dram_offset)
         elif dram > 0:
             wait3 = wait2 + queue(mt.ports, n_sm + 1, cycle + wait2, dram, tf[F_DRAM_BW] / sector_bytes)
             arrive = cycle + wait3 + tc[T_DRAM_LAT] + dram_offset

@@ -1,0 +1,102 @@
+#!/usr/bin/env python
+"""What a block's first read of a parameter line costs right after its threads' stores, on the GPU
+(--gpu) and in the simulator (default).  tools/kernels/ldc_behind_stores.cu (its PTX and the
+committed cubin beside it): blocks of 256 threads, one an SM, each thread storing 0, 3, 9 or 18
+words (a warp's store one line), a barrier, then thread 0's window: the clock, a read (none; an LDC
+of a parameter line nothing has read; an ld.global.cg of a line the block loaded before its
+stores), a store of what it read, the clock.  The workloads' epilogues read their clock pointer so
+(w-regroup-lbm-*: nine stores a thread, then LDC.64 c[0x0][0x240]).  Grids of 1 to 264 blocks;
+9 launches, the first dropped.  Figures: the mean window over the blocks and the mean of each
+launch's longest, medians over the launches.
+
+    python tools/ldc_behind_stores.py --gpu --out programs/launch-empty/reference/h100-ldc-behind-stores.json
+    python tools/ldc_behind_stores.py            # the simulator beside the recorded figures
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from constant_congestion import pad_argument, summary  # noqa: E402  (tools/, beside this file)
+from probe_output import gpu_name, model_probe_parser, recorded, write_result  # noqa: E402
+PTX = ROOT / "tools" / "kernels" / "ldc_behind_stores.ptx"
+RECORDED = ROOT / "programs" / "launch-empty" / "reference" / "h100-ldc-behind-stores.json"
+KERNELS = {"k_s0_none": "no stores, nothing read", "k_s9_none": "9 stores a thread, nothing read",
+           "k_s0_ldc": "no stores, LDC of a cold line", "k_s3_ldc": "3 stores a thread, LDC",
+           "k_s9_ldc": "9 stores a thread, LDC", "k_s18_ldc": "18 stores a thread, LDC",
+           "k_s9_ldc_late": "9 stores, LDC 4,000 cycles after the barrier",
+           "k_s0_ldg": "no stores, ld.global.cg of an L2 line", "k_s3_ldg": "3 stores, ld.global.cg",
+           "k_s9_ldg": "9 stores, ld.global.cg", "k_s18_ldg": "18 stores, ld.global.cg",
+           "k_s9_ldg_late": "9 stores, ld.global.cg 4,000 cycles after the barrier"}
+GRIDS = (1, 8, 33, 66, 128, 132, 264)
+THREADS = 256
+PLANE = 1 << 17                          # words between a thread's stores (the kernel's PLANE)
+LAUNCHES = 9
+
+
+def figures(clk: np.ndarray, blocks: int) -> dict:
+    """{"mean", "longest", "sms"} of one launch's windows (clk rows: t0, t1, %smid, unused)."""
+    rows = clk.reshape(-1, 4)[:blocks].astype(np.int64)
+    w = rows[:, 1] - rows[:, 0]
+    return {"mean": float(w.mean()), "longest": float(w.max()), "sms": int(len(np.unique(rows[:, 2])))}
+
+
+def buffers(blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(21 * PLANE, np.uint32), np.zeros(blocks * 4, np.int64)
+
+
+def measure() -> dict:
+    import cupy as cp
+    mod = cp.RawModule(path=str(PTX))
+    out = {}
+    for name in KERNELS:
+        f = mod.get_function(name)
+        for blocks in GRIDS:
+            runs = []
+            for _ in range(LAUNCHES):
+                res, clk = (cp.asarray(b) for b in buffers(blocks))
+                f((blocks,), (THREADS,), (res, clk, pad_argument()))
+                cp.cuda.runtime.deviceSynchronize()
+                runs.append(figures(clk.get(), blocks))
+            out.setdefault(name, {})[str(blocks)] = summary(runs[1:])
+            print(name, blocks, out[name][str(blocks)], flush=True)
+    return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
+            "kernels": KERNELS, "windows": out}
+
+
+def simulated(name: str, blocks: int, overrides=()) -> dict:
+    """The model's figures for a grid of `blocks` (the second of two launches, as the recording
+    drops the first)."""
+    import simt_sim
+    prog = simt_sim.load_program(str(PTX), name, isa="sass")
+    cfg = simt_sim.load_config("h100", list(overrides))
+    res, clk = buffers(blocks)
+    launch = simt_sim.Launch(prog, blocks, THREADS, ["res", "clk", 0])
+    out = simt_sim.simulate([launch, launch], {"res": res, "clk": clk}, cfg)
+    return figures(out.outputs["clk"], blocks)
+
+
+def main() -> int:
+    ap = model_probe_parser(__doc__)
+    args = ap.parse_args()
+    if args.gpu:
+        write_result(measure(), args.out)
+        return 0
+    rec = recorded(RECORDED, "windows")
+    print(f"{'kernel':<14} {'blocks':>6}  {'mean H100':>9} {'model':>6}  {'longest H100':>12} {'model':>6}")
+    for name in KERNELS:
+        for blocks in GRIDS:
+            hw = rec.get(name, {}).get(str(blocks), {})
+            sim = simulated(name, blocks, tuple(args.set))
+            print(f"{name:<14} {blocks:>6}  {hw.get('mean', float('nan')):9.1f} {sim['mean']:6.1f}  "
+                  f"{hw.get('longest', float('nan')):12.1f} {sim['longest']:6.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
