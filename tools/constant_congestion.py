@@ -55,35 +55,46 @@ def buffers(blocks: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(blocks * THREADS + 65536, np.uint32), np.zeros(blocks * THREADS // 32 * 4, np.int64)
 
 
-def measure() -> dict:
+def measure_windows(tool: str, ptx, kernels: dict, grids, threads: int, buffers, figures) -> dict:
+    """On the GPU, per kernel of `ptx` (each taking a buffer, the clock rows and a Pad) and grid:
+    the medians over LAUNCHES launches, the first dropped, of figures(clock rows, blocks), each
+    launch on fresh buffers(blocks)."""
     import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
+    mod = cp.RawModule(path=str(ptx))
     out = {}
-    for name in KERNELS:
+    for name in kernels:
         f = mod.get_function(name)
-        for blocks in GRIDS:
+        for blocks in grids:
             runs = []
             for _ in range(LAUNCHES):
                 res, clk = (cp.asarray(b) for b in buffers(blocks))
-                f((blocks,), (THREADS,), (res, clk, pad_argument()))
+                f((blocks,), (threads,), (res, clk, pad_argument()))
                 cp.cuda.runtime.deviceSynchronize()
                 runs.append(figures(clk.get(), blocks))
             out.setdefault(name, {})[str(blocks)] = summary(runs[1:])
             print(name, blocks, out[name][str(blocks)], flush=True)
-    return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
-            "kernels": KERNELS, "windows": out}
+    return {"tool": tool, "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
+            "kernels": kernels, "windows": out}
+
+
+def simulated_windows(ptx, name: str, blocks: int, threads: int, buffers, figures, overrides=()) -> dict:
+    """The model's figures (measure_windows's) for a grid of `blocks`: the second of two launches,
+    as the recording drops the first."""
+    import simt_sim
+    prog = simt_sim.load_program(str(ptx), name, isa="sass")
+    cfg = simt_sim.load_config("h100", list(overrides))
+    res, clk = buffers(blocks)
+    launch = simt_sim.Launch(prog, blocks, threads, ["res", "clk", 0])
+    out = simt_sim.simulate([launch, launch], {"res": res, "clk": clk}, cfg)
+    return figures(out.outputs["clk"], blocks)
+
+
+def measure() -> dict:
+    return measure_windows(os.path.basename(__file__), PTX, KERNELS, GRIDS, THREADS, buffers, figures)
 
 
 def simulated(name: str, blocks: int, overrides=()) -> dict:
-    """The model's figures for a grid of `blocks` (the second of two launches, as the recording
-    drops the first)."""
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    cfg = simt_sim.load_config("h100", list(overrides))
-    res, clk = buffers(blocks)
-    launch = simt_sim.Launch(prog, blocks, THREADS, ["res", "clk", 0])
-    out = simt_sim.simulate([launch, launch], {"res": res, "clk": clk}, cfg)
-    return figures(out.outputs["clk"], blocks)
+    return simulated_windows(PTX, name, blocks, THREADS, buffers, figures, overrides)
 
 
 FIT_MISSES = tuple(range(128, 513, 32))       # sass.constants.gpu_misses tried by --fit

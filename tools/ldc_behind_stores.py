@@ -6,7 +6,7 @@ words (a warp's store one line), a barrier, then thread 0's window: the clock, a
 of a parameter line nothing has read; an ld.global.cg of a line the block loaded before its
 stores), a store of what it read, the clock.  The workloads' epilogues read their clock pointer so
 (w-regroup-lbm-*: nine stores a thread, then LDC.64 c[0x0][0x240]).  Grids of 1 to 264 blocks;
-9 launches, the first dropped.  Figures: the mean window over the blocks and the mean of each
+9 launches, the first dropped (constant_congestion.measure_windows).  Figures: the mean window over the blocks and the mean of each
 launch's longest, medians over the launches.
 
     python tools/ldc_behind_stores.py --gpu --out programs/launch-empty/reference/h100-ldc-behind-stores.json
@@ -22,8 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from constant_congestion import pad_argument, summary  # noqa: E402  (tools/, beside this file)
-from probe_output import gpu_name, model_probe_parser, recorded, write_result  # noqa: E402
+from constant_congestion import measure_windows, simulated_windows  # noqa: E402  (tools/, beside this file)
+from probe_output import model_probe_parser, recorded, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "ldc_behind_stores.ptx"
 RECORDED = ROOT / "programs" / "launch-empty" / "reference" / "h100-ldc-behind-stores.json"
 KERNELS = {"k_s0_none": "no stores, nothing read", "k_s9_none": "9 stores a thread, nothing read",
@@ -36,7 +36,6 @@ KERNELS = {"k_s0_none": "no stores, nothing read", "k_s9_none": "9 stores a thre
 GRIDS = (1, 8, 33, 66, 128, 132, 264)
 THREADS = 256
 PLANE = 1 << 17                          # words between a thread's stores (the kernel's PLANE)
-LAUNCHES = 9
 
 
 def figures(clk: np.ndarray, blocks: int) -> dict:
@@ -51,34 +50,11 @@ def buffers(blocks: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def measure() -> dict:
-    import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
-    out = {}
-    for name in KERNELS:
-        f = mod.get_function(name)
-        for blocks in GRIDS:
-            runs = []
-            for _ in range(LAUNCHES):
-                res, clk = (cp.asarray(b) for b in buffers(blocks))
-                f((blocks,), (THREADS,), (res, clk, pad_argument()))
-                cp.cuda.runtime.deviceSynchronize()
-                runs.append(figures(clk.get(), blocks))
-            out.setdefault(name, {})[str(blocks)] = summary(runs[1:])
-            print(name, blocks, out[name][str(blocks)], flush=True)
-    return {"tool": os.path.basename(__file__), "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
-            "kernels": KERNELS, "windows": out}
+    return measure_windows(os.path.basename(__file__), PTX, KERNELS, GRIDS, THREADS, buffers, figures)
 
 
 def simulated(name: str, blocks: int, overrides=()) -> dict:
-    """The model's figures for a grid of `blocks` (the second of two launches, as the recording
-    drops the first)."""
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), name, isa="sass")
-    cfg = simt_sim.load_config("h100", list(overrides))
-    res, clk = buffers(blocks)
-    launch = simt_sim.Launch(prog, blocks, THREADS, ["res", "clk", 0])
-    out = simt_sim.simulate([launch, launch], {"res": res, "clk": clk}, cfg)
-    return figures(out.outputs["clk"], blocks)
+    return simulated_windows(PTX, name, blocks, THREADS, buffers, figures, overrides)
 
 
 def main() -> int:
