@@ -89,6 +89,19 @@ def simulated_windows(ptx, name: str, blocks: int, threads: int, buffers, figure
     return figures(out.outputs["clk"], blocks)
 
 
+def print_windows(recording, kernels, grids, simulated, overrides) -> None:
+    """Each kernel's and grid's recorded mean and longest window beside simulated(name, blocks,
+    overrides)'s."""
+    rec = recorded(recording, "windows")
+    print(f"{'kernel':<14} {'blocks':>6}  {'mean H100':>9} {'model':>6}  {'longest H100':>12} {'model':>6}")
+    for name in kernels:
+        for blocks in grids:
+            hw = rec.get(name, {}).get(str(blocks), {})
+            sim = simulated(name, blocks, overrides)
+            print(f"{name:<14} {blocks:>6}  {hw.get('mean', float('nan')):9.1f} {sim['mean']:6.1f}  "
+                  f"{hw.get('longest', float('nan')):12.1f} {sim['longest']:6.1f}")
+
+
 def measure() -> dict:
     return measure_windows(os.path.basename(__file__), PTX, KERNELS, GRIDS, THREADS, buffers, figures)
 
@@ -122,14 +135,7 @@ def main() -> int:
     if args.fit:
         print(f"sass.constants.gpu_misses: {fitted_misses()}")
         return 0
-    rec = recorded(RECORDED, "windows")
-    print(f"{'kernel':<14} {'blocks':>6}  {'mean H100':>9} {'model':>6}  {'longest H100':>12} {'model':>6}")
-    for name in KERNELS:
-        for blocks in GRIDS:
-            hw = rec.get(name, {}).get(str(blocks), {})
-            sim = simulated(name, blocks, tuple(args.set))
-            print(f"{name:<14} {blocks:>6}  {hw.get('mean', float('nan')):9.1f} {sim['mean']:6.1f}  "
-                  f"{hw.get('longest', float('nan')):12.1f} {sim['longest']:6.1f}")
+    print_windows(RECORDED, KERNELS, GRIDS, simulated, tuple(args.set))
     return 0
 
 

@@ -22,8 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from constant_congestion import measure_windows, simulated_windows  # noqa: E402  (tools/, beside this file)
-from probe_output import model_probe_parser, recorded, write_result  # noqa: E402
+from constant_congestion import measure_windows, print_windows, simulated_windows  # noqa: E402  (tools/, beside this file)
+from probe_output import model_probe_parser, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "ldc_behind_stores.ptx"
 RECORDED = ROOT / "programs" / "launch-empty" / "reference" / "h100-ldc-behind-stores.json"
 KERNELS = {"k_s0_none": "no stores, nothing read", "k_s9_none": "9 stores a thread, nothing read",
@@ -63,14 +63,7 @@ def main() -> int:
     if args.gpu:
         write_result(measure(), args.out)
         return 0
-    rec = recorded(RECORDED, "windows")
-    print(f"{'kernel':<14} {'blocks':>6}  {'mean H100':>9} {'model':>6}  {'longest H100':>12} {'model':>6}")
-    for name in KERNELS:
-        for blocks in GRIDS:
-            hw = rec.get(name, {}).get(str(blocks), {})
-            sim = simulated(name, blocks, tuple(args.set))
-            print(f"{name:<14} {blocks:>6}  {hw.get('mean', float('nan')):9.1f} {sim['mean']:6.1f}  "
-                  f"{hw.get('longest', float('nan')):12.1f} {sim['longest']:6.1f}")
+    print_windows(RECORDED, KERNELS, GRIDS, simulated, tuple(args.set))
     return 0
 
 
