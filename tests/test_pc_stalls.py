@@ -74,8 +74,9 @@ def test_a_recorded_program_compares_per_instruction():
 def test_gaps_list_the_instructions_where_the_h100_and_the_model_differ_most():
     """`compare --gaps N`: per instruction, the H100's and the model's warp-cycles per execution on
     the model's scale, largest difference first.  CUDA-EC's instruction after its BSYNC reached by
-    4.9 groups (pc 315) cost 93 on the H100 against the model's 13 before the 16-cycle group switch
-    (docs/timing.md); now the model is within 20% of it there."""
+    4.9 groups (pc 315): the 16-cycle group switch (docs/timing.md) brings the model from 48 to 71
+    warp-cycles an execution, the H100's samples there standing for 113 (counted as the model's SM
+    then holds 15 warps; 89 if as the kernel's mean of 12)."""
     out = PS.gaps(ROOT / "programs" / "w-regroup-ec-base", 60).splitlines()
     rows = [line.split() for line in out[2:]]
     assert len(rows) == 60
@@ -84,7 +85,47 @@ def test_gaps_list_the_instructions_where_the_h100_and_the_model_differ_most():
     for r in rows:       # the gap is the difference of the per-execution figures times the executions
         assert float(r[4]) == pytest.approx((float(r[2]) - float(r[3])) * int(r[1]), abs=0.11 * int(r[1]) + 1)   # each figure rounded to 0.1
     after_bsync = next(r for r in rows if r[0] == "315")
-    assert float(after_bsync[3]) == pytest.approx(float(after_bsync[2]), rel=0.2)
+    assert 0.55 * float(after_bsync[2]) < float(after_bsync[3]) < float(after_bsync[2])
+    _, cycles, _ = PS.simulated(ROOT / "programs" / "w-regroup-ec-base", ("sass.group_switch_latency=0",))
+    assert cycles[315].sum() / PS.executions(cycles)[315] < 0.8 * float(after_bsync[3])
+
+
+def test_a_warp_cycle_counts_as_the_samples_of_one_of_its_sms_active_warps():
+    """Nsight Compute's sampler takes one active warp of each SM every interval, so the model's
+    expected samples (SimResult.pc_samples) weigh each warp-cycle 1 / the SM's warps then started
+    and not exited.  tools/kernels/ldc_behind_stores.cu's k_s9_ldc, one block of 8 warps: up to
+    the barrier all 8 run (8 warp-cycles a sample), after `@P0 EXIT` thread 0's warp runs alone
+    (1), and the samples add up to the SM's cycles with a warp on it, as one sample a cycle would."""
+    import simt_sim
+    prog = simt_sim.load_program(str(ROOT / "tools" / "kernels" / "ldc_behind_stores.ptx"), "k_s9_ldc", isa="sass")
+    buffers = {"res": np.zeros(21 << 17, np.uint32), "clk": np.zeros(4, np.int64)}
+    out = simt_sim.simulate(simt_sim.Launch(prog, 1, 256, ["res", "clk", 0]), buffers, "h100", trace=True)
+    cycles, samples = out.raw.pc_stalls[0].sum(axis=1), out.raw.pc_samples[0].sum(axis=1)
+    barrier = next(pc for pc, t in enumerate(prog.texts) if t.startswith("BAR.SYNC"))
+    exit_ = next(pc for pc, t in enumerate(prog.texts) if t.startswith("@P0 EXIT"))
+    assert np.allclose(samples[:barrier + 1] * 8, cycles[:barrier + 1])
+    assert np.allclose(samples[exit_ + 1:], cycles[exit_ + 1:]) and cycles[exit_ + 1:].sum() > 100
+    assert 1 < cycles[exit_] / samples[exit_] < 8           # the others exit one by one
+    spans = out.raw.warp_spans            # first issue to end; before it the warps wait at pc 0
+    live = spans[:, 1].max() - spans[:, 0].min() + cycles[0] / 8
+    assert samples.sum() == pytest.approx(live, rel=0.05)   # the exits' barrier waits weigh as at their end
+    assert out.raw.pc_stalls[0].dtype == np.int64 and cycles.sum() > 4 * samples.sum()
+
+
+def test_lbms_lone_epilogue_warp_is_sampled_as_a_whole_sm():
+    """w-regroup-lbm-*: after the last barrier thread 0's warp alone reads the clock pointer (LDC.64
+    c[0x0][0x240]) and waits for it at the IMAD.WIDE (pc 389).  Counted as warp-cycles at the
+    kernel's mean weight, the H100's samples there made a 600-660-cycle wait of it, against the
+    model's 84 (so stop 56 measured the epilogue on the GPU: 141 cycles of the median span); the
+    block's 8 warps weigh one each there, the lone warp 8, and counted so the H100's wait is
+    the model's within 10%."""
+    for variant in ("base", "index", "permuted"):
+        rec, texts, hw, sim, reasons, cycles, samples = PS.compared(ROOT / "programs" / f"w-regroup-lbm-{variant}")
+        assert texts[389].startswith("IMAD.WIDE.U32 R2, R5, 0x8")
+        runs = PS.executions(cycles)
+        model = cycles[389].sum() / runs[389]
+        assert PS.h100_warp_cycles(hw, cycles, samples)[389] / runs[389] == pytest.approx(model, rel=0.1)
+        assert hw[389].sum() * cycles.sum() / runs[389] > 6 * model      # at the kernel's mean weight
 
 
 def test_the_table_ranks_programs_by_agreement_and_the_queue_moves_the_sgemm_waits_to_the_results():
@@ -138,7 +179,7 @@ def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_
     rec = json.loads((pdir / "reference" / PS.FILE_NAME).read_text())
     hw = np.array(rec["samples"], float)[:, rec["reasons"].index("barrier")]
     barrier = STALL_NAMES.index("barrier")
-    texts, cycles = PS.simulated(pdir)
+    texts, cycles, _ = PS.simulated(pdir)
     deferred = cycles[:, barrier]
     plain = PS.simulated(pdir, ("sass.deferred_barrier=false",))[1][:, barrier]
     bars = [i for i, t in enumerate(texts) if t.startswith("BAR.SYNC.DEFER_BLOCKING") and hw[i + 1] + hw[i + 2] > 0]
@@ -162,10 +203,10 @@ def test_the_warm_samples_compare_with_the_models_plain_launch_and_show_lbms_sec
     L1's sets hashed (memory.l1.hash_sets) the model waits 41 there; with line-mod-sets sets of 4
     ways, where the workload's 128 KiB buffers meet in one set, 125."""
     pdir = ROOT / "programs" / "w-regroup-lbm-index"
-    rec, texts, hw, sim, reasons, cycles = PS.compared(pdir, warm=True)
+    rec, texts, hw, sim, reasons, cycles, samples = PS.compared(pdir, warm=True)
     assert texts[70].startswith("@!P0 ISETP.NE.AND P2") and rec["conditions"].startswith("warm")
-    runs = np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)
-    assert hw[70].sum() * cycles.sum() / runs[70] < 30
+    runs = PS.executions(cycles)
+    assert PS.h100_warp_cycles(hw, cycles, samples)[70] / runs[70] < 30
     assert cycles[70].sum() / runs[70] < 50 and PS.agreement(hw, sim) > 0.75
-    _, modulo = PS.simulated(pdir, ("memory.l1.hash_sets=false", "memory.l1.ways=4"), warm=True)
+    _, modulo, _ = PS.simulated(pdir, ("memory.l1.hash_sets=false", "memory.l1.ways=4"), warm=True)
     assert modulo[70].sum() / max(modulo[70, STALL_NAMES.index("selected")], 1) > 100

@@ -5,12 +5,16 @@ committed cubin beside it): blocks of 256 threads, one an SM, each thread storin
 words (a warp's store one line), a barrier, then thread 0's window: the clock, a read (none; an LDC
 of a parameter line nothing has read; an ld.global.cg of a line the block loaded before its
 stores), a store of what it read, the clock.  The workloads' epilogues read their clock pointer so
-(w-regroup-lbm-*: nine stores a thread, then LDC.64 c[0x0][0x240]).  Grids of 1 to 264 blocks;
+(w-regroup-lbm-*: nine stores a thread, then LDC.64 c[0x0][0x240]).  Also: an LDC of the line
+thread 0 read before its stores (a hit); the L2 load 250 to 2,000 cycles after the barrier; and
+stores of one sector a warp (lanes 0-7).  Grids of 1 to 264 blocks;
 9 launches, the first dropped (constant_congestion.measure_windows).  Figures: the mean window over the blocks and the mean of each
 launch's longest, medians over the launches.
 
     python tools/ldc_behind_stores.py --gpu --out programs/launch-empty/reference/h100-ldc-behind-stores.json
     python tools/ldc_behind_stores.py            # the simulator beside the recorded figures
+    ncu --cache-control all -k 'regex:^k_s(0|9|18)_(ldc|ldchit|none)$' --metrics sm__cycles_elapsed.max \
+        python tools/ldc_behind_stores.py --gpu --out programs/launch-empty/reference/h100-ldc-behind-stores-ncu.json
 """
 from __future__ import annotations
 
@@ -32,7 +36,14 @@ KERNELS = {"k_s0_none": "no stores, nothing read", "k_s9_none": "9 stores a thre
            "k_s9_ldc_late": "9 stores, LDC 4,000 cycles after the barrier",
            "k_s0_ldg": "no stores, ld.global.cg of an L2 line", "k_s3_ldg": "3 stores, ld.global.cg",
            "k_s9_ldg": "9 stores, ld.global.cg", "k_s18_ldg": "18 stores, ld.global.cg",
-           "k_s9_ldg_late": "9 stores, ld.global.cg 4,000 cycles after the barrier"}
+           "k_s9_ldg_late": "9 stores, ld.global.cg 4,000 cycles after the barrier",
+           "k_s0_ldchit": "no stores, LDC of the line read before", "k_s9_ldchit": "9 stores, LDC hit",
+           "k_s18_ldchit": "18 stores, LDC hit",
+           "k_s9_ldg_d250": "9 stores, ld.global.cg 250 cycles after the barrier",
+           "k_s9_ldg_d1000": "9 stores, ld.global.cg 1,000 cycles after", "k_s9_ldg_d2000": "9 stores, 2,000 after",
+           "k_s18_ldg_d1000": "18 stores, ld.global.cg 1,000 cycles after",
+           "k_s9_sector_ldg": "9 one-sector stores a warp (lanes 0-7), ld.global.cg",
+           "k_s18_sector_ldg": "18 one-sector stores a warp, ld.global.cg"}
 GRIDS = (1, 8, 33, 66, 128, 132, 264)
 THREADS = 256
 PLANE = 1 << 17                          # words between a thread's stores (the kernel's PLANE)

@@ -3,8 +3,11 @@
 Nsight Compute's PC sampling (its SourceCounters and WarpStateStats sections, source page) counts
 for every SASS instruction how often a warp was seen there and why it could not issue; the
 simulator's timed run attributes every warp-cycle between two issues to the instruction then
-issued and its stall reason (observe/stalls.py).  Both are compared as shares of their kernel's
-total, since samples and cycles count on different scales.
+issued and its stall reason (observe/stalls.py).  Nsight Compute's sampler takes one of the active
+warps of each SM at a fixed interval, so a warp-cycle is sampled in proportion to 1 / the warps
+its SM then had (an SM's lone last warp as often as 32 warps together); the model weighs its
+warp-cycles so (SimResult.pc_samples, engine/cycle/stalls.py) and the two are compared as shares
+of their kernel's total samples.
 
     python -m simt_sim.calibrate.pc_stalls record NAME...    # on the GPU machine
     python -m simt_sim.calibrate.pc_stalls compare NAME... [--top 12]
@@ -17,8 +20,9 @@ for the instructions with the most samples, both shares and their largest reason
 reasons side by side, and the agreement: the sum over instructions and reasons of the smaller of
 the two shares (1: the same profile, 0: nothing in common).  `--gaps N` lists instead the N
 instructions whose shares differ most, each as warp-cycles per execution on the model's scale
-(the H100's share of the model's total, over the model's executions of it): where the model
-misses a cost (how the 16-cycle BSYNC group switch was found, docs/timing.md).
+(the H100's share of the model's expected samples, times the model's warp-cycles per sample at
+that instruction, over the model's executions of it): where the model misses a cost (how the
+16-cycle BSYNC group switch was found, docs/timing.md).
 """
 from __future__ import annotations
 
@@ -94,22 +98,25 @@ def file_name(warm: bool) -> str:
     return WARM_FILE_NAME if warm else FILE_NAME
 
 
-def simulated(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False) -> tuple[list[str], np.ndarray]:
-    """The main launch's SASS texts and warp-cycles per pc and reason (layout.STALL_NAMES), from the
-    manifest's launches run as Nsight Compute ran them (compare.simulate_as_profiled)."""
+def simulated(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False
+              ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The main launch's SASS texts, warp-cycles and the PC samples Nsight Compute would take of
+    them (SimResult.pc_samples), per pc and reason (layout.STALL_NAMES), from the manifest's
+    launches run as Nsight Compute ran them (compare.simulate_as_profiled)."""
     from simt_sim.calibrate.compare import simulate_as_profiled
     res = simulate_as_profiled(pdir, overrides, warm)
-    return list(res.launches[0].program.texts), res.pc_stalls[0]
+    return list(res.launches[0].program.texts), res.pc_stalls[0], res.pc_samples[0]
 
 
-def shares(recorded: dict, cycles: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(H100 shares, model shares) [pc, reason] over the recording's reasons, each summing to 1."""
+def shares(recorded: dict, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(H100 shares, model shares) [pc, reason] over the recording's reasons, each summing to 1: the
+    recorded samples against the model's expected samples."""
     reasons = recorded["reasons"]
     hw = np.array(recorded["samples"], np.float64)
     sim = np.zeros_like(hw)
     for j, name in enumerate(reasons):
         if name in STALL_NAMES:
-            sim[:, j] = cycles[:, STALL_NAMES.index(name)]
+            sim[:, j] = samples[:, STALL_NAMES.index(name)]
     return hw / max(hw.sum(), 1.0), sim / max(sim.sum(), 1.0), reasons
 
 
@@ -131,18 +138,20 @@ def largest(row: np.ndarray, reasons: list[str], n: int = 2) -> str:
     return ", ".join(f"{reasons[j]} {row[j] / total:.0%}" for j in picked) or "-"
 
 
-def compared(pdir: Path, warm: bool = False) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """(recording, SASS texts, H100 shares, model shares, reasons, the model's warp-cycles per pc and
-    stall reason) of one program, under the flushed or the `warm` recording's conditions."""
+def compared(pdir: Path, warm: bool = False
+             ) -> tuple[dict, list[str], np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """(recording, SASS texts, H100 shares, model shares, reasons, the model's warp-cycles and
+    expected samples per pc and stall reason) of one program, under the flushed or the `warm`
+    recording's conditions."""
     path = pdir / "reference" / file_name(warm)
     if not path.exists():
         how = " --warm" if warm else ""
         raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record{how} {pdir.name})")
     rec = json.loads(path.read_text())
-    texts, cycles = simulated(pdir, warm=warm)
+    texts, cycles, samples = simulated(pdir, warm=warm)
     if [opcode_of(t) for t in texts] != [opcode_of(t) for t in rec["sass"]]:
         raise InputError(f"{pdir.name}: the SASS here differs from the recorded one (recompiled?)")
-    return (rec, texts, *shares(rec, cycles), cycles)
+    return (rec, texts, *shares(rec, samples), cycles, samples)
 
 
 def kernel_reasons(hw: np.ndarray, sim: np.ndarray, reasons: list[str], n: int) -> str:
@@ -156,7 +165,7 @@ def table(names: list[str], warm: bool = False) -> str:
     """A markdown table of the programs' agreements, highest first, with the median."""
     rows = []
     for name in names:
-        rec, _, hw, sim, reasons, _ = compared(ROOT / "programs" / name, warm)
+        rec, _, hw, sim, reasons, _, _ = compared(ROOT / "programs" / name, warm)
         rows.append((agreement(hw, sim), name, int(np.sum(rec["samples"])), kernel_reasons(hw, sim, reasons, 3)))
     rows.sort(key=lambda r: (-round(r[0], 2), r[1]))
     lines = ["| program | H100 samples | agreement | largest reasons, H100 / model |", "|---|---|---|---|"]
@@ -166,25 +175,39 @@ def table(names: list[str], warm: bool = False) -> str:
     return "\n".join(lines)
 
 
+def executions(cycles: np.ndarray) -> np.ndarray:
+    """How often the model issued each pc (one selected cycle an issue; at least 1)."""
+    return np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)
+
+
+def h100_warp_cycles(hw: np.ndarray, cycles: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """The H100's warp-cycles per pc on the model's scale: its share of the samples times the
+    model's expected samples, times the model's warp-cycles per sample at that pc (how many warps
+    its SM then held: a lone warp's sample stands for one warp-cycle, a full SM's for 32+)."""
+    per_sample = cycles.sum(axis=1) / np.maximum(samples.sum(axis=1), 1e-12)
+    return hw.sum(axis=1) * samples.sum() * per_sample
+
+
 def gaps(pdir: Path, top: int, warm: bool = False) -> str:
     """The `top` instructions whose H100 and model shares differ most, as warp-cycles per execution
-    on the model's scale, with each side's largest reasons."""
-    _, texts, hw, sim, reasons, cycles = compared(pdir, warm)
-    total = cycles.sum()
-    runs = np.maximum(cycles[:, STALL_NAMES.index("selected")], 1)      # one selected cycle an issue
+    on the model's scale (the H100's samples of an instruction turned into warp-cycles by the
+    model's cycles per sample there), with each side's largest reasons."""
+    _, texts, hw, sim, reasons, cycles, samples = compared(pdir, warm)
+    runs = executions(cycles)
     lines = [f"{pdir.name}: warp-cycles per execution, the H100's on the model's scale (its share of the "
-             f"model's {total:,.0f})",
+             f"model's {samples.sum():,.0f} expected samples, at the model's warp-cycles per sample there)",
              f"{'pc':>5} {'runs':>7} {'H100':>8} {'model':>8} {'gap':>9}  {'instruction':<36} {'H100 reasons':<34} model reasons"]
-    gap = (hw.sum(axis=1) - sim.sum(axis=1)) * total
+    hw_cycles = h100_warp_cycles(hw, cycles, samples)
+    gap = hw_cycles - cycles.sum(axis=1)
     for pc in np.argsort(-np.abs(gap), kind="stable")[:top]:
-        lines.append(f"{pc:>5} {int(runs[pc]):>7} {hw[pc].sum() * total / runs[pc]:>8.1f} "
-                     f"{sim[pc].sum() * total / runs[pc]:>8.1f} {gap[pc]:>+9.0f}  {texts[pc][:36]:<36} "
+        lines.append(f"{pc:>5} {int(runs[pc]):>7} {hw_cycles[pc] / runs[pc]:>8.1f} "
+                     f"{cycles[pc].sum() / runs[pc]:>8.1f} {gap[pc]:>+9.0f}  {texts[pc][:36]:<36} "
                      f"{largest(hw[pc], reasons):<34} {largest(sim[pc], reasons)}")
     return "\n".join(lines)
 
 
 def comparison(pdir: Path, top: int, warm: bool = False) -> str:
-    rec, texts, hw, sim, reasons, _ = compared(pdir, warm)
+    rec, texts, hw, sim, reasons, _, _ = compared(pdir, warm)
     lines = [f"{pdir.name}: agreement {agreement(hw, sim):.2f} "
              f"(sum over instructions and reasons of the smaller share; H100 {int(np.sum(rec['samples']))} samples)",
              f"{'pc':>5} {'H100':>6} {'model':>6}  {'instruction':<36} {'H100 reasons':<34} model reasons"]

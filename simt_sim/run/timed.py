@@ -87,6 +87,9 @@ class SimResult:
     summary: dict = field(default_factory=dict)
     module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
     pc_stalls: list[np.ndarray] = field(default_factory=list)   # per launch: int64[its pcs, N_REASONS] warp-cycles
+    # per launch: float64[its pcs, N_REASONS], the same cycles as Nsight Compute's PC sampler sees
+    # them (each weighed 1 / the SM's warps then started and not exited: engine/cycle/stalls.py)
+    pc_samples: list[np.ndarray] = field(default_factory=list)
 
     def view(self, k: int = 0) -> "LaunchView":
         """Launch k seen like a functional RunResult (its own warp ids), for histories and checks."""
@@ -162,7 +165,9 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[L.N_TLOG]]])
     kinfo = ts.kinfo
     cycles = int(max(kinfo[:, L.KF_END_CYCLE].max(), ts.now[L.N_NOW] if interrupted else 0))
-    pc_stalls = [ts.pc_stalls[base:base + len(kl.program)].copy() for base, kl in zip(image.pc_bases, launches)]
+    per_launch = [ts.pc_stalls[base:base + len(kl.program)] for base, kl in zip(image.pc_bases, launches)]
+    pc_stalls = [p[:, :, L.SW_CYCLES].astype(np.int64) for p in per_launch]
+    pc_samples = [p[:, :, L.SW_SAMPLES].copy() for p in per_launch]
     metrics = [kernel_metrics(cfg, launches[k], k, image, ts, pc_stalls[k], interrupted) for k in range(len(launches))]
     issued_cycles = int(ts.now[L.N_ISSUE_CYCLES])
     summary = {"cycles": cycles, "slot_warps": image.wpb, "scheduler_cycles_with_issue": issued_cycles,
@@ -170,7 +175,8 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                "simulated_sms": image.n_sm,
                "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
     return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
-                     warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls)
+                     warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls,
+                     pc_samples)
 
 
 def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None,
@@ -297,7 +303,8 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
         trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
         scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image),
-        pc_stalls=i64(len(image.code.rows), L.N_REASONS),
+        pc_stalls=np.zeros((len(image.code.rows), L.N_REASONS, len(L.STALL_WEIGHTS))),
+        stall_weight=np.ones(len(L.STALL_WEIGHTS)),
         mem_queue=i64(n_sm, n_sp, 1 + max(int(image.tc[L.TC["memory_queue"]]), 1)),
         const_cache=constant_caches(image, n_sp))
 

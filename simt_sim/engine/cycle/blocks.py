@@ -12,7 +12,7 @@ from simt_sim.machine.layout import (G, INF, N_COPY_GROUPS, N_REUSE_SLOTS, N_SB,
                                      KF_SHARED_PER_BLOCK, KF_STATE, KF_STREAM, KF_THREADS_PER_BLOCK,
                                      KF_WARPS_PER_BLOCK, KSTATE_DONE, KSTATE_RUNNING, KSTATE_WAITING, N_AGE,
                                      N_PLACE, R_NO_INST, R_WAIT, SC_WAKE, TC, U_BLOCKS, U_REGS, U_SMEM,
-                                     U_THREADS, U_WAKE, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_BLOCK_AGE, WF_DRAIN, WF_GID,
+                                     U_LIVE, U_THREADS, U_WAKE, U_WARPS, W_DONE, WF_ACCOUNTED, WF_AGE, WF_BLOCK_AGE, WF_DRAIN, WF_GID,
                                      WF_HELD, WF_LAST_CYCLE, WF_NOT_SELECTED, WF_OCCUPIED, WF_NEXT_LINE, WF_OPERANDS_AT, WF_PASS,
                                      WF_OPERANDS_KIND, WF_PC, WF_POOL, WF_POOL_STAMP, WF_RESUME, WF_RESUME_KIND,
                                      WF_STATUS)
@@ -141,6 +141,7 @@ def start_block(regs, ws, mem, kgeom, slot_block, ts, tc, k, slot, sm, cycle):
         wf[w, WF_BAR_RELEASE] = 0
         wf[w, WF_STORES_DONE] = 0
         wf[w, WF_MISSES_DONE] = 0
+        ts.sm_use[sm, U_LIVE] += wf[w, WF_OCCUPIED]
         if tc[T_FETCH] and wf[w, WF_OCCUPIED]:
             first_line(wf, ts, tc, w, sm, start)
     for sp in range(tc[T_NSP]):
