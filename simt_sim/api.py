@@ -259,11 +259,12 @@ class Result:
     def stalls_by_pc(self, launch: int = 0) -> list[dict]:
         """Timed runs: the warp-cycles one launch's warps spent waiting to issue each instruction
         and issuing it, by stall reason (Nsight Compute's names), most first: [{"pc",
-        "instruction", "cycles", "stalls": {reason: cycles}}] (observe/stalls.py)."""
+        "instruction", "cycles", "sample_share", "stalls": {reason: cycles}}], sample_share being
+        the share of Nsight Compute's PC samples the model expects there (observe/stalls.py)."""
         if not self.timed:
             raise InputError("stalls_by_pc() needs the timing model: use simulate() or run_program()")
         view = self._launch_view(launch)
-        return stalls_by_pc(view.program.texts, self.raw.pc_stalls[launch])
+        return stalls_by_pc(view.program.texts, self.raw.pc_stalls[launch], self.raw.pc_samples[launch])
 
     def picture(self, path, cycles=None, warps=None, *, title=None, cell=None) -> None:
         """Draw the execution history to path (.svg, .html or .png): x = cycle, y = each warp's

@@ -242,6 +242,8 @@ def test_stalls_by_pc_put_a_loads_wait_on_the_instruction_that_reads_it():
     latency = ready_delay(res, 4)[0]                   # the load's, the add waiting from right behind it
     assert latency - 8 <= rows[0]["stalls"]["long_scoreboard"] < latency and latency > 500
     assert all(r["stalls"].get("selected") == 1 for r in rows)          # one warp, each pc once
+    # one warp alone on its SM: every cycle is a sample
+    assert all(r["sample_share"] == pytest.approx(r["cycles"] / sum(q["cycles"] for q in rows)) for r in rows)
     totals = res.metrics[0]["stall_cycles"]
     for name, cycles in totals.items():
         assert sum(r["stalls"].get(name, 0) for r in rows) == cycles, name
