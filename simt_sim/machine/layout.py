@@ -222,7 +222,7 @@ FT_TAG, FT_READY, FT_STAMP = range(len(FETCH_FIELDS))
 # ---- per-SM record (int64[n_sm, SM_USE_FIELDS]): resources in use, and a lower bound of its
 # schedulers' wake cycles (the cycle loop skips an SM until then)
 # (and the cycle from which its next block may start: sass.block_launch_interval)
-# (and its warps started and not yet exited: whom Nsight Compute's PC sampler picks from, stalls.py)
+# (and its warps started and not yet exited: whom Nsight Compute's PC sampler picks from, stalls.sampled)
 SM_USE_FIELDS = ("threads", "warps", "blocks", "registers", "shared", "wake", "next_start", "live")
 U_THREADS, U_WARPS, U_BLOCKS, U_REGS, U_SMEM, U_WAKE, U_NEXT_START, U_LIVE = range(len(SM_USE_FIELDS))
 
@@ -249,11 +249,6 @@ STALL_NAMES = ("selected", "not_selected", "wait", "short_scoreboard", "long_sco
 (R_SELECTED, R_NOT_SELECTED, R_WAIT, R_SHORT, R_LONG, R_PIPE, R_LG, R_MIO, R_BRANCH, R_BARRIER,
  R_NO_INST, R_DRAIN, R_DISPATCH, R_IMC) = range(len(STALL_NAMES))
 N_REASONS = len(STALL_NAMES)
-# what each waited cycle adds (TState.pc_stalls[pc, reason, :], TState.stall_weight): one warp-cycle;
-# and Nsight Compute's expected PC samples per sampling interval, whose sampler picks one of the
-# active warps of each SM (so a lone warp's cycle weighs as much as all of a full SM's warps' together)
-STALL_WEIGHTS = ("warp_cycles", "samples")
-SW_CYCLES, SW_SAMPLES = range(len(STALL_WEIGHTS))
 
 # ---- per-kernel statistics (int64[K, KSTAT_COLUMNS]): counts, the W histogram (issued
 # warp-instructions by active lanes, 0..MAX_WARP_SIZE), unit busy cycles and instructions,

@@ -97,12 +97,12 @@ Tables = namedtuple("Tables", "unit own_unit cls lat ii pass_cycles shared_width
 # [sm, sp, unit, pipe], scheduler records and age orders, the kernel of each slot, SM resources in
 # use, per-kernel fields and statistics, issue trace, stall log, loop scalars, scratch space, the
 # instruction caches (SASS fetch: L0 per sub-partition, L1 per SM; layout.FETCH_FIELDS), and the
-# warp-cycles of each stall reason spent waiting to issue each pc and Nsight Compute's expected
-# samples of them ([pc, reason, layout.STALL_WEIGHTS], what one cycle adds to each: stall_weight), and each
+# warp-cycles of each stall reason spent waiting to issue each pc ([pc, reason]) and the PC samples
+# Nsight Compute would take of a pc's cycles ([pc], stalls.sampled), and each
 # sub-partition's memory queue ([sm, sp, 0]: its next slot; [sm, sp, 1:]: the cycles its last
 # sass.memory_queue memory instructions entered the pipe, units.enqueue), and the constant caches
 # ([sm, sp, line slot] the sub-partitions' immediate-constant caches, [sm, n_sp, line slot] the SM's
 # LDC cache, [n_sm, 0, i] the GPU's line requests in flight; layout.CC_FIELDS).
 TState = namedtuple("TState", "reg_ready reg_kind unit_free sched order slot_kernel sm_use kinfo kstats "
-                              "trace tlog now scratch candidates l0i l1i pc_stalls stall_weight mem_queue "
+                              "trace tlog now scratch candidates l0i l1i pc_stalls pc_samples mem_queue "
                               "const_cache")

@@ -88,7 +88,7 @@ class SimResult:
     module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
     pc_stalls: list[np.ndarray] = field(default_factory=list)   # per launch: int64[its pcs, N_REASONS] warp-cycles
     # per launch: float64[its pcs, N_REASONS], the same cycles as Nsight Compute's PC sampler sees
-    # them (each weighed 1 / the SM's warps then started and not exited: engine/cycle/stalls.py)
+    # them (each weighed 1 / the SM's warps then started and not exited: engine/cycle/stalls.sampled)
     pc_samples: list[np.ndarray] = field(default_factory=list)
 
     def view(self, k: int = 0) -> "LaunchView":
@@ -165,9 +165,9 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[L.N_TLOG]]])
     kinfo = ts.kinfo
     cycles = int(max(kinfo[:, L.KF_END_CYCLE].max(), ts.now[L.N_NOW] if interrupted else 0))
-    per_launch = [ts.pc_stalls[base:base + len(kl.program)] for base, kl in zip(image.pc_bases, launches)]
-    pc_stalls = [p[:, :, L.SW_CYCLES].astype(np.int64) for p in per_launch]
-    pc_samples = [p[:, :, L.SW_SAMPLES].copy() for p in per_launch]
+    spans = [slice(base, base + len(kl.program)) for base, kl in zip(image.pc_bases, launches)]
+    pc_stalls = [ts.pc_stalls[s].copy() for s in spans]
+    pc_samples = [samples_by_reason(ts.pc_samples[s], ts.pc_stalls[s]) for s in spans]
     metrics = [kernel_metrics(cfg, launches[k], k, image, ts, pc_stalls[k], interrupted) for k in range(len(launches))]
     issued_cycles = int(ts.now[L.N_ISSUE_CYCLES])
     summary = {"cycles": cycles, "slot_warps": image.wpb, "scheduler_cycles_with_issue": issued_cycles,
@@ -198,6 +198,13 @@ def fault_message(s: Session, image: MachineImage, launches: list[KernelLaunch])
     kl = launches[k]
     return (describe_fault(kl.program, fault, s.warps, s.slot_block, kl.grid, kl.block, image.warp_size, image.wpb)
             + (f" (launch {k})" if len(launches) > 1 else ""))
+
+
+def samples_by_reason(samples: np.ndarray, stalls: np.ndarray) -> np.ndarray:
+    """A pc's expected samples shared out over its stall reasons as its warp-cycles are (the
+    engine keeps one figure per pc: the weight is the same for all of one wait's reasons)."""
+    totals = stalls.sum(axis=1, keepdims=True)
+    return samples[:, None] * stalls / np.maximum(totals, 1)
 
 
 def kernel_metrics(cfg: GPUConfig, launch: KernelLaunch, k: int, image: MachineImage, ts: TState,
@@ -303,8 +310,7 @@ def make_tstate(image: MachineImage, record_trace: bool) -> TState:
         trace=i64(L.TRACE_CHUNK if record_trace else 1, len(L.TRACE_FIELDS)),
         tlog=i64(L.STALL_LOG_CHUNK if record_trace else 1, L.N_STALL_LOG), now=now,
         scratch=i64(L.SCRATCH_SIZE), candidates=i64(2 * max(wpsm, 1) + 2), **instruction_caches(image),
-        pc_stalls=np.zeros((len(image.code.rows), L.N_REASONS, len(L.STALL_WEIGHTS))),
-        stall_weight=np.ones(len(L.STALL_WEIGHTS)),
+        pc_stalls=i64(len(image.code.rows), L.N_REASONS), pc_samples=np.zeros(len(image.code.rows)),
         mem_queue=i64(n_sm, n_sp, 1 + max(int(image.tc[L.TC["memory_queue"]]), 1)),
         const_cache=constant_caches(image, n_sp))
 

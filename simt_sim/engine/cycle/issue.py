@@ -18,7 +18,7 @@ from simt_sim.engine.cycle.scheduler import candidates, charge_age_pass, charge_
 from simt_sim.engine.cycle.scoreboard import (barriers_clear, groups_done, operands_ready, set_barriers,
                                               track_copy_groups, write_results)
 from simt_sim.engine.cycle.slots import sub_partition
-from simt_sim.engine.cycle.stalls import account, account_ahead, add_cycles
+from simt_sim.engine.cycle.stalls import account, account_ahead, sampled
 from simt_sim.engine.cycle.units import accept_at, accepts, enqueue, hold_warp, occupy_pipe, pipe_time
 from simt_sim.engine.functional.execute import STEP_FAULT, guard_mask, step_warp
 from simt_sim.engine.functional.loop import slot_finished
@@ -28,7 +28,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, SCRATCH_SECTOR_COUNTS, SECT_L2_READ, SECTOR_FIELDS, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_SECTORS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
-                                     R_IMC, R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, SW_SAMPLES, U_LIVE, U_WAKE,
+                                     R_IMC, R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_LIVE, U_WAKE,
                                      STAT_ACTIVE_LANES, STAT_THREAD_INSTS, STAT_WARP_INSTS, TC, W_BARRIER,
                                      W_DONE, W_READY, WF_ACCOUNTED, WF_DRAIN, WF_GID, WF_LAST_COUNT, WF_LAST_CYCLE,
                                      WF_HELD, WF_MASK, WF_NOT_SELECTED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_PC, WF_PREV_ISSUE, WF_RESUME,
@@ -382,10 +382,11 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     gid = wf[w, WF_GID]
     mask = wf[w, WF_MASK]
     exec_mask = guard_mask(row, regs, w * geom[G_WS], mask, geom[G_WS])
-    weight = ts.stall_weight
-    weight[SW_SAMPLES] = 1.0 / max(ts.sm_use[sm, U_LIVE], 1)
-    account(wf, ts.pc_stalls, weight, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
-    add_cycles(ts.pc_stalls, weight, pc, R_SELECTED, 1)
+    accounted = wf[w, WF_ACCOUNTED]
+    account(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc, cycle, throttle_reason(code.rows, tab, pc))
+    ts.pc_stalls[pc, R_SELECTED] += 1
+    weight = 1.0 / max(ts.sm_use[sm, U_LIVE], 1)
+    sampled(ts.pc_samples, pc, max(cycle - accounted, 0) + 1, weight)
     start = enqueue(ts.unit_free, ts.mem_queue, wf, tab, tc, w, sm, sp, pc, cycle)     # when it enters its pipe
     at = start
     if tab.cls[pc] == CL_BARRIER and tc[T_AFTER_STORES]:     # arrives once its shared stores are written
@@ -421,8 +422,9 @@ def issue(code, regs, ws, mem, run, tc, tf, tab, ts, mt, w, sm, sp, cycle):
     completed = tab.cls[pc] == CL_BARRIER and completes_block_barrier(wf, row, w)
     switched = after_issue(wf, tab, tc, w, pc, row[E.F_OP], row[E.F_CMP], ctrl, exec_mask != 0, completed, cycle)
     if switched > 0:                    # counted where Nsight Compute counts it
-        account_ahead(wf, ts.pc_stalls, weight, ts.tlog, ts.now, tc, w, gid, pc + 1, cycle + switched,
-                      wf[w, WF_RESUME])
+        accounted = wf[w, WF_ACCOUNTED]
+        account_ahead(wf, ts.pc_stalls, ts.tlog, ts.now, tc, w, gid, pc + 1, cycle + switched, wf[w, WF_RESUME])
+        sampled(ts.pc_samples, pc + 1, wf[w, WF_ACCOUNTED] - accounted, weight)
     sass_issued(code.sass, wf, ts, tab, tc, w, pc, ctrl, sm, sp, cycle)
     status = wf[w, WF_STATUS]
     if tab.cls[pc] == CL_BARRIER:       # its arrival was taken at ready - 1
