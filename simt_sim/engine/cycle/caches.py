@@ -315,9 +315,7 @@ def global_access(mt, tc, tf, sm, cycle, sectors, n_sect, is_store, skip_l1, ato
                 pending = max(pending, mt.l2_fill[line % sets2, ways_l2[i]])
                 ways_l2[i] = -1
         else:
-            dram += 1
-            if is_store:
-                continue
+            dram += 1                   # a load (a store counts as an L2 hit above)
             if tc[T_MISSES_IN_L2]:      # a host copy's line: near or far L2 partition, no DRAM offset
                 dram_offset = max(dram_offset, host_copy_offset(tc, line, sm))
             else:
