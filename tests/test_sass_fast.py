@@ -87,3 +87,19 @@ def test_other_forms_are_left_to_the_lane_by_lane_path(text):
     before = regs.r32.copy()
     assert not sass_alu_warp(code, regs, mem, row, int(row[E.F_OP]), MASK, 0, 32, 0, geom, slot_block, counters)
     np.testing.assert_array_equal(regs.r32, before)
+
+
+def test_a_negative_immediate_in_iadd3_x_is_its_twos_complement():
+    """ptxas's 64-bit `add.s64 %rd, %rd, -768` becomes IADD3 R20, P0, R4, -0x300, RZ and
+    IADD3.X R23, R5, -0x1, RZ, P0, !PT: the high word adds 0xFFFFFFFF and the carry, whereas a
+    negated register in an .X form adds ~R (the carry brings the 1)."""
+    mem, geom, slot_block, counters = engine_args()
+    for text, other in (("IADD3.X R4, R2, -0x1, RZ, P0, !PT", lambda r3: 0xFFFFFFFF),
+                        ("IADD3.X R4, R2, ~R3, RZ, P0, !PT", lambda r3: ~r3 & 0xFFFFFFFF)):
+        code, row = lowered(text)
+        regs = random_regs(1)
+        regs.pred[0, :] = np.arange(32) % 2                  # P0: the carry in, odd lanes
+        r2, r3 = regs.r32[E.SASS_R_BASE + 2].astype(np.int64), regs.r32[E.SASS_R_BASE + 3].astype(np.int64)
+        assert exec_sass(code, regs, mem, row, int(row[E.F_OP]), 0, 0xFFFFFFFF, 0, geom, slot_block, counters)
+        want = (r2 + other(r3) + np.arange(32) % 2) & 0xFFFFFFFF
+        np.testing.assert_array_equal(regs.r32[E.SASS_R_BASE + 4], want.astype(np.uint32))
