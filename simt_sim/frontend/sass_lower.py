@@ -38,7 +38,10 @@ SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CT
         "SR_LEMASK": "%lanemask_le", "SR_GTMASK": "%lanemask_gt", "SR_GEMASK": "%lanemask_ge",
         "SR_LANEMASK_LT": "%lanemask_lt", "SR_LANEMASK_LE": "%lanemask_le", "SR_LANEMASK_GT": "%lanemask_gt",
         "SR_LANEMASK_GE": "%lanemask_ge", "SR_VIRTID": "%warpid", "SR_SMID": "%smid", "SR_VIRTUALSMID": "%smid"}
-SREG_HIGH = ("SR_CLOCKHI", "SR_GLOBALTIMERHI")     # the upper word of a 64-bit counter
+# How a special register's SASS word sits in the PTX value (the K_SREG operand's immediate):
+# the upper word of a 64-bit counter, or SR_VIRTID's warp slot in bits 8-14 (ptxas reads %warpid
+# as SHF.R.U32.HI 0x8 and SGXT.U32 0x7 of it).
+SREG_WORD = {"SR_CLOCKHI": E.SREG_HIGH_WORD, "SR_GLOBALTIMERHI": E.SREG_HIGH_WORD, "SR_VIRTID": E.SREG_VIRTID}
 # Special registers that are constants here: the block's rank in its cluster (launches are not
 # clustered) and the upper word of the shared window in the generic address space.
 SREG_CONSTANT = {"SR_CgaCtaId": 0, "SR_SWINHI": E.SHARED_WINDOW >> 32, "SRZ": 0}
@@ -213,7 +216,7 @@ class RowBuilder:
         if name not in SREG:
             raise self.error(f"special register {name} is not supported")
         code = E.sreg_code(SREG[name])
-        return E.K_SREG, code, 1 if name in SREG_HIGH else 0, mods
+        return E.K_SREG, code, SREG_WORD.get(name, 0), mods
 
     def address(self, text: str) -> tuple[int, int, int, int]:
         """[R2.64+0x10], desc[UR4][R2.64], [R5+0x100], [UR4+0x8], [0x40] -> K_ADDR."""

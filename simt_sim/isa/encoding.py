@@ -198,6 +198,7 @@ SREG_BASE = {n: i for i, n in enumerate(SREG_NAMES)}
 (S_TID, S_NTID, S_CTAID, S_NCTAID, S_LANEID, S_WARPID, S_NWARPID, S_SMID, S_NSMID, S_CLOCK,
  S_CLOCK64, S_LANEMASK_EQ, S_LANEMASK_LT, S_LANEMASK_LE, S_LANEMASK_GT, S_LANEMASK_GE,
  S_GRIDID, S_GLOBALTIMER) = range(len(SREG_NAMES))
+SREG_HIGH_WORD, SREG_VIRTID = 1, 2          # a SASS K_SREG operand's immediate: which word (sass_lower.SREG_WORD)
 SREG_VECTOR = ("%tid", "%ntid", "%ctaid", "%nctaid")
 
 

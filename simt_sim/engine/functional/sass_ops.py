@@ -74,7 +74,9 @@ def raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
         return const_word(mem, geom, idx, imm, 8 if row[E.F_FLAGS] & E.SM_64 else 4)
     if kind == E.K_SREG:
         v = sreg_value(idx, w, lane, geom, slot_block, counters)
-        return (v >> 32) & M32 if imm else v
+        if imm == E.SREG_HIGH_WORD:
+            return (v >> 32) & M32
+        return (v & 0x7F) << 8 if imm == E.SREG_VIRTID else v
     return np.int64(0)
 
 
