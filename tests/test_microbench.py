@@ -1274,3 +1274,43 @@ def test_what_a_load_right_after_the_sms_stores_waits_for():
     for name in ("k_s0_ldc", "k_s9_ldc", "k_s18_ldc", "k_s9_ldchit"):
         for blocks in ("1", "132"):
             assert profiled[name][blocks]["mean"] == pytest.approx(rec[name][blocks]["mean"], rel=0.03)
+
+
+def test_seed003s_loop_phase_by_phase_beside_the_h100():
+    """tools/pipe_phases.py (recorded 2026-12-02 on an H200): w-pipe-plain's loop with clocks around
+    the load's wait and the chain, 4 blocks of 128-1,024 threads, the host's copies in L2.  Without
+    its load the chain's contention is the H100's within 4% at 1-8 warps a sub-partition (the
+    warps share the slots evenly, as `grr` does: oldest-first would end the old warps at 221 cycles
+    an iteration against 286).  With the load the H100's warps of a sub-partition drift apart, so
+    that their chains do not meet (2 warps: 0.0 other chains beside a warp's, 4: 0.31), where
+    `grr`'s stay in lockstep (0.98, 2.67; 4 warps 638 cycles an iteration against 552); `oldest`
+    gives the H100's phases (0.0, 0.18).  With eight warps the H100's chains crowd one another
+    (185 cycles against 113 alone), more than any policy's do (not modelled).  The kernel's SASS
+    reads %warpid as SR_VIRTID's bits 8-14 and adds a 64-bit negative constant with
+    IADD3.X R, R, -0x1: both as on the H100."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import pipe_phases as PP
+    doc = json.loads(PP.RECORDED.read_text())
+    hw = doc["phases"]
+    for label, threads in PP.SETS.items():
+        assert PP.simulated_chain(threads) == pytest.approx(doc["chain_only"][label], rel=0.04)
+    for label in ("1 warp/SMSP", "2 warps/SMSP"):
+        assert PP.simulated(PP.SETS[label])["iteration"] == pytest.approx(hw[label]["iteration"], rel=0.04)
+    assert hw["2 warps/SMSP"]["chains_beside"] < 0.1 and hw["4 warps/SMSP"]["chains_beside"] < 0.5
+    assert PP.simulated(PP.SETS["4 warps/SMSP"])["chains_beside"] > 2          # grr: lockstep
+    oldest = [PP.simulated(PP.SETS[k], ("scheduler.policy=oldest",)) for k in ("2 warps/SMSP", "4 warps/SMSP")]
+    assert oldest[0]["chains_beside"] < 0.1 and oldest[1]["chains_beside"] < 0.5
+    assert oldest[1]["iteration"] == pytest.approx(hw["4 warps/SMSP"]["iteration"], rel=0.03)
+    crowded = hw["8 warps/SMSP"]
+    assert crowded["chain"] > 1.4 * hw["4 warps/SMSP"]["chain"] and crowded["chains_beside"] > 2
+
+
+def test_sass_reads_warpid_from_sr_virtid():
+    """ptxas reads %warpid as S2R SR_VIRTID, then bits 8-14 of it (SHF.R.U32.HI 0x8, SGXT.U32 0x7)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import pipe_phases as PP
+    import simt_sim
+    prog = simt_sim.load_program(str(PP.PTX), "chain_only", isa="sass")
+    res = simt_sim.run_functional(prog, PP.BLOCKS, 256, ["out", "info", 4], PP.chain_buffers(256))
+    info = res.outputs["info"].reshape(-1, 4)
+    assert info[:, 3].tolist() == [w % 8 for w in range(len(info))]
