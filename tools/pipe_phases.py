@@ -72,21 +72,28 @@ def chain_cycles(info) -> float:
     return round(float(np.asarray(info, np.int64).reshape(-1, 4)[:, 1].mean() / CHAIN_ITERS), 2)
 
 
+def chain_range(info) -> list[float]:
+    """chain_only's fastest and slowest warp, cycles a warp-iteration (even shares: the two alike)."""
+    per_warp = np.asarray(info, np.int64).reshape(-1, 4)[:, 1] / CHAIN_ITERS
+    return [round(float(per_warp.min()), 2), round(float(per_warp.max()), 2)]
+
+
 def measured_chain(cp, mod) -> dict:
     f = mod.get_function("chain_only")
-    out = {}
+    out, ranges = {}, {}
     for label, threads in SETS.items():
         runs = []
         for _ in range(5):
             b = {k: cp.asarray(v) for k, v in chain_buffers(threads).items()}
             f((BLOCKS,), (threads,), (b["out"], b["info"], np.int32(CHAIN_ITERS)))
             cp.cuda.runtime.deviceSynchronize()
-            runs.append(chain_cycles(b["info"].get()))
-        out[label] = float(np.median(runs))
-    return out
+            runs.append([chain_cycles(b["info"].get()), *chain_range(b["info"].get())])
+        out[label] = float(np.median([r[0] for r in runs]))
+        ranges[label] = np.median(np.array(runs)[:, 1:], axis=0).tolist()
+    return out, ranges
 
 
-def measured() -> tuple[dict, dict]:
+def measured() -> tuple[dict, tuple[dict, dict]]:
     import cupy as cp
     mod = cp.RawModule(path=str(committed_cubin_path(PTX)))
     f = mod.get_function("pipe_phases")
@@ -120,27 +127,32 @@ def simulated_chain(threads: int, overrides: tuple[str, ...] = ()) -> float:
     cfg = simt_sim.load_config("h100", list(overrides))
     res = simt_sim.simulate(simt_sim.Launch(prog, BLOCKS, threads, ["out", "info", CHAIN_ITERS]),
                             chain_buffers(threads), cfg)
-    return chain_cycles(res.outputs["info"])
+    return chain_cycles(res.outputs["info"]), chain_range(res.outputs["info"])
 
 
 def main() -> int:
     ap = model_probe_parser(__doc__)
     a = ap.parse_args()
     if a.gpu:
-        phase_figures, chain_figures = measured()
+        phase_figures, (chain_figures, chain_ranges) = measured()
         write_result({"tool": Path(__file__).name, "blocks": BLOCKS, "iters": ITERS, "chain_iters": CHAIN_ITERS,
-                      "sets": SETS, "phases": phase_figures, "chain_only": chain_figures}, a.out)
+                      "sets": SETS, "phases": phase_figures, "chain_only": chain_figures,
+                      "chain_only_range": chain_ranges}, a.out)
         return 0
     rec, rec_chain = recorded(RECORDED, "phases"), recorded(RECORDED, "chain_only")
+    rec_range = recorded(RECORDED, "chain_only_range")
     print("cycles per iteration (load wait + chain), and other warps of the sub-partition in their chain "
           "during a warp's chain: H100 / model")
     for label, threads in SETS.items():
         model, hw = simulated(threads, tuple(a.set)), rec.get(label)
         cells = [f"{k} {hw[k] if hw else float('nan'):7.1f} / {model[k]:<7.1f}" for k in model]
         print(f"  {label:<14}" + "  ".join(cells))
-    print("chain_only: cycles a warp-iteration, H100 / model")
+    print("chain_only: cycles a warp-iteration, the mean and [fastest, slowest warp]: H100 / model")
     for label, threads in SETS.items():
-        print(f"  {label:<14}{rec_chain.get(label, float('nan')):7.2f} / {simulated_chain(threads, tuple(a.set)):<7.2f}")
+        mean, (fast, slow) = simulated_chain(threads, tuple(a.set))
+        hw_fast, hw_slow = rec_range.get(label, [float("nan")] * 2)
+        print(f"  {label:<14}{rec_chain.get(label, float('nan')):7.2f} / {mean:<7.2f}"
+              f"  [{hw_fast:.1f}, {hw_slow:.1f}] / [{fast:.1f}, {slow:.1f}]")
     return 0
 
 
