@@ -159,8 +159,12 @@ class RowBuilder:
             return self.constant(int(m.group(1), 16), m.group(2), mods)
         if t in SREG or t == "SRZ" or t.startswith("SR_"):
             return self.special(t, mods)
-        if t.startswith("0x") or (t[:1] == "-" and t[1:3] == "0x"):
+        if t.startswith("0x"):
             value = int(t, 16)
+            if mods & E.OM_NEG and number == "int":
+                # an integer literal, not a negation: IADD3.X R23, R5, -0x1, RZ, P0 adds
+                # 0xFFFFFFFF and the carry (a negated register there adds ~R, the carry the 1)
+                value, mods = -value, mods & ~E.OM_NEG
             k, i, _, _ = self.imm(value)
             return k, i, 0, mods
         if _FLOAT_RE.match(t):

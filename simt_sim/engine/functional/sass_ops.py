@@ -274,9 +274,7 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
                 v = ~v & M32
             if m & E.OM_NEG:
                 v = ~v & M32
-                # -x is ~x + 1; .X forms carry that 1 in for a register (-R8), but a negative
-                # immediate (IADD3.X R23, R5, -0x1, RZ, P0) is the literal's two's complement
-                total += 0 if fl & E.SM_X and opnd(row, k)[0] != E.K_IMM else 1
+                total += 0 if fl & E.SM_X else 1          # -x is ~x + 1; .X forms carry that 1 in
             total += v
         if fl & E.SM_X:
             for k in range(nd + 3, row[E.F_NOPS]):
