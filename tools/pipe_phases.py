@@ -67,18 +67,14 @@ def chain_buffers(threads: int) -> dict:
     return {"out": np.zeros(BLOCKS * threads, np.uint32), "info": np.zeros(BLOCKS * threads // 32 * 4, np.int64)}
 
 
-def chain_cycles(info) -> float:
-    """chain_only's cycles a warp-iteration, the mean over the warps."""
-    return round(float(np.asarray(info, np.int64).reshape(-1, 4)[:, 1].mean() / CHAIN_ITERS), 2)
-
-
-def chain_range(info) -> list[float]:
-    """chain_only's fastest and slowest warp, cycles a warp-iteration (even shares: the two alike)."""
+def chain_figures(info) -> tuple[float, list[float]]:
+    """chain_only's cycles a warp-iteration: the mean over the warps, and [the fastest warp's, the
+    slowest's] (even shares: the two alike)."""
     per_warp = np.asarray(info, np.int64).reshape(-1, 4)[:, 1] / CHAIN_ITERS
-    return [round(float(per_warp.min()), 2), round(float(per_warp.max()), 2)]
+    return round(float(per_warp.mean()), 2), [round(float(per_warp.min()), 2), round(float(per_warp.max()), 2)]
 
 
-def measured_chain(cp, mod) -> dict:
+def measured_chain(cp, mod) -> tuple[dict, dict]:
     f = mod.get_function("chain_only")
     out, ranges = {}, {}
     for label, threads in SETS.items():
@@ -87,7 +83,8 @@ def measured_chain(cp, mod) -> dict:
             b = {k: cp.asarray(v) for k, v in chain_buffers(threads).items()}
             f((BLOCKS,), (threads,), (b["out"], b["info"], np.int32(CHAIN_ITERS)))
             cp.cuda.runtime.deviceSynchronize()
-            runs.append([chain_cycles(b["info"].get()), *chain_range(b["info"].get())])
+            mean, (fastest, slowest) = chain_figures(b["info"].get())
+            runs.append([mean, fastest, slowest])
         out[label] = float(np.median([r[0] for r in runs]))
         ranges[label] = np.median(np.array(runs)[:, 1:], axis=0).tolist()
     return out, ranges
@@ -113,21 +110,22 @@ def measured() -> tuple[dict, tuple[dict, dict]]:
     return out, measured_chain(cp, mod)
 
 
+def model_outputs(kernel: str, threads: int, kernel_args: list, bufs: dict, overrides: tuple[str, ...]) -> dict:
+    """One timed launch of the kernel (4 blocks of `threads`) in the model: its buffers after it."""
+    import simt_sim
+    prog = simt_sim.load_program(str(PTX), kernel, isa="sass")
+    cfg = simt_sim.load_config("h100", list(overrides))
+    return simt_sim.simulate(simt_sim.Launch(prog, BLOCKS, threads, kernel_args), bufs, cfg).outputs
+
+
 def simulated(threads: int, overrides: tuple[str, ...] = ()) -> dict:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), "pipe_phases", isa="sass")
-    cfg = simt_sim.load_config("h100", list(overrides))
-    res = simt_sim.simulate(simt_sim.Launch(prog, BLOCKS, threads, args(threads)), buffers(threads), cfg)
-    return phases(res.outputs["rec"], res.outputs["info"])
+    out = model_outputs("pipe_phases", threads, args(threads), buffers(threads), overrides)
+    return phases(out["rec"], out["info"])
 
 
-def simulated_chain(threads: int, overrides: tuple[str, ...] = ()) -> float:
-    import simt_sim
-    prog = simt_sim.load_program(str(PTX), "chain_only", isa="sass")
-    cfg = simt_sim.load_config("h100", list(overrides))
-    res = simt_sim.simulate(simt_sim.Launch(prog, BLOCKS, threads, ["out", "info", CHAIN_ITERS]),
-                            chain_buffers(threads), cfg)
-    return chain_cycles(res.outputs["info"]), chain_range(res.outputs["info"])
+def simulated_chain(threads: int, overrides: tuple[str, ...] = ()) -> tuple[float, list[float]]:
+    out = model_outputs("chain_only", threads, ["out", "info", CHAIN_ITERS], chain_buffers(threads), overrides)
+    return chain_figures(out["info"])
 
 
 def main() -> int:
