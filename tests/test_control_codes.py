@@ -158,7 +158,7 @@ def scheduler_order(policy, ages, last, yielded=0, last_cycle=-1, cycle=10, rr_f
     wf[:, L.WF_PASS] = passes if passes is not None else 0
     wf[:, L.WF_BLOCK_AGE] = block_ages if block_ages is not None else 0
     out = np.zeros(2 * n + 2, np.int64)
-    m = candidates(L.SCHEDULER_NAMES.index(policy), order, sched, wf, 8, cycle, 0, 0, 1, n, out)
+    m = candidates(L.SCHEDULER_NAMES.index(policy), 1, order, sched, wf, 8, cycle, 0, 0, 1, n, out)
     return list(out[:m])
 
 

@@ -248,6 +248,11 @@ SCHEMA = {
                                  doc="awf: after an instruction without the yield hint, the k-th oldest block "
                                      "resident on the SM (k = 0, 1, ...) issues in proportion to "
                                      "max(1 - step * k, step)"),
+        "greedy_cycles": Field(int, between(1, 64),
+                               doc="grr family: the warp that issued last keeps its turn through a stall of up "
+                                   "to this many cycles after an instruction without the yield hint (1: only "
+                                   "while it issues back to back); over 1, only a memory instruction passed "
+                                   "over for its pipe keeps the turn (tools/alu_rate.py)"),
         "branch_latency": Field(int, non_negative, doc="cycles after a branch before its warp issues again"),
         "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
     },
@@ -397,6 +402,8 @@ SCHEMA = {
                                  doc="over scheduler.barrier_latency for SASS runs: cycles from the SM's barrier "
                                      "unit taking the last arrival (sm_unit_cycles BAR) to the release "
                                      "(tools/tile_loop.py)"),
+        "greedy_cycles": Field(int, between(1, 64), doc="over scheduler.greedy_cycles for SASS runs, whose "
+                                                        "instructions carry the yield hint (tools/alu_rate.py)"),
         "barrier_after_stores": Field(bool, doc="a warp's arrival at a barrier counts once its shared-memory "
                                                 "stores are written (__syncthreads orders the block's shared "
                                                 "memory; tools/tile_loop.py's k_tile_store, k_tile_store_l2)"),
@@ -566,7 +573,7 @@ DEFAULTS = {
     "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
            "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
            "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0, "stream_kernel_gap": 0},
-    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8, "slot_weight_step": 0.0, "age_weight_step": 0.0,
+    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8, "slot_weight_step": 0.0, "age_weight_step": 0.0, "greedy_cycles": 1,
                   "branch_latency": 1, "barrier_latency": 1},
     "units": {
         "fp32": {"pipes": 1, "lanes": 32, "latency": 4},
@@ -635,13 +642,14 @@ class GPUConfig:
     def for_sass(self) -> "GPUConfig":
         """The config a launch holding SASS kernels is timed on: `sass.units` over `units`,
         `sass.memory` over `memory`, `sass.kernel_launch_latency` / `stream_kernel_gap` over sm's and
-        `sass.barrier_latency` over the scheduler's (SASS
+        `sass.barrier_latency` and `sass.greedy_cycles` over the scheduler's (SASS
         and PTX runs keep their own calibrated values)."""
         data = copy.deepcopy(self.data)
         data["units"] = merged(data["units"], self.get("sass.units") or {})
         data["memory"] = merged(data["memory"], self.get("sass.memory") or {})
         data["latency_overrides"] = copy.deepcopy(self.get("sass.latency_overrides") or {})
-        for key, section in (("kernel_launch_latency", "sm"), ("stream_kernel_gap", "sm"), ("barrier_latency", "scheduler")):
+        for key, section in (("kernel_launch_latency", "sm"), ("stream_kernel_gap", "sm"), ("barrier_latency", "scheduler"),
+                             ("greedy_cycles", "scheduler")):
             if self.get(f"sass.{key}") is not None:
                 data[section] = {**data[section], key: self.get(f"sass.{key}")}
         return GPUConfig(self.name, self.path, data)

@@ -158,7 +158,7 @@ TC_FIELDS = ("n_sm", "n_sp", "slots_per_sm", "warps_per_sm", "policy", "issue_wi
              "sm_registers", "sm_shared", "n_units", "record_trace", "kernel_launch", "stream_kernel_gap",
              "control_codes", "read_latency", "store_data_read", "global_store_data_read", "global_store_bytes", "global_store_line_passes", "copy_line_passes", "shared_store_bytes", "taken_branch", "convergence_cycles", "reconverge", "group_switch", "fetch", "fetch_line_insts", "fetch_next_line", "l0i_sets", "l0i_ways",
              "l1i_sets", "l1i_ways", "l1i_line_cycles", "l2i_line_cycles", "fetch_flushed_first", "block_interval",
-             "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "warp_store_pass_cycles", "warp_conflict_pass_cycles", "shared_store_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm",
+             "register_banks", "write_port", "memory_queue", "warp_pass_cycles", "warp_store_pass_cycles", "warp_conflict_pass_cycles", "shared_store_cycles", "branch_resolve", "slot_weight_ppm", "age_step_ppm", "greedy_cycles",
              "l1_store_buffer", "smsp_store_buffer", "sm_units", "const_line_bytes", "const_lines", "imc_miss", "ldc_miss", "const_gpu_misses", "store_ack", "deferred_barrier", "barrier_after_stores", "loads_in_order")
 TC = _index(TC_FIELDS)
 # tf: bandwidths, and an L2 hit's and a DRAM load's latency offsets in cycles (float64 vector)

@@ -108,6 +108,7 @@ def machine_scalars(cfg: GPUConfig, n_sm: int, slots_per_sm: int, warps_per_sm: 
         "branch_resolve": g("sass.branch_resolve_cycles"),
         "slot_weight_ppm": round(g("scheduler.slot_weight_step") * 1e6),
         "age_step_ppm": round(g("scheduler.age_weight_step") * 1e6),
+        "greedy_cycles": g("scheduler.greedy_cycles"),
         "l1_store_buffer": g("memory.l1.store_buffer"), "smsp_store_buffer": g("memory.l1.smsp_store_buffer"),
         "sm_units": len(sm_unit_names(cfg)),          # (only SASS rows use them: pc_tables)
         "const_line_bytes": g("sass.constants.line_bytes"), "const_lines": g("sass.constants.lines"),

@@ -43,6 +43,7 @@ T_CTRL, T_READ_LAT, T_TAKEN, T_RECONVERGE = TC["control_codes"], TC["read_latenc
 T_CBU, T_SWITCH = TC["convergence_cycles"], TC["group_switch"]
 T_STORE_READ, T_GLOBAL_STORE_READ = TC["store_data_read"], TC["global_store_data_read"]
 T_RESOLVE, T_SLOT_WEIGHT, T_AGE_STEP = TC["branch_resolve"], TC["slot_weight_ppm"], TC["age_step_ppm"]
+T_GREEDY = TC["greedy_cycles"]
 T_STORE_ACK, T_DEFER, T_AFTER_STORES = TC["store_ack"], TC["deferred_barrier"], TC["barrier_after_stores"]
 T_IN_ORDER = TC["loads_in_order"]
 
@@ -456,7 +457,7 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
     Returns the number issued, or -1 on a fault."""
     cand = ts.candidates
     wf = ws.f
-    n = candidates(tc[T_POLICY], ts.order, ts.sched, wf, tc[T_POOL], cycle, sm, sp, tc[T_NSP], tc[T_WPSM], cand)
+    n = candidates(tc[T_POLICY], tc[T_GREEDY], ts.order, ts.sched, wf, tc[T_POOL], cycle, sm, sp, tc[T_NSP], tc[T_WPSM], cand)
     issued = 0
     width = tc[T_WIDTH]
     held = False
@@ -486,7 +487,8 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
             elif tc[T_POLICY] == SCHED_AWF:
                 charge_age_pass(ts.order, ts.sched, wf, w, sm, sp, tc[T_AGE_STEP])
         if (issued == before and not held and throttled < 0 and grr_family(tc[T_POLICY])
-                and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)):
+                and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)
+                and (tc[T_GREEDY] <= 1 or tab.cls[wf[w, WF_PC]] == CL_MEM)):
             throttled = w            # passed over for a busy pipe: grr's next round starts from it
         if held or issued >= width:
             break

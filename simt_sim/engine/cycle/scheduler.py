@@ -13,7 +13,10 @@
              back to back, otherwise the next warp after the last one by slot, wrapping around
              (a warp that pauses for a stall count over 1 hands on its turn; one passed over only
              because its pipe was busy keeps it: the next round starts from it, and it goes
-             ahead of the warp issuing on as soon as its pipe frees).
+             ahead of the warp issuing on as soon as its pipe frees).  With
+             scheduler.greedy_cycles G over 1 a warp keeps its turn through a stall of up to G
+             cycles after an instruction without the yield hint, and only a memory instruction
+             passed over for its pipe (or a full queue) keeps the turn (tools/alu_rate.py).
   gwf        greedy then weighted fair: grr, but after an instruction with the yield hint the
              warp does not issue on, and the next is the warp that has issued least, counted in
              strides (stride scheduling): slot s's stride is
@@ -71,7 +74,7 @@ def rebuild_order(order, sched, wf, sm, sp, n_sp, warps_per_sm):
 
 
 @compiled_inline
-def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_per_sm, out):
+def candidates(policy, greedy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_per_sm, out):
     n = sched[sm, sp, SC_N_ORDER]
     last = sched[sm, sp, SC_LAST]
     if policy == SCHED_OLDEST:
@@ -105,9 +108,9 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
             if policy == SCHED_AWF and other_block(wf, out, m, last):
                 to_back(out, m, last)        # it yielded: the other blocks' warps go first
                 return m
-        if last >= 0 and (wf[last, WF_LAST_CYCLE] == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1):
-            # still issuing back to back (or held a cycle by a dispatch stall): keep it, behind a
-            # warp that last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
+        if last >= 0 and keeps_turn(sched, wf, sm, sp, last, cycle, greedy):
+            # still issuing (or held a cycle by a dispatch stall): keep it, behind a warp that
+            # last cycle had the turn but not its pipe (it goes as soon as the pipe frees)
             at = 1 if m > 0 and frm >= 0 and frm != last and out[0] == frm else 0
             k = m - 1
             while k >= 0 and out[k] != last:     # last's place in the round, if it can issue at all
@@ -119,6 +122,15 @@ def candidates(policy, order, sched, wf, pool_size, cycle, sm, sp, n_sp, warps_p
                 out[at] = last
         return m
     return two_level(order, n, sched, wf, sm, sp, n_sp, warps_per_sm, last, pool_size, cycle, out)
+
+
+@compiled_inline
+def keeps_turn(sched, wf, sm, sp, last, cycle, greedy):
+    """grr: whether the warp that issued last stays first: it issued in the previous cycle (or
+    was held then by a dispatch stall), or, with scheduler.greedy_cycles over 1, it issued at most
+    that many cycles ago an instruction without the yield hint (tools/alu_rate.py)."""
+    at = wf[last, WF_LAST_CYCLE]
+    return at == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1 or (at >= cycle - greedy and wf[last, WF_YIELDED] == 0)
 
 
 @compiled_inline
