@@ -1310,6 +1310,38 @@ def test_seed003s_loop_phase_by_phase_beside_the_h100():
     assert crowded["chain"] > 1.4 * hw["4 warps/SMSP"]["chain"] and crowded["chains_beside"] > 2
 
 
+def test_alu_and_fma_heavy_warps_fall_out_of_step_with_a_greedy_turn_as_on_the_h100():
+    """tools/alu_rate.py (recorded 2026-12-02 on an H200): loops of 8 independent chains of SHF,
+    LOP3 or IMAD, 1-8 warps a sub-partition.  SHF and LOP3 share the ALU at one per 2 cycles (18
+    of them with the loop's ISETP: 38.3 cycles a warp-iteration, whichever the mix), and one pipe's
+    loops come within 4% with grr at every set.  Where a warp's loop alternates between the ALU and
+    the FMA-heavy pipe, the H100's warps fall out of step and each pipe serves one while the other
+    uses the other pipe (seed 003's round with 4 warps: 35.1 cycles, the ALU's bound);
+    grr's stay in step, each pipe shared by all in turn (41.4).  scheduler.greedy_cycles 2 (an
+    unhinted warp keeps its turn through a stall of 2 cycles, and only a warp passed over for a
+    pipe other than the FP32 and integer ones keeps the turn) gives the H100's 35.6.  Not
+    reached: two warps of SHF then IMAD blocks (H100 23.1, model 31.5 either way)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import alu_rate as AR
+    hw = json.loads(AR.RECORDED.read_text())["cycles_per_warp_iteration"]
+    grr, greedy = ("sass.greedy_cycles=1",), ("sass.greedy_cycles=2",)
+    for name in AR.KERNELS:
+        lone = AR.SETS["1/SMSP"]
+        assert AR.simulated(name, lone, grr)[0] == pytest.approx(hw[f"{name} / 1/SMSP"][0], rel=0.01), name
+        assert AR.simulated(name, lone, greedy)[0] == pytest.approx(hw[f"{name} / 1/SMSP"][0], rel=0.01), name
+    for name in ("k_shf", "k_lop", "k_imad", "k_shf_lop"):
+        for label in ("4/SMSP", "8/SMSP"):
+            for over in (grr, greedy):
+                assert AR.simulated(name, AR.SETS[label], over)[0] == pytest.approx(hw[f"{name} / {label}"][0],
+                                                                                   rel=0.04), (name, label, over)
+    assert hw["k_shf_lop / 8/SMSP"][0] > 1.9 * 19                  # SHF and LOP3: one pipe
+    for name, label in (("k_mix", "2/SMSP"), ("k_mix", "4/SMSP"), ("k_mix", "8/SMSP"),
+                        ("k_lop_imad", "4/SMSP"), ("k_lop_imad", "8/SMSP")):
+        recorded = hw[f"{name} / {label}"][0]
+        assert AR.simulated(name, AR.SETS[label], greedy)[0] == pytest.approx(recorded, rel=0.02), (name, label)
+    assert AR.simulated("k_mix", AR.SETS["4/SMSP"], grr)[0] > 1.15 * hw["k_mix / 4/SMSP"][0]   # grr: in step
+
+
 def test_sass_reads_warpid_from_sr_virtid():
     """ptxas reads %warpid as S2R SR_VIRTID, then bits 8-14 of it (SHF.R.U32.HI 0x8, SGXT.U32 0x7)."""
     sys.path.insert(0, str(ROOT / "tools"))

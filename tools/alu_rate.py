@@ -37,9 +37,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from control_rate import PIPE_METRIC, cycles_per_warp_iteration  # noqa: E402  (tools/, beside this file)
-from probe_output import (STALL_METRIC, gpu_medians, ncu_csv_launches, ncu_option_done, ncu_probe_parser,  # noqa: E402
-                          ncu_stall_cycles, print_stalls_beside, recorded, simulate_block, write_result)  # noqa: E402
+from control_rate import cycles_per_warp_iteration  # noqa: E402  (tools/, beside this file)
+from probe_output import (PIPE_METRIC, STALL_METRIC, gpu_medians, ncu_launch_sets, ncu_option_done,  # noqa: E402
+                          ncu_probe_parser, ncu_rows_per_set, print_stalls_beside, recorded, simulate_block,  # noqa: E402
+                          write_result)  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "alu_rate.ptx"
 RECORDED = ROOT / "programs" / "w-pipe-plain-w8" / "reference" / "h100-alu-rate.json"
 RECORDED_NCU = RECORDED.with_name("h100-alu-rate-ncu.json")
@@ -82,30 +83,13 @@ def ncu_metrics() -> list[str]:
 
 def ncu_launches() -> None:
     """Each (kernel, set) launched NCU_LAUNCHES times, in KERNELS x SETS order, for ncu to profile."""
-    import cupy as cp
-    mod = cp.RawModule(path=str(PTX))
-    for name in KERNELS:
-        f = mod.get_function(name)
-        for at in SETS.values():
-            for _ in range(NCU_LAUNCHES):
-                launch(cp, f, name, at)
+    ncu_launch_sets(PTX, KERNELS, SETS, launch, NCU_LAUNCHES)
 
 
 def from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
     """Per "KERNEL / SET" (the last launch of each): per-pipe instruction counts, and warp-cycles
     per warp-iteration in each stall reason."""
-    ordered = ncu_csv_launches(path)
-    keys = [(k, s) for k in KERNELS for s in SETS]
-    if len(ordered) != NCU_LAUNCHES * len(keys):
-        raise SystemExit(f"{path}: {len(ordered)} launches, expected {NCU_LAUNCHES * len(keys)}")
-    out = {}
-    for j, (name, label) in enumerate(keys):
-        m = ordered[(j + 1) * NCU_LAUNCHES - 1]
-        iterations = SETS[label][0] // 32 * STEPS
-        row = {f"pipe_{p}": m.get(PIPE_METRIC.format(p), float("nan")) for p in PIPES}
-        row.update({r: round(ncu_stall_cycles(m, r) / iterations, 3) for r in REASONS})
-        out[f"{name} / {label}"] = row
-    return out
+    return ncu_rows_per_set(path, KERNELS, SETS, NCU_LAUNCHES, PIPES, REASONS, lambda at: at[0] // 32 * STEPS)
 
 
 def simulated_stalls(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> dict[str, float]:

@@ -1,7 +1,7 @@
 """What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence, imc_miss,
 latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
 dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency, stg_read, ldg_pair, tc_tile_rate,
-sched_beside, ...): an argument parser with --out, the recorded JSON written there and printed
+sched_beside, alu_rate, ...): an argument parser with --out, the recorded JSON written there and printed
 (with the GPU's name), Nsight Compute's CSV and source page read back into a recording of runs,
 and one block of a probe kernel run in the model."""
 from __future__ import annotations
@@ -28,6 +28,7 @@ def model_probe_parser(doc: str) -> argparse.ArgumentParser:
 
 
 STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+PIPE_METRIC = "sm__inst_executed_pipe_{}.sum"
 
 
 def ncu_stall_cycles(launch: dict, reason: str) -> float:
@@ -91,6 +92,35 @@ def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
         for label, active in warp_sets.items():
             runs = [launch(cp, f, name, active) for _ in range(9)]
             out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(decimals).tolist()
+    return out
+
+
+def ncu_launch_sets(ptx, kernels, warp_sets: dict, launch, times: int) -> None:
+    """Each (kernel, set) of a probe launched `times` times, in kernels x sets order, for ncu to
+    profile (launch(cupy, function, name, active) as gpu_medians')."""
+    import cupy as cp
+    mod = cp.RawModule(path=str(ptx))
+    for name in kernels:
+        f = mod.get_function(name)
+        for active in warp_sets.values():
+            for _ in range(times):
+                launch(cp, f, name, active)
+
+
+def ncu_rows_per_set(path, kernels, warp_sets: dict, times: int, pipes, reasons, iterations) -> dict:
+    """Per "KERNEL / SET", from ncu's CSV of ncu_launch_sets (the last of each set's launches):
+    per-pipe instruction counts ("pipe_P", nan where ncu has none), and warp-cycles per
+    warp-iteration in each stall reason (iterations(active): the set's warp-iterations)."""
+    ordered = ncu_csv_launches(path)
+    keys = [(k, s) for k in kernels for s in warp_sets]
+    if len(ordered) != times * len(keys):
+        raise SystemExit(f"{path}: {len(ordered)} launches, expected {times * len(keys)}")
+    out = {}
+    for j, (name, label) in enumerate(keys):
+        m = ordered[(j + 1) * times - 1]
+        row = {f"pipe_{p}": m.get(PIPE_METRIC.format(p), float("nan")) for p in pipes}
+        row.update({r: round(ncu_stall_cycles(m, r) / iterations(warp_sets[label]), 3) for r in reasons})
+        out[f"{name} / {label}"] = row
     return out
 
 

@@ -48,7 +48,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
                "drain", "resume", "resume_kind", "age", "accounted", "not_selected", "operands_at",
                "operands_kind", "last_cycle", "last_count", "pool", "pool_stamp", "occupied",
                "bar_id", "bar_count", "arrived", "call_depth") \
-    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded",) \
+    + tuple(f"sb{i}" for i in range(N_SB)) + tuple(f"sb_kind{i}" for i in range(N_SB)) + ("yielded", "greedy") \
     + ("copies_open", "groups") + tuple(f"group{i}" for i in range(N_COPY_GROUPS)) \
     + tuple(f"reuse{i}" for i in range(N_REUSE_SLOTS)) + ("prev_issue", "held", "shared_free", "wait_until", "pass", "next_line", "next_line_at", "block_age", "deferred", "bar_release", "stores_done", "misses_done")
 (WF_PC, WF_MASK, WF_LIVE, WF_FULL, WF_STATUS, WF_GID, WF_SP, WF_MAX_SP, WF_BAR_MASK,
@@ -57,6 +57,7 @@ WARP_FIELDS = ("pc", "mask", "live", "full", "status", "gid", "sp", "max_sp", "b
  WF_BAR_ID, WF_BAR_COUNT, WF_ARRIVED, WF_CALL_DEPTH) = range(WARP_FIELDS.index("sb0"))
 WF_SB, WF_SB_KIND = WARP_FIELDS.index("sb0"), WARP_FIELDS.index("sb_kind0")
 WF_YIELDED = WARP_FIELDS.index("yielded")     # its last SASS instruction asked the scheduler to switch
+WF_GREEDY = WARP_FIELDS.index("greedy")       # its last SASS instruction, on an FP32 or integer pipe, did not
 # cp.async groups (LDGSTS ... LDGDEPBAR ... DEPBAR.LE SBn, N): when the copies issued since the last
 # commit complete, how many groups were committed, and the completion cycles of the last
 # N_COPY_GROUPS (a ring indexed by group number)
@@ -259,6 +260,8 @@ ST = _index(STAT_FIELDS)
 STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES = range(len(STAT_FIELDS))
 KS_WHIST = len(STAT_FIELDS)
 KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
+# the units of the FP32 and integer pipes come first: grr with greedy_cycles over 1 keeps no turn for them
+LAST_MATH_UNIT = max(UNIT_NAMES.index("fp32"), UNIT_NAMES.index("int"))
 KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
 KS_PIPE_INSTS = KS_UNIT_INSTS + len(UNIT_NAMES)       # instructions by Nsight Compute pipe (NCU_PIPES)
 KS_SECTORS = KS_PIPE_INSTS + len(NCU_PIPES)           # where global sectors went (SECTOR_FIELDS)

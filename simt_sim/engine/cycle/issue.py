@@ -25,7 +25,7 @@ from simt_sim.engine.functional.loop import slot_finished
 from simt_sim.engine.functional.simt_stack import popcount64
 from simt_sim.engine.jit import compiled, compiled_inline, unless_none
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, SCRATCH_SECTOR_COUNTS, SECT_L2_READ, SECTOR_FIELDS, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
+from simt_sim.machine.layout import (LAST_MATH_UNIT, WF_GREEDY, C_CLOCK, SC_STORE_DATA, SCRATCH_DATA_CYCLES, SCRATCH_SECTOR_COUNTS, SECT_L2_READ, SECTOR_FIELDS, CL_BARRIER, CL_BRANCH, CL_EXIT, CL_MEM, CL_SFU, CL_ALU, G, INF,
                                      KF_LAST_COMPLETE, KS_BUSY, KS_PIPE_INSTS, KS_SECTORS, KS_UNIT_INSTS, KS_WHIST, N_ISSUE_CYCLES,
                                      N_SLICE, N_TRACE, R_BARRIER, R_BRANCH, R_DISPATCH, R_DRAIN, R_LG, R_MIO, R_PIPE,
                                      R_IMC, R_SELECTED, R_SHORT, R_WAIT, SC_CBU, SC_HELD_AT, SC_LAST, SC_RR_FROM, SCHED_AWF, SCHED_GWF, SC_N_ORDER, SC_WAKE, U_LIVE, U_WAKE,
@@ -219,6 +219,7 @@ def after_issue(wf, tab, tc, w, pc, op, cmp, ctrl, ran, completed, cycle):
     wf[w, WF_RESUME_KIND] = R_WAIT
     wf[w, WF_WAIT_UNTIL] = 0
     wf[w, WF_YIELDED] = 1 if ctrl >= 0 and (ctrl >> E.CTRL_YIELD_SHIFT) & 1 == 0 else 0   # raw 0: yield
+    wf[w, WF_GREEDY] = 1 if ctrl >= 0 and wf[w, WF_YIELDED] == 0 and tab.unit[pc] <= LAST_MATH_UNIT else 0
     switched = 0
     if ctrl >= 0:
         coded = max(ctrl & E.CTRL_STALL_MASK, 1)
@@ -488,8 +489,9 @@ def scan_scheduler(code, regs, ws, mem, run, tc, tf, tab, ts, mt, sm, sp, cycle)
                 charge_age_pass(ts.order, ts.sched, wf, w, sm, sp, tc[T_AGE_STEP])
         if (issued == before and not held and throttled < 0 and grr_family(tc[T_POLICY])
                 and pipe_throttled(wf, ts, tab, tc, w, sm, sp, cycle)
-                and (tc[T_GREEDY] <= 1 or tab.cls[wf[w, WF_PC]] == CL_MEM)):
+                and (tc[T_GREEDY] <= 1 or tab.unit[wf[w, WF_PC]] > LAST_MATH_UNIT)):
             throttled = w            # passed over for a busy pipe: grr's next round starts from it
+                                     # (with greedy_cycles over 1 not for the FP32 and integer pipes)
         if held or issued >= width:
             break
     if held or issued >= width:

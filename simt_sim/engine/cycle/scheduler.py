@@ -15,8 +15,8 @@
              because its pipe was busy keeps it: the next round starts from it, and it goes
              ahead of the warp issuing on as soon as its pipe frees).  With
              scheduler.greedy_cycles G over 1 a warp keeps its turn through a stall of up to G
-             cycles after an instruction without the yield hint, and only a memory instruction
-             passed over for its pipe (or a full queue) keeps the turn (tools/alu_rate.py).
+             cycles after an FP32 or integer instruction without the yield hint, and a warp passed over for a
+             busy FP32 or integer pipe no longer keeps the turn (tools/alu_rate.py).
   gwf        greedy then weighted fair: grr, but after an instruction with the yield hint the
              warp does not issue on, and the next is the warp that has issued least, counted in
              strides (stride scheduling): slot s's stride is
@@ -47,7 +47,7 @@ from __future__ import annotations
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.machine.layout import (PASS_ONE, R_LONG, SC_HELD_AT, SC_LAST, SC_RR_FROM, SC_N_ORDER, SC_SLOTS_USED, SC_VTIME, SCHED_AWF, SCHED_GRR, SCHED_GTO, SCHED_OGR, WF_BLOCK_AGE,
                                      SCHED_GTY, SCHED_GWF, SCHED_LRR, SCHED_OLDEST,
-                                     WF_AGE, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
+                                     WF_AGE, WF_GREEDY, WF_LAST_CYCLE, WF_PASS, WF_YIELDED,
                                      WF_OCCUPIED, WF_OPERANDS_AT, WF_OPERANDS_KIND, WF_POOL, WF_POOL_STAMP,
                                      WF_STATUS, W_READY)
 
@@ -128,9 +128,9 @@ def candidates(policy, greedy, order, sched, wf, pool_size, cycle, sm, sp, n_sp,
 def keeps_turn(sched, wf, sm, sp, last, cycle, greedy):
     """grr: whether the warp that issued last stays first: it issued in the previous cycle (or
     was held then by a dispatch stall), or, with scheduler.greedy_cycles over 1, it issued at most
-    that many cycles ago an instruction without the yield hint (tools/alu_rate.py)."""
+    that many cycles ago an FP32 or integer instruction without the yield hint (tools/alu_rate.py)."""
     at = wf[last, WF_LAST_CYCLE]
-    return at == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1 or (at >= cycle - greedy and wf[last, WF_YIELDED] == 0)
+    return at == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1 or (at >= cycle - greedy and wf[last, WF_GREEDY] != 0)
 
 
 @compiled_inline
