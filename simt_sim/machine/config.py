@@ -250,9 +250,9 @@ SCHEMA = {
                                      "max(1 - step * k, step)"),
         "greedy_cycles": Field(int, between(1, 64),
                                doc="grr family: the warp that issued last keeps its turn through a stall of up "
-                                   "to this many cycles after an instruction without the yield hint (1: only "
-                                   "while it issues back to back); over 1, a warp passed over for a busy FP32 or "
-                                   "integer pipe no longer keeps the turn (tools/alu_rate.py)"),
+                                   "to this many cycles after an FP32 or integer instruction without the yield "
+                                   "hint (1: only while it issues back to back); over 1, a warp passed over for "
+                                   "a busy FP32 or integer pipe no longer keeps the turn (tools/alu_rate.py)"),
         "branch_latency": Field(int, non_negative, doc="cycles after a branch before its warp issues again"),
         "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
     },
