@@ -37,7 +37,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from control_rate import cycles_per_warp_iteration  # noqa: E402  (tools/, beside this file)
+from control_rate import cycles_per_warp_iteration, running_warps  # noqa: E402  (tools/, beside this file)
 from probe_output import (PIPE_METRIC, STALL_METRIC, gpu_medians, ncu_launch_sets, ncu_option_done,  # noqa: E402
                           ncu_probe_parser, ncu_rows_per_set, print_stalls_beside, recorded, simulate_block,  # noqa: E402
                           write_result)  # noqa: E402
@@ -86,15 +86,19 @@ def ncu_launches() -> None:
     ncu_launch_sets(PTX, KERNELS, SETS, launch, NCU_LAUNCHES)
 
 
+def warp_iterations(at: tuple[int, int]) -> int:
+    return len(running_warps(at)) * STEPS
+
+
 def from_ncu_csv(path: str) -> dict[str, dict[str, float]]:
     """Per "KERNEL / SET" (the last launch of each): per-pipe instruction counts, and warp-cycles
     per warp-iteration in each stall reason."""
-    return ncu_rows_per_set(path, KERNELS, SETS, NCU_LAUNCHES, PIPES, REASONS, lambda at: at[0] // 32 * STEPS)
+    return ncu_rows_per_set(path, KERNELS, SETS, NCU_LAUNCHES, PIPES, REASONS, warp_iterations)
 
 
 def simulated_stalls(name: str, at: tuple[int, int], overrides: tuple[str, ...] = ()) -> dict[str, float]:
     stalls = run_block(name, at, overrides).raw.kernels[0]["stall_cycles"]
-    return {r: round(stalls.get(r, 0) / (at[0] // 32 * STEPS), 3) for r in REASONS}
+    return {r: round(stalls.get(r, 0) / warp_iterations(at), 3) for r in REASONS}
 
 
 def print_stalls(overrides: tuple[str, ...]) -> None:

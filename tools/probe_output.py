@@ -109,7 +109,7 @@ def ncu_launch_sets(ptx, kernels, warp_sets: dict, launch, times: int) -> None:
 
 def ncu_rows_per_set(path, kernels, warp_sets: dict, times: int, pipes, reasons, iterations) -> dict:
     """Per "KERNEL / SET", from ncu's CSV of ncu_launch_sets (the last of each set's launches):
-    per-pipe instruction counts ("pipe_P", nan where ncu has none), and warp-cycles per
+    per-pipe instruction counts ("pipe_P"), and warp-cycles per
     warp-iteration in each stall reason (iterations(active): the set's warp-iterations)."""
     ordered = ncu_csv_launches(path)
     keys = [(k, s) for k in kernels for s in warp_sets]
@@ -118,7 +118,7 @@ def ncu_rows_per_set(path, kernels, warp_sets: dict, times: int, pipes, reasons,
     out = {}
     for j, (name, label) in enumerate(keys):
         m = ordered[(j + 1) * times - 1]
-        row = {f"pipe_{p}": m.get(PIPE_METRIC.format(p), float("nan")) for p in pipes}
+        row = {f"pipe_{p}": m[PIPE_METRIC.format(p)] for p in pipes}
         row.update({r: round(ncu_stall_cycles(m, r) / iterations(warp_sets[label]), 3) for r in reasons})
         out[f"{name} / {label}"] = row
     return out

@@ -261,7 +261,8 @@ STAT_WARP_INSTS, STAT_THREAD_INSTS, STAT_ACTIVE_LANES = range(len(STAT_FIELDS))
 KS_WHIST = len(STAT_FIELDS)
 KS_BUSY = KS_WHIST + MAX_WARP_SIZE + 1
 # the units of the FP32 and integer pipes come first: grr with greedy_cycles over 1 keeps no turn for them
-LAST_MATH_UNIT = max(UNIT_NAMES.index("fp32"), UNIT_NAMES.index("int"))
+LAST_MATH_UNIT = 1
+assert {UNIT_NAMES.index("fp32"), UNIT_NAMES.index("int")} == {0, LAST_MATH_UNIT}, UNIT_NAMES
 KS_UNIT_INSTS = KS_BUSY + len(UNIT_NAMES)
 KS_PIPE_INSTS = KS_UNIT_INSTS + len(UNIT_NAMES)       # instructions by Nsight Compute pipe (NCU_PIPES)
 KS_SECTORS = KS_PIPE_INSTS + len(NCU_PIPES)           # where global sectors went (SECTOR_FIELDS)
