@@ -58,6 +58,16 @@ ATOM_OPS = {"ADD": "add", "MIN": "min", "MAX": "max", "EXCH": "exch", "CAS": "ca
 ROUNDING = {"RN": E.RND_RN, "RZ": E.RND_RZ, "RM": E.RND_RM, "RP": E.RND_RP, "TRUNC": E.RND_RZ,
             "FLOOR": E.RND_RM, "CEIL": E.RND_RP}
 
+# Source selectors of a 32-bit register (the half or byte an instruction reads); .H0 / .B0 name the
+# low part, which is what a plain register gives, so they add no flag.  SELECTOR_USERS: the
+# families whose semantics read them (any other family with one is refused).
+SELECTORS = ((".H0_H0", E.OM_H0_H0), (".H1_H1", E.OM_H1_H1), (".H1", E.OM_H1), (".H0", 0), (".B0", 0),
+             (".B1", E.OM_B1), (".B2", E.OM_B2), (".B3", E.OM_B3))
+SELECTOR_BITS = E.OM_H0_H0 | E.OM_H1_H1 | E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3
+HALF_PAIR_FAMILIES = ("HFMA2", "HADD2", "HMUL2", "HMNMX2", "HSETP2", "HSET2", "VHMNMX")
+SELECTOR_USERS = {**{f: E.OM_H0_H0 | E.OM_H1_H1 for f in HALF_PAIR_FAMILIES},
+                  "I2F": E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3, "I2FP": E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3,
+                  "I2I": E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3, "F2F": E.OM_H1, "F2I": E.OM_H1}
 _REG_RE = re.compile(r"^(U?)R(\d+|Z)$")
 _PRED_RE = re.compile(r"^(U?)P(\d|T)$")
 _CONST_RE = re.compile(r"^c\[(0x[0-9a-f]+)\]\[(.+)\]$")
@@ -79,6 +89,7 @@ class RowBuilder:
         self.inst: SassInstruction | None = None
         self.banks = ConstantBanks()            # banks other than 0 (sass_banks.py)
         self.highest_r = -1                     # the highest R register the text names
+        self.selectors = 0                      # the source selectors the instruction's operands carry
 
     # ---- errors ----
     def error(self, message: str) -> SassLoweringError:
@@ -115,6 +126,10 @@ class RowBuilder:
         t = text.replace(".reuse", "")
         if t in SREG or t == "SRZ" or t.startswith("SR_"):
             return self.special(t, mods)
+        for suffix, flag in SELECTORS:          # |R2|.H0_H0: the selector outside the bars
+            if t.endswith(suffix) and t[: -len(suffix)].endswith("|"):
+                t, mods = t[: -len(suffix)], mods | flag
+                break
         while t[:1] in "-~!|" and t:
             if t[0] == "|":
                 if not t.endswith("|"):
@@ -127,8 +142,7 @@ class RowBuilder:
         if t[:1] == "-" and mods & E.OM_ABS:        # -|R2|
             mods |= E.OM_NEG
             t = t[1:]
-        for suffix, flag in ((".H0_H0", E.OM_H0_H0), (".H1_H1", E.OM_H1_H1), (".H1", E.OM_H1), (".H0", 0),
-                             (".B1", E.OM_B1), (".B2", E.OM_B2), (".B3", E.OM_B3), (".64", -1)):
+        for suffix, flag in SELECTORS + ((".64", -1),):
             if t.endswith(suffix):
                 t = t[: -len(suffix)]
                 if flag == -1:
@@ -138,6 +152,7 @@ class RowBuilder:
                     return E.K_RPAIR, reg[1], 0, mods
                 mods |= flag
                 break
+        self.selectors |= mods & SELECTOR_BITS
         reg = self.register(t, dest)
         if reg is not None:
             kind, idx = reg
@@ -343,6 +358,8 @@ def _value_registers(b: RowBuilder, text: str, n: int, dest: bool):
 def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     """ATOMG / ATOMS (PT, d, [a], b[, c]) and REDG ([a], b) -> atom / red rows."""
     mods = inst.modifiers
+    if "CAST" in mods or "POPC" in mods:
+        return lower_atomic_special(b, inst, family)
     aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
     if aop is None:
         raise b.error("atomic without a known operation")
@@ -369,6 +386,40 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     dest = _wide(b, ops[0], dest=True) if (wide or ty == "f64") else b.operand(ops[0], dest=True)
     srcs = [_typed(as_value(t), ty) for t in ops[2:]]
     return b.row(E.OP_ATOM, [_typed(dest, ty), address(ops[1]), *srcs], ndst=1, **fields)
+
+
+def lower_atomic_special(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
+    """The two shared-memory atomics with no PTX spelling:
+    - `ATOMS.POPC.INC.32 RZ, [a]`: ptxas's atomicAdd(p, 1) with the result unused; every active
+      lane adds 1 (the hardware adds the population count of the lanes naming each address at
+      once).  An atom.add of the constant 1; a used result is refused (ptxas uses ATOMS.ADD then).
+    - `ATOMS.CAST.SPIN[.64] Rd, [a], Rcmp, Rnew`: the compare-and-store of ptxas's loop for atomics
+      the shared memory has no operation for (float / double add, 64-bit add, min, max, or): where
+      the word (pair) at a equals Rcmp it becomes Rnew; Rd (.64: the pair) is 1 where it stored, 0
+      where not.  An atom.cas on the bits with E.FL_CAST."""
+    mods = inst.modifiers
+    ops = list(inst.operands)
+    if family != "ATOMS":
+        raise b.error(f"{'.'.join(m for m in mods if m in ('CAST', 'SPIN', 'POPC'))} on {family} "
+                      "(only ATOMS has it here)")
+    if "POPC" in mods:
+        if "INC" not in mods or len(ops) != 2 or not set(mods) <= {"POPC", "INC", "32"}:
+            raise b.error("only ATOMS.POPC.INC.32 RZ, [a] is supported of the .POPC atomics")
+        if ops[0] != "RZ":
+            raise b.error("ATOMS.POPC.INC with a result register: its returned value is not modelled")
+        u32 = E.TYPE_CODE["u32"]
+        one = b.imm(1)
+        return b.row(E.OP_ATOM, [(E.K_NONE, -1, 0, u32), b.address(ops[1]), (one[0], one[1], 0, u32)], ndst=1,
+                     F_TYPE=u32, F_SPACE=E.SPACE_CODE["shared"], F_CMP=E.ATOM_CODE["add"], F_VEC=1)
+    if not ("CAST" in mods and "SPIN" in mods) or not set(mods) <= {"CAST", "SPIN", "64"} or len(ops) != 4:
+        raise b.error("only ATOMS.CAST.SPIN[.64] Rd, [a], Rcmp, Rnew is supported of the .CAST atomics")
+    wide = "64" in mods
+    ty = "u64" if wide else "u32"
+    value = (lambda t, dest=False: _wide(b, t, dest)) if wide else (lambda t, dest=False: b.operand(t, dest=dest))
+    return b.row(E.OP_ATOM, [_typed(value(ops[0], True), ty), b.address(ops[1]), _typed(value(ops[2]), ty),
+                             _typed(value(ops[3]), ty)], ndst=1,
+                 F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE["shared"], F_CMP=E.ATOM_CODE["cas"], F_VEC=1,
+                 F_FLAGS=E.FL_CAST)
 
 
 def _global_address(b: RowBuilder, text: str) -> tuple[int, int, int, int]:
@@ -663,7 +714,37 @@ UNSUPPORTED: set[str] = set()
 
 
 def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
+    row = _lower_instruction(b, inst)
+    if b.selectors:
+        check_selectors(b, inst.family, row)
+    return row
+
+
+SELECTOR_NAMES = {E.OM_H0_H0: ".H0_H0", E.OM_H1_H1: ".H1_H1", E.OM_H1: ".H1", E.OM_B1: ".B1", E.OM_B2: ".B2",
+                  E.OM_B3: ".B3"}
+
+
+def check_selectors(b: RowBuilder, family: str, row: np.ndarray) -> None:
+    """Refuse a source selector the family's semantics do not read (SELECTOR_USERS), and, on a
+    conversion, one that does not fit the source type: a byte selector needs an 8-bit source,
+    .H1 an 8- or 16-bit integer or a half."""
+    names = " ".join(n for bit, n in SELECTOR_NAMES.items() if b.selectors & bit)
+    bad = b.selectors & ~SELECTOR_USERS.get(family, 0)
+    if bad:
+        raise b.error(f"source selector {names} on {family} is not supported")
+    if family in ("I2F", "I2FP", "I2I", "F2F", "F2I"):
+        src = int(row[E.F_TYPE2])
+        bits = E.TYPE_BITS[src]
+        half = src in (E.T_F16, E.T_BF16)
+        ok = (bits == 8 if b.selectors & (E.OM_B1 | E.OM_B2 | E.OM_B3) else True) and \
+            (bits <= 16 if b.selectors & E.OM_H1 else True) and (half == (family in ("F2F", "F2I")))
+        if not ok:
+            raise b.error(f"source selector {names} with a {E.TYPE_NAMES[src]} source is not supported")
+
+
+def _lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
     b.inst = inst
+    b.selectors = 0
     family = inst.family
     if sass_table().family(inst.opcode) is None:
         raise b.error(f"opcode {inst.opcode} is not in isa/sass.yaml")

@@ -106,6 +106,8 @@ FL_IN_FUNC = 1 << 20     # a row of a .func body (ret there returns from the fun
 FL_ZFILL = 1 << 21       # SASS LDGSTS.ZFILL as cp.async: the source address's misalignment is the count of
                          # zero-filled tail bytes (ptxas adds size - src_size to it); operand 3, a
                          # predicate, false: every byte zero
+FL_CAST = 1 << 22        # SASS ATOMS.CAST.SPIN as atom.cas: the destination gets 1 where the store happened
+                         # (memory held the compare value), 0 where not, instead of the old value
 
 # ---- the call table (int64[n, CALL_FIELDS]): per `call`, one descriptor row, then one copy row
 # per argument and one per return value (src offset, dst offset, bytes in the first three fields).

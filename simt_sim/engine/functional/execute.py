@@ -468,6 +468,8 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
             M.store(mem, region, off, width, atomic_apply(row[E.F_CMP], ty, old, b, c))
             if op == E.OP_ATOM:
                 dk, di, _, _ = opnd(row, 0)
+                if row[E.F_FLAGS] & E.FL_CAST:      # ATOMS.CAST.SPIN: did the compare-and-store store?
+                    old = np.int64(1 if alu.truncate(old, ty) == alu.truncate(b, ty) else 0)
                 write_raw(regs, dk, di, t, old)
     return True
 

@@ -372,7 +372,8 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
     elif op == E.OP_S_P2R:
         exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_I2I:
-        v = alu.extend(raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters) & M32, row[E.F_TYPE2])
+        v = alu.extend(selected_part(raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters) & M32,
+                                     mods_of(row, 1)), row[E.F_TYPE2])
         if fl & E.SM_SAT:
             v = alu.saturate_int(v, ty)
         put(regs, row, 0, t, alu.extend(v, ty))
@@ -624,13 +625,7 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
     v = raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
     m = mods_of(row, 1)
     if op == E.OP_S_I2F or op == E.OP_S_I2FP:
-        if m & E.OM_B1:
-            v >>= 8
-        elif m & E.OM_B2:
-            v >>= 16
-        elif m & E.OM_B3:
-            v >>= 24
-        iv = alu.extend(v, sty)
+        iv = alu.extend(selected_part(v, m), sty)
         if dty == E.T_F64:
             put(regs, row, 0, t, f64_to_bits(alu.int_to_float64(iv, sty, rnd)))
         elif dty == E.T_F32:
@@ -663,6 +658,20 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
         put(regs, row, 0, t, f32_result(alu.flush32(r, fl & E.SM_FTZ)))
     else:
         put(regs, row, 0, t, H.convert(x, rnd, 0, dty == E.T_BF16))
+
+
+@compiled_inline
+def selected_part(v, m):
+    """The half-word or byte of a 32-bit integer source its selector names (.H1: bits 16-31, .B1 /
+    .B2 / .B3: from bit 8 / 16 / 24; none, .H0, .B0: from bit 0), shifted down; the row's source
+    type (U16, S8, ...) then takes its width, zero- or sign-extended."""
+    if m & E.OM_H1 or m & E.OM_B2:
+        return (v >> 16) & 0xFFFF
+    if m & E.OM_B1:
+        return (v >> 8) & 0xFFFFFF
+    if m & E.OM_B3:
+        return (v >> 24) & 0xFF
+    return v
 
 
 @compiled
