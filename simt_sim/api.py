@@ -31,6 +31,7 @@ from simt_sim.observe.stalls import stalls_by_pc
 from simt_sim.observe.trace import write_perfetto
 from simt_sim.run import timed
 from simt_sim.run.functional import RunResult, launch
+from simt_sim.run.memcheck import MODES as MEMCHECK_MODES, BadAccess
 from simt_sim.run.timed import KernelLaunch, SimResult
 
 # One kernel launch for simulate(): Launch(program, grid, block, args, stream=0, registers=None,
@@ -39,16 +40,75 @@ from simt_sim.run.timed import KernelLaunch, SimResult
 Launch = KernelLaunch
 
 
-def load_program(path, kernel: str | None = None, isa: str | None = None) -> Program:
-    """A kernel from a PTX file (`kernel` names the entry when the file has several), or the main
-    kernel of a program directory (or its manifest.yaml); isa="sass" runs the sm_90 SASS ptxas
-    makes of it, "ptx" the PTX (default: the manifest's `isa`, else SASS for nvcc-compiled kernels
-    and PTX for hand-written ones: frontend.manifest.default_isa)."""
+def load_program(path, kernel: str | None = None, isa: str | None = None, *, isa_given_by: str = "the isa argument"
+                 ) -> Program:
+    """A kernel from a PTX file or a CUDA source (.cu, compiled with `nvcc -ptx -arch=sm_90 -O3`;
+    `kernel` names the entry when the file has several), or the main kernel of a program directory
+    (or its manifest.yaml); isa="sass" runs the sm_90 SASS ptxas makes of it, "ptx" the PTX
+    (default: the manifest's `isa`, else SASS for nvcc-compiled kernels and PTX for hand-written
+    ones: frontend.manifest.default_isa).  The program's `isa_reason` says why it runs as it does
+    (isa_given_by names what gave `isa`, e.g. "--isa")."""
     path = Path(path)
     if not (path.is_dir() or path.suffix in (".yaml", ".yml")):
-        return load_kernel(str(path), kernel, isa or default_isa(path))
+        chosen, reason = isa_choice(path, isa, isa_given_by=isa_given_by)
+        return _with_reason(load_kernel(str(ptx_of(path)), kernel, chosen), reason)
     manifest = load_manifest(str(path))
-    return load_kernel(str(manifest.kernel_file), kernel or manifest.kernel, isa or manifest.isa)
+    chosen, reason = isa_choice(manifest.kernel_file, isa, manifest, isa_given_by)
+    return _with_reason(load_kernel(str(manifest.kernel_file), kernel or manifest.kernel, chosen), reason)
+
+
+def ptx_of(path: Path) -> Path:
+    """A kernel file's PTX: a CUDA source compiled by nvcc (cached), a .ptx file itself."""
+    if path.suffix == ".cu":
+        if not path.is_file():
+            raise InputError(f"cannot read {path}: no such file")
+        from simt_sim.frontend.sass import cuda_to_ptx
+        return cuda_to_ptx(path)
+    return path
+
+
+def isa_choice(kernel_file, isa: str | None = None, manifest: Manifest | None = None,
+               isa_given_by: str = "the isa argument") -> tuple[str, str]:
+    """(isa, why) for a kernel file: `isa` when given, else the manifest's `isa` key, else SASS for
+    nvcc-compiled kernels (a CUDA source, or a .cu beside the PTX) and PTX for hand-written PTX."""
+    path = Path(kernel_file)
+    if isa:
+        return isa, f"{isa_given_by} {isa}" if isa_given_by.startswith("--") else f"{isa_given_by} says {isa}"
+    if manifest is not None and manifest_names_isa(manifest):
+        return manifest.isa, f"the manifest's isa key ({manifest.path})"
+    chosen = default_isa(path)
+    if path.suffix == ".cu":
+        return chosen, f"CUDA source {path.name}, compiled by nvcc: nvcc-compiled kernels run as SASS"
+    if chosen == "sass":
+        return chosen, f"nvcc-compiled: {path.with_suffix('.cu').name} beside {path.name}"
+    return chosen, f"hand-written PTX: no .cu beside {path.name}"
+
+
+def manifest_names_isa(manifest: Manifest) -> bool:
+    """Whether the manifest file sets `isa` itself (else it defaults from its kernel file)."""
+    import yaml
+    try:
+        data = yaml.safe_load(Path(manifest.path).read_text())
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and bool(data.get("isa"))
+
+
+def _with_reason(program: Program, reason: str) -> Program:
+    program.isa_reason = reason
+    return program
+
+
+def isa_reason(program: Program) -> str:
+    """Why `program` runs as its isa: what load_program recorded, else what its file implies."""
+    if program.isa_reason:
+        return program.isa_reason
+    path = Path(program.file.split(":")[0])
+    if program.isa == "ptx" and not path.is_file():
+        return "PTX given as text"
+    if program.isa == "sass":
+        return "SASS, as its caller loaded it"
+    return isa_choice(path)[1] if path.suffix == ".ptx" else "PTX, as its caller loaded it"
 
 
 def allocated_registers(program: Program) -> RegisterCount:
@@ -100,24 +160,27 @@ def override_items(overrides) -> list[str]:
     return [str(item) for item in overrides]
 
 
-def simulate(launches, buffers=None, config="h100", *, history=False, trace=False, progress=None) -> Result:
+def simulate(launches, buffers=None, config="h100", *, history=False, trace=False, progress=None,
+             memcheck: str | None = None) -> Result:
     """Cycle-level run of one Launch or a list of them.  Launches share the buffers (name -> numpy
     array, copied in and out); those of one stream run one after the other, different streams
     concurrently.  history records the mask history (masks(), to_json()), trace the issue trace
     (picture(), trace()); progress(cycle, warp_instructions, seconds) is called now and then.
     A Launch without `registers` gets what ptxas allocates (allocated_registers), as on the command
-    line; a program assembled from text (no PTX file) its `.reg` declarations' count."""
+    line; a program assembled from text (no PTX file) its `.reg` declarations' count.
+    memcheck: "fault" or "report" (default: the config's simt.memcheck, fault): see Result.memcheck."""
     launches = [with_allocated_registers(kl) for kl in launch_list(launches)]
-    cfg = configure(config)
+    cfg = configure(config, memcheck_override(memcheck))
     raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)
     return Result(raw, cfg, history, trace)
 
 
 def run_functional(program: Program, grid, block, args, buffers=None, config="h100", *, dynamic_shared=0,
-                   history=False) -> Result:
-    """Functional run (no timing model: faster; %clock counts instructions) of one launch."""
+                   history=False, memcheck: str | None = None) -> Result:
+    """Functional run (no timing model: faster; %clock counts instructions) of one launch.
+    memcheck: as for simulate()."""
     require_program(program)
-    cfg = configure(config)
+    cfg = configure(config, memcheck_override(memcheck))
     launch_config = cfg.launch_config()
     launch_config.record_history = history
     raw = launch(program, grid, block, list(args), buffers, launch_config, dynamic_shared=dynamic_shared)
@@ -125,13 +188,14 @@ def run_functional(program: Program, grid, block, args, buffers=None, config="h1
 
 
 def run_program(directory, *, functional=False, config=None, overrides=None, history=False,
-                trace=False, isa=None) -> Result:
+                trace=False, isa=None, memcheck: str | None = None) -> Result:
     """What `simt-sim run DIR` does: the manifest's kernel, buffers, launches and config (or
-    `config`), with its `set` and then `overrides` applied."""
+    `config`), with its `set` and then `overrides` applied (memcheck: as for simulate())."""
     manifest = load_manifest(str(directory))
-    cfg = configure(config or manifest.config, manifest.overrides + override_items(overrides))
+    cfg = configure(config or manifest.config,
+                    manifest.overrides + override_items(overrides) + memcheck_override(memcheck))
     buffers = {spec.name: spec.make() for spec in manifest.buffers}
-    main, *more = timed.manifest_launches(manifest, isa=isa)
+    main, *more = timed.manifest_launches(manifest, program=load_program(directory, isa=isa), isa=isa)
     if not functional:
         launches = [with_allocated_registers(kl) for kl in [main, *more]]
         return simulate(launches, buffers, cfg, history=history, trace=trace)
@@ -141,6 +205,15 @@ def run_program(directory, *, functional=False, config=None, overrides=None, his
         raise InputError(f"{manifest.path}: more_launches need the timing model (functional=False)")
     return run_functional(main.program, main.grid, main.block, main.args, buffers, cfg,
                           dynamic_shared=main.dynamic_shared, history=history)
+
+
+def memcheck_override(memcheck: str | None) -> list[str]:
+    """memcheck="fault" / "report" as a config override (None: the config's simt.memcheck)."""
+    if memcheck is None:
+        return []
+    if memcheck not in MEMCHECK_MODES:
+        raise InputError(f"memcheck must be one of {', '.join(MEMCHECK_MODES)}, found {memcheck!r}")
+    return [f"simt.memcheck={memcheck}"]
 
 
 def launch_list(launches) -> list[KernelLaunch]:
@@ -186,6 +259,39 @@ class Result:
     def outputs(self) -> dict:
         """Buffer name -> numpy array after the run."""
         return self.raw.buffers
+
+    @property
+    def isa(self) -> str:
+        """What ran (the first launch's kernel): "sass" (ptxas's sm_90 SASS) or "ptx"."""
+        return self._first_program().isa
+
+    @property
+    def isa_reason(self) -> str:
+        """Why it ran as `isa`: "--isa sass", "the manifest's isa key (...)", "nvcc-compiled:
+        kernel.cu beside kernel.ptx", "hand-written PTX: ...", ..."""
+        return isa_reason(self._first_program())
+
+    def _first_program(self) -> Program:
+        return self.raw.launches[0].program if self.timed else self.raw.program
+
+    @property
+    def memcheck(self) -> list[BadAccess]:
+        """With memcheck="report": the out-of-bounds and misaligned accesses, the first
+        MEMCHECK_LIMIT (1000) in execution order (kernel, block, thread, pc, instruction, access,
+        address, size, nearest buffer and distance); [] otherwise."""
+        report = self.raw.memcheck
+        return list(report.accesses) if report else []
+
+    @property
+    def memcheck_total(self) -> int:
+        """How many bad accesses memcheck="report" found (memcheck keeps the first 1000)."""
+        report = self.raw.memcheck
+        return report.total if report else 0
+
+    def memcheck_lines(self) -> list[str]:
+        """The memcheck report as `simt-sim run --memcheck report` prints it ([] in fault mode)."""
+        report = self.raw.memcheck
+        return report.lines() if report else []
 
     @property
     def cycles(self) -> int | None:
@@ -243,18 +349,26 @@ class Result:
 
     def _functional_document(self) -> dict:
         run = self.raw
-        return {"kernel": run.program.name, "config": self.config.name, "grid": dims(run.grid),
+        return {"kernel": run.program.name, **self._isa_json(), "config": self.config.name, "grid": dims(run.grid),
                 "block": dims(run.block), "warp_size": run.config.warp_size, "policy": run.config.policy,
                 "stats": run.stats, "outputs": outputs_json(run.buffers), "history": history_json(run),
-                "texts": run.program.texts}
+                "texts": run.program.texts, "memcheck": self._memcheck_json()}
+
+    def _isa_json(self) -> dict:
+        return {"isa": self.isa, "isa_reason": self.isa_reason}
+
+    def _memcheck_json(self) -> dict:
+        report = self.raw.memcheck
+        return report.as_dict() if report else {"mode": self.config.get("simt.memcheck", "fault"), "total": 0,
+                                                 "recorded": 0, "accesses": []}
 
     def _timed_document(self) -> dict:
         run, first = self.raw, self.raw.view(0)
-        return {"kernel": first.program.name, "config": run.config.name, "grid": dims(first.grid),
+        return {"kernel": first.program.name, **self._isa_json(), "config": run.config.name, "grid": dims(first.grid),
                 "block": dims(first.block), "warp_size": run.config.get("warp_size"),
                 "metrics": metrics_json(run), "texts": first.program.texts,
                 "outputs": {} if run.interrupted else outputs_json(run.buffers),
-                "history": history_json(first)}
+                "history": history_json(first), "memcheck": self._memcheck_json()}
 
     def stalls_by_pc(self, launch: int = 0) -> list[dict]:
         """Timed runs: the warp-cycles one launch's warps spent waiting to issue each instruction

@@ -14,6 +14,7 @@ from simt_sim.errors import InputError, RuntimeFault, SimError
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
 from simt_sim.isa.table import ISAS
 from simt_sim.machine.layout import SCHEDULER_NAMES
+from simt_sim.run.memcheck import MODES as MEMCHECK_MODES
 
 
 EXIT_MISMATCH = 1
@@ -29,12 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgParser(prog="simt-sim", description="Cycle-level SIMT GPU simulator")
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
 
-    run = sub.add_parser("run", help="run a program directory, a manifest or a PTX file")
-    run.add_argument("target", help="programs/NAME, a manifest.yaml, or a .ptx file")
+    run = sub.add_parser("run", help="run a program directory, a manifest, a PTX file or a CUDA source")
+    run.add_argument("target", help="programs/NAME, a manifest.yaml, a .ptx file or a .cu file (compiled with "
+                                    "nvcc -ptx -arch=sm_90 -O3)")
     run.add_argument("--kernel", help="entry name (for a PTX file with several)")
     run.add_argument("--isa", choices=ISAS,
                      help="run the sm_90 SASS ptxas makes of the PTX, or the PTX itself (default: the manifest's isa, "
                           "else sass for nvcc-compiled kernels, ptx for hand-written PTX)")
+    run.add_argument("--memcheck", choices=MEMCHECK_MODES,
+                     help="an out-of-bounds or misaligned access: fault stops the run there (exit 3; the default, "
+                          "config key simt.memcheck); report lists every one (kernel, block, thread, pc, address, "
+                          "size, nearest buffer) as compute-sanitizer does, reads zeros, drops the writes and "
+                          "finishes the run")
     run.add_argument("--grid", help="blocks: N or X,Y,Z")
     run.add_argument("--block", help="threads per block: N or X,Y,Z")
     run.add_argument("--buffer", action="append", default=[], metavar="NAME=SPEC",
@@ -213,14 +220,15 @@ def prepare_run(ns):
     check_registers(ns.registers)
     check_output_paths(ns)
     ns.cycle_range = parse_cycles(ns.cycles)
-    if target.suffix == ".ptx":
+    if target.suffix in (".ptx", ".cu"):
         if not ns.grid or not ns.block:
-            raise InputError("running a PTX file needs --grid and --block")
+            raise InputError(f"running a {'CUDA source' if target.suffix == '.cu' else 'PTX file'} needs --grid "
+                             "and --block")
         specs = parse_buffer_options(ns.buffer)
         names = {s.name for s in specs}
         args = ([parse_arg_value(a, names) for a in ns.args.split(",")] if ns.args
                 else [s.name for s in specs])
-        program = api.load_program(target, ns.kernel, ns.isa)
+        program = api.load_program(target, ns.kernel, ns.isa, isa_given_by="--isa")
         check_shared_bytes(ns.shared_bytes)
         config = api.load_config(ns.config or "h100", ns.set)
         return (program, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"), args, specs,
@@ -230,7 +238,7 @@ def prepare_run(ns):
         ns.registers = m.registers
     ns.stream = m.stream
     ns.more_launches = api.more_launches(m, ns.isa)
-    program = api.load_program(m.kernel_file, ns.kernel or m.kernel, ns.isa or m.isa)
+    program = api.load_program(m.path, ns.kernel or m.kernel, ns.isa, isa_given_by="--isa")
     config = api.load_config(ns.config or m.config, m.overrides + ns.set)
     grid = parse_dims(ns.grid, "grid") if ns.grid else m.grid
     block = parse_dims(ns.block, "block") if ns.block else m.block
@@ -269,6 +277,8 @@ def cmd_run(ns) -> int:
     program, grid, block, args, specs, config, expect, dyn = prepare_run(ns)
     if ns.scheduler:
         config = config.with_overrides([f"scheduler.policy={ns.scheduler}"])
+    if ns.memcheck:
+        config = config.with_overrides([f"simt.memcheck={ns.memcheck}"])
     inputs = {s.name: s.make() for s in specs}
     if ns.functional:
         if ns.picture or ns.trace or getattr(ns, "more_launches", None):
@@ -289,12 +299,29 @@ def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, d
     if not ns.quiet:
         print(f"kernel {program.name}: grid {run.grid} block {run.block}, warp size {lc.warp_size}, "
               f"config {config.name}, policy {lc.policy} (functional)")
+        print_isa(result)
         print(f"  warp instructions {stats['warp_instructions']}, thread instructions "
               f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}")
         print_outputs(result.outputs, expect, problems)
+    print_memcheck(result, ns.quiet)
     if ns.json:
         result.to_json(ns.json)
     return report_problems(problems)
+
+
+def print_isa(result) -> None:
+    print(f"  isa {result.isa}: {result.isa_reason}")
+
+
+def print_memcheck(result, quiet: bool) -> None:
+    """The memcheck report (report mode): on stdout, or its first line on stderr with --quiet."""
+    lines = result.memcheck_lines()
+    if not lines:
+        return
+    if not quiet:
+        print("\n".join(lines))
+    elif result.memcheck_total:
+        print(f"warning: {lines[0]}", file=sys.stderr)
 
 
 def print_outputs(buffers, expect, problems) -> None:
@@ -354,11 +381,14 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
         mode = "sm_90 SASS" if program.isa == "sass" else "PTX"
         print(f"kernel {program.name} ({mode}): grid {view.grid} block {view.block}, config {config.name}, "
               f"scheduler {config.get('scheduler.policy')}, divergence {config.get('simt.divergence_policy')}")
+        print_isa(result)
         print(format_metrics(run))
         if ns.stalls_by_pc > 0:
             print(format_stalls_by_pc(result.stalls_by_pc(), ns.stalls_by_pc))
         if not run.interrupted:
             print_outputs(result.outputs, expect, problems)
+    if not run.interrupted:
+        print_memcheck(result, ns.quiet)
     if ns.json:
         result.to_json(ns.json)
     for path in ns.picture:

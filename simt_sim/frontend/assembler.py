@@ -81,6 +81,7 @@ class Program:
     bank_image_offset: int = 0
     functions: dict[str, int] = field(default_factory=dict)   # linked .func name -> entry pc
     isa: str = "ptx"                 # "sass": rows lowered from ptxas's SASS (frontend/sass_lower.py)
+    isa_reason: str = ""             # why it runs as `isa` (api.load_program says; "": not said)
 
     def __len__(self) -> int:
         return len(self.code)

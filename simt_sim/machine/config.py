@@ -557,6 +557,11 @@ SCHEMA = {
                             doc="nested device-function calls per thread (recursion depth); a deeper call faults"),
         "divergence_policy": Field(str, one_of(*POLICY_NAMES),
                                    doc="which side of a divergent branch runs first"),
+        "memcheck": Field(str, one_of("fault", "report"),
+                          doc="an out-of-bounds or misaligned access: fault stops the run there (exit 3); "
+                              "report lists every one as compute-sanitizer does (kernel, block, thread, pc, "
+                              "address, size, the nearest buffer), reads zeros, drops the writes and runs on "
+                              "(simt-sim run --memcheck; docs/api.md)"),
     },
     "limits": {
         "max_warp_instructions": Field(int, positive, doc="stop with an error after this many"),
@@ -610,7 +615,7 @@ DEFAULTS = {
              "loads_in_order": False},
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0, "stream_start_delay": 0,
              "stream_join": 0},
-    "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first"},
+    "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first", "memcheck": "fault"},
     "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
 }
 
@@ -703,7 +708,8 @@ class GPUConfig:
         return LaunchConfig(warp_size=self.get("warp_size"), stack_depth=self.get("simt.stack_depth"),
                             call_depth=self.get("simt.call_depth"), policy=self.get("simt.divergence_policy"),
                             max_warp_insts=self.get("limits.max_warp_instructions"),
-                            max_resident_blocks=self.get("sm.max_resident_blocks"), num_sms=self.get("num_sms"))
+                            max_resident_blocks=self.get("sm.max_resident_blocks"), num_sms=self.get("num_sms"),
+                            memcheck=self.get("simt.memcheck", "fault"))
 
     def with_overrides(self, items: list[str]) -> "GPUConfig":
         """A copy with `key=value` overrides applied and validated (as `--set`)."""
@@ -728,6 +734,7 @@ class LaunchConfig:
     max_resident_blocks: int = DEFAULTS["sm"]["max_resident_blocks"]
     num_sms: int = DEFAULTS["num_sms"]
     record_history: bool = True
+    memcheck: str = DEFAULTS["simt"]["memcheck"]     # "fault" or "report" (simt.memcheck)
 
     def validate(self) -> None:
         if not 1 <= self.warp_size <= 64:
@@ -738,12 +745,14 @@ class LaunchConfig:
             raise InputError("stack_depth must be at least 1")
         if self.call_depth < 1:
             raise InputError("call_depth must be at least 1")
+        if self.memcheck not in ("fault", "report"):
+            raise InputError(f"memcheck must be fault or report, got {self.memcheck!r}")
 
     def gpu_config(self) -> GPUConfig:
         data = merged(DEFAULTS, {"name": "launch", "warp_size": self.warp_size, "num_sms": self.num_sms,
                                  "sm": {"max_resident_blocks": self.max_resident_blocks},
                                  "simt": {"stack_depth": self.stack_depth, "call_depth": self.call_depth,
-                                          "divergence_policy": self.policy},
+                                          "divergence_policy": self.policy, "memcheck": self.memcheck},
                                  "limits": {"max_warp_instructions": self.max_warp_insts}})
         return GPUConfig("launch", "<launch settings>", data)
 

@@ -139,8 +139,17 @@ EVENT_FIELDS = ("gid", "kind", "pc", "mask", "depth")
 EV_DIVERGE, EV_RECONVERGE, EV_CALL, EV_RETURN = 1, 2, 3, 4
 EVENTS_PER_STEP = 8           # room the run loops keep in the event buffer per warp-instruction
 
-# ---- faults (int64[FAULT_FIELDS]) ----
-FAULT_FIELDS = ("code", "gid", "lane", "pc", "addr", "extra")
+# ---- faults (int64 vector: FAULT_FIELDS, then room for MEMCHECK_LIMIT bad accesses) ----
+# memcheck: 0 = fault at the first out-of-bounds or misaligned access, 1 = report them (simt.memcheck);
+# at_gid / at_pc: the warp and pc of the memory instruction executing (a report names them);
+# bad_accesses: how many such accesses there were (the first ones are kept after the fields, as
+# MEMCHECK_FIELDS rows, as far as the vector has room)
+FAULT_FIELDS = ("code", "gid", "lane", "pc", "addr", "extra", "memcheck", "at_gid", "at_pc", "bad_accesses")
+F_MEMCHECK, F_AT_GID, F_AT_PC, F_BAD_ACCESSES = 6, 7, 8, 9
+MEMCHECK_FIELDS = ("gid", "lane", "pc", "kind", "reason", "space", "addr", "offset", "size")
+(MC_GID, MC_LANE, MC_PC, MC_KIND, MC_REASON, MC_SPACE, MC_ADDR, MC_OFFSET, MC_SIZE) = range(len(MEMCHECK_FIELDS))
+MEMCHECK_LIMIT = 1000          # bad accesses a report keeps (all are counted)
+ACCESS_READ, ACCESS_WRITE, ACCESS_ATOMIC = 0, 1, 2
 FAULT_NONE, FAULT_OOB, FAULT_MISALIGNED, FAULT_DEADLOCK, FAULT_STACK, FAULT_LIMIT, FAULT_TRAP, \
     FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT, FAULT_CALL_DEPTH, FAULT_BAD_TARGET = range(12)
 UNSUPPORTED_BAR_COUNT, UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS = 0, 1, 2   # a FAULT_UNSUPPORTED's extra field

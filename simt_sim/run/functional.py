@@ -13,6 +13,7 @@ from simt_sim.machine import layout as L
 from simt_sim.machine.config import LaunchConfig
 from simt_sim.frontend.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 from simt_sim.machine.lower import lower
+from simt_sim.run.memcheck import MemcheckReport
 from simt_sim.run.timed import KernelLaunch
 from simt_sim.run.session import (Session, describe_fault, lane_efficiency, layout_global,  # noqa: F401
                                   mask_bits, pack_params)
@@ -35,6 +36,7 @@ class RunResult:
     max_stack_depth: np.ndarray | None # per global warp
     counters: dict[str, int] = field(default_factory=dict)
     module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
+    memcheck: MemcheckReport | None = None    # config.memcheck "report": the bad accesses (run/memcheck.py)
 
     @property
     def warps_per_block(self) -> int:
@@ -67,7 +69,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     one = KernelLaunch(program, grid, block, list(args), dynamic_shared=dynamic_shared)
     image = lower([one], config.gpu_config(), timed=False)
     record_threads = image.n_gids * image.warp_size <= MAX_RECORDED_THREADS
-    s = Session(image, [one], buffers or {}, config.record_history, record_threads)
+    s = Session(image, [one], buffers or {}, config.record_history, record_threads, config.memcheck)
     with np.errstate(all="ignore"):
         while True:
             status = run_functional(s.image.code, s.regs, s.warps, s.mem, image.kgeom[0], s.slot_block,
@@ -81,4 +83,4 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     counters = {name: int(s.counters[i]) for i, name in enumerate(L.COUNTER_FIELDS)}
     return RunResult(program, grid, block, config, s.outputs(), s.history(), s.events(),
                      s.thread_icount if record_threads else None, s.max_sp if record_threads else None,
-                     counters, s.module_globals())
+                     counters, s.module_globals(), s.memcheck_report())

@@ -14,6 +14,7 @@ from simt_sim.machine import layout as L
 from simt_sim.frontend.dims import Dim3
 from simt_sim.machine.lower import MachineImage
 from simt_sim.machine.state import Memory, empty_history, make_counters, make_regs, make_warps
+from simt_sim.run.memcheck import MODES as MEMCHECK_MODES, MemcheckReport, build_report
 
 BUFFER_ALIGN = 256
 BUFFER_GAP = 256          # unmapped bytes between buffers, so overruns fault instead of aliasing
@@ -105,10 +106,12 @@ class Session:
     """Memory and state for running `image`'s launches over `buffers`.
 
     record_threads: keep per-thread instruction counts and per-warp stack depths for the whole
-    grid (functional runs of test-sized grids); otherwise nothing is sized by the grid."""
+    grid (functional runs of test-sized grids); otherwise nothing is sized by the grid.
+    memcheck: "fault" stops at the first out-of-bounds or misaligned access, "report" lists them
+    (run/memcheck.py) and lets the run go on."""
 
     def __init__(self, image: MachineImage, launches: list, buffers: dict[str, np.ndarray],
-                 record_history: bool, record_threads: bool):
+                 record_history: bool, record_threads: bool, memcheck: str = "fault"):
         self.image, self.launches = image, launches
         self.buffers = dict(buffers or {})
         owner = next((kl.program for kl in launches if kl.program.global_size), launches[0].program)
@@ -133,7 +136,13 @@ class Session:
         self.record_history = record_history
         self.hist = empty_history(L.HISTORY_CHUNK if record_history else 0)
         self.ev = np.zeros((L.EVENT_CHUNK, len(L.EVENT_FIELDS)), np.int64)
-        self.fault = np.zeros(len(L.FAULT_FIELDS), np.int64)
+        if memcheck not in MEMCHECK_MODES:
+            from simt_sim.errors import InputError
+            raise InputError(f"memcheck must be one of {', '.join(MEMCHECK_MODES)}, found {memcheck!r}")
+        self.memcheck = memcheck
+        room = L.MEMCHECK_LIMIT * len(L.MEMCHECK_FIELDS) if memcheck == "report" else 0
+        self.fault = np.zeros(len(L.FAULT_FIELDS) + room, np.int64)
+        self.fault[L.F_MEMCHECK] = memcheck == "report"
         self.parts: dict[str, list[np.ndarray]] = {"hist": [], "events": []}
 
     def run_state(self) -> tuple:
@@ -165,6 +174,13 @@ class Session:
 
     def outputs(self) -> dict[str, np.ndarray]:
         return read_buffers(self.buffers, self.buffer_addr, self.allocs, self.gmem)
+
+    def memcheck_report(self) -> MemcheckReport:
+        """The bad accesses of a memcheck=report run, named in each launch's terms."""
+        names = {addr: name for name, addr in self.buffer_addr.items()}
+        regions = [(names.get(int(base), ""), int(base), int(end)) for base, end, _ in self.allocs
+                   if int(base) in names or self.owner.global_size]
+        return build_report(self.memcheck, self.fault, self.image, self.launches, regions)
 
     def module_globals(self) -> dict[str, np.ndarray]:
         return read_module_globals(self.owner, self.gmem, self.allocs)

@@ -26,6 +26,7 @@ from simt_sim.frontend.dims import Dim3, check_dims
 from simt_sim.machine.lower import MachineImage, lower
 from simt_sim.machine.occupancy import active_smsps, issue_slot_use
 from simt_sim.machine.state import TState, make_schedulers
+from simt_sim.run.memcheck import MemcheckReport
 from simt_sim.run.session import Session, describe_fault, lane_efficiency
 
 SLICE_INSTS = L.SLICE_INSTS      # warp-instructions between progress calls (a module global: tests shorten it)
@@ -90,6 +91,7 @@ class SimResult:
     # per launch: float64[its pcs, N_REASONS], the same cycles as Nsight Compute's PC sampler sees
     # them (each weighed 1 / the SM's warps then started and not exited: engine/cycle/stalls.sampled)
     pc_samples: list[np.ndarray] = field(default_factory=list)
+    memcheck: MemcheckReport | None = None    # simt.memcheck "report": the bad accesses (run/memcheck.py)
 
     def view(self, k: int = 0) -> "LaunchView":
         """Launch k seen like a functional RunResult (its own warp ids), for histories and checks."""
@@ -127,7 +129,8 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
         raise InputError("concurrent or sequential launches of kernels with different module globals "
                          "are not supported")
     image = lower(launches, cfg, timed=True, record_trace=record_trace)
-    s = Session(image, launches, buffers or {}, record_history, record_threads=False)
+    s = Session(image, launches, buffers or {}, record_history, record_threads=False,
+                memcheck=cfg.get("simt.memcheck", "fault"))
     per_cycle = image.n_sm * cfg.get("sm.sub_partitions") * cfg.get("scheduler.issue_width")
     # EVENT_CHUNK rows usable: the loop returns to drain when fewer than EVENTS_PER_STEP per
     # possible issue of a cycle are left
@@ -176,7 +179,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
     return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
                      warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls,
-                     pc_samples)
+                     pc_samples, s.memcheck_report())
 
 
 def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None,

@@ -11,6 +11,9 @@ import numpy as np
 
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
+from simt_sim.machine.layout import (F_AT_GID, F_AT_PC, F_BAD_ACCESSES, F_MEMCHECK, FAULT_FIELDS, MC_ADDR, MC_GID,
+                                     MC_KIND, MC_LANE, MC_OFFSET, MC_PC, MC_REASON, MC_SIZE, MC_SPACE,
+                                     MEMCHECK_FIELDS)
 from simt_sim.machine.state import ALLOC_BASE, ALLOC_END, ALLOC_OFF
 
 R_NONE, R_GLOBAL, R_SHARED, R_LOCAL, R_PARAM = 0, 1, 2, 3, 4
@@ -91,6 +94,42 @@ def resolve(mem, space, addr, width, slot, thread, shared_bytes, local_bytes, hi
         if 0 <= addr and addr + width <= mem.pmem.shape[0]:
             return R_PARAM, addr, hint
     return R_NONE, np.int64(0), hint
+
+
+N_FAULT_FIELDS = len(FAULT_FIELDS)
+N_MEMCHECK_FIELDS = len(MEMCHECK_FIELDS)
+
+
+@compiled
+def bad_access(fault, reason, w, lane, space, addr, width, kind):
+    """An out-of-bounds or misaligned access (reason FAULT_OOB / FAULT_MISALIGNED) by `lane` of
+    warp slot w.  With memcheck off the fault is set (pc 0: the caller fills in gid and pc) and
+    False returned.  With simt.memcheck=report it is counted, kept while the fault vector has room
+    (a row of MEMCHECK_FIELDS, naming the warp and pc of fault[F_AT_GID / F_AT_PC]) and True is
+    returned: the caller reads zeros and drops the write."""
+    if fault[F_MEMCHECK] == 0:
+        fault[0] = reason
+        fault[1] = w
+        fault[2] = lane
+        fault[3] = 0
+        fault[4] = addr
+        fault[5] = width
+        return False
+    n = fault[F_BAD_ACCESSES]
+    fault[F_BAD_ACCESSES] = n + 1
+    at = N_FAULT_FIELDS + n * N_MEMCHECK_FIELDS
+    if at + N_MEMCHECK_FIELDS <= fault.shape[0]:
+        sp, offset = generic_to_space(space, addr)
+        fault[at + MC_GID] = fault[F_AT_GID]
+        fault[at + MC_LANE] = lane
+        fault[at + MC_PC] = fault[F_AT_PC]
+        fault[at + MC_KIND] = kind
+        fault[at + MC_REASON] = reason
+        fault[at + MC_SPACE] = sp
+        fault[at + MC_ADDR] = addr
+        fault[at + MC_OFFSET] = offset
+        fault[at + MC_SIZE] = width
+    return True
 
 
 @compiled

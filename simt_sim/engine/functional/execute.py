@@ -25,7 +25,8 @@ from simt_sim.engine.functional.regfile import (compare_half_apart as compare_ha
                                                 compare_sources_apart as compare_sources,
                                                 read_int_apart as read_int, read_raw_apart as read_raw,
                                                 write_raw_apart as write_raw)
-from simt_sim.machine.layout import (C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
+from simt_sim.machine.layout import (ACCESS_ATOMIC, ACCESS_READ, ACCESS_WRITE, F_AT_GID, F_AT_PC, FAULT_NONE,
+                                     C_ACTIVE_LANES, C_HIST, C_THREAD_INSTS, C_WARP_INSTS, FAULT_CALL_DEPTH, FAULT_DEADLOCK,
                                      FAULT_EMPTY_POP, FAULT_MISALIGNED, FAULT_OOB, FAULT_STACK, FAULT_TRAP,
                                      FAULT_UNSUPPORTED, G, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_ID, WF_BAR_MASK, WF_CALL_DEPTH, WF_DEFERRED, WF_FULL, WF_GID, WF_MASK, WF_PC,
                                      WF_SP, WF_STATUS, W_BARRIER, W_DONE, W_READY, ISA_SASS)
@@ -388,22 +389,44 @@ def load_uniform(regs, mem, row, w, mask, base_t, slot, geom, fault):
     if mask == 0:
         return True
     lane = S.first_lane(mask)
+    bad = FAULT_NONE
+    region = M.R_NONE
+    off = np.int64(0)
     if addr % width != 0:
-        set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, width)
-        return False
-    region, off, _ = M.resolve(mem, row[E.F_SPACE], addr, width, slot, base_t + lane, geom[G_SHARED],
-                               geom[G_LOCAL], -1)
-    if region == M.R_NONE:
-        set_fault(fault, FAULT_OOB, w, lane, 0, addr, width)
-        return False
-    v = M.load(mem, region, off, width)
-    if ty != E.T_F32 and ty != E.T_F64 and ty != E.T_PRED:
-        v = alu.extend(v, ty)
+        bad = FAULT_MISALIGNED
+    else:
+        region, off, _ = M.resolve(mem, row[E.F_SPACE], addr, width, slot, base_t + lane, geom[G_SHARED],
+                                   geom[G_LOCAL], -1)
+        if region == M.R_NONE:
+            bad = FAULT_OOB
+    v = np.int64(0)
+    if bad != FAULT_NONE:           # memcheck report: every lane's access is listed, each reads zero
+        for lane in range(geom[G_WS]):
+            if (mask >> lane) & 1:
+                if not M.bad_access(fault, bad, w, lane, row[E.F_SPACE], addr, width, ACCESS_READ):
+                    return False
+    else:
+        v = M.load(mem, region, off, width)
+        if ty != E.T_F32 and ty != E.T_F64 and ty != E.T_PRED:
+            v = alu.extend(v, ty)
     dk, di, _, _ = opnd(row, 0)
     for lane in range(geom[G_WS]):
         if (mask >> lane) & 1:
             write_raw(regs, dk, di, base_t + lane, v)
     return True
+
+
+@compiled
+def skipped_access(code, regs, row, op, t):
+    """A bad access that memcheck reports and lets pass: a load (or an atomic's old value) gives
+    thread t zeros; a store or a reduction writes nothing."""
+    if op == E.OP_LD or op == E.OP_LDU or op == E.OP_ATOM:
+        dk, di, dimm, _ = opnd(row, 0)
+        if dk == E.K_VEC:
+            for k in range(dimm):
+                write_vec_element(regs, code.vecs[di, k], t, np.int64(0))
+        else:
+            write_raw(regs, dk, di, t, np.int64(0))
 
 
 @compiled
@@ -428,13 +451,22 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
             continue
         t = base_t + lane
         addr = lane_address(regs, aidx, aoff, t)
+        bad = FAULT_NONE
+        region = M.R_NONE
+        off = np.int64(0)
         if addr % width != 0 or (nvec > 1 and addr % total != 0):
-            set_fault(fault, FAULT_MISALIGNED, w, lane, 0, addr, total)
-            return False
-        region, off, hint = M.resolve(mem, space, addr, total, slot, t, shared_bytes, local_bytes, hint)
-        if region == M.R_NONE:
-            set_fault(fault, FAULT_OOB, w, lane, 0, addr, total)
-            return False
+            bad = FAULT_MISALIGNED
+        else:
+            region, off, hint = M.resolve(mem, space, addr, total, slot, t, shared_bytes, local_bytes, hint)
+            if region == M.R_NONE:
+                bad = FAULT_OOB
+        if bad != FAULT_NONE:
+            kind = ACCESS_READ if op == E.OP_LD or op == E.OP_LDU else (
+                ACCESS_WRITE if op == E.OP_ST else ACCESS_ATOMIC)
+            if not M.bad_access(fault, bad, w, lane, space, addr, total, kind):
+                return False
+            skipped_access(code, regs, row, op, t)      # memcheck report: reads zero, the write is dropped
+            continue
         if op == E.OP_LD or op == E.OP_LDU:
             dk, di, dimm, _ = opnd(row, 0)
             if dk == E.K_VEC:
@@ -690,19 +722,24 @@ def exec_cp_async(code, regs, mem, row, w, mask, base_t, slot, geom, slot_block,
         if row[E.F_FLAGS] & E.FL_ZFILL and size > 0:
             src, src_size = zfill_source(regs, row, t, src, size)
         if size <= 0 or dst % size != 0 or src % size != 0:
-            set_fault(fault, FAULT_MISALIGNED, w, lane, 0, dst if dst % size != 0 else src, size)
-            return False
+            bad_dst = size <= 0 or dst % size != 0
+            if not M.bad_access(fault, FAULT_MISALIGNED, w, lane, E.SP_SHARED if bad_dst else E.SP_GLOBAL,
+                                dst if bad_dst else src, size, ACCESS_WRITE if bad_dst else ACCESS_READ):
+                return False
+            continue                # memcheck report: the copy is dropped
         dreg, doffs, _ = M.resolve(mem, E.SP_SHARED, dst, size, slot, t, geom[G_SHARED], geom[G_LOCAL], -1)
         if dreg == M.R_NONE:
-            set_fault(fault, FAULT_OOB, w, lane, 0, dst, size)
-            return False
+            if not M.bad_access(fault, FAULT_OOB, w, lane, E.SP_SHARED, dst, size, ACCESS_WRITE):
+                return False
+            continue
         sreg = M.R_NONE
         soffs = np.int64(0)
         if src_size > 0:
             sreg, soffs, _ = M.resolve(mem, E.SP_GLOBAL, src, src_size, slot, t, geom[G_SHARED], geom[G_LOCAL], -1)
             if sreg == M.R_NONE:
-                set_fault(fault, FAULT_OOB, w, lane, 0, src, src_size)
-                return False
+                if not M.bad_access(fault, FAULT_OOB, w, lane, E.SP_GLOBAL, src, src_size, ACCESS_READ):
+                    return False
+                src_size = 0        # memcheck report: the source reads as zeros
         for i in range(size):
             v = M.load(mem, sreg, soffs + i, 1) if i < src_size else np.int64(0)
             M.store(mem, dreg, doffs + i, 1, v)
@@ -970,6 +1007,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             return STEP_FAULT
     elif op == E.OP_LD or op == E.OP_LDU or op == E.OP_ST or op == E.OP_ATOM or op == E.OP_RED:
         CV.join_newest(ws, w)       # SASS: a memory instruction lets the two newest waiting groups join
+        fault[F_AT_GID] = gid       # for a memcheck report of a bad access
+        fault[F_AT_PC] = pc
         if not exec_memory(code, regs, mem, row, op, w, exec_mask, base_t, slot, geom, slot_block,
                            counters, fault):
             fault[1] = gid
@@ -981,6 +1020,8 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
     elif E.IS_EXT_OP[op]:
         if op == E.OP_LDMATRIX or op == E.OP_CP_ASYNC:
             CV.join_newest(ws, w)
+        fault[F_AT_GID] = gid
+        fault[F_AT_PC] = pc
         next_pc = ext_row(code.ext, code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, slot, geom, slot_block,
                           counters, ev, fault)
         if next_pc == ROW_FAULT:
