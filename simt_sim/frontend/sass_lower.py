@@ -24,6 +24,7 @@ from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.sass import ControlCodes, SassInstruction, SassKernel
 from simt_sim.frontend.sass_banks import ConstantBanks
+from simt_sim.frontend.sass_modifiers import checked_lowering, flags_of, pick, picks
 from simt_sim.isa import encoding as E
 from simt_sim.isa.sass_table import sass_table
 from simt_sim.isa.table import ISAS
@@ -317,11 +318,9 @@ def _is_uniform_register(kind: int, idx: int) -> bool:
 
 
 def sass_flags(mods: tuple[str, ...]) -> int:
-    """E.SM_* flags of the modifier words that change a SASS row's meaning."""
-    flags = 0
-    for word in mods:
-        flags |= E.SASS_MODIFIER_FLAG.get(word, 0)
-    return flags
+    """E.SM_* flags of the modifier words that change a SASS row's meaning (a word is consumed only
+    where its family's semantics read the flag: sass_modifiers.flags_of)."""
+    return flags_of(mods)
 
 
 def lower_memory(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
@@ -336,7 +335,8 @@ def lower_memory(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     value_text, addr_text = (ops[0], ops[1]) if load else (ops[1], ops[0])
     addr = b.address(addr_text)
     value = _value_registers(b, value_text, nvec, dest=load)
-    flags = E.FL_L1_BYPASS if ("STRONG" in mods and "GPU" in mods) or "STRONG.SYS" in inst.opcode else 0
+    scope = pick(mods, ("GPU", "SYS", "SM", "CTA"))      # of a .STRONG access: GPU and SYS bypass the L1
+    flags = E.FL_L1_BYPASS if "STRONG" in mods and scope in ("GPU", "SYS") else 0
     op = E.OP_LD if load else E.OP_ST
     operands = [value, addr] if load else [addr, value]
     return b.row(op, operands, ndst=1 if load else 0, F_TYPE=ty, F_SPACE=E.SPACE_CODE[space], F_VEC=nvec,
@@ -360,7 +360,7 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     mods = inst.modifiers
     if "CAST" in mods or "POPC" in mods:
         return lower_atomic_special(b, inst, family)
-    aop = next((ATOM_OPS[m] for m in mods if m in ATOM_OPS), None)
+    aop = pick(mods, ATOM_OPS)
     if aop is None:
         raise b.error("atomic without a known operation")
     wide = "64" in mods or "S64" in mods or "U64" in mods     # ATOMG.E.MIN.S64 names no plain .64
@@ -374,6 +374,11 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
         ty = "s64"
     else:
         ty = "u64" if wide else "u32"
+    if picks(mods, ("U32", "U64")) and ty not in ("u32", "u64"):
+        raise b.error(f"an unsigned word with a {ty} atomic")
+    if ty in ("f32", "f64") and aop == "add" and not ("RN" in mods and ("FTZ" in mods or ty == "f64")):
+        # the simulated float atomic add rounds to nearest, and its f32 form flushes subnormals (atom.add.f32)
+        raise b.error(f"a {ty} atomic add without .{'FTZ.' if ty == 'f32' else ''}RN is not simulated")
     space = "shared" if family == "ATOMS" else "global"
     ops = list(inst.operands)
     if ops and _PRED_RE.match(ops[0].lstrip("!")):
@@ -403,7 +408,7 @@ def lower_atomic_special(b: RowBuilder, inst: SassInstruction, family: str) -> n
         raise b.error(f"{'.'.join(m for m in mods if m in ('CAST', 'SPIN', 'POPC'))} on {family} "
                       "(only ATOMS has it here)")
     if "POPC" in mods:
-        if "INC" not in mods or len(ops) != 2 or not set(mods) <= {"POPC", "INC", "32"}:
+        if "INC" not in mods or len(ops) != 2 or picks(mods, ("POPC", "INC", "32")) != list(mods):
             raise b.error("only ATOMS.POPC.INC.32 RZ, [a] is supported of the .POPC atomics")
         if ops[0] != "RZ":
             raise b.error("ATOMS.POPC.INC with a result register: its returned value is not modelled")
@@ -411,7 +416,7 @@ def lower_atomic_special(b: RowBuilder, inst: SassInstruction, family: str) -> n
         one = b.imm(1)
         return b.row(E.OP_ATOM, [(E.K_NONE, -1, 0, u32), b.address(ops[1]), (one[0], one[1], 0, u32)], ndst=1,
                      F_TYPE=u32, F_SPACE=E.SPACE_CODE["shared"], F_CMP=E.ATOM_CODE["add"], F_VEC=1)
-    if not ("CAST" in mods and "SPIN" in mods) or not set(mods) <= {"CAST", "SPIN", "64"} or len(ops) != 4:
+    if not ("CAST" in mods and "SPIN" in mods) or picks(mods, ("CAST", "SPIN", "64")) != list(mods) or len(ops) != 4:
         raise b.error("only ATOMS.CAST.SPIN[.64] Rd, [a], Rcmp, Rnew is supported of the .CAST atomics")
     wide = "64" in mods
     ty = "u64" if wide else "u32"
@@ -453,7 +458,7 @@ def lower_bar(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
 
 def lower_shfl(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     """SHFL.<mode> Pd, Rd, a, lane, clamp -> the PTX shfl.sync row (same lane / clamp packing)."""
-    mode = next((m.lower() for m in inst.modifiers if m.lower() in E.SHFL_CODE), None)
+    mode = pick(inst.modifiers, {m.upper(): m for m in E.SHFL_CODE})
     if mode is None:
         raise b.error("SHFL without a known mode")
     pd, d, *srcs = inst.operands
@@ -538,19 +543,19 @@ def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
     fields = {}
     table = INT_CMP if family in ("ISETP", "UISETP") else FLOAT_CMP
     if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2", "HSET2"):
-        cmp = next((table[m] for m in mods if m in table), None)
+        cmp = pick(mods, table)
         if cmp is None:
             raise b.error("comparison without a known test")
         fields["F_CMP"] = E.SASS_CMP_CODE[cmp]
-        fields["F_BOOL"] = next((E.BOOL_CODE[m.lower()] for m in mods if m in ("AND", "OR", "XOR")), 0)
+        fields["F_BOOL"] = pick(mods, {m: E.BOOL_CODE[m.lower()] for m in ("AND", "OR", "XOR")}, 0)
     if family == "MUFU":
-        fn = next((m for m in mods if m in E.MUFU_CODE), None)
+        fn = pick(mods, tuple(E.MUFU_CODE))
         if fn is None:
             raise b.error("MUFU without a known function")
         fields["F_CMP"] = E.MUFU_CODE[fn]
     if family in ("VOTE", "VOTEU"):
-        fields["F_CMP"] = E.VOTE_MODE_ALL if "ALL" in mods else E.VOTE_MODE_ANY
-    rnd = next((ROUNDING[m] for m in mods if m in ROUNDING), None)
+        fields["F_CMP"] = pick(mods, {"ALL": E.VOTE_MODE_ALL, "ANY": E.VOTE_MODE_ANY}, E.VOTE_MODE_ANY)
+    rnd = pick(mods, ROUNDING)
     if rnd is not None:
         fields["F_RND"] = rnd
     return fields
@@ -558,7 +563,7 @@ def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
 
 def _type_fields(family: str, mods: tuple[str, ...]) -> dict:
     """Source and destination types of conversions, integer signedness of the rest."""
-    words = [m for m in mods if m in E.SASS_TYPE_CODE]
+    words = picks(mods, E.SASS_TYPE_CODE)
     if family in ("I2F", "F2I", "F2F", "I2FP", "F2FP"):
         names = {"I2F": ("F32", "S32"), "F2I": ("S32", "F32"), "F2F": ("F32", "F32"), "I2FP": ("F32", "S32"),
                  "F2FP": ("F16", "F32")}[family]
@@ -651,8 +656,7 @@ def lower_ldc(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
             offset += int(part, 16)
         elif part:
             index = b.operand(part)
-    width = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8}.get(next((x for x in mods if x in
-                                                                      ("U8", "S8", "U16", "S16", "64")), ""), 4)
+    width = pick(mods, {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8}, 4)
     bank, offset = b.bank_word(bank, offset) if index[0] == E.K_IMM else _indexed_bank(b, bank, offset)
     return b.row(E.SASS_OPCODE[family], [dest, (E.K_CONST, bank, offset, 0), index], ndst=1, F_VEC=width,
                  F_FLAGS=sass_flags(mods))
@@ -714,7 +718,9 @@ UNSUPPORTED: set[str] = set()
 
 
 def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
-    row = _lower_instruction(b, inst)
+    # strict lowering (frontend/sass_modifiers.py): every modifier and operand form accepted and consumed
+    row = checked_lowering(b, inst, _lower_instruction)
+    inst = b.inst
     if b.selectors:
         check_selectors(b, inst.family, row)
     return row

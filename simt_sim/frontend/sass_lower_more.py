@@ -70,8 +70,8 @@ def lower_f2fp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     if "PACK_AB" not in mods or "F32" not in mods:
         raise b.error("only F2FP.{F16,BF16}.F32.PACK_AB is supported")
     ops = [b.operand(t, number="f32", dest=k == 0) for k, t in enumerate(inst.operands)]
-    fields = {"F_TYPE": E.T_BF16 if "BF16" in mods else E.T_F16}
-    rnd = next((SL.ROUNDING[m] for m in mods if m in SL.ROUNDING), None)
+    fields = {"F_TYPE": SL.pick(mods, {"BF16": E.T_BF16, "F16": E.T_F16}, E.T_F16)}
+    rnd = SL.pick(mods, SL.ROUNDING)
     if rnd is not None:
         fields["F_RND"] = rnd
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), **fields)
@@ -96,7 +96,7 @@ REDUX_OPS = {"SUM": "add", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or",
 def lower_redux(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """REDUX[.SUM|.MIN|.MAX|.OR|.XOR][.S32] d, a (no operation word: .AND)."""
     mods = inst.modifiers
-    op = next((REDUX_OPS[m] for m in mods if m in REDUX_OPS), "and")     # nvdisasm prints .AND as plain REDUX
+    op = SL.pick(mods, REDUX_OPS, "and")     # nvdisasm prints .AND as plain REDUX
     ops = [b.operand(inst.operands[0], dest=True), b.operand(inst.operands[1])]
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=E.REDUX_CODE[op],
                  F_TYPE=E.T_S32 if "S32" in mods else E.T_U32)
@@ -105,10 +105,11 @@ def lower_redux(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 def lower_hmma(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """HMMA.{16816,1688}.{F32,F16}[.BF16] D, A, B, C: each operand a fragment's first register."""
     mods = inst.modifiers
-    shape = next((HMMA_SHAPES[m] for m in mods if m in HMMA_SHAPES), None)
+    shape = SL.pick(mods, HMMA_SHAPES)
     if shape is None:
         raise b.error(f"HMMA shape {'.'.join(mods)} is not supported (16816, 1688)")
-    acc = E.T_F16 if "F16" in mods and "F32" not in mods else E.T_F32
+    f16, f32 = "F16" in mods, "F32" in mods          # both asked, so both are consumed
+    acc = E.T_F16 if f16 and not f32 else E.T_F32
     if acc == E.T_F16 and "BF16" in mods:
         raise b.error("HMMA with bf16 inputs and an f16 accumulator does not exist")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
@@ -130,7 +131,7 @@ def lower_fragment_op(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 def lower_ldsm(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """LDSM.16.{M88,MT88}.{1,2,4} D, [a] -> ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16."""
     mods = inst.modifiers
-    count = next((int(m) for m in mods if m in ("1", "2", "4")), 1)
+    count = SL.pick(mods, {"1": 1, "2": 2, "4": 4}, 1)
     if "16" not in mods or not ("M88" in mods or "MT88" in mods):
         raise b.error("only LDSM.16.M88 / LDSM.16.MT88 are supported")
     kind, first, _, _ = b.operand(inst.operands[0], dest=True)
@@ -152,7 +153,7 @@ def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     zfill = "ZFILL" in mods
     if len(texts) != 2 and not (zfill and len(texts) == 3):
         raise b.error("LDGSTS takes a shared and a global address (.ZFILL: and a predicate)")
-    size = next((LDGSTS_SIZES[m] for m in mods if m in LDGSTS_SIZES), 4)
+    size = SL.pick(mods, LDGSTS_SIZES, 4)
     dst, src = b.address(texts[0]), b.address(texts[1])
     k, i, _, _ = b.imm(size)
     ops = [dst, src, (k, i, 0, E.TYPE_CODE["u32"])]
@@ -172,14 +173,14 @@ def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     f64 = "F64" in mods
     ops = [SL._wide(b, t, dest=k == 0) if f64 else b.operand(t, number="f32", dest=k == 0)
            for k, t in enumerate(inst.operands)]
-    rnd = next((SL.ROUNDING[m] for m in mods if m in SL.ROUNDING), E.RND_RN)
+    rnd = SL.pick(mods, SL.ROUNDING, E.RND_RN)
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), F_RND=rnd,
                  F_TYPE=E.T_F64 if f64 else E.T_F32)
 
 
 def lower_i2i(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """I2I.<dst>.<src>[.SAT] d, a (I2I.S8.S32.SAT: cvt.sat.s8.s32)."""
-    words = [m for m in inst.modifiers if m in E.SASS_TYPE_CODE]
+    words = SL.picks(inst.modifiers, E.SASS_TYPE_CODE)
     if len(words) != 2:
         raise b.error("I2I needs a destination and a source type")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
@@ -194,8 +195,8 @@ def lower_idp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """IDP.4A.<a>.<b> d, a, b, c (dp4a) and IDP.2A.{LO,HI}.<a>.<b> d, a, b, c (dp2a): F_CMP holds
     the PTX opcode whose arithmetic it is (alu.dot_bytes), F_TYPE a's type, F_TYPE2 b's."""
     mods = inst.modifiers
-    kind = next((IDP_KINDS[m] for m in mods if m in IDP_KINDS), None)
-    words = [m for m in mods if m in E.SASS_TYPE_CODE]
+    kind = SL.pick(mods, IDP_KINDS)
+    words = SL.picks(mods, E.SASS_TYPE_CODE)
     if kind is None or len(words) != 2:
         raise b.error("IDP needs .4A or .2A and the types of a and b")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
@@ -215,7 +216,7 @@ def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     if len(operands) != 3:
         raise b.error("P2R needs a destination, a register and a mask")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(operands)]
-    byte = next((P2R_BYTES[m] for m in inst.modifiers if m in P2R_BYTES), 0)
+    byte = SL.pick(inst.modifiers, P2R_BYTES, 0)
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_VEC=byte)
 
 

@@ -109,8 +109,8 @@ def read_table(path: Path):
 
 
 def load_isa(directory: Path = ISA_DIR) -> ISA:
-    # isa/sass.yaml is the SASS table (simt_sim/isa/sass_table.py), not part of the PTX ISA
-    files = sorted(p for p in directory.glob("*.yaml") if p.name != SASS_TABLE_FILE)
+    # isa/sass*.yaml are the SASS tables (simt_sim/isa/sass_table.py), not part of the PTX ISA
+    files = sorted(p for p in directory.glob("*.yaml") if not p.name.startswith("sass"))
     if not files:
         raise InputError(f"no ISA table found in {directory} (install with `pip install -e .`)")
     ops: list[OpInfo] = []
