@@ -470,7 +470,7 @@ def lower_shfl(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
 
 
 # How many leading operands of each SASS family are destinations (the rest are sources).
-DESTINATIONS = {"ISETP": 2, "FSETP": 2, "DSETP": 2, "HSETP2": 2, "UISETP": 2, "PLOP3": 2, "VOTE": 2,
+DESTINATIONS = {"ISETP": 2, "FSETP": 2, "DSETP": 2, "HSETP2": 2, "UISETP": 2, "PLOP3": 2, "UPLOP3": 2, "VOTE": 2,
                 "SHFL": 2, "IADD3": 3, "UIADD3": 3, "LEA": 2, "ULEA": 2, "IMAD": 2, "UIMAD": 2,
                 "MATCH": 2, "BSSY": 0, "BSYNC": 0, "BREAK": 0, "WARPSYNC": 0, "BRA": 0, "NOP": 0,
                 "EXIT": 0, "DEPBAR": 0, "LDGDEPBAR": 0, "MEMBAR": 0, "ERRBAR": 0, "CGAERRBAR": 0,
@@ -484,6 +484,8 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     op = E.SASS_OPCODE[family]
     entry = sass_table().by_name[family]
     number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX", "MUFU") else "int")
+    if family in ("F2I", "F2F"):                # F2I.TRUNC.NTZ R0, 3.5: a float immediate, in the source's format
+        number = "f64" if _type_fields(family, inst.modifiers)["F_TYPE2"] == E.T_F64 else "f32"
     if family in ("DSETP",):
         number = "f64"
     texts = list(inst.operands)
@@ -529,7 +531,7 @@ def _destination_count(family: str, texts: list[str]) -> int:
     out right after the result (a predicate at the end is a carry in, a source)."""
     if family in ("VOTE", "VOTEU"):             # [Rd,] Pd, Psrc
         return len(texts) - 1
-    if family == "LOP3":                        # LOP3.LUT [P0,] R0, a, b, c, lut, p
+    if family in ("LOP3", "ULOP3"):             # LOP3.LUT [P0,] R0, a, b, c, lut, p
         return 2 if _PRED_RE.match(texts[0]) else 1
     if family in PRED_CARRY_FAMILIES:
         n = 1
@@ -539,9 +541,13 @@ def _destination_count(family: str, texts: list[str]) -> int:
     return DESTINATIONS.get(family, 1)
 
 
+# DSETP.MIN / .MAX: the min / max selection predicates of ptxas's fmin / fmax (sass_ops.dsetp_minmax)
+DSETP_CMP = {**FLOAT_CMP, "MIN": "min", "MAX": "max"}
+
+
 def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
     fields = {}
-    table = INT_CMP if family in ("ISETP", "UISETP") else FLOAT_CMP
+    table = INT_CMP if family in ("ISETP", "UISETP") else DSETP_CMP if family == "DSETP" else FLOAT_CMP
     if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2", "HSET2"):
         cmp = pick(mods, table)
         if cmp is None:
@@ -764,14 +770,51 @@ def _lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
     return lower_generic(b, inst, family)
 
 
+def stack_frames(kernel: SassKernel, where: str = "") -> tuple[int, int]:
+    """(the kernel's own stack frame, the largest device-function frame) in bytes, from the stack
+    pointer R1's updates: `LDC R1, c[0x0][0x28]` loads the stack top, `IADD3 R1, R1, imm, RZ` /
+    `VIADD R1, R1, imm` move it; the immediate is a 32-bit two's complement value (ptxas 13
+    writes `VIADD R1, R1, 0xffffffe8` for -0x18, older forms `IADD3 R1, R1, -0x18, RZ`), a
+    negative one reserves a frame (summed per function), a positive one frees it.  Any other write
+    of R1 is refused: the stack could not be sized."""
+    frames: dict[str, int] = {}
+    for inst in kernel.instructions:
+        ops = inst.operands
+        if not ops or ops[0].replace(".reuse", "") != "R1":
+            continue
+        family = inst.family
+        if family == "LDC" and ops[1:] == ("c[0x0][0x28]",):
+            continue
+        value = None
+        if ops[1:2] == ("R1",) and ((family == "VIADD" and len(ops) == 3) or
+                                    (family == "IADD3" and len(ops) == 4 and ops[3] == "RZ")):
+            value = _int_literal(ops[2])
+        if value is None or inst.modifiers or inst.predicate:
+            raise SassLoweringError(f"SASS {inst.text()!r} at pc {inst.pc:#06x}: writes the stack pointer R1 in a "
+                                    "form the simulator cannot size the stack from (it reads LDC R1, c[0x0][0x28] "
+                                    "and R1 +/- an immediate)",
+                                    SourceLoc(where, inst.pc // E.SASS_INSTRUCTION_BYTES + 1, 1))
+        if value < 0:
+            name = kernel.function_at(inst.pc)
+            frames[name] = frames.get(name, 0) - value
+    own = frames.pop(kernel.name, 0)
+    return own, max(frames.values(), default=0)
+
+
+def _int_literal(text: str) -> int | None:
+    """A 32-bit integer immediate as nvdisasm prints it (0x.., -0x.., decimal) as a signed value."""
+    t = text.replace(".reuse", "")
+    try:
+        v = int(t, 16) if t.lstrip("-").startswith("0x") else int(t, 10)
+    except ValueError:
+        return None
+    v &= 0xFFFF_FFFF
+    return v - (1 << 32) if v & 0x8000_0000 else v
+
+
 def frame_bytes(kernel: SassKernel) -> int:
-    """Bytes ptxas reserves on the thread's stack: `R1 -= N` right after R1 is loaded."""
-    for inst in kernel.instructions[:16]:
-        if inst.family in ("IADD3", "VIADD") and inst.operands[:2] == ("R1", "R1"):
-            value = inst.operands[2]
-            if value.startswith("-0x"):
-                return int(value[3:], 16)
-    return 0
+    """Bytes ptxas reserves on the thread's stack in the kernel itself (stack_frames)."""
+    return stack_frames(kernel)[0]
 
 
 def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
@@ -786,11 +829,15 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
     code = np.array(rows, np.int64).reshape(len(rows), E.ROW_FIELDS)
     u64 = np.array(b.u64 or [0], np.uint64)
     vecs = np.array(b.vecs, np.int64).reshape(-1, E.VEC_WIDTH) if b.vecs else np.zeros((0, E.VEC_WIDTH), np.int64)
-    local = max(ptx_program.local_size, frame_bytes(kernel))
+    # The stack: the kernel's frame at the top of the thread's local memory, below it room for
+    # simt.call_depth frames of the largest device function (recursion), as the PTX path sizes
+    # its call stack (machine/lower.py: local_size + call_depth * frame_bytes).
+    own, callee = stack_frames(kernel, where)
+    local = max(ptx_program.local_size, own)
     return replace(ptx_program, code=code, const_u64=u64, const_f32=np.zeros(len(u64), np.float32), const_f64=np.zeros(len(u64), np.float64),
                    vec_regs=vecs, n_r32=E.SASS_R_BASE + register_rows(b.highest_r, register_count),
                    n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
-                   local_size=(local + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
+                   local_size=(local + 15) // 16 * 16, frame_bytes=(callee + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
                    locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
                    texts=[i.text() for i in kernel.instructions], isa="sass",
                    param_size=b.banks.image_offset + len(b.banks.image) if b.banks.image else ptx_program.param_size,

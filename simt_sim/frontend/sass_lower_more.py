@@ -17,7 +17,7 @@ from simt_sim.frontend import sass_lower as SL
 from simt_sim.isa import encoding as E
 
 _NUMBER_RE = re.compile(r"^-?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)
-HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1, "HSET2": 1}
+HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1, "HSET2": 1, "VHMNMX": 1}
 HMMA_SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
 LDGSTS_SIZES = {"64": 8, "128": 16}
 
@@ -210,8 +210,8 @@ P2R_BYTES = {"B1": 1, "B2": 2, "B3": 3}
 def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """P2R[.B1|.B2|.B3] d, PR, b, mask.  nvdisasm -json reports `PR` as the instruction's guard
     (`PR P2R R9, R8, 0xf`); either way it is the whole predicate file, no operand of the row."""
-    operands = tuple(t for t in inst.operands if t != "PR")
-    inst = replace(inst, predicate="" if inst.predicate == "PR" else inst.predicate, operands=operands)
+    operands = tuple(t for t in inst.operands if t not in ("PR", "UPR"))
+    inst = replace(inst, predicate="" if inst.predicate in ("PR", "UPR") else inst.predicate, operands=operands)
     b.inst = inst
     if len(operands) != 3:
         raise b.error("P2R needs a destination, a register and a mask")
@@ -253,7 +253,7 @@ def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 
 LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
-              "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r,
+              "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r, "UP2UR": lower_p2r, "VHMNMX": lower_half,
               "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands, "EXIT": lower_exit,
               "DEPBAR": lower_depbar,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,

@@ -259,6 +259,8 @@ SASS_OP_BASE = len(_ISA.ops)
 SASS_OPCODE = {name: SASS_OP_BASE + i for i, name in enumerate(SASS_FAMILIES)}
 SASS_UR_BASE = 0
 SASS_R_BASE = SASS_UR_BASE + 64
+SASS_CALL_DEPTH_ROW = SASS_UR_BASE + 63   # UR63 is URZ, never stored: the row keeps each thread's CALL
+                                         # depth (CALL +1, RET -1), the call context of convergence.py
 SASS_UP_BASE = 8
 SASS_N_PRED = SASS_UP_BASE + 8
 SASS_CBARRIERS = 16                    # convergence barriers B0..B15
@@ -269,6 +271,10 @@ OM_B1, OM_B2, OM_B3, OM_H1_SEL = 64, 128, 256, 512   # byte / half selects of I2
 # Comparison codes of SASS compare rows: PTX's, plus always-true / always-false (FSETP.T / .F).
 SASS_CMP_CODE = dict(CMP_CODE, t=len(CMP_NAMES), f=len(CMP_NAMES) + 1)
 CMP_TRUE, CMP_FALSE = SASS_CMP_CODE["t"], SASS_CMP_CODE["f"]
+# DSETP.MIN / .MAX (ptxas's fmin / fmax of doubles): the first predicate says a is the minimum
+# (maximum) to select, the second that both are NaN (sass_ops.dsetp_minmax)
+SASS_CMP_CODE.update(min=len(CMP_NAMES) + 2, max=len(CMP_NAMES) + 3)
+CMP_MIN_SELECT, CMP_MAX_SELECT = SASS_CMP_CODE["min"], SASS_CMP_CODE["max"]
 # Type words of SASS modifiers -> the engine's type codes (conversions, signedness).
 SASS_TYPE_CODE = {"U8": T_U8, "S8": T_S8, "U16": T_U16, "S16": T_S16, "U32": T_U32, "S32": T_S32,
                   "U64": T_U64, "S64": T_S64, "F16": T_F16, "BF16": T_BF16, "F32": T_F32, "F64": T_F64}
@@ -293,7 +299,9 @@ SASS_IMPLEMENTED = frozenset((
     "HADD2", "HMUL2", "HMNMX2", "HSETP2", "F2FP", "MATCH", "REDUX", "VIADDMNMX", "VABSDIFF", "FCHK",
     "HMMA", "DMMA", "MOVM",
     # families of the differential programs (programs/s-*): sass_ops.py, sass_half.py
-    "FRND", "HSET2", "I2I", "IDP", "BMSK", "VIMNMX3", "P2R", "CCTL", "ENDCOLLECTIVE"))
+    "FRND", "HSET2", "I2I", "IDP", "BMSK", "VIMNMX3", "P2R", "CCTL", "ENDCOLLECTIVE",
+    # the rest of the uniform datapath (the integer families on uniform registers) and VHMNMX
+    "ULOP3", "UPOPC", "UPRMT", "USEL", "UBREV", "UBMSK", "USGXT", "UPLOP3", "UP2UR", "VHMNMX"))
 for _name in (*SASS_IMPLEMENTED,):
     globals()[f"OP_S_{_name}"] = SASS_OPCODE[_name]
 # MUFU functions (F_CMP of a MUFU row) and the PTX operation each approximates.

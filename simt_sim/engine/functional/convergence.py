@@ -34,26 +34,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from simt_sim.engine.functional.simt_stack import claim_entry, log_event, popcount64
+from simt_sim.engine.functional.simt_stack import claim_entry, first_lane, log_event, popcount64
 from simt_sim.engine.jit import compiled
+from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, CBAR_SLOTS, CBAR_WARPSYNC, EV_DIVERGE,
                                      EV_RECONVERGE, KIND_PENDING, KIND_PENDING_FALL, POLICY_FEWER_FIRST,
-                                     POLICY_TAKEN_FIRST, SF_KIND, SF_PMASK, SF_PPC, WF_GID, WF_LIVE, WF_MASK,
-                                     WF_PC, WF_SP)
+                                     POLICY_TAKEN_FIRST, SF_KIND, SF_PMASK, SF_PPC, SF_RPC, WF_GID, WF_LIVE,
+                                     WF_MASK, WF_PC, WF_SP)
+
+SF_CTX = SF_RPC          # a pending group's call context (its threads' CALL depth); PTX frames' field
 
 
 @compiled
-def push_pending(ws, w, pc, mask, kind):
+def push_pending(ws, w, pc, mask, kind, ctx):
     """Park a group at pc (kind: KIND_PENDING for a branch's taken side, KIND_PENDING_FALL for its
-    fall-through side); returns False when the stack is full.  The two newest groups join first
-    when they can (join_newest)."""
+    fall-through side) in call context ctx (its threads' CALL depth: call_context); returns False
+    when the stack is full.  The two newest groups join first when they can (join_newest)."""
     join_newest(ws, w)
     sp = claim_entry(ws, w, kind)
     if sp < 0:
         return False
     ws.stack[w, sp, SF_PPC] = pc
     ws.stack[w, sp, SF_PMASK] = mask
+    ws.stack[w, sp, SF_CTX] = ctx
     return True
+
+
+@compiled
+def call_context(regs, base_t, mask):
+    """The call depth of a group's threads (CALL +1, RET -1 per thread, kept in the register row
+    E.SASS_CALL_DEPTH_ROW): the threads of one group are always at one depth."""
+    if mask == 0:
+        return np.int64(0)
+    return np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + first_lane(mask)])
 
 
 @compiled
@@ -67,8 +80,10 @@ def pop_pending(ws, w):
 
 @compiled
 def join_newest(ws, w):
-    """The two newest waiting groups become one when they wait at the same pc and are the same
-    side (both taken or both fall-through) of their branches.  The H100 does this before parking a
+    """The two newest waiting groups become one when they wait at the same pc, are the same side
+    (both taken or both fall-through) of their branches and are in the same call context (the
+    same CALL depth: in a recursion, threads parked at a callee's BSYNC one level deeper wait
+    for another instance of its barrier and must not join those of the level above).  The H100 does this before parking a
     third group and when the running group issues a memory instruction, not when the second one is
     parked (programs/t-bsync-join)."""
     sp = ws.f[w, WF_SP]
@@ -76,14 +91,16 @@ def join_newest(ws, w):
         return
     kind = ws.stack[w, sp - 1, SF_KIND]
     if (kind == KIND_PENDING or kind == KIND_PENDING_FALL) and ws.stack[w, sp - 2, SF_KIND] == kind \
-            and ws.stack[w, sp - 2, SF_PPC] == ws.stack[w, sp - 1, SF_PPC]:
+            and ws.stack[w, sp - 2, SF_PPC] == ws.stack[w, sp - 1, SF_PPC] \
+            and ws.stack[w, sp - 2, SF_CTX] == ws.stack[w, sp - 1, SF_CTX]:
         ws.stack[w, sp - 2, SF_PMASK] |= ws.stack[w, sp - 1, SF_PMASK]
         ws.f[w, WF_SP] = sp - 1
 
 
 @compiled
-def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
-    """BRA of the running group with `taken` threads going to target; False on stack overflow."""
+def branch(ws, w, target, taken, fall_pc, policy, ev, evc, ctx):
+    """BRA of the running group (call context ctx) with `taken` threads going to target; False on
+    stack overflow."""
     mask = ws.f[w, WF_MASK]
     fall = mask & ~taken
     if fall == 0:
@@ -98,10 +115,10 @@ def branch(ws, w, target, taken, fall_pc, policy, ev, evc):
         taken_first = policy == POLICY_TAKEN_FIRST
     log_event(ev, evc, ws.f[w, WF_GID], EV_DIVERGE, ws.f[w, WF_PC], mask, ws.f[w, WF_SP] + 1)
     if taken_first:
-        ok = push_pending(ws, w, fall_pc, fall, KIND_PENDING_FALL)
+        ok = push_pending(ws, w, fall_pc, fall, KIND_PENDING_FALL, ctx)
         ws.f[w, WF_PC], ws.f[w, WF_MASK] = target, taken
     else:
-        ok = push_pending(ws, w, target, taken, KIND_PENDING)
+        ok = push_pending(ws, w, target, taken, KIND_PENDING, ctx)
         ws.f[w, WF_PC], ws.f[w, WF_MASK] = fall_pc, fall
     return ok
 
@@ -122,7 +139,7 @@ def complete(ws, w, b):
 
 
 @compiled
-def arrive(ws, w, b, arriving, next_pc, ev, evc):
+def arrive(ws, w, b, arriving, next_pc, ev, evc, ctx):
     """BSYNC (or WARPSYNC) of `arriving` threads: either the barrier completes and all its threads
     continue at next_pc together, or the arrivals wait and the rest of the group goes on.  Arrivals
     that are not members (the barrier was cleared by a YIELD, or opened again by others) pass
@@ -136,7 +153,7 @@ def arrive(ws, w, b, arriving, next_pc, ev, evc):
     ws.cbar[w, b, CB_ARRIVED] |= arriving
     ws.cbar[w, b, CB_PC] = next_pc
     if complete(ws, w, b):
-        if outsiders != 0 and not push_pending(ws, w, next_pc, outsiders, KIND_PENDING_FALL):
+        if outsiders != 0 and not push_pending(ws, w, next_pc, outsiders, KIND_PENDING_FALL, ctx):
             return False
         release(ws, w, b, ev, evc)
         return True
@@ -155,7 +172,7 @@ def release(ws, w, b, ev, evc):
 
 
 @compiled
-def yield_group(ws, w, next_pc, ev, evc):
+def yield_group(ws, w, next_pc, ev, evc, ctx):
     """YIELD of the running group, which then waits at next_pc while another group runs: the
     threads waiting at a convergence barrier whose members are all either waiting at it or in the
     yielding group (the barrier is cleared: the yielders no longer belong to it), else the newest
@@ -174,7 +191,7 @@ def yield_group(ws, w, next_pc, ev, evc):
         waiting = ws.cbar[w, b, CB_ARRIVED] & members & ~running
         if waiting == 0 or (members & ~ws.cbar[w, b, CB_ARRIVED] & ~running) != 0:
             continue
-        if not push_pending(ws, w, next_pc, running, KIND_PENDING_FALL):
+        if not push_pending(ws, w, next_pc, running, KIND_PENDING_FALL, ctx):
             return False
         release(ws, w, b, ev, evc)
         ws.cbar[w, b, CB_MEMBERS] = 0
@@ -183,7 +200,7 @@ def yield_group(ws, w, next_pc, ev, evc):
         ws.f[w, WF_PC] = next_pc
         return True
     pop_pending(ws, w)
-    return push_pending(ws, w, next_pc, running, KIND_PENDING_FALL)
+    return push_pending(ws, w, next_pc, running, KIND_PENDING_FALL, ctx)
 
 
 @compiled
@@ -192,7 +209,7 @@ def break_out(ws, w, b, leaving):
 
 
 @compiled
-def warpsync(ws, w, wanted, arriving, next_pc, ev, evc):
+def warpsync(ws, w, wanted, arriving, next_pc, ev, evc, ctx):
     """WARPSYNC: a barrier over `wanted` (less exited threads) opened by its first arrival; False
     on stack overflow."""
     b = CBAR_WARPSYNC
@@ -202,7 +219,7 @@ def warpsync(ws, w, wanted, arriving, next_pc, ev, evc):
             and ws.cbar[w, b, CB_ARRIVED] == 0:
         ws.f[w, WF_PC] = next_pc          # everyone is here already: nothing to wait for
         return True
-    return arrive(ws, w, b, arriving, next_pc, ev, evc)
+    return arrive(ws, w, b, arriving, next_pc, ev, evc, ctx)
 
 
 @compiled

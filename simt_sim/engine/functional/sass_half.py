@@ -9,6 +9,7 @@ the operand's selector may replace (.H0_H0: both the low half, .H1_H1: both the 
   HADD2 / HMUL2  d, a, b          both halves; HADD2.F32 d, a, b: the f32 sum of the low halves
                                   (ptxas's cvt.f32.f16 is HADD2.F32 d, -RZ, b.H0_H0)
   HMNMX2         d, a, b, p       p: min, !p: max (.NAN: a NaN operand gives the canonical NaN)
+  VHMNMX         d, a, b, c, p    min (p) / max (!p) of three: HMNMX2's of HMNMX2's (hmin(hmin(a, b), c))
   HSETP2.cmp.bop P, Q, a, b, p    P = cmp(low halves) bop p, Q = cmp(high halves) bop p
                                   (.H_AND: both = cmp(low) and cmp(high), then bop p)
   HSET2[.BF].cmp.bop d, a, b, p  each half of d: cmp(that half of a, b) bop p, written as 1.0 in
@@ -84,6 +85,12 @@ def exec_half_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, count
         b = src_pair(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
         want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, pair_op(E.OP_MIN if want_min else E.OP_MAX, a, b, flags, bf))
+    elif op == E.OP_S_VHMNMX:               # VHMNMX d, a, b, c, p: the min (p) or max (!p) of three
+        a = src_pair(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        b = src_pair(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
+        c = src_pair(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        pop = E.OP_MIN if pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters) else E.OP_MAX
+        put(regs, row, 0, t, pair_op(pop, pair_op(pop, a, b, flags, bf), c, flags, bf))
     elif op == E.OP_S_HSETP2:
         exec_hsetp2(code, regs, mem, row, t, w, lane, geom, slot_block, counters, bf, fl)
     elif op == E.OP_S_HSET2:

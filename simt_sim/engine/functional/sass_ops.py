@@ -292,7 +292,7 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
             + src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
     elif op == E.OP_S_IMAD or op == E.OP_S_UIMAD:
         exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl, unsigned)
-    elif op == E.OP_S_LOP3:
+    elif op == E.OP_S_LOP3 or op == E.OP_S_ULOP3:
         b0 = 1 if nd == 2 else 0          # LOP3.LUT P0, R0, a, b, c, lut, p: P0 = result != 0
         r = lop3(src_int(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters),
                  src_int(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters),
@@ -301,7 +301,7 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
         put(regs, row, b0, t, r)
         if nd == 2:
             put(regs, row, 0, t, np.int64(1 if r != 0 else 0))
-    elif op == E.OP_S_PLOP3:
+    elif op == E.OP_S_PLOP3 or op == E.OP_S_UPLOP3:
         i = (pred_src(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) << 2) \
             | (pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters) << 1) \
             | pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
@@ -323,7 +323,7 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
         if fl & E.SM_EX and a == b:          # 64-bit chain: equal upper words defer to the lower result
             r = pred_src(code, regs, mem, row, 5, t, w, lane, geom, slot_block, counters)
         set_compare(code, regs, mem, row, r, t, w, lane, geom, slot_block, counters, 4)
-    elif op == E.OP_S_SEL or op == E.OP_S_FSEL:
+    elif op == E.OP_S_SEL or op == E.OP_S_FSEL or op == E.OP_S_USEL:
         p = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, src_f32_bits(code, regs, mem, row, 1 if p else 2, t, w, lane, geom, slot_block,
                                           counters) if op == E.OP_S_FSEL else
@@ -335,21 +335,21 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
                                        src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
                                        unsigned,
                                        pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)))
-    elif op == E.OP_S_POPC:
+    elif op == E.OP_S_POPC or op == E.OP_S_UPOPC:
         put(regs, row, 0, t, alu.popcount(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
                                                   counters), 32))
     elif op == E.OP_S_FLO or op == E.OP_S_UFLO:
         a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, alu.find_msb(a, 32, not unsigned, (fl & E.SM_SH) != 0))
-    elif op == E.OP_S_BREV:
+    elif op == E.OP_S_BREV or op == E.OP_S_UBREV:
         put(regs, row, 0, t, alu.bit_reverse(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
                                                      counters), 32))
-    elif op == E.OP_S_PRMT:
+    elif op == E.OP_S_PRMT or op == E.OP_S_UPRMT:
         a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
         sel = src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters)
         b = src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, alu.int_arith(E.OP_PRMT, E.T_B32, 0, a, b, sel))
-    elif op == E.OP_S_SGXT:
+    elif op == E.OP_S_SGXT or op == E.OP_S_USGXT:
         a = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
         n = raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & M32
         if n == 0:
@@ -365,12 +365,13 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
         put(regs, row, 0, t, raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
     elif op == E.OP_S_VIMNMX3:
         exec_vimnmx3(code, regs, mem, row, t, w, lane, geom, slot_block, counters, unsigned)
-    elif op == E.OP_S_BMSK:
+    elif op == E.OP_S_BMSK or op == E.OP_S_UBMSK:
         put(regs, row, 0, t, bit_mask(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
                                       src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
                                       fl & E.SM_W))
-    elif op == E.OP_S_P2R:
-        exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
+    elif op == E.OP_S_P2R or op == E.OP_S_UP2UR:
+        exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters,
+                 E.SASS_UP_BASE if op == E.OP_S_UP2UR else 0)
     elif op == E.OP_S_I2I:
         v = alu.extend(selected_part(raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters) & M32,
                                      mods_of(row, 1)), row[E.F_TYPE2])
@@ -456,12 +457,13 @@ def exec_vimnmx3(code, regs, mem, row, t, w, lane, geom, slot_block, counters, u
 
 
 @compiled
-def exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
+def exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters, base):
     """P2R d, PR, b, mask: the predicates P0..P6 as bits 0..6, masked, into byte F_VEC of b:
-    d = (b & ~(mask << 8k)) | ((PR & mask) << 8k)."""
+    d = (b & ~(mask << 8k)) | ((PR & mask) << 8k).  UP2UR: the same of UP0..UP6 (base: the
+    uniform predicates' first row)."""
     prs = np.int64(0)
     for p in range(7):
-        prs |= np.int64(regs.pred[p, t]) << p
+        prs |= np.int64(regs.pred[base + p, t]) << p
     shift = 8 * row[E.F_VEC]
     mask = (raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & 0xFF) << shift
     b = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
@@ -537,7 +539,11 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_DSETP:
         a = f64_from_bits(src_f64_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
         b = f64_from_bits(src_f64_bits(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
-        set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
+        if row[E.F_CMP] == E.CMP_MIN_SELECT or row[E.F_CMP] == E.CMP_MAX_SELECT:
+            dsetp_minmax(code, regs, mem, row, a, b, t, w, lane, geom, slot_block, counters)
+        else:
+            set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block,
+                        counters, 4)
     elif op == E.OP_S_MUFU:
         exec_mufu(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_FRND:
@@ -547,6 +553,28 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
     else:
         return False
     return True
+
+
+@compiled
+def dsetp_minmax(code, regs, mem, row, a, b, t, w, lane, geom, slot_block, counters):
+    """DSETP.MIN / .MAX P, Q, a, b, Pc (ptxas's fmin / fmax of doubles, followed by selects of a
+    or b and a fix-up of the NaN case): P = a is the result (MIN: a < b, or a == b with a's sign
+    set or b's clear, so min(-0, +0) = -0; MAX: a > b, or a == b with a's sign clear or b's set;
+    a number against a NaN: the number), Q = both are NaN (ptxas then quiets a's NaN); each
+    combined with Pc by the row's .AND / .OR / .XOR."""
+    want_min = row[E.F_CMP] == E.CMP_MIN_SELECT
+    a_nan, b_nan = a != a, b != b
+    if a_nan or b_nan:
+        pick_a = not a_nan
+    elif a == b:
+        sa, sb = math.copysign(1.0, a) < 0, math.copysign(1.0, b) < 0
+        pick_a = (sa or not sb) if want_min else (not sa or sb)
+    else:
+        pick_a = a < b if want_min else a > b
+    p = pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
+    bop = row[E.F_BOOL]
+    put(regs, row, 0, t, combine(np.int64(1 if pick_a else 0), bop, p))
+    put(regs, row, 1, t, combine(np.int64(1 if a_nan and b_nan else 0), bop, p))
 
 
 @compiled

@@ -36,26 +36,30 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     """Execute SASS row `row` at pc for exec_mask; returns the pc the running group continues at,
     or -1 after a fault."""
     gid = ws.f[w, WF_GID]
+    ctx = C.call_context(regs, base_t, ws.f[w, WF_MASK])
     if op == E.OP_S_BRA:
         if row[E.F_NOPS] == 1 and exec_mask != 0:
             exec_mask = branch_lanes(code, regs, ws, mem, row, w, exec_mask, base_t, geom, slot_block, counters)
-        if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
+        if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters, ctx):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
         return ws.f[w, WF_PC]
     if op == E.OP_S_CALL or op == E.OP_S_RET:
         if row[E.F_NOPS] == 0:                  # CALL.REL.NOINC label: a jump (the caller set the return address)
-            if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters):
+            count_call(regs, exec_mask, base_t, geom[G_WS], 1)
+            if not C.branch(ws, w, row[E.F_TARGET], exec_mask, pc + 1, geom[G_POLICY], ev, counters, ctx):
                 sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
                 return -1
             return ws.f[w, WF_PC]
+        if exec_mask != 0:                      # CALL Rn goes one level deeper, RET Rn one back
+            count_call(regs, exec_mask, base_t, geom[G_WS], 1 if op == E.OP_S_CALL else -1)
         return jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, geom, slot_block,
                                      counters, ev, fault)
     if op == E.OP_S_BSSY:
         C.open_barrier(ws, w, row[E.F_CMP], ws.f[w, WF_MASK])
         return pc + 1
     if op == E.OP_S_BSYNC:
-        if not C.arrive(ws, w, row[E.F_CMP], exec_mask, pc + 1, ev, counters):
+        if not C.arrive(ws, w, row[E.F_CMP], exec_mask, pc + 1, ev, counters, ctx):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
         return ws.f[w, WF_PC]
@@ -68,7 +72,7 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
         first = first_lane(exec_mask)           # the mask register of the first executing lane
         wanted = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
                      counters) & ((np.int64(1) << 32) - 1)
-        if not C.warpsync(ws, w, wanted, exec_mask, pc + 1, ev, counters):
+        if not C.warpsync(ws, w, wanted, exec_mask, pc + 1, ev, counters, ctx):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
         return ws.f[w, WF_PC]
@@ -90,7 +94,7 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     if op == E.OP_S_YIELD:
         if exec_mask == 0:                      # guarded off in every lane
             return pc + 1
-        if not C.yield_group(ws, w, pc + 1, ev, counters):
+        if not C.yield_group(ws, w, pc + 1, ev, counters, ctx):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
         return ws.f[w, WF_PC]
@@ -126,6 +130,16 @@ def exec_more(code, regs, mem, row, op, w, exec_mask, base_t, geom, slot_block, 
                     not SW.exec_warp_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
                 return False
     return True
+
+
+@compiled
+def count_call(regs, exec_mask, base_t, wsz, step):
+    """The CALL depth of the executing threads goes up (CALL) or down (RET) by one
+    (convergence.call_context)."""
+    for lane in range(wsz):
+        if (exec_mask >> lane) & 1:
+            regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane] = np.uint32(
+                (np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane]) + step) & 0xFFFFFFFF)
 
 
 @compiled
@@ -176,12 +190,13 @@ def jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, ge
             if (others >> lane) & 1 and code_target(code, regs, mem, row, base_t + lane, w, lane, geom, slot_block,
                                                     counters) == tgt:
                 group |= np.int64(1) << lane
-        if not C.push_pending(ws, w, tgt, group, KIND_PENDING):
+        if not C.push_pending(ws, w, tgt, group, KIND_PENDING, C.call_context(regs, base_t, group)):
             sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
             return -1
         ws.f[w, WF_MASK] &= ~group
         others &= ~group
-    if not C.branch(ws, w, target, exec_mask & ws.f[w, WF_MASK], pc + 1, geom[G_POLICY], ev, counters):
+    if not C.branch(ws, w, target, exec_mask & ws.f[w, WF_MASK], pc + 1, geom[G_POLICY], ev, counters,
+                    C.call_context(regs, base_t, ws.f[w, WF_MASK])):
         sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
         return -1
     return ws.f[w, WF_PC]

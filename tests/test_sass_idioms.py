@@ -1,0 +1,379 @@
+"""Everyday CUDA idioms that SASS mode got wrong, refused or faulted on (issue 61, point 4), each in a
+kernel of its own (tests/cuda/sass_*.cu with their committed `nvcc -O3 -ptx -arch=sm_90` output),
+run as ptxas's sm_90 SASS and checked against numpy / plain Python (never against the simulator):
+
+- the shared-memory histogram `atomicAdd(&bins[b], 1)` with the result unused (ATOMS.POPC.INC.32)
+  and float / double / 64-bit atomics on shared memory (ptxas's ATOMS.CAST.SPIN loops);
+- conversions of the upper half-word or a byte of a word (I2F.U16 R2, R5.H1; I2F.S8 .. R.B1);
+- the uniform datapath (ULOP3, UPOPC, UPRMT, USEL, UFLO ...);
+- fmin / fmax of doubles (DSETP.MIN / .MAX), half |x| operands (|R7|.H0_H0), VHMNMX;
+- a kernel that spills to its stack (VIADD R1, R1, 0xfffffeb8);
+- recursion with data-dependent depth and divergent loops with barriers."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simt_sim.frontend import sass
+from simt_sim.frontend.sass import ControlCodes, SassInstruction, SassKernel, split_operands
+from simt_sim.frontend.sass_lower import (RowBuilder, SassLoweringError, load_kernel, lower_instruction,
+                                          stack_frames)
+from simt_sim.isa import encoding as E
+from simt_sim.run.functional import launch
+
+CUDA = Path(__file__).resolve().parent / "cuda"
+M32 = 0xFFFFFFFF
+pytestmark = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
+
+
+def run_sass(name, kernel, grid, block, args, buffers, must_hold=()):
+    """Outputs of one SASS-mode launch; `must_hold`: SASS opcodes the kernel's code must contain
+    (so the test keeps testing the instruction it was written for)."""
+    program = load_kernel(str(CUDA / f"{name}.ptx"), kernel, "sass")
+    texts = "\n".join(program.texts)
+    missing = [m for m in must_hold if m not in texts]
+    assert not missing, f"{name}: ptxas no longer emits {missing}"
+    return launch(program, grid, block, args, {k: v.copy() for k, v in buffers.items()}).buffers
+
+
+def words(rng, n):
+    return rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+
+
+# ---- 1. shared-memory atomics ------------------------------------------------------------------
+
+def test_shared_histogram_and_float_double_64bit_shared_atomics():
+    rng = np.random.default_rng(61)
+    n, blocks, block = 300, 3, 128
+    x = words(rng, n)
+    bufs = dict(x=x, bins=np.zeros(64 * blocks, np.uint32), ticket=np.zeros(n, np.uint32),
+                fsum=np.zeros(16 * blocks, np.float32), dsum=np.zeros(16 * blocks), lsum=np.zeros(16 * blocks, np.uint64),
+                lmin=np.zeros(8 * blocks, np.int64), lmax=np.zeros(8 * blocks, np.int64),
+                lx=np.zeros(4 * blocks, np.uint64), fx=np.zeros(8 * blocks, np.float32))
+    got = run_sass("sass_shared_atomics", None, blocks, block, list(bufs) + [n], bufs,
+                   must_hold=("ATOMS.POPC.INC.32", "ATOMS.CAST.SPIN ", "ATOMS.CAST.SPIN.64"))
+    assert got["ticket"].tolist() == [1] * n
+    for blk in range(blocks):
+        v = x[blk * block:(blk + 1) * block].astype(np.int64)
+        np.testing.assert_array_equal(got["bins"][blk * 64:(blk + 1) * 64], np.bincount(v & 63, minlength=64))
+        np.testing.assert_array_equal(got["fx"][blk * 8 + 4:blk * 8 + 8], np.bincount((v >> 6) & 3, minlength=4))
+        # quarter and half steps of small integers: every order of the atomic adds gives these sums
+        np.testing.assert_array_equal(got["fsum"][blk * 16:(blk + 1) * 16],
+                                      np.bincount((v >> 8) & 15, (v >> 20) * 0.25, 16).astype(np.float32))
+        np.testing.assert_array_equal(got["dsum"][blk * 16:(blk + 1) * 16], np.bincount((v >> 12) & 15, (v >> 4) * 0.5, 16))
+        lsum = [sum(int(u) << 24 for u in v if (u >> 16) & 15 == k) % (1 << 64) for k in range(16)]
+        assert got["lsum"][blk * 16:(blk + 1) * 16].tolist() == lsum
+        s = [int(u) * (-3 if u & 1 else 5) for u in v]
+        lmin = [min([q for q, u in zip(s, v) if (u >> 3) & 7 == k], default=2**63 - 1) for k in range(8)]
+        lmax = [max([q for q, u in zip(s, v) if (u >> 5) & 7 == k], default=-2**63) for k in range(8)]
+        assert got["lmin"][blk * 8:(blk + 1) * 8].tolist() == lmin
+        assert got["lmax"][blk * 8:(blk + 1) * 8].tolist() == lmax
+        lx = [0] * 4
+        for u in v:
+            lx[(u >> 2) & 3] |= 1 << (int(u) % 64)
+        assert got["lx"][blk * 4:(blk + 1) * 4].tolist() == lx
+        assert got["fx"][blk * 8:blk * 8 + 4].tolist() == [2.5 if ((v & 3) == k).any() else 0.0 for k in range(4)]
+
+
+# ---- 2. half-word and byte selectors -----------------------------------------------------------
+
+def test_upper_half_and_byte_conversions():
+    rng = np.random.default_rng(62)
+    n = 200
+    x = words(rng, n)
+    x[:8] = [0, 0xFFFFFFFF, 0x80008000, 0x7FFF7FFF, 0x00010000, 0x12345678, 0xFF7F80FF, 0x7C00FC00]
+    bufs = dict(x=x, f=np.zeros(10 * n, np.float32), d=np.zeros(6 * n), h=np.zeros(4 * n, np.uint16),
+                k=np.zeros(4 * n, np.int32))
+    got = run_sass("sass_subword_convert", None, 2, 128, ["x", "f", "d", "h", "k", n], bufs,
+                   must_hold=("I2F.U16 ", ".H1", ".B1", "I2F.S8", "I2F.F64.U16"))
+    u = x.astype(np.int64)
+    hi16, b1, b2, b3 = u >> 16, (u >> 8) & 0xFF, (u >> 16) & 0xFF, u >> 24
+    s16 = hi16.astype(np.uint16).view(np.int16).astype(np.int64)
+    sb1, sb2, sb3 = (v.astype(np.uint8).view(np.int8).astype(np.int64) for v in (b1, b2, b3))
+    f = got["f"].reshape(n, 10)
+    want_f = np.stack([hi16, b1, b2, b3, s16, sb1, sb2, sb3], 1).astype(np.float32)
+    np.testing.assert_array_equal(f[:, :8], want_f)
+    np.testing.assert_array_equal(f[:, 8], ((u & 0xFFFF).astype(np.float32) * np.float32(0.5)
+                                            + hi16.astype(np.float32)).astype(np.float32))
+    finite = ~np.isnan(hi16.astype(np.uint16).view(np.float16))
+    np.testing.assert_array_equal(f[finite, 9], hi16.astype(np.uint16).view(np.float16)[finite].astype(np.float32))
+    np.testing.assert_array_equal(got["d"].reshape(n, 6),
+                                  np.stack([hi16, s16, sb1, b2, sb3, b1], 1).astype(np.float64))
+    h = got["h"].reshape(n, 4).view(np.float16)
+    with np.errstate(over="ignore"):                                       # inf above 65519
+        np.testing.assert_array_equal(h[:, 0], hi16.astype(np.float16))
+    np.testing.assert_array_equal(h[:, 1], s16.astype(np.float16))
+    np.testing.assert_array_equal(h[:, 2], sb1.astype(np.float16))
+    np.testing.assert_array_equal(h[:, 3], b3.astype(np.float16))
+    k = got["k"].reshape(n, 4).astype(np.int64)
+    assert k[:, 0].tolist() == (sb1 * 3).tolist()
+    assert k[:, 1].tolist() == (s16 - 7).tolist()
+    assert k[:, 2].tolist() == (sb2 ^ 0x55).tolist()
+    low16 = (u & 0xFFFF).astype(np.uint16).view(np.int16).astype(np.int64)
+    assert k[:, 3].tolist() == [((b * s) + 2**31) % 2**32 - 2**31 for b, s in zip(b3.tolist(), low16.tolist())]
+
+
+# ---- 3. the uniform datapath -------------------------------------------------------------------
+
+def popc(v):
+    return bin(v & M32).count("1")
+
+
+def byte_perm(x, y, s):
+    data = (x & M32) | ((y & M32) << 32)
+    return sum(((data >> (8 * ((s >> (4 * k)) & 7))) & 0xFF) << (8 * k) for k in range(4))
+
+
+def s32(v):
+    v &= M32
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def uniform_values(a, b, c, w):
+    ffs = lambda v: (v & -v).bit_length()          # noqa: E731
+    clz = lambda v, bits: bits - v.bit_length()   # noqa: E731
+    u = [popc(a), (a & b) ^ ((~a & M32) | (b >> 3)), byte_perm(a, b, 0x5140), a if a > b else b * 3, clz(b, 32),
+         int(f"{a:032b}"[::-1], 2), max(c, -5) + min(a, b >> 2), (a << (c & 7)) | (b >> (c & 15)), ffs(a >> 3),
+         11 if (c < 0 and a > 1) or a == b else 17, ((((b << 32) | a) << (c & 31)) >> 32), abs(c),
+         s32(a << 8) >> (c & 31), bin(w).count("1") + (w >> 37) + clz(w, 64),
+         (a != 0) + (b != 0) * 2 + (c != 0) * 4 + ((a ^ b) > (c & M32)) * 8, byte_perm(a, 0, 0x3321) ^ popc(a & b)]
+    acc = 0
+    for k in range((a & 7) + 2):
+        acc = (acc * 31 + (k ^ b) + popc(k * a)) & M32
+    return [v & M32 for v in u] + [acc]
+
+
+@pytest.mark.parametrize("a, b, c, w", [(0x9ABCDEF1, 0x01234567, -77, 0x0123456789ABCDEF),
+                                        (0x00000003, 0x00000003, 9, 0xFFFF000000000001)])
+def test_uniform_datapath_values(a, b, c, w):
+    blocks, block = 2, 64
+    got = run_sass("sass_uniform_ops", "sass_uniform_ops", blocks, block, [a, b, c, w, "o"],
+                   {"o": np.zeros(17 * blocks * block, np.uint32)}, must_hold=("UPOPC", "USEL", "UFLO"))
+    o = got["o"].reshape(-1, 17).astype(np.int64)
+    u = uniform_values(a, b, c, w)
+    for t in range(blocks * block):
+        want = [u[0] + t, u[1] ^ t, u[2] + t, u[3] * (t + 1), u[4] + t, u[5] ^ t, u[6] + t, u[7] ^ t, u[8] + t,
+                u[9] * t, u[10] ^ t, u[11] + t, u[12] ^ t, u[13] + t, u[14] * t, u[15] ^ t, u[16] + t]
+        assert o[t].tolist() == [v & M32 for v in want], f"thread {t}"
+
+
+def test_uniform_loop_logic_permute_popcount():
+    a, n, blocks, block = 0x9ABCDEF1, 45, 2, 64
+    got = run_sass("sass_uniform_ops", "sass_uniform_loop", blocks, block, ["o", a, n],
+                   {"o": np.zeros(blocks * block, np.uint32)}, must_hold=("ULOP3.LUT", "UPRMT"))
+    for t in range(block):
+        acc = 0
+        for k in range(n):
+            r, col = (k * 7) & 31, byte_perm(k, a, 0x1054) & 31
+            acc += ((r * a + col) ^ (col * a + r) ^ popc(k & a)) & M32
+        assert int(got["o"][t]) == acc & M32 and int(got["o"][block + t]) == acc & M32, f"thread {t}"
+
+
+# ---- 4. fmin / fmax of doubles, half |x|, VHMNMX -----------------------------------------------
+
+def dmin(x, y, want_min=True):
+    if np.isnan(x):
+        return y
+    if np.isnan(y):
+        return x
+    if x == y:                                    # -0 is below +0
+        return (x if np.signbit(x) else y) if want_min else (y if np.signbit(x) else x)
+    return min(x, y) if want_min else max(x, y)
+
+
+def test_double_min_max_and_half_abs_forms():
+    rng = np.random.default_rng(64)
+    n = 128
+    da, db = rng.standard_normal(n) * 3, rng.standard_normal(n) * 3
+    da[::7], db[::5], da[1::9], db[1::9] = np.nan, -0.0, 0.0, -0.0
+    ha = (rng.standard_normal(n) * 4).astype(np.float16)
+    hb = (rng.standard_normal(n) * 4).astype(np.float16)
+    hb[::11] = 0
+    fa = (rng.standard_normal(n) * 1e3).astype(np.float32)
+    bufs = dict(da=da, db=db, ha=ha.view(np.uint16), hb=hb.view(np.uint16), fa=fa, do=np.zeros(4 * n),
+                ho=np.zeros(6 * n, np.uint16), io=np.zeros(2 * n, np.int32))
+    args = ["da", "db", "ha", "hb", "fa", "do", "ho", "io", n]
+    got = run_sass("sass_minmax_half", None, 1, 128, args, bufs,
+                   must_hold=("DSETP.MIN", "DSETP.MAX", "VHMNMX", "|.H0_H0"))
+    d = got["do"].reshape(n, 4)
+    for i in range(n):
+        x, y = da[i], db[i]
+        want = [dmin(x, y), dmin(x, y, False), dmin(dmin(x, 2.5), -1.0, False), dmin(x * y, abs(y))]
+        np.testing.assert_array_equal(d[i], want, err_msg=f"doubles of thread {i}")
+    h = got["ho"].reshape(n, 6)
+    ah, aq = np.abs(ha), np.abs(hb)
+    np.testing.assert_array_equal(h[:, 0], ah.view(np.uint16))
+    np.testing.assert_array_equal(h[:, 2], np.maximum(ah, hb).view(np.uint16))
+    np.testing.assert_array_equal(h[:, 3], np.minimum(np.minimum(ha, hb), aq).view(np.uint16))
+    np.testing.assert_array_equal(h[:, 4], (ah > aq).astype(np.uint16))
+    np.testing.assert_array_equal(h[:, 5], (ah.astype(np.float32) + hb.astype(np.float32)).astype(np.float16).view(np.uint16))
+    # __hdiv is ptxas's reciprocal-and-correct sequence: PTX mode (validated on the H100) is the reference
+    ptx = launch(load_kernel(str(CUDA / "sass_minmax_half.ptx"), None, "ptx"), 1, 128, args,
+                 {k: v.copy() for k, v in bufs.items()}).buffers
+    np.testing.assert_array_equal(h[:, 1], ptx["ho"].reshape(n, 6)[:, 1])
+    io = got["io"].reshape(n, 2)
+    assert io[:, 0].tolist() == [int(np.trunc(min(v, np.float32(1e9)))) for v in fa]
+    assert io[:, 1].tolist() == [int(np.rint(v)) if v > 0 else 4 for v in fa]
+
+
+# ---- 5. a stack frame ptxas writes as VIADD R1, R1, 0xffff.... ---------------------------------
+
+def spill_reference(x):
+    a = [0] * 12
+    for k in range(12):
+        x = (x * 1664525 + 1013904223) & M32
+        a[k] = x ^ (x >> 13)
+    acc = list(range(8))
+    for k in range(24):
+        v = a[(x + k * 5) % 12]
+        acc[0] = (acc[0] + v) & M32
+        acc[1] ^= (v * 3) & M32
+        acc[2] = (acc[2] + (acc[1] >> 3)) & M32
+        acc[3] = (acc[3] * 7 + v) & M32
+        acc[4] ^= (acc[3] + acc[0]) & M32
+        acc[5] = (acc[5] + (acc[4] ^ v)) & M32
+        acc[6] = ((acc[6] << 1) ^ acc[5]) & M32
+        acc[7] = (acc[7] + acc[6] + acc[2]) & M32
+        a[(v + k) % 12] = acc[7] ^ acc[0]
+        x = (x * 1103515245 + 12345) & M32
+    return [acc[0] ^ acc[1] ^ acc[2] ^ acc[3], (acc[4] + acc[5] + acc[6] + acc[7]) & M32, a[x % 12]]
+
+
+def test_spilling_kernel_keeps_each_thread_in_its_own_frame():
+    program = load_kernel(str(CUDA / "sass_spill.ptx"), None, "sass")
+    assert any(t.startswith("VIADD R1, R1, 0xffff") for t in program.texts)     # the frame as ptxas 13 writes it
+    assert program.local_size >= 0x148
+    n = 200
+    x = words(np.random.default_rng(65), n)
+    got = launch(program, 2, 128, ["x", "o", n], {"x": x, "o": np.zeros(3 * n, np.uint32)}).buffers
+    assert got["o"].reshape(n, 3).tolist() == [spill_reference(int(v)) for v in x]
+
+
+def instruction(text, pc=0):
+    guard, _, rest = text.partition(" ") if text.startswith("@") else ("", "", text)
+    opcode, _, ops = rest.partition(" ")
+    return SassInstruction(pc, guard, opcode, split_operands(ops), (0, 0), ControlCodes(0, 0, None, None, 0, 0))
+
+
+def kernel_of(*texts):
+    return SassKernel("k", tuple(instruction(t, 16 * i) for i, t in enumerate(texts)))
+
+
+def test_stack_frame_is_the_twos_complement_immediate_and_unknown_forms_are_refused():
+    assert stack_frames(kernel_of("LDC R1, c[0x0][0x28]", "VIADD R1, R1, 0xffffffe8", "EXIT")) == (0x18, 0)
+    assert stack_frames(kernel_of("LDC R1, c[0x0][0x28]", "IADD3 R1, R1, -0x30, RZ", "IADD3 R1, R1, 0x30, RZ",
+                                  "EXIT")) == (0x30, 0)
+    with pytest.raises(SassLoweringError, match=r"pc 0x0010: writes the stack pointer R1"):
+        stack_frames(kernel_of("LDC R1, c[0x0][0x28]", "IADD3 R1, R1, -R2, RZ", "EXIT"))
+    with pytest.raises(SassLoweringError, match="stack pointer R1"):
+        stack_frames(kernel_of("LDC R1, c[0x0][0x28]", "MOV R1, R4", "EXIT"))
+
+
+# ---- 6. recursion and divergent loops ----------------------------------------------------------
+
+def rsum(v, depth):
+    if depth == 0 or v == 0:
+        return v & 7
+    d = v % 10
+    return (d + rsum(v // 10, depth - 1) * (3 if d & 1 else 1)) & M32
+
+
+def rfib(k):
+    return k if k < 2 else rfib(k - 1) + rfib(k - 2)
+
+
+def walk(x, depth):
+    if depth <= 0:
+        return x
+    if x & 1:
+        return walk((x * 3 + 1) & M32, depth - 1) ^ depth
+    return (walk(x >> 1, depth - 2) + depth) & M32
+
+
+def test_recursion_with_data_dependent_depth():
+    n = 100
+    x = words(np.random.default_rng(66), n)
+    got = run_sass("sass_recursion", "sass_recursion", 2, 64, ["x", "o", n], {"x": x, "o": np.zeros(3 * n, np.uint32)},
+                   must_hold=("CALL.REL.NOINC", "RET.REL.NODEC", "BMOV.32.CLEAR"))
+    want = []
+    for v in (int(u) for u in x):
+        acc = 0
+        for k in range((v & 3) + 1):
+            if (v >> k) & 1:
+                acc = (acc + rsum((v + k) & M32, (v >> 4) & 7)) & M32
+            else:
+                acc ^= walk((v + k) & M32, (v >> 8) & 15)
+        want.append([acc, rfib(v % 11), rsum(v, 9)])
+    assert got["o"].reshape(n, 3).tolist() == want
+
+
+def test_divergent_loops_and_barriers_over_two_blocks():
+    n, block = 250, 128
+    x = words(np.random.default_rng(67), n)
+    got = run_sass("sass_recursion", "sass_divergent_loops", 2, block, ["x", "o", n],
+                   {"x": x, "o": np.zeros(2 * n, np.uint32)}, must_hold=("BAR.SYNC", "BSSY", "BSYNC"))
+    out = got["o"].reshape(n, 2)
+    for blk in range(2):
+        accs, rs = [], []
+        for t in range(block):
+            i = blk * block + t
+            v = int(x[i]) if i < n else 0
+            acc = v
+            for k in range(v & 15):
+                if (acc >> k) & 1:
+                    continue
+                acc = (acc * 5 + k) & M32
+                if (acc & 31) == 7:
+                    break
+                j = 0
+                while j < ((acc >> 3) & 7):
+                    acc ^= acc >> (j + 1)
+                    j += 1
+            accs.append(acc)
+        for t in range(block):
+            other, r = accs[(t + 37) % block], 0
+            if t & 1:
+                for k in range(other & 7, 9):
+                    r = (r + k * other) & M32
+                    if r & 0x100:
+                        break
+            else:
+                while True:
+                    r = (r * 3 + (other & 3)) & M32
+                    other >>= 2
+                    if not other:
+                        break
+            rs.append(r)
+        for t in range(block):
+            i = blk * block + t
+            if i < n:
+                assert out[i].tolist() == [(rs[t] + rs[block - 1 - t]) & M32, accs[t]], f"thread {i}"
+
+
+# ---- lowering: forms the kernels above do not reach ----------------------------------------------
+
+def lower_one(text):
+    b = RowBuilder(SassKernel("k", ()), "test")
+    return b, lower_instruction(b, instruction(text))
+
+
+def test_float_immediates_of_conversions_and_minmax_compares_lower():
+    b, row = lower_one("F2I.TRUNC.NTZ R0, 3.5")
+    assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x40600000
+    b, row = lower_one("F2F.F32.F64 R0, 2.5")
+    assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x4004000000000000
+    _, row = lower_one("DSETP.MAX.AND P0, P1, R2, R4, PT")
+    assert row[E.F_CMP] == E.CMP_MAX_SELECT
+
+
+@pytest.mark.parametrize("text, message", [
+    ("IADD3 R0, R1.H1, R2, RZ", r"IADD3.*\.H1"),
+    ("I2F.U32 R0, R1.B2", r"\.B2"),
+    ("ATOMS.POPC.INC.32 R3, [R2]", "result register"),
+    ("ATOMS.CAST.SPIN.128 R3, [R2], R4, R5", "CAST"),
+])
+def test_forms_without_semantics_are_refused_by_name(text, message):
+    with pytest.raises(SassLoweringError, match=message):
+        lower_one(text)
