@@ -54,6 +54,17 @@ def test_every_sass_family_has_a_modifier_entry_and_every_word_a_meaning():
             assert word in E.SASS_MODIFIER_FLAG, f"{op.name}: .{word} has no E.SM_* flag to read"
 
 
+def test_every_flag_a_family_declares_is_read_by_the_sass_semantics():
+    """A `flags:` word is consumed because the family's semantics read its E.SM_* flag: that flag
+    must at least be read somewhere in the SASS semantics (engine/functional/sass_*.py)."""
+    source = "".join(p.read_text() for p in (ROOT / "simt_sim/engine/functional").glob("sass_*.py"))
+    names = {getattr(E, n): n for n in dir(E) if n.startswith("SM_") and isinstance(getattr(E, n), int)}
+    for spec in T.modifier_table().opcodes.values():
+        for word in spec.flags:
+            name = names[E.SASS_MODIFIER_FLAG[word]]
+            assert f"E.{name}" in source, f"{spec.family}.{word}: {name} is read by no SASS semantics"
+
+
 def test_every_recorded_modifier_is_accepted():
     """tests/data/sass_inventory.json: what ptxas emits for programs/ and tests/cuda/."""
     inventory = json.loads((ROOT / "tests/data/sass_inventory.json").read_text())["families"]

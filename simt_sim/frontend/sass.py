@@ -507,8 +507,8 @@ def sass_listing(target: str, arch: str = DEFAULT_ARCH) -> SassListing:
 def format_kernel(listing: SassListing, kernel: SassKernel) -> list[str]:
     """One line per instruction: pc, instruction, pipe (isa/sass.yaml), control codes, PTX line,
     and the convergence regions BSSY opens (its reconvergence pc, marked again at that pc)."""
-    from simt_sim.isa.sass_table import sass_table
-    table = sass_table()
+    from simt_sim.isa.sass_table import hopper_table, sass_table
+    table, hopper = sass_table(), hopper_table()
     regions = kernel.reconvergence_points()
     opened_at = {target: bssy for bssy, target in regions.items()}
     width = max((len(i.text()) for i in kernel.instructions), default=0)
@@ -526,7 +526,10 @@ def format_kernel(listing: SassListing, kernel: SassKernel) -> list[str]:
         notes += call_notes(kernel, inst)
         if inst.pc in opened_at:
             notes.append(f"<- reconvergence of BSSY at {opened_at[inst.pc]:#06x}")
-        if op is None:
+        refused = hopper.get(inst.family)
+        if refused is not None and refused.status == "refused":
+            notes.append(f"not simulated: {refused.description}")
+        elif op is None:
             notes.append("not in isa/sass.yaml")
         note = f"  // {'; '.join(notes)}" if notes else ""
         lines.append(f"{inst.pc:#06x}  {inst.text():<{width}}  {pipe:<8} {control:<20} {ptx}{note}".rstrip())
