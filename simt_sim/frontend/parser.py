@@ -68,6 +68,12 @@ def tokenize(text: str, file: str) -> list[Token]:
             if newlines:
                 line += newlines
                 line_start = m.start() + tok_text.rfind("\n") + 1
+        elif kind == "ident" and tok_text.startswith(".reg."):
+            # `.reg.b16 h, r;` (the half-precision headers' inline assembly writes no space):
+            # the directive and its type, as `.reg .b16`
+            col = pos - line_start + 1
+            tokens.append(Token(kind, ".reg", SourceLoc(file, line, col)))
+            tokens.append(Token(kind, tok_text[4:], SourceLoc(file, line, col + 4)))
         else:
             tokens.append(Token(kind, tok_text, SourceLoc(file, line, pos - line_start + 1)))
         pos = m.end()

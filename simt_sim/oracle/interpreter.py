@@ -246,6 +246,8 @@ def half_elementwise(name: str, x: int, y: int, z: int, flags: int, bf: bool) ->
     rounding to nearest even (IEEE specials through float64, which agrees on them)."""
     ftz = bool(flags & E.FL_FTZ)
     x, y, z = (_half_ftz(v, bf, ftz) for v in (x, y, z))
+    if name in ("neg", "abs") and math.isnan(half_value(x, bf)):
+        return 0x7FFF                   # ptxas: HADD2 / HFMA2.BF16_V2 with -x or |x|: the canonical NaN
     if name == "neg":
         return x ^ 0x8000
     if name == "abs":
@@ -297,6 +299,33 @@ def float_min_max(a, b, is_max: bool):
     if is_max:
         return b if _below(a, b) else a
     return b if _below(b, a) else a
+
+
+# NaN results as the H100 gives them (programs/s-fp32 and s-fp64 recorded on it)
+CANONICAL_NAN32 = 0x7FFFFFFF
+F64_DEFAULT_NAN = 0xFFF8000000000000
+F64_QUIET = 0x0008000000000000
+
+
+def _nan_result(name: str, ty: int, srcs):
+    """The NaN a float32 / float64 arithmetic operation writes: float32, the canonical 0x7fffffff
+    (FADD / FMUL / FFMA / MUFU, abs and neg included); float64, the first NaN operand quieted
+    with its own sign, in the order ptxas's DADD / DMUL / DFMA take them (a, b; fma a, c, b;
+    min / max: b), or 0xfff8000000000000 when no operand is a NaN."""
+    if ty == E.T_F32:
+        return _f32(CANONICAL_NAN32)
+    if name in ("min", "max"):
+        order = (1,)
+    elif name in ("fma", "mad"):
+        order = (0, 2, 1)
+    elif name in ("add", "sub", "mul", "div"):
+        order = (0, 1)
+    else:
+        order = (0,)
+    for k in order:
+        if k < len(srcs) and math.isnan(srcs[k]):
+            return _f64(_bits64(srcs[k]) | F64_QUIET)
+    return _f64(F64_DEFAULT_NAN)
 
 
 def _fma_special(a: float, b: float, c: float) -> float | None:
@@ -1094,7 +1123,15 @@ class _Interpreter:
         by_lane = {th.tib % self.ws: th for th in members}
 
         def frag(th, k, j):
-            return float(_f64(self.vec_entry_read(th, self.vecs[ins.ops[k].idx][j])))
+            return _f64(self.vec_entry_read(th, self.vecs[ins.ops[k].idx][j]))
+
+        def dfma(x, y, acc):
+            # a NaN operand is passed on quieted, the first in the order y, acc, x (DMMA, s-tensor)
+            for v in (y, acc, x):
+                if math.isnan(v):
+                    return _f64(_bits64(v) | F64_QUIET)
+            r = fma_rn(float(x), float(y), float(acc), E.T_F64)
+            return _f64(F64_DEFAULT_NAN) if math.isnan(r) else r
 
         a = [frag(by_lane[lane], 1, 0) for lane in range(32)]
         b = [frag(by_lane[lane], 2, 0) for lane in range(32)]
@@ -1106,7 +1143,7 @@ class _Interpreter:
                 j = 2 * (lane & 3) + q
                 acc = frag(by_lane[lane], 3, q)
                 for k in range(4):
-                    acc = float(fma_rn(a[4 * i + k], b[4 * j + k], acc, E.T_F64))
+                    acc = dfma(a[4 * i + k], b[4 * j + k], acc)
                 vals.append(acc)
             out[lane] = vals
         for lane, vals in out.items():
@@ -1333,6 +1370,14 @@ class _Interpreter:
             if st == E.T_F32:
                 x = _ftz32(x, ftz)
             xf = float(x)
+            if math.isnan(xf) and st == E.T_F32 and dt == E.T_F32:     # FRND / FADD.SAT / FADD.FTZ
+                self.write(th, d, 0 if sat else CANONICAL_NAN32)
+                return
+            if math.isnan(xf) and st == E.T_F64 and dt == E.T_F64:     # FRND.F64: the NaN, quieted
+                self.write(th, d, 0 if sat else self.raw(th, s) | F64_QUIET)
+                return
+            if st == E.T_F32 and dt == E.T_F32 and sat:
+                xf = xf + 0.0                   # ptxas: FADD.SAT d, RZ, a (-0 gives +0)
             if math.isnan(xf) and dt != E.T_F64 and (st != E.T_F32 or dt not in _FLOAT) \
                     and not (st in _HALF and dt in _HALF):
                 self.write(th, d, self._nan_converted(self.raw(th, s), st, dt))
@@ -1387,14 +1432,14 @@ class _Interpreter:
         """What ptxas's code gives for cvt of a NaN on the H100 (s-convert): to an integer, 0 from
         f32 / half into at most 32 bits (F2I.NTZ), else the top bit of the destination alone; from
         f64 to f32 / f16 / bf16, the sign and payload top bits, quieted; f16 -> f32 the canonical
-        NaN (HADD2.F32), bf16 -> f32 0x7fc00000 (a shift)."""
+        NaN (HADD2.F32), bf16 -> f32 its bits shifted up (ptxas's SHF)."""
         if dt not in _FLOAT:
             bits = _BITS[dt]
             return 0 if st != E.T_F64 and bits <= 32 else 1 << (bits - 1)
         if st == E.T_F16:
             return 0x7FFFFFFF
         if st in _BF:
-            return 0x7FC00000
+            return (raw & 0xFFFF) << 16         # a shift: the bf16 NaN's bits kept
         sign, payload = raw >> 63 & 1, raw & ((1 << 52) - 1)
         if dt == E.T_F32:
             return sign << 31 | 0x7FC00000 | payload >> 29
@@ -1469,6 +1514,8 @@ class _Interpreter:
             r = _sfu_approx32(name, a)
         else:
             raise NotImplementedError(f"oracle: {name}.{E.TYPE_NAMES[ty]} is not supported")
+        if math.isnan(r) and name != "copysign":
+            r = _nan_result(name, ty, srcs)
         if ins.flags & E.FL_SAT:
             r = type(r)(0.0) if math.isnan(r) else type(r)(min(max(float(r), 0.0), 1.0))
         if ty == E.T_F32:

@@ -12,10 +12,17 @@ import math
 import numpy as np
 
 from simt_sim.isa import encoding as E
+from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits
 from simt_sim.engine.functional.fparith import fma32, fma64
 from simt_sim.engine.jit import compiled
 
 INT64_MIN = np.int64(-9223372036854775808)
+# NaN results on the H100 (programs/s-fp32, s-fp64 recorded; docs/ptx-subset.md "NaN results"):
+# every float32 arithmetic NaN is 0x7fffffff; a float64 operation passes a NaN operand on, quieted
+# (F64_QUIET), and makes 0xfff8000000000000 from numbers (inf - inf, 0 * inf, 0 / 0, sqrt(-1)).
+CANONICAL_NAN32 = np.int64(0x7FFFFFFF)
+F64_DEFAULT_NAN = np.int64(-0x8000000000000)          # 0xfff8000000000000
+F64_QUIET = np.int64(0x0008000000000000)
 
 
 @compiled
@@ -455,13 +462,22 @@ def f32_arith(op, a, b, c, flags, rnd):
         r = np.float32(float_min_max(da, db, False))
     elif op == E.OP_MAX:
         r = np.float32(float_min_max(da, db, True))
-    elif op == E.OP_COPYSIGN:
-        r = np.float32(math.copysign(db, da))
+    elif op == E.OP_COPYSIGN:         # a bit operation (ptxas: LOP3): the NaN of b kept as it is
+        return f32_from_bits((f32_to_bits(b) & 0x7FFFFFFF) | (f32_to_bits(a) & np.int64(0x80000000)))
     else:
         r = np.float32(sfu32(op, da))
     if flags & E.FL_SAT:
         r = np.float32(0.0) if math.isnan(r) else np.float32(min(max(np.float64(r), 0.0), 1.0))
-    return flush32(r, ftz)
+    return canonical32(flush32(r, ftz))
+
+
+@compiled
+def canonical32(r):
+    """A float32 arithmetic result as the H100 writes it: a NaN is the canonical 0x7fffffff
+    (FADD / FMUL / FFMA / MUFU / FRND, also abs and neg, which ptxas makes FADDs of)."""
+    if r != r:
+        return f32_from_bits(CANONICAL_NAN32)
+    return r
 
 
 @compiled
@@ -591,11 +607,41 @@ def step_toward(d, err, rnd):
 
 @compiled
 def f64_arith(op, a, b, c, flags, rnd):
-    """float64 arithmetic (.rz/.rm/.rp through f64_directed; .sat clamps to [0, 1])."""
-    r = f64_value(op, a, b, c, flags, rnd)
+    """float64 arithmetic (.rz/.rm/.rp through f64_directed; .sat clamps to [0, 1]); NaN results
+    as f64_nan_result gives them."""
+    if a != a or b != b or c != c or op == E.OP_MIN or op == E.OP_MAX or op == E.OP_COPYSIGN:
+        r = f64_value(op, a, b, c, flags, rnd)
+        if r != r and op != E.OP_COPYSIGN:
+            r = f64_from_bits(f64_nan_result(op, a, b, c))
+    else:
+        r = f64_value(op, a, b, c, flags, rnd)
+        if r != r:
+            r = f64_from_bits(F64_DEFAULT_NAN)
     if flags & E.FL_SAT:
         return 0.0 if r != r else min(max(r, 0.0), 1.0)
     return r
+
+
+@compiled
+def f64_nan_result(op, a, b, c):
+    """The bits of a float64 NaN result with a NaN operand, as the H100 gives them (s-fp64): the
+    first NaN operand, quieted, with its own sign (abs and neg too: ptxas makes them DADDs, whose
+    |x| and -x do not apply to a NaN), in the order ptxas's DADD / DMUL / DFMA take them (their
+    b, c, a): a then b for add / sub / mul / div, a, c, b for fma; min / max of two NaNs: b."""
+    if op == E.OP_MIN or op == E.OP_MAX:
+        first = b
+    elif a != a:
+        first = a
+    elif (op == E.OP_FMA or op == E.OP_MAD) and c != c:
+        first = c
+    elif b != b and op != E.OP_SQRT and op != E.OP_RCP and op != E.OP_RSQRT and op != E.OP_ABS \
+            and op != E.OP_NEG:
+        first = b
+    elif c != c:
+        first = c
+    else:
+        return F64_DEFAULT_NAN
+    return f64_to_bits(first) | F64_QUIET
 
 
 @compiled

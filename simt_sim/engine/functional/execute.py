@@ -15,7 +15,8 @@ from simt_sim.engine.functional import simt_stack as S
 from simt_sim.engine.functional import tensor as T
 from simt_sim.engine.functional import calls as CALLS
 from simt_sim.engine.functional import convergence as CV
-from simt_sim.engine.functional.bits import f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits, nan_as_int, narrowed_f64_nan
+from simt_sim.engine.functional.bits import (dfma_nan, f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits,
+                                             nan_as_int, narrowed_f64_nan)
 from simt_sim.engine.functional import sass_step as SS
 from simt_sim.engine.buffers import append4
 from simt_sim.engine.jit import allocating, compiled, compiled_inline, unless_none
@@ -290,9 +291,21 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         return
     if st == E.T_F32 or st == E.T_F64 or H.is_half(st):
         x = cvt_float_source(code, regs, row, 1, st, t, w, lane, geom, slot_block, counters)
+        if x != x and st == E.T_BF16 and dt == E.T_F32:      # ptxas's shift: the NaN's bits kept
+            raw = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
+            write_f32(regs, dk, di, t, f32_from_bits((raw & 0xFFFF) << 16))
+            return
+        if x != x and st == E.T_F32 and dt == E.T_F32:       # FRND / FADD.FTZ / FADD.SAT: canonical
+            write_f32(regs, dk, di, t, np.float32(0.0) if flags & E.FL_SAT else f32_from_bits(alu.CANONICAL_NAN32))
+            return
+        if x != x and st == E.T_F64 and dt == E.T_F64:       # FRND.F64: the NaN, quieted
+            regs.f64[di, t] = 0.0 if flags & E.FL_SAT else f64_from_bits(f64_to_bits(x) | alu.F64_QUIET)
+            return
         if x != x and dt != E.T_F64 and (st != E.T_F32 or not (dt == E.T_F32 or H.is_half(dt))):
             write_raw(regs, dk, di, t, cvt_nan(x, st, dt))    # the H100's NaN results (bits.py)
             return
+        if st == E.T_F32 and dt == E.T_F32 and flags & E.FL_SAT:
+            x = x + 0.0                 # ptxas: FADD.SAT d, RZ, a (-0 gives +0)
         if integral_rounding(rnd) and (dt == E.T_F32 or dt == E.T_F64 or H.is_half(dt)):
             x = alu.round_integral(x, rnd)       # the integral value is exact at the same size
             rnd = E.RND_RN
@@ -668,7 +681,10 @@ def exec_mma(code, regs, row, base_t):
             j = 2 * (lane & 3) + q
             acc = c[2 * lane + q]
             for k in range(4):
-                acc = fma64(a[4 * i + k], b[4 * j + k], acc)    # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
+                x, y = a[4 * i + k], b[4 * j + k]     # A[i][k] in lane 4i+k, B[k][j] in lane 4j+k
+                nan = dfma_nan(f64_to_bits(x), f64_to_bits(y), f64_to_bits(acc))
+                # NaNs passed on as the H100's DMMA does (bits.dfma_nan, s-tensor)
+                acc = f64_from_bits(nan) if nan != 0 else fma64(x, y, acc)
             t = base_t + lane
             if dk == E.K_VEC:
                 regs.f64[code.vecs[di, q] & (E.VEC_R64 - 1), t] = acc

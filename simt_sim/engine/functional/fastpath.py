@@ -53,15 +53,15 @@ def alu_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counte
 @compiled_inline
 def f32_op(op, a, b, c, flags, rnd):
     """alu.f32_arith, with plain round-to-nearest add / sub / mul / fma done here."""
-    if flags == 0 and (rnd == E.RND_NONE or rnd == E.RND_RN):
+    if flags == 0 and (rnd == E.RND_NONE or rnd == E.RND_RN):     # NaN results: alu.canonical32
         if op == E.OP_ADD:
-            return np.float32(np.float64(a) + np.float64(b))     # exact in float64, one rounding
+            return alu.canonical32(np.float32(np.float64(a) + np.float64(b)))     # exact in float64, one rounding
         if op == E.OP_SUB:
-            return np.float32(np.float64(a) - np.float64(b))
+            return alu.canonical32(np.float32(np.float64(a) - np.float64(b)))
         if op == E.OP_MUL:
-            return np.float32(np.float64(a) * np.float64(b))
+            return alu.canonical32(np.float32(np.float64(a) * np.float64(b)))
         if op == E.OP_FMA or op == E.OP_MAD:
-            return fma32(a, b, c)
+            return alu.canonical32(fma32(a, b, c))
     return alu.f32_arith(op, a, b, c, flags, rnd)
 
 

@@ -8,7 +8,8 @@ result is correctly rounded without relying on numpy's float16.
 
 PTX leaves the NaN of a half result unspecified ("Half-precision instructions return an unspecified
 NaN"); `.relu` and `min/max.NaN` name the canonical NaN, so every NaN result is the canonical
-0x7fff (for both formats).  neg / abs only change the sign bit (NaN payloads kept).
+0x7fff (for both formats), neg / abs of a NaN included: ptxas makes them HADD2 / HFMA2.BF16_V2
+with a -x or |x| operand, which give the canonical NaN on the H100 (numbers: the sign bit alone).
 """
 from __future__ import annotations
 
@@ -168,6 +169,8 @@ def arith(op, ha, hb, hc, flags, bf):
     ha = flush(ha, bf, ftz)
     hb = flush(hb, bf, ftz)
     hc = flush(hc, bf, ftz)
+    if (op == E.OP_NEG or op == E.OP_ABS) and is_nan(ha, bf):
+        return CANONICAL_NAN                # ptxas: HADD2 / HFMA2.BF16_V2 with -x or |x| (s-half)
     if op == E.OP_NEG:
         return ha ^ SIGN
     if op == E.OP_ABS:
