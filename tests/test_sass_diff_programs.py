@@ -33,6 +33,11 @@ PROGRAMS = sorted(p.parent.name for p in (ROOT / "programs").glob("s-*/manifest.
 # Families of isa/sass.yaml that no s-* program checks, with the reason.
 NOT_CHECKED = {
     "BPT": "BPT.TRAP (__trap, a failed assert) ends the kernel with an error: there are no results to compare",
+    # issue 61: checked against numpy by tests/test_sass_idioms.py (tests/cuda/sass_*.cu), not yet
+    # by a recorded s-* program; the U* families without a kernel of their own run the semantics of
+    # their vector family (BREV, BMSK, SGXT, PLOP3, P2R) on uniform registers
+    **{f: "issue 61 family: tests/test_sass_idioms.py (numpy references), no recorded s-* program yet"
+       for f in ("ULOP3", "UPOPC", "UPRMT", "USEL", "VHMNMX", "UBREV", "UBMSK", "USGXT", "UPLOP3", "UP2UR")},
 }
 
 # Families ptxas emits in s-* programs that isa/sass.yaml does not list yet.  A family leaves this set

@@ -86,7 +86,7 @@ def test_upper_half_and_byte_conversions():
     x[:8] = [0, 0xFFFFFFFF, 0x80008000, 0x7FFF7FFF, 0x00010000, 0x12345678, 0xFF7F80FF, 0x7C00FC00]
     bufs = dict(x=x, f=np.zeros(10 * n, np.float32), d=np.zeros(6 * n), h=np.zeros(4 * n, np.uint16),
                 k=np.zeros(4 * n, np.int32))
-    got = run_sass("sass_subword_convert", None, 2, 128, ["x", "f", "d", "h", "k", n], bufs,
+    got = run_sass("sass_subword_convert", "sass_subword_convert", 2, 128, ["x", "f", "d", "h", "k", n], bufs,
                    must_hold=("I2F.U16 ", ".H1", ".B1", "I2F.S8", "I2F.F64.U16"))
     u = x.astype(np.int64)
     hi16, b1, b2, b3 = u >> 16, (u >> 8) & 0xFF, (u >> 16) & 0xFF, u >> 24
@@ -377,3 +377,60 @@ def test_float_immediates_of_conversions_and_minmax_compares_lower():
 def test_forms_without_semantics_are_refused_by_name(text, message):
     with pytest.raises(SassLoweringError, match=message):
         lower_one(text)
+
+
+def test_nested_loops_with_cas_loops_reopen_their_barrier_without_deadlock():
+    """Lanes that leave the loops early reopen the outer body's barrier (BSSY) while others wait at
+    it: the waiters go on (a false 'barrier deadlock' before)."""
+    n = 200
+    for seed in range(2):
+        x = words(np.random.default_rng(70 + seed), n)
+        bufs = dict(x=x, a=np.zeros(4, np.float32), b=np.zeros(4, np.uint64), o=np.zeros(n, np.uint32))
+        got = run_sass("sass_recursion", "sass_yield_loops", 2, 128, ["x", "a", "b", "o", n], bufs,
+                       must_hold=("YIELD", "ATOMG.E.CAS"))
+        acc, acc64, out = [0.0] * 4, [0] * 4, []
+        for v in (int(u) for u in x):
+            r = v
+            for k in range(v & 7):
+                for j in range((v >> (3 * k)) & 3):
+                    acc64[(v >> j) & 3] += j + 1
+                    r = (r * 3 + j) & M32
+                acc[k & 3] += 1.0
+                if (r & 15) == 3:
+                    break
+            out.append(r)
+        assert got["o"].tolist() == out
+        assert got["a"].tolist() == acc and got["b"].tolist() == acc64
+
+
+def to_int(x, mode, lo, hi):
+    """A float converted to an integer with the rounding mode and clamped to [lo, hi] (NaN: 0)."""
+    if x != x:
+        return 0
+    if np.isinf(x):
+        return hi if x > 0 else lo
+    r = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}[mode](x)
+    return int(min(max(r, lo), hi))
+
+
+def test_bf16_and_half_to_integer_conversions():
+    rng = np.random.default_rng(68)
+    n = 160
+    f = np.concatenate([rng.standard_normal(n // 2) * 40, rng.standard_normal(n // 4) * 1e6,
+                        [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3e9, -3e9, 5e4, -5e4, 7e4, -7e4, np.inf, -np.inf, 0.0, -0.0],
+                        rng.standard_normal(n // 4 - 16) * 3e4]).astype(np.float32)
+    b = (f.view(np.uint32) >> 16).astype(np.uint16)              # bf16: the upper half (truncated)
+    with np.errstate(over="ignore"):
+        h = f.astype(np.float16).view(np.uint16)
+    got = run_sass("sass_subword_convert", "sass_bf16_to_int", 2, 96, ["b", "h", "k", n],
+                   {"b": b, "h": h, "k": np.zeros(6 * n, np.int32)}, must_hold=("F2I.BF16.NTZ", "F2I.U32.BF16.TRUNC"))
+    k = got["k"].reshape(n, 6)
+    xb = (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    xh = h.view(np.float16).astype(np.float64)
+    i32, u32, i16 = (-2**31, 2**31 - 1), (0, 2**32 - 1), (-2**15, 2**15 - 1)
+    for i in range(n):
+        want = [to_int(xb[i], "rn", *i32), to_int(xb[i], "rz", *u32), to_int(xb[i], "rd", *i32) ^ 0x55,
+                to_int(xh[i], "rn", *i32), to_int(xh[i], "ru", *u32),
+                to_int(xb[i], "rz", *i16) + to_int(xh[i], "rz", *i16)]
+        want = [((w + 2**31) % 2**32) - 2**31 for w in want]
+        assert k[i].tolist() == want, f"thread {i}: bf16 {xb[i]}, half {xh[i]}"

@@ -579,7 +579,7 @@ def _type_fields(family: str, mods: tuple[str, ...]) -> dict:
             src = next((w for w in words if w[0] in "SU"), src)
         elif family == "F2I":
             dst = next((w for w in words if w[0] in "SU"), dst)
-            src = next((w for w in words if w.startswith("F")), src)
+            src = next((w for w in words if w.startswith("F") or w.startswith("BF")), src)   # F2I.BF16.NTZ
         elif family == "F2F":
             if len(words) >= 2:
                 dst, src = words[0], words[1]

@@ -54,3 +54,27 @@ extern "C" __global__ void sass_divergent_loops(const unsigned* in, unsigned* ou
     if (i < n) out[2 * i] = r + s[blockDim.x - 1 - t];
     if (i < n) out[2 * i + 1] = acc;
 }
+// Nested data-dependent loops whose bodies hold compare-and-swap loops (ptxas puts YIELD in them):
+// lanes leave the inner and outer loops at different iterations and reopen the outer body's
+// convergence barrier while others still wait at it.
+extern "C" __global__ void sass_yield_loops(const unsigned* in, float* acc, unsigned long long* acc64, unsigned* out,
+                                            int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned v = in[i];
+    unsigned r = v;
+    for (int k = 0; k < (int)(v & 7); k++) {
+        int m = (int)((v >> (3 * k)) & 3);
+        for (int j = 0; j < m; j++) {
+            unsigned long long* p = acc64 + ((v >> j) & 3);
+            unsigned long long old = *p, assumed;
+            do { assumed = old; old = atomicCAS(p, assumed, assumed + (unsigned long long)(j + 1)); } while (old != assumed);
+            r = r * 3 + j;
+        }
+        unsigned* q = (unsigned*)(acc + (k & 3));
+        unsigned old = *q, assumed;
+        do { assumed = old; old = atomicCAS(q, assumed, __float_as_uint(__uint_as_float(assumed) + 1.0f)); } while (old != assumed);
+        if ((r & 15) == 3) break;
+    }
+    out[i] = r;
+}

@@ -32,3 +32,18 @@ extern "C" __global__ void sass_subword_convert(const unsigned* in, float* f, do
     k[4 * i + 2] = (int)(signed char)(x >> 16) ^ 0x55;
     k[4 * i + 3] = (int)(unsigned char)(x >> 24) * (int)(short)x;
 }
+// bfloat16 and half to integer conversions (ptxas: F2I.BF16.NTZ / F2I.F16..., the source a 16-bit
+// float in the register's low half).
+#include <cuda_bf16.h>
+extern "C" __global__ void sass_bf16_to_int(const unsigned short* b, const unsigned short* h, int* k, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    __nv_bfloat16 x = __ushort_as_bfloat16(b[i]);
+    __half y = __ushort_as_half(h[i]);
+    k[6 * i + 0] = __bfloat162int_rn(x);
+    k[6 * i + 1] = (int)__bfloat162uint_rz(x);
+    k[6 * i + 2] = __bfloat162int_rd(x) ^ 0x55;
+    k[6 * i + 3] = __half2int_rn(y);
+    k[6 * i + 4] = (int)__half2uint_ru(y);
+    k[6 * i + 5] = (int)__bfloat162short_rz(x) + (int)__half2short_rz(y);
+}

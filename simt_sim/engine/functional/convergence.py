@@ -132,6 +132,21 @@ def open_barrier(ws, w, b, members):
 
 
 @compiled
+def abandoned_waiters(ws, w, b, running):
+    """BSSY Bx while threads still wait at the barrier's current use: members that arrived at its
+    BSYNC while others, which the YIELD rule let run on, reopen the barrier (a loop's next
+    iteration) before the missing members arrive.  Those waiters would wait for a use of the
+    barrier that no longer exists; they go on as a pending group at the BSYNC's next pc (CB_PC)
+    instead (a deadlock otherwise; their own values are unaffected by when they go on).  A barrier
+    a callee saved and cleared (BMOV.32.CLEAR: no members) keeps its waiters: they wait for the
+    caller's use, which BMOV.32 Bx, Rn restores."""
+    members = ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
+    if members == 0:
+        return np.int64(0)
+    return ws.cbar[w, b, CB_ARRIVED] & members & ~running
+
+
+@compiled
 def complete(ws, w, b):
     members = ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
     arrived = ws.cbar[w, b, CB_ARRIVED]

@@ -14,7 +14,8 @@ from simt_sim.engine.functional.sass_ops import exec_sass, raw
 from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
-from simt_sim.machine.layout import (CB_MEMBERS, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED, G, KIND_PENDING,
+from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED,
+                                     G, KIND_PENDING, KIND_PENDING_FALL,
                                      UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS, WF_GID, WF_MASK, WF_PC)
 
 G_POLICY, G_WS = G["policy"], G["warp_size"]
@@ -56,7 +57,15 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
         return jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, geom, slot_block,
                                      counters, ev, fault)
     if op == E.OP_S_BSSY:
-        C.open_barrier(ws, w, row[E.F_CMP], ws.f[w, WF_MASK])
+        b = row[E.F_CMP]
+        left = C.abandoned_waiters(ws, w, b, ws.f[w, WF_MASK])
+        if left != 0:
+            ws.cbar[w, b, CB_ARRIVED] &= ~left
+            if not C.push_pending(ws, w, ws.cbar[w, b, CB_PC], left, KIND_PENDING_FALL,
+                                  C.call_context(regs, base_t, left)):
+                sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
+                return -1
+        C.open_barrier(ws, w, b, ws.f[w, WF_MASK])
         return pc + 1
     if op == E.OP_S_BSYNC:
         if not C.arrive(ws, w, row[E.F_CMP], exec_mask, pc + 1, ev, counters, ctx):
