@@ -139,6 +139,16 @@ def test_float_atomic_add_needs_the_simulated_rounding():
         lower("ATOMG.E.ADD.F32.STRONG.GPU PT, R2, desc[UR4][R4.64], R5")
 
 
+def test_double_immediates_of_the_64h_functions_and_oversized_float_immediates():
+    """MUFU.RCP64H prints its operand as the double whose upper word it is (a generated kernel's
+    1/x of a double crashed the lowering); a float immediate beyond float32 is an error, no traceback."""
+    b = L.RowBuilder(SassKernel("k", ()), "test.cubin:k")
+    row = L.lower_instruction(b, instruction("MUFU.RCP64H R19, 9.99999660702670321094e+299"))
+    assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x7E37E43C
+    with pytest.raises(InputError, match=r"immediate 1e\+300 does not fit a float32"):
+        lower("FADD R1, R2, 1e+300")
+
+
 def test_words_without_effect_and_implicit_words_lower():
     lower("LDG.E.EF.CONSTANT R0, desc[UR4][R2.64]")            # cache hint; the read-only path
     lower("SHF.R.U32.HI R3, RZ, 0x1f, R0.reuse")               # .R: SHF's direction without .L

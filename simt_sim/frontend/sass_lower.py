@@ -201,9 +201,14 @@ class RowBuilder:
         value = -value if neg else value
         if number == "f64":
             return struct.unpack("<Q", struct.pack("<d", value))[0]
+        if number == "f64hi":
+            return struct.unpack("<Q", struct.pack("<d", value))[0] >> 32
         if number == "f16":
             return int(np.float16(value).view(np.uint16))
-        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        try:
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        except OverflowError:
+            raise self.error(f"immediate {t} does not fit a float32") from None
         return 0x7FFFFFFF if u in ("QNAN", "NAN") else bits
 
     def constant(self, bank: int, inner: str, mods: int) -> tuple[int, int, int, int]:
@@ -488,6 +493,8 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
         number = "f64" if _type_fields(family, inst.modifiers)["F_TYPE2"] == E.T_F64 else "f32"
     if family in ("DSETP",):
         number = "f64"
+    if family == "MUFU" and ("RCP64H" in inst.modifiers or "RSQ64H" in inst.modifiers):
+        number = "f64hi"                        # MUFU.RCP64H R2, 1e+300: the upper word of the double
     texts = list(inst.operands)
     ndst = _destination_count(family, texts)
     ops = []
