@@ -434,3 +434,41 @@ def test_bf16_and_half_to_integer_conversions():
                 to_int(xb[i], "rz", *i16) + to_int(xh[i], "rz", *i16)]
         want = [((w + 2**31) % 2**32) - 2**31 for w in want]
         assert k[i].tolist() == want, f"thread {i}: bf16 {xb[i]}, half {xh[i]}"
+
+
+def halves(v, signed):
+    lo, hi = v & 0xFFFF, v >> 16
+    if signed:
+        lo, hi = (lo - 0x10000 if lo & 0x8000 else lo), (hi - 0x10000 if hi & 0x8000 else hi)
+    return lo, hi
+
+
+def pack(lo, hi):
+    return (lo & 0xFFFF) | ((hi & 0xFFFF) << 16)
+
+
+def test_packed_16bit_add_sub_min_max():
+    rng = np.random.default_rng(69)
+    n = 150
+    a, b = words(rng, n), words(rng, n)
+    a[:6] = [0x7FFF8000, 0xFFFF0000, 0x00010001, 0x80008000, 0, 0xFFFFFFFF]
+    b[:6] = [0x80007FFF, 0x0001FFFF, 0xFFFFFFFF, 0x80000001, 0xFFFF0001, 0x00000001]
+    got = run_sass("sass_simd16", None, 2, 96, ["a", "b", "o", n], {"a": a, "b": b, "o": np.zeros(12 * n, np.uint32)},
+                   must_hold=("VIADD.16x2", "VIMNMX.U16x2", "VIMNMX.S16x2"))
+    o = got["o"].reshape(n, 12)
+    for i in range(n):
+        x, y = int(a[i]), int(b[i])
+        (xl, xh), (yl, yh) = halves(x, False), halves(y, False)
+        (sxl, sxh), (syl, syh) = halves(x, True), halves(y, True)
+        assert int(o[i, 0]) == pack(xl + yl, xh + yh), f"__vadd2 thread {i}"
+        assert int(o[i, 1]) == pack(xl - yl, xh - yh), f"__vsub2 thread {i}"
+        assert int(o[i, 2]) == pack(max(xl, yl), max(xh, yh)) and int(o[i, 3]) == pack(min(xl, yl), min(xh, yh))
+        assert int(o[i, 4]) == pack(max(sxl, syl), max(sxh, syh)) and int(o[i, 5]) == pack(min(sxl, syl), min(sxh, syh))
+        assert int(o[i, 6]) == pack(abs(xl - yl), abs(xh - yh)) and int(o[i, 7]) == pack(abs(sxl - syl), abs(sxh - syh))
+        sat = lambda v: min(max(v, -0x8000), 0x7FFF)    # noqa: E731
+        assert int(o[i, 8]) == pack(sat(sxl + syl), sat(sxh + syh)), f"__vaddss2 thread {i}"
+        assert int(o[i, 9]) == pack((xl + yl + 1) >> 1, (xh + yh + 1) >> 1), f"__vavgu2 thread {i}"
+        assert int(o[i, 10]) == pack(-xl, -xh), f"__vneg2 thread {i}"
+        m1 = pack(max(xl, 1), max(xh, 0))
+        m2 = pack(min(syl, 3), min(syh, 3))
+        assert int(o[i, 11]) == m1 ^ m2, f"thread {i}"

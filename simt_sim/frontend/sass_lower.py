@@ -507,7 +507,14 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     mods = inst.modifiers
     types = _type_fields(family, mods)
     _widen_pairs(family, mods, types, ops, ndst)
+    halves = pick(mods, PACKED16.get(family, {}))
+    if halves is not None:              # VIADD.16x2 / VIMNMX.U16x2 / .S16x2: F_VEC 2, half by half
+        types = {"F_TYPE": E.SASS_TYPE_CODE[halves], "F_VEC": 2}
     return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(mods), **_compare_fields(b, family, mods), **types)
+
+
+# packed 16-bit forms: the modifier -> the signedness of the halves (F_TYPE), F_VEC = 2
+PACKED16 = {"VIADD": {"16x2": "U32"}, "VIMNMX": {"U16x2": "U32", "S16x2": "S32"}}
 
 
 WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)

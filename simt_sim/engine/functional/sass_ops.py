@@ -287,9 +287,18 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
             put(regs, row, 1, t, np.int64(1 if carry >= 1 else 0))
         if nd > 2:
             put(regs, row, 2, t, np.int64(1 if carry >= 2 else 0))
+    elif op == E.OP_S_VIADD and row[E.F_VEC] == 2:      # VIADD.16x2: two 16-bit adds
+        put(regs, row, 0, t, packed16(src_half_pairs(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
+                                      src_half_pairs(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
+                                      0, False))
     elif op == E.OP_S_VIADD:
         put(regs, row, 0, t, src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
             + src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters))
+    elif op == E.OP_S_VIMNMX and row[E.F_VEC] == 2:     # VIMNMX.U16x2 / .S16x2: two 16-bit mins / maxes
+        want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        put(regs, row, 0, t, packed16(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
+                                      src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
+                                      1 if want_min else 2, not unsigned))
     elif op == E.OP_S_IMAD or op == E.OP_S_UIMAD:
         exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl, unsigned)
     elif op == E.OP_S_LOP3 or op == E.OP_S_ULOP3:
@@ -393,6 +402,36 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
     else:
         return False
     return True
+
+
+@compiled
+def src_half_pairs(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
+    """A packed pair of 16-bit integers with ~x (bitwise) and -x (each half negated) applied."""
+    v = raw(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters) & M32
+    m = mods_of(row, k)
+    if m & E.OM_NOT:
+        v = ~v & M32
+    if m & E.OM_NEG:
+        v = ((-(v & 0xFFFF)) & 0xFFFF) | (((-(v >> 16)) & 0xFFFF) << 16)
+    return v
+
+
+@compiled
+def packed16(a, b, kind, signed):
+    """Two 16-bit halves at once: kind 0 adds (wrapping in each half), 1 takes the minimum, 2 the
+    maximum (signed or unsigned halves)."""
+    r = np.int64(0)
+    for k in range(2):
+        x = (a >> (16 * k)) & 0xFFFF
+        y = (b >> (16 * k)) & 0xFFFF
+        if kind == 0:
+            h = (x + y) & 0xFFFF
+        else:
+            sx = x - 0x10000 if signed and x & 0x8000 else x
+            sy = y - 0x10000 if signed and y & 0x8000 else y
+            h = x if (sx < sy) == (kind == 1) else y
+        r |= h << (16 * k)
+    return r
 
 
 @compiled
