@@ -161,6 +161,11 @@ def test_float64_nan_results_pass_the_first_nan_on(f64_results):
         assert np.array_equal(got[isnan], want[isnan]), (k, [(hex(g), hex(w)) for g, w in
                                                             zip(got[isnan], want[isnan]) if g != w][:4])
         assert not nan64(got[~isnan]).any(), k
+    # fmin / fmax: a NaN gives way to a number; of two NaNs a's, quieted (as SASS mode runs them)
+    for k in (14, 15):
+        both, only_a, only_b = na & nb, na & ~nb, nb & ~na
+        assert np.array_equal(o64[k][both], a[both] | quiet)
+        assert np.array_equal(o64[k][only_a], b[only_a]) and np.array_equal(o64[k][only_b], a[only_b])
     # the f64 -> f32 conversion keeps the sign and the payload's top bits, quieted
     _, _, _, o32, _ = f64_results
     want = ((a >> np.uint64(32)) & np.uint64(0x80000000)) | np.uint64(0x7FC00000) | \
@@ -216,3 +221,175 @@ def test_ptx_mode_matches_the_h100_on_float_programs(name):
         bad += [f"{buf}[{j}] (result {j // n}, operand {j % n}): ptx {int(got.view(u)[j]):#x} != H100 "
                 f"{int(want.view(u)[j]):#x}" for j in np.nonzero(differ)[0][:8]]
     assert not bad, f"{name}: PTX mode differs from the H100:\n" + "\n".join(bad)
+
+
+# ---- 2. forms nvcc emits that were refused --------------------------------------------------------
+
+M16, M32, M64 = 0xFFFF, 0xFFFFFFFF, (1 << 64) - 1
+
+
+def test_scoped_registers_and_packed_16_bit_simd_and_lop3():
+    """__vadd2 & co. compile to add/sub/min/max .u16x2 / .s16x2 (per 16-bit half, wrapping), some
+    inside `{ .reg .b16 __temp$b_lo, ..; }` blocks; __vsadu4 & co. to vabsdiff4 / vabsdiff2 (.add);
+    lop3.b32 computes any 3-input logic function; warpSize reads WARP_SZ."""
+    rng = np.random.default_rng(61)
+    n = 200
+    a = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    b = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    b[:16] = np.array([0, 0x7FFF, 0x8000, 0xFFFF] * 4, np.uint32) * 0x10001   # half edges
+    a[:16] = np.repeat(np.array([0, 0x7FFF, 0x8000, 0xFFFF], np.uint32) * 0x10001, 4)
+    out = run_both("inline_forms", "simd16", 2, 128, ["a", "b", "o", n],
+                   {"a": a, "b": b, "o": np.zeros(17 * n, np.uint32)})["o"].reshape(17, n)
+
+    def halves(v, signed):
+        h = np.stack([v & M16, v >> 16]).astype(np.int64)
+        return np.where(h >= 0x8000, h - 0x10000, h) if signed else h
+
+    def pack(h):
+        h = h & M16
+        return (h[0] | h[1] << 16).astype(np.uint32)
+
+    ua, ub, sa, sb = halves(a, False), halves(b, False), halves(a, True), halves(b, True)
+    np.testing.assert_array_equal(out[0], pack(ua + ub))
+    np.testing.assert_array_equal(out[1], pack(ua - ub))
+    np.testing.assert_array_equal(out[2], pack(np.maximum(ua, ub)))
+    np.testing.assert_array_equal(out[3], pack(np.minimum(ua, ub)))
+    np.testing.assert_array_equal(out[4], pack(np.maximum(sa, sb)))
+    np.testing.assert_array_equal(out[5], pack(np.minimum(sa, sb)))
+    np.testing.assert_array_equal(out[6], pack(-sa))
+    np.testing.assert_array_equal(out[7], pack(np.abs(sa - sb)))
+    c = (np.arange(n, dtype=np.uint64) * 0x9E3779B9 & M32).astype(np.uint32)
+    np.testing.assert_array_equal(out[8], a ^ b ^ c)
+    z = a ^ (b >> 3)
+    np.testing.assert_array_equal(out[9], (a & b) | (a & z) | (b & z))
+    # __vsadu4 / __vabsdiffu4 / __vsads4 / __vabsdiffs4 / __vsadu2 / __vabsdiffu2 (vabsdiff4, vabsdiff2)
+    for row, width, signed, add in ((10, 8, False, True), (11, 8, False, False), (12, 8, True, True),
+                                    (13, 8, True, False), (14, 16, False, True), (15, 16, False, False)):
+        k = 32 // width
+        parts = np.stack([(a.astype(np.int64) >> (width * j)) & ((1 << width) - 1) for j in range(k)]), \
+            np.stack([(b.astype(np.int64) >> (width * j)) & ((1 << width) - 1) for j in range(k)])
+        if signed:
+            parts = tuple(np.where(p >= 1 << (width - 1), p - (1 << width), p) for p in parts)
+        diff = np.abs(parts[0] - parts[1])
+        want = diff.sum(0) if add else sum(diff[j] << (width * j) for j in range(k))
+        np.testing.assert_array_equal(out[row], want.astype(np.uint32), err_msg=str(row))
+    np.testing.assert_array_equal(out[16], (32 << 8) | np.array([bin(int(v)).count("1") for v in a]))
+
+
+def test_carry_chains_and_double_sin_cos():
+    """mad.lo.cc / madc.hi.cc / addc (a 128-bit a * b + c), add.cc / addc and sub.cc / subc on
+    .u64 (a 128-bit sum and difference), subc.cc borrows into addc; double sin / cos, whose
+    argument reduction for large arguments is a madc chain, within 2 ulp of numpy's."""
+    rng = np.random.default_rng(62)
+    n = 160
+    a = rng.integers(0, 1 << 64, n, dtype=np.uint64)
+    b = rng.integers(0, 1 << 64, n, dtype=np.uint64)
+    a[:4] = b[:4] = M64                                  # every carry set
+    b[4:8] = 0
+    mant = rng.integers(0, 1 << 52, n, dtype=np.uint64)
+    exps = rng.integers(1023 - 30, 1023 + 1000, n, dtype=np.uint64)     # 2^-30 .. 2^1000: Payne-Hanek too
+    c = (mant | exps << np.uint64(52) | (rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63))).astype(np.uint64)
+    out = run_both("inline_forms", "carry", 2, 128, ["a", "b", "c", "o", n],
+                   {"a": a, "b": b, "c": c, "o": np.zeros(10 * n, np.uint64)})["o"].reshape(10, n)
+    for i in range(n):
+        x, y, z = int(a[i]), int(b[i]), int(c[i])
+        p = x * y + z
+        assert (int(out[0, i]), int(out[1, i])) == (p & M64, p >> 64), i
+        s = ((y << 64 | x) + (x << 64 | z)) & ((1 << 128) - 1)
+        d = ((y << 64 | x) - (x << 64 | z)) & ((1 << 128) - 1)
+        assert (int(out[2, i]), int(out[3, i])) == (s & M64, s >> 64), i
+        assert (int(out[4, i]), int(out[5, i])) == (d & M64, d >> 64), i
+        x32, y32 = x & M32, y & M32
+        b1 = int(x32 < y32)
+        b2 = int(y32 < x32 + b1)
+        q = (((y32 - x32 - b1) & M32) << 32) | ((x32 - y32) & M32)
+        assert int(out[6, i]) == q and int(out[7, i]) == (b2 << 32 | (-b2 & M32)), i
+    v = c.view(np.float64)
+    for row, fn in ((8, np.sin), (9, np.cos)):
+        got = out[row].view(np.float64)
+        want = fn(v)
+        ulp = np.spacing(np.abs(want))
+        assert np.all(np.abs(got - want) <= 2 * ulp), (row, np.max(np.abs(got - want) / ulp))
+
+
+def test_half_functions_with_scoped_b16_blocks():
+    """hexp / hlog / hsqrt / hexp2 / hlog2 / hrsqrt / hrcp / hexp10 / h2exp: cuda_fp16.hpp's inline
+    assembly declares `.reg.b16 h, r;` and repeats `{.reg.b16 spc, ulp, p; ...}` blocks (names local
+    to each block); results within one f16 ulp of numpy's correctly rounded values."""
+    rng = np.random.default_rng(63)
+    n = 256
+    x = np.concatenate([rng.uniform(0.01, 8, n - 16), [0.5, 1, 2, 4, 0.25, 3, 7, 0.1, 1.5, 6, 0.75, 5, 2.5, 0.3,
+                                                       0.9, 1.1]]).astype(np.float16)
+    out = run_both("inline_forms", "half_fns", 2, 128, ["a", "o", n],
+                   {"a": x.view(np.uint16), "o": np.zeros(10 * n, np.uint16)})["o"].reshape(10, n)
+    xf = x.astype(np.float64)
+    refs = {0: np.exp(xf), 1: np.log(xf), 2: np.sqrt(xf), 3: np.exp2(xf), 4: np.log2(xf), 5: 1 / np.sqrt(xf),
+            6: 1 / xf, 7: 10 ** xf, 8: np.exp(xf), 9: np.exp(-xf)}
+    for k, ref in refs.items():
+        want = ref.astype(np.float16)
+        got = out[k].view(np.float16)
+        fin = np.isfinite(want) & (np.abs(want) < 60000)
+        steps = np.abs(got[fin].view(np.int16).astype(np.int32) - want[fin].view(np.int16).astype(np.int32))
+        assert steps.max() <= 1, (k, int(steps.max()), x[fin][np.argmax(steps)])
+
+
+# ---- 3. several __shared__ arrays ---------------------------------------------------------------
+
+def run_shared(kernel, n_out, dtype, dynamic=0):
+    rng = np.random.default_rng(64)
+    inp = rng.integers(0, 1 << 31, 256).astype(np.int32)
+    program = load_program(str(CUDA / "shared_arrays.ptx"), kernel)
+    bufs = {"in": inp, "out": np.zeros(n_out, dtype)}
+    eng = launch(program, 2, 128, ["in", "out", 256], {k: v.copy() for k, v in bufs.items()}, config=LaunchConfig(),
+                 dynamic_shared=dynamic)
+    orc = run_oracle(program, 2, 128, ["in", "out", 256], {k: v.copy() for k, v in bufs.items()},
+                     dynamic_shared=dynamic)
+    assert_bits_equal(eng.buffers["out"], orc.buffers["out"], kernel)
+    return inp.reshape(2, 128), eng.buffers["out"]
+
+
+def test_second_and_third_shared_arrays():
+    """Arrays of different types and alignments side by side, indexed in the second and third
+    (a histogram with atomics in the second, a double sum in the second of three)."""
+    inp, out = run_shared("two_arrays", 2 * 37, np.int32)
+    for blk in range(2):
+        hist = np.bincount(inp[blk].astype(np.uint32) % 37, minlength=37)
+        want = hist + (0.5 * (np.arange(37) + 50)).astype(int)
+        np.testing.assert_array_equal(out[blk * 37:(blk + 1) * 37], want)
+    inp, out = run_shared("three_arrays", 2 * 20, np.int64)
+    t = np.arange(20)
+    for blk in range(2):
+        v = inp[blk].astype(np.uint32)
+        sums = np.bincount(v % 20, weights=(v & 0xFF).astype(np.float64), minlength=20)
+        want = sums.astype(np.int64) * 1000 - (t * 7) % 50 + (t % 13) * 3
+        np.testing.assert_array_equal(out[blk * 20:(blk + 1) * 20], want)
+
+
+def test_extern_shared_begins_after_the_static_arrays():
+    """`extern __shared__ int dyn[]` beside static arrays: the dynamic part starts where the static
+    arrays end (it was laid over them at offset 0, so filling it overwrote them)."""
+    program = load_program(str(CUDA / "shared_arrays.ptx"), "with_dynamic")
+    assert program.shared_size == 144                      # flags[7] (align 1), fixed[33] (align 4): 140 -> 144
+    inp, out = run_shared("with_dynamic", 256, np.int32, dynamic=512)
+    t = np.arange(128)
+    for blk in range(2):
+        want = inp[blk][(t * 5 + 3) % 128] + (t % 33) ** 2 + (1 << (t % 7))
+        np.testing.assert_array_equal(out[blk * 128:(blk + 1) * 128], want.astype(np.int32))
+
+
+def test_half_precision_atomics_on_shared_arrays():
+    """atomicAdd on __half, __nv_bfloat16 and __half2 in shared memory (atom.add.noftz.f16 / .bf16 /
+    .f16x2 through generic addresses, beside an int array): sums of small integers, exact."""
+    inp, out = run_shared("half_atomics", 2 * 12, np.float32)
+    for blk in range(2):
+        v = inp[blk]
+        got = out[blk * 12:(blk + 1) * 12]
+        h = np.bincount(v & 3, weights=(v >> 2) & 7, minlength=4) + np.arange(4)
+        bh = np.bincount((v >> 5) & 1, minlength=2)
+        k = (v >> 6) % 3
+        lo = np.bincount(k, minlength=3)
+        hi = np.bincount(k, weights=(v >> 8) & 3, minlength=3)
+        np.testing.assert_array_equal(got[:4], h)
+        np.testing.assert_array_equal(got[4:6], bh)
+        np.testing.assert_array_equal(got[6::2], lo)
+        np.testing.assert_array_equal(got[7::2], hi)

@@ -95,6 +95,38 @@ PAIR_TYPES = ("f16x2", "bf16x2")
 HALF_ARITHMETIC = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max")
 
 
+# Extended-precision arithmetic: CC.CF, the PTX ISA's carry flag, is a hidden predicate register of
+# each body that uses it; `.cc` writes it (the row's F_DST2, FL_CC), addc / subc / madc read it as
+# an extra last operand.
+CARRY_OPS = ("addc", "subc", "madc")
+CARRY_REGISTER = "%%cc"
+PACKED_INT_TYPES = ("u16x2", "s16x2")
+
+
+def uses_carry(ins) -> bool:
+    return isinstance(ins, Instruction) and (ins.opcode in CARRY_OPS or "cc" in ins.suffixes)
+
+
+def check_int_forms(ins: Instruction, name: str, types: list[str], mods: list[str]) -> None:
+    """The carry forms (.u32/.s32/.u64/.s64; mad / madc with .lo or .hi) and the packed 16-bit
+    integer forms (add / sub / min / max .u16x2 / .s16x2, without modifiers) PTX defines."""
+    t1 = types[0] if types else None
+    if name in ("atom", "red") and (t1 in HALF_TYPES or "noftz" in mods):
+        if t1 not in HALF_TYPES or "noftz" not in mods or "add" not in mods:
+            raise InputError(f"{name} with a half-precision type is {name}.add.noftz.{{f16,bf16,f16x2,bf16x2}} "
+                             "(.noftz belongs to those forms only)", ins.loc)
+    if t1 in PACKED_INT_TYPES and mods:
+        raise InputError(f"{name}.{t1} takes no modifier (found .{mods[0]})", ins.loc)
+    if "cc" in mods or name in CARRY_OPS:
+        what = f"{name}.cc" if "cc" in mods else name
+        if t1 not in ("u32", "s32", "u64", "s64"):
+            raise InputError(f"{what} takes .u32, .s32, .u64 or .s64", ins.loc)
+        if name in ("mad", "madc") and ("wide" in mods or not any(m in ("lo", "hi") for m in mods)):
+            raise InputError(f"{what} needs .lo or .hi", ins.loc)
+        if "sat" in mods:
+            raise InputError(f"{what} takes no .sat", ins.loc)
+
+
 def check_half_forms(ins: Instruction, name: str, types: list[str], mods: list[str], nops: int) -> None:
     """The half-precision forms PTX defines (and cvt's operand count), with a clear error for the
     rest: half arithmetic rounds only to nearest, bf16 takes no .ftz / .sat, .relu / .satfinite /
@@ -195,6 +227,11 @@ class Assembler:
             self.counts[f] += 1
             regs[name] = (f, idx)
             self.reg_names[(f, idx)] = name
+        if any(uses_carry(item) for item in body.body):
+            idx = self.counts[FILE_PRED]
+            self.counts[FILE_PRED] += 1
+            regs[CARRY_REGISTER] = (FILE_PRED, idx)
+            self.reg_names[(FILE_PRED, idx)] = CARRY_REGISTER
         window = []
         for f in (FILE_R32, FILE_R64, FILE_PRED):
             window += [start[f], self.counts[f] - start[f]]
@@ -227,12 +264,15 @@ class Assembler:
         sizes = {"shared": 0, "global": 0}
         dynamic = False
         decls: list[VarDecl] = list(self.module.vars) + list(self.kernel.vars)
+        externs = []
         for v in decls:
             space = "global" if v.space == "const" else v.space
             if space not in spaces:
                 raise InputError(f".{v.space} variables are not supported here", v.loc)
             if v.count == 0 and space == "shared":
                 dynamic = True
+                externs.append(v)           # placed after the static arrays (below)
+                continue
             if space == "local":
                 var = self.place_local(v.name, v.dtype, v.count, v.align, init=v.init)
             else:
@@ -241,6 +281,15 @@ class Assembler:
                 var = Variable(v.name, space, o, size, v.dtype, v.init)
                 sizes[space] = o + size
             spaces[space].append(var)
+            if v in self.module.vars:
+                self.module_symbols[v.name] = var
+        # `extern __shared__` arrays: the dynamic shared memory, which begins where the block's
+        # static shared memory ends (as CUDA lays it out), not at 0 over the static arrays
+        sizes["shared"] = _align(sizes["shared"], 16)
+        for v in externs:
+            var = Variable(v.name, "shared", _align(sizes["shared"], v.align), 0, v.dtype, v.init)
+            sizes["shared"] = var.offset        # an alignment above 16 moves the dynamic part up
+            spaces["shared"].append(var)
             if v in self.module.vars:
                 self.module_symbols[v.name] = var
         calls = [self.place_local(v.name, v.dtype, max(v.count, 1), v.align, "call") for v in self.kernel.call_params]
@@ -346,6 +395,8 @@ class Assembler:
             return E.K_IMM, self.const(bits, float(np.float32(val)), val), 0
         if op.kind == "sym":
             var = self.symbols.get(op.name)
+            if var is None and op.name == "WARP_SZ":      # PTX's predefined constant (warpSize): 32
+                return E.K_IMM, self.const(32, 0.0, 0.0), 32
             if var is None:
                 raise InputError(f"unknown symbol {op.name!r}", op.loc)
             addr = var.offset if var.space != "global" else E.GLOBAL_BASE + var.offset
@@ -446,7 +497,7 @@ class Assembler:
             raise InputError(f"{ins.opcode} needs {info.type_count} type suffix"
                              f"{'es' if info.type_count > 1 else ''} (one of "
                              f"{', '.join(sorted('.' + t for t in info.types))})", ins.loc)
-        for t in types[:1] if info.name not in ("cvt", "mma", "wmma.mma") else types:
+        for t in types[:1] if info.name not in ("cvt", "mma", "wmma.mma", "vabsdiff4", "vabsdiff2") else types:
             if t not in info.types:
                 raise InputError(f"{ins.opcode} does not take type .{t} (allowed: "
                                  f"{', '.join(sorted('.' + x for x in info.types))})", ins.loc)
@@ -498,8 +549,12 @@ class Assembler:
                           "shiftamt": E.FL_SHIFTAMT, "relu": E.FL_RELU, "satfinite": E.FL_SATFINITE,
                           "NaN": E.FL_NAN, "arrive": E.FL_ARRIVE}.get(m, 0)
         check_half_forms(ins, info.name, types, mods, len(ins.operands))
+        check_int_forms(ins, info.name, types, mods)
         if info.name in ("dp4a", "dp2a") and t2 == "s32":
             flags |= E.FL_B_SIGNED
+        if info.name in ("vabsdiff4", "vabsdiff2"):     # F_TYPE2: .atype; .btype .s32: FL_B_SIGNED
+            flags |= E.FL_B_SIGNED if types[2] == "s32" else 0
+            row[E.F_CMP] = 1 if "add" in mods else 0
         if info.name == "redux" and ((row[E.F_CMP] in E.REDUX_BITWISE) != (t1 == "b32")):
             raise InputError("redux.sync takes .add/.min/.max with .u32/.s32 and .and/.or/.xor with .b32", ins.loc)
         if in_function:
@@ -520,6 +575,16 @@ class Assembler:
             self.encode_call(ins, row)
         else:
             self.encode_operands(ins, info, row, t1, t2, space, labels)
+        if info.name in CARRY_OPS or "cc" in mods:
+            carry = self.regs[CARRY_REGISTER][1]
+            if "cc" in mods:
+                row[E.F_DST2] = carry
+                row[E.F_FLAGS] |= E.FL_CC
+            if info.name in CARRY_OPS:          # the carry in, an extra last operand
+                n = int(row[E.F_NOPS])
+                base = E.F_OPS + n * E.OPERAND_FIELDS
+                row[base:base + E.OPERAND_FIELDS] = (E.K_PRED, carry, 0, E.TYPE_CODE["pred"])
+                row[E.F_NOPS] = n + 1
         if space == "param" and (self.local_param or in_function):
             row[E.F_SPACE] = E.SP_LOCAL      # call parameters live in local memory (docs/ptx-subset.md)
         if info.name in TF.TENSOR_OPS:

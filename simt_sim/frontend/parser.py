@@ -34,9 +34,9 @@ _TOKEN_RE = re.compile(r"""
 
 STATE_SPACES = ("global", "shared", "local", "const", "param")
 SCALAR_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16", "b32", "b64",
-                "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred")
+                "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "u16x2", "s16x2")
 TYPE_SIZES = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "s16": 2, "b16": 2, "f16": 2, "bf16": 2,
-              "u32": 4, "s32": 4, "b32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4,
+              "u32": 4, "s32": 4, "b32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "u16x2": 4, "s16x2": 4,
               "u64": 8, "s64": 8, "b64": 8, "f64": 8, "pred": 1}
 # Module-level directives that take the rest of the line and carry no semantics for us.
 _LINE_DIRECTIVES = (".loc", ".file", ".section", ".callprototype")

@@ -70,15 +70,19 @@ VEC_IMM = 1 << 21
 
 # ---- types ----
 TYPE_NAMES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-              "b8", "b16", "b32", "b64", "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2")
+              "b8", "b16", "b32", "b64", "f16", "f32", "f64", "pred", "bf16", "f16x2", "bf16x2",
+              "u16x2", "s16x2")
 TYPE_CODE = {name: code for code, name in enumerate(TYPE_NAMES)}
 T_U8, T_U16, T_U32, T_U64, T_S8, T_S16, T_S32, T_S64 = range(8)
 T_B8, T_B16, T_B32, T_B64, T_F16, T_F32, T_F64, T_PRED = range(8, 16)
 # 16-bit floats live in the low half of a 32-bit register; the x2 types pack two of them (element
 # 0 in bits 15..0, element 1 in bits 31..16).
 T_BF16, T_F16X2, T_BF16X2 = range(16, 19)
-TYPE_BITS = (8, 16, 32, 64, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1, 16, 32, 32)
-TYPE_SIGNED = (0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+# Two 16-bit integers in a 32-bit register (add / sub / min / max .u16x2 / .s16x2, per half); read
+# as raw 32-bit words (the signedness applies to each half: engine/functional/alu.packed16).
+T_U16X2, T_S16X2 = 19, 20
+TYPE_BITS = (8, 16, 32, 64, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 1, 16, 32, 32, 32, 32)
+TYPE_SIGNED = (0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 NO_TYPE = -1
 
 # ---- modifier flags ----
@@ -106,6 +110,9 @@ FL_IN_FUNC = 1 << 20     # a row of a .func body (ret there returns from the fun
 FL_ZFILL = 1 << 21       # SASS LDGSTS.ZFILL as cp.async: the source address's misalignment is the count of
                          # zero-filled tail bytes (ptxas adds size - src_size to it); operand 3, a
                          # predicate, false: every byte zero
+FL_CC = 1 << 23          # add / sub / mad .cc, addc / subc / madc .cc: write the carry (borrow) out to
+                         # CC.CF, the thread's hidden carry predicate, in F_DST2; addc / subc / madc
+                         # read it as their last operand (frontend/assembler.py, CARRY_REGISTER)
 FL_CAST = 1 << 22        # SASS ATOMS.CAST.SPIN as atom.cas: the destination gets 1 where the store happened
                          # (memory held the compare value), 0 where not, instead of the old value
 
@@ -237,6 +244,8 @@ OP_BFIND, OP_FNS, OP_DP4A, OP_DP2A, OP_MUL24, OP_MAD24 = (OPCODE[n] for n in ("b
 OP_MATCH, OP_REDUX, OP_MMA, OP_CP_ASYNC, OP_CP_ASYNC_GROUP = (OPCODE[n] for n in ("match", "redux", "mma", "cp.async", "cp.async.group"))
 OP_PUSH_MASK, OP_POP_MASK, OP_MASK_NZ, OP_BR_PUSH = (OPCODE[n] for n in ("push_mask", "pop_mask", "mask_nz", "br_push"))
 OP_ISSPACEP, OP_BAR_WARP = (OPCODE[n] for n in ("isspacep", "bar.warp"))
+OP_ADDC, OP_SUBC, OP_MADC, OP_LOP3 = (OPCODE[n] for n in ("addc", "subc", "madc", "lop3"))
+OP_VABSDIFF4, OP_VABSDIFF2 = (OPCODE[n] for n in ("vabsdiff4", "vabsdiff2"))
 OP_WMMA_LOAD_A, OP_WMMA_LOAD_B, OP_WMMA_LOAD_C, OP_WMMA_STORE_D, OP_WMMA_MMA, OP_LDMATRIX = (
     OPCODE[n] for n in ("wmma.load.a", "wmma.load.b", "wmma.load.c", "wmma.store.d", "wmma.mma", "ldmatrix"))
 # The less common families, which a launch compiles only where its code holds them (Code.ext,

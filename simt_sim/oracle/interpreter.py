@@ -49,7 +49,7 @@ _OPNAME = {op.opcode: op.name for op in isa().ops}
 # type helpers (index = encoding type code)
 _BITS = {E.T_U8: 8, E.T_U16: 16, E.T_U32: 32, E.T_U64: 64, E.T_S8: 8, E.T_S16: 16, E.T_S32: 32,
          E.T_S64: 64, E.T_B8: 8, E.T_B16: 16, E.T_B32: 32, E.T_B64: 64, E.T_F16: 16, E.T_F32: 32,
-         E.T_F64: 64, E.T_PRED: 1, E.T_BF16: 16, E.T_F16X2: 32, E.T_BF16X2: 32}
+         E.T_F64: 64, E.T_PRED: 1, E.T_BF16: 16, E.T_F16X2: 32, E.T_BF16X2: 32, E.T_U16X2: 32, E.T_S16X2: 32}
 _SIGNED = {E.T_S8, E.T_S16, E.T_S32, E.T_S64}
 _HALF = {E.T_F16, E.T_BF16, E.T_F16X2, E.T_BF16X2}     # 16-bit floats, one or two per register
 _PAIR = {E.T_F16X2, E.T_BF16X2}
@@ -311,12 +311,10 @@ def _nan_result(name: str, ty: int, srcs):
     """The NaN a float32 / float64 arithmetic operation writes: float32, the canonical 0x7fffffff
     (FADD / FMUL / FFMA / MUFU, abs and neg included); float64, the first NaN operand quieted
     with its own sign, in the order ptxas's DADD / DMUL / DFMA take them (a, b; fma a, c, b;
-    min / max: b), or 0xfff8000000000000 when no operand is a NaN."""
+    min / max of two NaNs: a), or 0xfff8000000000000 when no operand is a NaN."""
     if ty == E.T_F32:
         return _f32(CANONICAL_NAN32)
-    if name in ("min", "max"):
-        order = (1,)
-    elif name in ("fma", "mad"):
+    if name in ("fma", "mad"):
         order = (0, 2, 1)
     elif name in ("add", "sub", "mul", "div"):
         order = (0, 1)
@@ -1539,6 +1537,49 @@ class _Interpreter:
         b = v[1] if len(v) > 1 else 0
         c = v[2] if len(v) > 2 else 0
         flags = ins.flags
+        if name == "lop3":                  # bit i of d: bit (a_i b_i c_i) of the truth table v[3]
+            r = 0
+            for i in range(32):
+                k = (a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1)
+                r |= (v[3] >> k & 1) << i
+            self.write(th, d, r)
+            return
+        if name in ("vabsdiff4", "vabsdiff2"):     # |a_i - b_i| of bytes / halves: packed, or c + sum
+            n, width = (4, 8) if name == "vabsdiff4" else (2, 16)
+            signs = (ins.ty2 in _SIGNED, bool(flags & E.FL_B_SIGNED))
+            diffs = []
+            for i in range(n):
+                x, y = ((v[k] >> (width * i) & _mask(width)) for k in (0, 1))
+                x, y = (u - (1 << width) if s and u >> (width - 1) else u for u, s in zip((x, y), signs))
+                diffs.append(abs(x - y))
+            r = c + sum(diffs) if ins.cmp == 1 else sum((dv & _mask(width)) << (width * i) for i, dv in enumerate(diffs))
+            self.write(th, d, r & M32)
+            return
+        if ty in (E.T_U16X2, E.T_S16X2):    # per 16-bit half, wrapping
+            halves = []
+            for k in (0, 16):
+                x, y = a >> k & 0xFFFF, b >> k & 0xFFFF
+                if ty == E.T_S16X2:
+                    x, y = (u - 0x10000 if u >= 0x8000 else u for u in (x, y))
+                halves.append({"add": x + y, "sub": x - y, "min": min(x, y), "max": max(x, y)}[name] & 0xFFFF)
+            self.write(th, d, halves[0] | halves[1] << 16)
+            return
+        if name in ("addc", "subc", "madc") or flags & E.FL_CC:
+            # CC.CF: the carry in is the last operand (addc / subc / madc), the carry out F_DST2
+            cin = v[-1] & 1 if name in ("addc", "subc", "madc") else 0
+            m = _mask(bits)
+            if name in ("mad", "madc"):
+                a, b = ((a * b) >> bits if flags & E.FL_HI else a * b) & m, c
+            a, b = a & m, b & m
+            if name in ("sub", "subc"):
+                r, out = (a - b - cin) & m, int(a < b + cin)
+            else:
+                total = a + b + cin
+                r, out = total & m, total >> bits
+            self.write(th, d, r)
+            if flags & E.FL_CC:
+                th.p[ins.dst2] = out
+            return
         if name in ("add", "sub"):
             r = a + b if name == "add" else a - b
             if flags & E.FL_SAT:
@@ -1721,7 +1762,9 @@ class _Interpreter:
         old = int.from_bytes(buf[off:off + width], "little")
         braw = self.raw(th, b_op)
         aop = E.ATOM_NAMES[ins.cmp]
-        if ty in (E.T_F32, E.T_F64):
+        if ty in _HALF:                             # atom.add.noftz.f16 / bf16 / f16x2 / bf16x2
+            new = half_op("add", ty, old, braw, 0, 0)
+        elif ty in (E.T_F32, E.T_F64):
             cvt = _f32 if ty == E.T_F32 else _f64
             back = _bits32 if ty == E.T_F32 else _bits64
             fo, fb = cvt(old), cvt(braw)
@@ -1774,7 +1817,8 @@ class _Interpreter:
 _ARITHMETIC = ("add", "sub", "mul", "mad", "fma", "div", "rem", "abs", "neg", "min", "max", "copysign",
                "sad", "popc", "clz", "brev", "bfe", "bfi", "bfind", "fns", "dp4a", "dp2a", "mul24",
                "mad24", "prmt", "and", "or", "xor", "not", "cnot", "shl", "shr", "shf", "rcp", "sqrt",
-               "rsqrt", "sin", "cos", "ex2", "lg2", "tanh")
+               "rsqrt", "sin", "cos", "ex2", "lg2", "tanh", "addc", "subc", "madc", "lop3",
+               "vabsdiff4", "vabsdiff2")
 
 # The oracle's dispatch: opcode name -> handler(interpreter, thread, instruction).
 OPCODE_HANDLERS = {

@@ -627,10 +627,9 @@ def f64_nan_result(op, a, b, c):
     """The bits of a float64 NaN result with a NaN operand, as the H100 gives them (s-fp64): the
     first NaN operand, quieted, with its own sign (abs and neg too: ptxas makes them DADDs, whose
     |x| and -x do not apply to a NaN), in the order ptxas's DADD / DMUL / DFMA take them (their
-    b, c, a): a then b for add / sub / mul / div, a, c, b for fma; min / max of two NaNs: b."""
-    if op == E.OP_MIN or op == E.OP_MAX:
-        first = b
-    elif a != a:
+    b, c, a): a then b for add / sub / mul / div, a, c, b for fma; min / max of two NaNs: a (as SASS
+    mode runs ptxas's DSETP.MIN / .MAX sequence for them)."""
+    if a != a:
         first = a
     elif (op == E.OP_FMA or op == E.OP_MAD) and c != c:
         first = c
@@ -886,3 +885,94 @@ def bfi(a, b, pos, length, bits):
         bit = np.int64(1) << (pos + i)
         r = (r & ~bit) | (((a >> i) & 1) << (pos + i))
     return r
+
+
+@compiled
+def carry_arith(op, ty, flags, a, b, c, cin):
+    """add / sub / mad (.cc) and addc / subc / madc on values extended from ty (32 or 64 bits):
+    (result bits, carry out).  add: a + b + cin, carry out of the top bit; sub: a - (b + cin),
+    borrow out (the PTX ISA's CC.CF for subtraction); mad.lo/.hi: the low or high half of a * b
+    (signed for .s types) + c + cin, carry out of that addition."""
+    bits = E.TYPE_BITS[ty]
+    if op == E.OP_MAD or op == E.OP_MADC:
+        if flags & E.FL_HI:
+            if bits == 64:
+                p = mulhi64(a, b, E.TYPE_SIGNED[ty] == 1)
+            else:
+                p = (a * b) >> 32
+        else:
+            p = a * b
+        a = p
+        b = c
+    ua = np.uint64(truncate_bits(a, bits))
+    ub = np.uint64(truncate_bits(b, bits))
+    ci = np.uint64(cin & 1)
+    if op == E.OP_SUB or op == E.OP_SUBC:
+        borrow = ua < ub or (ua == ub and ci == 1)
+        return truncate_bits(np.int64(ua - ub - ci), bits), np.int64(1 if borrow else 0)
+    if bits == 64:
+        s = ua + ub
+        s2 = s + ci
+        carry = s < ua or s2 < s
+        return np.int64(s2), np.int64(1 if carry else 0)
+    s = np.int64(ua + ub + ci)
+    return s & 0xFFFFFFFF, (s >> 32) & 1
+
+
+@compiled
+def packed16(op, ty, a, b):
+    """add / sub / min / max .u16x2 / .s16x2: per 16-bit half (add and sub wrap)."""
+    r = np.int64(0)
+    for k in range(2):
+        x = (a >> (16 * k)) & 0xFFFF
+        y = (b >> (16 * k)) & 0xFFFF
+        if ty == E.T_S16X2:
+            if x >= 0x8000:
+                x -= 0x10000
+            if y >= 0x8000:
+                y -= 0x10000
+        if op == E.OP_ADD:
+            v = x + y
+        elif op == E.OP_SUB:
+            v = x - y
+        elif op == E.OP_MIN:
+            v = min(x, y)
+        else:
+            v = max(x, y)
+        r |= (v & 0xFFFF) << (16 * k)
+    return r
+
+
+@compiled
+def video_absdiff(op, a, b, c, a_signed, b_signed, add):
+    """vabsdiff4 / vabsdiff2: |a_i - b_i| of the bytes (halves) of a and b, packed into a word, or
+    (add) c plus their sum; mod 2^32."""
+    n, width = (4, 8) if op == E.OP_VABSDIFF4 else (2, 16)
+    m = (np.int64(1) << width) - 1
+    packed = np.int64(0)
+    total = np.int64(c)
+    for i in range(n):
+        x = (a >> (width * i)) & m
+        y = (b >> (width * i)) & m
+        if a_signed and x >> (width - 1):
+            x -= m + 1
+        if b_signed and y >> (width - 1):
+            y -= m + 1
+        d = x - y if x > y else y - x
+        packed |= (d & m) << (width * i)
+        total += d
+    return (total if add else packed) & 0xFFFFFFFF
+
+
+@compiled
+def lop3(a, b, c, lut):
+    """lop3.b32: bit i of d is bit (a_i << 2 | b_i << 1 | c_i) of the 8-bit truth table lut."""
+    r = np.int64(0)
+    for k in range(8):
+        if (lut >> k) & 1:
+            term = np.int64(0xFFFFFFFF)
+            term &= a if k & 4 else ~a
+            term &= b if k & 2 else ~b
+            term &= c if k & 1 else ~c
+            r |= term
+    return r & 0xFFFFFFFF

@@ -191,6 +191,43 @@ def exec_lane_alu(code, regs, row, op, t, w, lane, geom, slot_block, counters):
     write_raw(regs, dk, di, t, alu.truncate(r, dty) if dty >= 0 else r)
 
 
+@compiled
+def int_extra_warp(code, regs, row, op, mask, base_t, wsz, w, geom, slot_block, counters):
+    """The carry instructions (add / sub / mad .cc, addc / subc / madc: the carry in is the last
+    operand, the carry out goes to F_DST2), lop3 and the packed .u16x2 / .s16x2 forms."""
+    ty = row[E.F_TYPE]
+    flags = row[E.F_FLAGS]
+    nops = row[E.F_NOPS]
+    dst2 = row[E.F_DST2]
+    dk, di, _, _ = opnd(row, 0)
+    carry_in = op == E.OP_ADDC or op == E.OP_SUBC or op == E.OP_MADC
+    zero = np.int64(0)
+    for lane in range(wsz):
+        if (mask >> lane) & 1:
+            t = base_t + lane
+            a = read_int(code, regs, row, 1, t, w, lane, geom, slot_block, counters)
+            b = read_int(code, regs, row, 2, t, w, lane, geom, slot_block, counters)
+            if op == E.OP_LOP3:
+                c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters)
+                lut = read_int(code, regs, row, 4, t, w, lane, geom, slot_block, counters)
+                write_raw(regs, dk, di, t, alu.lop3(a, b, c, lut & 0xFF))
+            elif ty == E.T_U16X2 or ty == E.T_S16X2:
+                write_raw(regs, dk, di, t, alu.packed16(op, ty, a, b))
+            elif op == E.OP_VABSDIFF4 or op == E.OP_VABSDIFF2:
+                c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters)
+                write_raw(regs, dk, di, t, alu.video_absdiff(op, a, b, c, E.TYPE_SIGNED[row[E.F_TYPE2]] == 1,
+                                                             (flags & E.FL_B_SIGNED) != 0, row[E.F_CMP] == 1))
+            else:
+                mad = op == E.OP_MAD or op == E.OP_MADC
+                c = read_int(code, regs, row, 3, t, w, lane, geom, slot_block, counters) if mad else zero
+                cin = read_int(code, regs, row, nops - 1, t, w, lane, geom, slot_block, counters) if carry_in \
+                    else zero
+                r, cout = alu.carry_arith(op, ty, flags, a, b, c, cin)
+                write_raw(regs, dk, di, t, r)
+                if flags & E.FL_CC:
+                    regs.pred[dst2, t] = np.uint8(cout)
+
+
 @compiled_inline
 def in_space(space, addr):
     """isspacep: the generic address lies in the state space's window (.const / .param: never, as
@@ -342,6 +379,8 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
 @compiled
 def atomic_apply(aop, ty, old, b, c):
     """New memory value of an atomic; old, b, c are raw bits (int64)."""
+    if H.is_half(ty):                  # atom.add.noftz.f16 / bf16 / f16x2 / bf16x2: per element, .rn
+        return H.arith_bits(E.OP_ADD, ty, old, b, np.int64(0), 0)
     if ty == E.T_F32:
         fo = f32_from_bits(old)
         fb = f32_from_bits(b)
@@ -912,6 +951,10 @@ def ptx_row(ptx, code, regs, ws, mem, row, op, w, pc, mask, exec_mask, base_t, s
             S.pop_explicit(ws, w)
             S.settle(ws, w, ev, counters)
             return ROW_SETTLED
+    elif (row[E.F_FLAGS] & E.FL_CC or op == E.OP_ADDC or op == E.OP_SUBC or op == E.OP_MADC or op == E.OP_LOP3
+          or op == E.OP_VABSDIFF4 or op == E.OP_VABSDIFF2
+          or row[E.F_TYPE] == E.T_U16X2 or row[E.F_TYPE] == E.T_S16X2):
+        int_extra_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters)
     elif not F.alu_warp(code, regs, row, op, exec_mask, base_t, wsz, w, geom, slot_block, counters):
         for lane in range(wsz):
             if (exec_mask >> lane) & 1:
