@@ -472,3 +472,31 @@ def test_packed_16bit_add_sub_min_max():
         m1 = pack(max(xl, 1), max(xh, 0))
         m2 = pack(min(syl, 3), min(syh, 3))
         assert int(o[i, 11]) == m1 ^ m2, f"thread {i}"
+
+
+def bf16_round(f32):
+    """float32 values rounded to bfloat16 bits (to nearest even; NaN: 0x7fff)."""
+    u = np.asarray(f32, np.float32).view(np.uint32).astype(np.int64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+    return np.where(np.isnan(f32), 0x7FFF, r).astype(np.uint16)
+
+
+def test_half_and_bf16_immediates_inf_and_subnormal():
+    rng = np.random.default_rng(71)
+    n = 128
+    xb = bf16_round((rng.integers(-1000, 1000, n) / 4).astype(np.float32))
+    xb[:4] = [0xFF80, 0x7F80, 0x0000, 0x8000]                      # -inf, +inf, +0, -0
+    yh = (rng.standard_normal(n) * 100).astype(np.float16).view(np.uint16)
+    yh[:4] = [0x7C00, 0xFC00, 0x7E00, 0x8001]                      # +inf, -inf, NaN, a subnormal
+    got = run_sass("sass_half_imm", None, 1, 128, ["b", "h", "o", n],
+                   {"b": xb, "h": yh, "o": np.zeros(4 * n, np.uint16)}, must_hold=("+INF", "-INF"))
+    o = got["o"].reshape(n, 4)
+    x = (xb.astype(np.uint32) << 16).view(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.testing.assert_array_equal(o[:, 0], bf16_round(x + np.float32(np.inf)))
+        np.testing.assert_array_equal(o[:, 1], bf16_round((x.astype(np.float64) * 2.0 ** -133).astype(np.float32)))
+        y = yh.view(np.float16).astype(np.float64)
+        s = y - np.inf
+        np.testing.assert_array_equal(o[:, 2], np.where(np.isnan(s), 0x7FFF, s.astype(np.float16).view(np.uint16)))
+        p = y * 2.0 ** -24
+        np.testing.assert_array_equal(o[:, 3], np.where(np.isnan(p), 0x7FFF, p.astype(np.float16).view(np.uint16)))

@@ -16,7 +16,7 @@ import numpy as np
 from simt_sim.frontend import sass_lower as SL
 from simt_sim.isa import encoding as E
 
-_NUMBER_RE = re.compile(r"^-?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)
+_NUMBER_RE = re.compile(r"^[+-]?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)   # +INF too
 HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1, "HSET2": 1, "VHMNMX": 1}
 HMMA_SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
 LDGSTS_SIZES = {"64": 8, "128": 16}
