@@ -500,3 +500,26 @@ def test_half_and_bf16_immediates_inf_and_subnormal():
         np.testing.assert_array_equal(o[:, 2], np.where(np.isnan(s), 0x7FFF, s.astype(np.float16).view(np.uint16)))
         p = y * 2.0 ** -24
         np.testing.assert_array_equal(o[:, 3], np.where(np.isnan(p), 0x7FFF, p.astype(np.float16).view(np.uint16)))
+
+
+def test_generic_atomics_on_shared_and_global_addresses():
+    rng = np.random.default_rng(72)
+    n, blocks, block = 200, 2, 128
+    x = words(rng, n)
+    got = run_sass("sass_generic_atomics", None, blocks, block, ["x", "g", "o", n],
+                   {"x": x, "g": np.zeros(12, np.uint32), "o": np.zeros(16 * blocks, np.uint32)},
+                   must_hold=("ATOM.E.CAS", "ATOM.E.ADD", "ATOM.E.MAX"))
+    v = x.astype(np.int64)
+    g = [0] * 12
+    for u in v.tolist():
+        g[u & 3] += 1
+        g[4 + ((u >> 5) & 3)] += 2
+        g[8 + ((u >> 9) & 3)] = max(g[8 + ((u >> 9) & 3)], u >> 4)
+    assert got["g"].tolist() == g
+    for blk in range(blocks):
+        s = [0] * 16
+        for u in v[blk * block:(blk + 1) * block].tolist():
+            s[u & 7] = (s[u & 7] + (u >> 24)) & M32
+            s[8 + ((u >> 3) & 3)] += u & 0xFF
+            s[12 + ((u >> 7) & 3)] = max(s[12 + ((u >> 7) & 3)], u >> 8)
+        assert got["o"][blk * 16:(blk + 1) * 16].tolist() == s, f"block {blk}"

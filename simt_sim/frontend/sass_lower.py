@@ -361,7 +361,8 @@ def _value_registers(b: RowBuilder, text: str, n: int, dest: bool):
 
 
 def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
-    """ATOMG / ATOMS (PT, d, [a], b[, c]) and REDG ([a], b) -> atom / red rows."""
+    """ATOMG / ATOMS / ATOM (PT, d, [a], b[, c]) and REDG / RED ([a], b) -> atom / red rows (ATOM
+    and RED: a generic address, a register pair, resolved by its window as PTX's generic atom)."""
     mods = inst.modifiers
     if "CAST" in mods or "POPC" in mods:
         return lower_atomic_special(b, inst, family)
@@ -384,14 +385,14 @@ def lower_atomic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarra
     if ty in ("f32", "f64") and aop == "add" and not ("RN" in mods and ("FTZ" in mods or ty == "f64")):
         # the simulated float atomic add rounds to nearest, and its f32 form flushes subnormals (atom.add.f32)
         raise b.error(f"a {ty} atomic add without .{'FTZ.' if ty == 'f32' else ''}RN is not simulated")
-    space = "shared" if family == "ATOMS" else "global"
+    space = {"ATOMS": "shared", "ATOM": "generic", "RED": "generic"}.get(family, "global")
     ops = list(inst.operands)
     if ops and _PRED_RE.match(ops[0].lstrip("!")):
         ops = ops[1:]                       # the unused predicate result
     as_value = (lambda t: _wide(b, t)) if wide or ty == "f64" else (lambda t: b.operand(t))
     fields = dict(F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE[space], F_CMP=E.ATOM_CODE[aop], F_VEC=1)
     address = b.address if space == "shared" else (lambda t: _global_address(b, t))
-    if family == "REDG":
+    if family in ("REDG", "RED"):
         return b.row(E.OP_RED, [address(ops[0]), _typed(as_value(ops[1]), ty)], **fields)
     dest = _wide(b, ops[0], dest=True) if (wide or ty == "f64") else b.operand(ops[0], dest=True)
     srcs = [_typed(as_value(t), ty) for t in ops[2:]]
@@ -726,7 +727,7 @@ def lower_call(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
 
 LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": lower_memory,
          "LDL": lower_memory, "STL": lower_memory, "LD": lower_memory, "ST": lower_memory,
-         "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "BAR": lower_bar,
+         "ATOMG": lower_atomic, "ATOMS": lower_atomic, "REDG": lower_atomic, "ATOM": lower_atomic, "RED": lower_atomic, "BAR": lower_bar,
          "BRA": lower_branch, "BSSY": lower_bssy, "BSYNC": lower_barrier_op, "BREAK": lower_barrier_op,
          "WARPSYNC": lower_warpsync, "SHFL": lower_shfl, "BMOV": lower_bmov, "LDC": lower_ldc, "ULDC": lower_ldc,
          "CALL": lower_call, "RET": lower_call}
