@@ -149,6 +149,11 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu-worker", nargs=2, type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--warm-only", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--pack-units", action="store_true", help="also write OUT/units.tar.gz (the built PTX)")
+    ap.add_argument("--rerun", type=Path, help="a directory with records.json.gz and units.tar.gz: run every "
+                    "kernel on the GPU again (full outputs to OUT/gpu_outputs.npz, digests checked against the "
+                    "records) and simulate all of them, comparing every word")
+    ap.add_argument("--resume", type=Path, help="a directory with records.json.gz, outcomes.json.gz and "
+                    "units.tar.gz of an earlier run: simulate only its not_run kernels, merge, write OUT")
     a = ap.parse_args(argv)
     if a.gpu_worker:
         return gpu_worker(*a.gpu_worker)
@@ -161,6 +166,10 @@ def main(argv=None) -> int:
         return 0
     out = a.out
     out.mkdir(parents=True, exist_ok=True)
+    if a.resume:
+        return resume(a, out)
+    if a.rerun:
+        return rerun(a, out)
     lay = C.Layout(a.base_seed, a.main_modules, a.g_modules, a.g_kernels)
     work = a.build / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -271,6 +280,95 @@ def main(argv=None) -> int:
         text = C.format_summary(summary)
         (out / "summary.txt").write_text(text + "\n")
         log("simulated:\n" + text)
+    return 0
+
+
+def unit_paths(records: dict, build: Path) -> dict:
+    lay = C.layout_of(records)
+    flags = {f"m{i:03d}": f for i, f, n in lay.modules()}
+    return {r["id"]: build / r["module"] / (f"{r['module']}.ptx" if flags[r["module"]] == "G" else f"{r['id']}.ptx")
+            for r in records["kernels"]}
+
+
+def rerun(a, out: Path) -> int:
+    """The recorded kernels again: full GPU outputs, then every kernel simulated in both modes and
+    compared word by word (which variables differ)."""
+    records = C.read_json_gz(a.rerun / "records.json.gz")
+    warm = subprocess.Popen([sys.executable, __file__, "--warm-only", str(a.build / "warm")])
+    with tarfile.open(a.rerun / "units.tar.gz") as tar:
+        tar.extractall(a.build)
+    unit = unit_paths(records, a.build)
+    cubins = {}
+    with ThreadPoolExecutor(a.jobs) as pool:
+        for p, c in zip(sorted(set(map(str, unit.values()))),
+                        pool.map(lambda p: str(C.cubin_of(Path(p))), sorted(set(map(str, unit.values()))))):
+            cubins[p] = c
+    log(f"{len(cubins)} cubins")
+    recs = records["kernels"]
+    jobs = [[cubins[str(unit[r["id"]])], r["id"], r["block"], r["words"]] for r in recs]
+    work = a.build / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    res = record_on_gpu(jobs, work)
+    full, mism = {}, []
+    for r in recs:
+        o = res.get(r["id"])
+        if not o or not o["ok"]:
+            continue
+        w = C.decode_words(o["words"])
+        full[r["id"]] = w
+        if C.out_digest(w, C.spec_of(r)) != r["digest"] or not o["same"]:
+            mism.append(r["id"])
+    np.savez_compressed(out / "gpu_outputs.npz", **full)
+    log(f"GPU again: {len(full)} kernels, {len(mism)} differ from the records: {mism[:20]}")
+    tasks = [(str(unit[r["id"]]), dict(r, full=C.encode_words(full[r["id"]])), m, a.sim_timeout)
+             for r in recs if r["id"] in full for m in ("sass", "ptx")]
+    random.Random(7).shuffle(tasks)
+    warm.wait()
+    C.warm_engine(Path(tasks[0][0]), tasks[0][1])
+    log(f"engine warm; {len(tasks)} simulations")
+    outcomes = C.replay_tasks(tasks, a.jobs, deadline=T0 + a.deadline)
+    outcomes.sort(key=lambda o: (o["id"], o["mode"]))
+    summary = C.summarise(outcomes)
+    C.write_json_gz(out / "outcomes.json.gz", {"simulator": a.simulator, "device": gpu_info()["name"],
+                                               "rerun_mismatches": mism, "outcomes": outcomes, "summary": summary})
+    text = C.format_summary(summary)
+    (out / "summary.txt").write_text(text + "\n")
+    log("simulated:\n" + text)
+    return 0
+
+
+def resume(a, out: Path) -> int:
+    """Simulate the not_run entries of an earlier outcome table (its units unpacked or rebuilt)."""
+    records = C.read_json_gz(a.resume / "records.json.gz")
+    old = C.read_json_gz(a.resume / "outcomes.json.gz")
+    recs = {r["id"]: r for r in records["kernels"]}
+    warm = subprocess.Popen([sys.executable, __file__, "--warm-only", str(a.build / "warm")])
+    if (a.resume / "units.tar.gz").exists():
+        with tarfile.open(a.resume / "units.tar.gz") as tar:
+            tar.extractall(a.build)
+    lay = C.layout_of(records)
+    unit = {}
+    for i, f, n in lay.modules():
+        name = f"m{i:03d}"
+        for r in (r for r in records["kernels"] if r["module"] == name):
+            unit[r["id"]] = a.build / name / (f"{name}.ptx" if f == "G" else f"{r['id']}.ptx")
+    todo = [o for o in old["outcomes"] if o["class"] == "not_run"]
+    tasks = [(str(unit[o["id"]]), recs[o["id"]], o["mode"], a.sim_timeout) for o in todo]
+    with ThreadPoolExecutor(a.jobs) as pool:
+        list(pool.map(lambda p: C.cubin_of(Path(p)), sorted({t[0] for t in tasks})))
+    log(f"resume: {len(tasks)} simulations; cubins ready")
+    warm.wait()
+    C.warm_engine(Path(tasks[0][0]), tasks[0][1]) if tasks else None
+    new = C.replay_tasks(tasks, a.jobs, deadline=T0 + a.deadline)
+    done = {(o["id"], o["mode"]): o for o in old["outcomes"]}
+    done.update({(o["id"], o["mode"]): o for o in new})
+    outcomes = sorted(done.values(), key=lambda o: (o["id"], o["mode"]))
+    summary = C.summarise(outcomes)
+    C.write_json_gz(out / "outcomes.json.gz", {"simulator": old.get("simulator", a.simulator),
+                                               "device": old.get("device"), "outcomes": outcomes, "summary": summary})
+    text = C.format_summary(summary)
+    (out / "summary.txt").write_text(text + "\n")
+    log("simulated:\n" + text)
     return 0
 
 

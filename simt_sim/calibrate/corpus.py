@@ -293,14 +293,48 @@ def compare(words: np.ndarray, rec: dict) -> tuple[str, str, dict]:
     diff16 = [i for i, (a, b) in enumerate(zip(first, rec["first16"])) if a != b]
     if diff16:
         details["diff16"] = diff16
+    if "full" in rec and not exact:
+        details.update(word_differences(words, decode_words(rec["full"]), spec))
     if exact and ok_approx:
         return "exact", "", details
     if exact:
         return "wrong", f"approximate words beyond their bound ({details['approx_err']} x bound)", details
+    if "diff_vars" in details:
+        return "wrong", f"words differ in {' '.join(sorted(details['diff_vars']))}", details
     return "wrong", f"output differs (digest); first-16 words differing: {diff16 or 'none'}", details
 
 
 # ---------------------------------------------------------------------------- simulating
+
+WORD_NAMES = ("u0", "u1", "i0", "i1", "U0.lo", "U0.hi", "I0.lo", "I0.hi", "f0", "f1", "d0.lo", "d0.hi", "h0|b0")
+
+
+def word_name(i: int, spec: G.KernelSpec) -> str:
+    """What output word i holds: a variable (by its place in the thread's words), an approximate
+    word, a private atomic word or a shared global atomic slot."""
+    w, nt = spec.words_per_thread, spec.threads
+    if i < nt * w:
+        k = i % w
+        return WORD_NAMES[k] if k < G.NW else f"approx{k - G.NW}"
+    if i < nt * (w + 1):
+        return "gp32"
+    if i < nt * (w + 3):
+        return "gp64"
+    return f"gslot{i - nt * (w + 3)}"
+
+
+def word_differences(got: np.ndarray, want: np.ndarray, spec: G.KernelSpec) -> dict:
+    """Which exact words differ from the full hardware output: their count, the variables they
+    hold and the first one (index, name, simulated, hardware)."""
+    mask = ~spec.approx_mask()
+    bad = np.nonzero((got != want) & mask)[0]
+    if not bad.size:
+        return {}
+    names = collections.Counter(word_name(int(i), spec) for i in bad)
+    i = int(bad[0])
+    return {"n_diff": int(bad.size), "diff_vars": dict(names.most_common(6)),
+            "first_diff": [i, word_name(i, spec), f"{int(got[i]):#010x}", f"{int(want[i]):#010x}"]}
+
 
 class KernelTimeout(Exception):
     pass
@@ -356,48 +390,87 @@ def run_one(ptx: Path, rec: dict, mode: str, timeout: float) -> dict:
     return out
 
 
-def _worker(task):
-    """task: (ptx path, record, mode, timeout) list for one unit group."""
-    return [run_one(Path(p), rec, mode, timeout) for p, rec, mode, timeout in task]
+def _serve(conn) -> None:
+    """A pool process: run the tasks the parent sends, one at a time, until it sends None."""
+    while True:
+        task = conn.recv()
+        if task is None:
+            return
+        p, rec, mode, timeout = task
+        conn.send(run_one(Path(p), rec, mode, timeout))
 
 
 def replay_tasks(tasks: list, workers: int, deadline: float | None = None, progress=None) -> list[dict]:
-    """Run tasks [(ptx, record, mode, timeout), ...] on a pool (fork: the parent's compiled engine is
-    shared); those not finished by `deadline` (time.time()) come back as not_run."""
-    results = []
+    """Run tasks [(ptx, record, mode, timeout), ...] on `workers` forked processes (they share the
+    parent's compiled engine).  A task running past twice its timeout (compiled code does not see
+    the alarm) has its process killed and is recorded as timeout; tasks not finished by `deadline`
+    (time.time()) come back as not_run."""
+    def not_run(t):
+        return {"id": t[1]["id"], "mode": t[2], "class": "not_run", "error": "deadline"}
+    results: dict[int, dict] = {}
+
+    def finish(i, o):
+        results[i] = o
+        if progress:
+            progress(o)
     if workers <= 1:
-        for t in tasks:
-            if deadline and time.time() > deadline:
-                results.append({"id": t[1]["id"], "mode": t[2], "class": "not_run", "error": "deadline"})
-                continue
-            results.append(run_one(Path(t[0]), t[1], t[2], t[3]))
-            if progress:
-                progress(results[-1])
-        return results
+        for i, t in enumerate(tasks):
+            finish(i, not_run(t) if deadline and time.time() > deadline else run_one(Path(t[0]), t[1], t[2], t[3]))
+        return [results[i] for i in range(len(tasks))]
     import multiprocessing as mp
+    from multiprocessing.connection import wait
     ctx = mp.get_context("fork")
-    pool = ctx.Pool(workers, maxtasksperchild=200)
-    pending = {i: pool.apply_async(_worker, ([t],)) for i, t in enumerate(tasks)}
-    done = {}
+    queue = list(range(len(tasks)))[::-1]
+    slots = {}                      # conn -> [process, task index or None, started]
+
+    def spawn():
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_serve, args=(child,), daemon=True)
+        proc.start()
+        child.close()
+        slots[parent] = [proc, None, 0.0]
+
+    def feed(conn):
+        if queue and not (deadline and time.time() > deadline):
+            i = queue.pop()
+            conn.send(tasks[i])
+            slots[conn][1:] = [i, time.time()]
+        else:
+            slots[conn][1] = None
+    for _ in range(min(workers, len(tasks))):
+        spawn()
+    for conn in list(slots):
+        feed(conn)
     try:
-        while pending:
-            for i in list(pending):
-                if pending[i].ready():
-                    try:
-                        done[i] = pending.pop(i).get()[0]
-                    except Exception as e:          # noqa: BLE001 - the worker died
-                        done[i] = {"id": tasks[i][1]["id"], "mode": tasks[i][2], "class": "traceback",
-                                   "error": f"worker: {first_line(e)}"}
-                    if progress:
-                        progress(done[i])
-            if deadline and time.time() > deadline:
+        while any(s[1] is not None for s in slots.values()):
+            for conn in wait([c for c, s in slots.items() if s[1] is not None], timeout=0.2):
+                proc, i, _ = slots[conn]
+                try:
+                    finish(i, conn.recv())
+                except (EOFError, OSError):
+                    finish(i, {"id": tasks[i][1]["id"], "mode": tasks[i][2], "class": "traceback",
+                               "error": f"the simulating process died (exit {proc.exitcode})"})
+                    del slots[conn]
+                    spawn()
+                    conn = list(slots)[-1]
+                feed(conn)
+            now = time.time()
+            for conn, (proc, i, started) in list(slots.items()):
+                limit = 2 * (tasks[i][3] or 60.0) if i is not None else None
+                if i is not None and now - started > limit:
+                    proc.kill()
+                    finish(i, {"id": tasks[i][1]["id"], "mode": tasks[i][2], "class": "timeout",
+                               "error": f"ran past {limit:g} s", "seconds": round(now - started, 1)})
+                    del slots[conn]
+                    spawn()
+                    feed(list(slots)[-1])
+            if deadline and now > deadline:
                 break
-            time.sleep(0.05)
     finally:
-        pool.terminate()
-    for i in pending:
-        done[i] = {"id": tasks[i][1]["id"], "mode": tasks[i][2], "class": "not_run", "error": "deadline"}
-    return [done[i] for i in range(len(tasks))]
+        for conn, (proc, i, _) in slots.items():
+            if proc.is_alive():
+                proc.kill()
+    return [results.get(i) or not_run(t) for i, t in enumerate(tasks)]
 
 
 def warm_engine(ptx: Path, rec: dict) -> None:
