@@ -20,6 +20,7 @@ from simt_sim.frontend import sass
 from simt_sim.frontend.sass import ControlCodes, SassInstruction, SassKernel, split_operands
 from simt_sim.frontend.sass_lower import (RowBuilder, SassLoweringError, load_kernel, lower_instruction,
                                           stack_frames)
+from simt_sim.errors import RuntimeFault
 from simt_sim.isa import encoding as E
 from simt_sim.run.functional import launch
 
@@ -523,3 +524,31 @@ def test_generic_atomics_on_shared_and_global_addresses():
             s[8 + ((u >> 3) & 3)] += u & 0xFF
             s[12 + ((u >> 7) & 3)] = max(s[12 + ((u >> 7) & 3)], u >> 8)
         assert got["o"][blk * 16:(blk + 1) * 16].tolist() == s, f"block {blk}"
+
+
+def test_uniform_vote_and_trap():
+    n, block = 150, 64
+    x = words(np.random.default_rng(73), n)
+    x[0:32] |= 1                                        # warp 0: p holds in every lane
+    x[32:64] &= ~np.uint32(3)                           # warp 1: p holds in no lane
+    x[64:96] &= np.uint32(0x7FFFFFFF)                   # warp 2: q holds in no lane
+    program = load_kernel(str(CUDA / "sass_vote_trap.ptx"), None, "sass")
+    assert any(t.startswith("VOTE.EQ") for t in program.texts) and any(t.startswith("BPT.TRAP") for t in program.texts)
+    got = launch(program, 3, block, ["x", "o", n], {"x": x, "o": np.zeros(n, np.uint32)}).buffers["o"]
+    for w0 in range(0, n, 32):
+        v = x[w0:min(w0 + 32, n)]
+        p, q = (v & 3) != 0, (v >> 31) != 0
+        want = int(p.all() or not p.any()) | (int(q.all() or not q.any()) << 1)
+        assert got[w0:w0 + len(v)].tolist() == [want] * len(v), f"warp at thread {w0}"
+    x[77] = 0xDEADBEEF
+    with pytest.raises(RuntimeFault, match="trap"):
+        launch(program, 3, block, ["x", "o", n], {"x": x, "o": np.zeros(n, np.uint32)})
+
+
+def test_stack_limit_register_reads_the_bottom_of_local_memory():
+    """-G code checks R1 against SR_LMEMHIOFF in every function's prologue (BPT.TRAP below it)."""
+    b, row = lower_one("S2R R0, SR_LMEMHIOFF")
+    kind, idx = row[E.F_OPS + E.OPERAND_FIELDS], row[E.F_OPS + E.OPERAND_FIELDS + 1]
+    assert kind == E.K_IMM and b.u64[idx] == 0
+    _, row = lower_one("BPT.TRAP 0x1")
+    assert row[E.F_OP] == E.OP_TRAP

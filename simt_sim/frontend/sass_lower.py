@@ -45,7 +45,10 @@ SREG = {"SR_TID.X": "%tid.x", "SR_TID.Y": "%tid.y", "SR_TID.Z": "%tid.z", "SR_CT
 SREG_WORD = {"SR_CLOCKHI": E.SREG_HIGH_WORD, "SR_GLOBALTIMERHI": E.SREG_HIGH_WORD, "SR_VIRTID": E.SREG_VIRTID}
 # Special registers that are constants here: the block's rank in its cluster (launches are not
 # clustered) and the upper word of the shared window in the generic address space.
-SREG_CONSTANT = {"SR_CgaCtaId": 0, "SR_SWINHI": E.SHARED_WINDOW >> 32, "SRZ": 0}
+# SR_LMEMHIOFF: the lowest address the thread's stack may reach; -G code compares R1 with it in
+# every function's prologue (ISETP.GE.U32 P0, PT, R1, R0 ... BPT.TRAP otherwise).  The stack here
+# may use the thread's whole local memory, down to 0 (a deeper stack faults on its first access).
+SREG_CONSTANT = {"SR_CgaCtaId": 0, "SR_SWINHI": E.SHARED_WINDOW >> 32, "SRZ": 0, "SR_LMEMHIOFF": 0}
 # sm_90 reserves the first 1 KiB of a block's shared memory: ptxas addresses shared variables from
 # 0x400 (UMOV UR4, 0x400; ULEA UR4, SR_CgaCtaId, UR4, 0x18), so a SASS kernel's shared space is larger
 SHARED_RESERVED = 0x400
@@ -575,7 +578,8 @@ def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
             raise b.error("MUFU without a known function")
         fields["F_CMP"] = E.MUFU_CODE[fn]
     if family in ("VOTE", "VOTEU"):
-        fields["F_CMP"] = pick(mods, {"ALL": E.VOTE_MODE_ALL, "ANY": E.VOTE_MODE_ANY}, E.VOTE_MODE_ANY)
+        fields["F_CMP"] = pick(mods, {"ALL": E.VOTE_MODE_ALL, "ANY": E.VOTE_MODE_ANY, "EQ": E.VOTE_MODE_EQ},
+                               E.VOTE_MODE_ANY)
     rnd = pick(mods, ROUNDING)
     if rnd is not None:
         fields["F_RND"] = rnd

@@ -247,6 +247,14 @@ def lower_depbar(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     return b.row(E.SASS_OPCODE[family], ops, F_CMP=board, F_VEC=keep)
 
 
+def lower_bpt(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """BPT.TRAP code: PTX's trap (the kernel stops with a trap error), as __trap() and -G code's
+    stack-limit check (ISETP.GE.U32 P0, PT, R1, SR_LMEMHIOFF; BPT.TRAP where R1 went below it) use it."""
+    if "TRAP" not in inst.modifiers or not all(SL._int_literal(t) is not None for t in inst.operands):
+        raise b.error("only BPT.TRAP with an immediate code is supported")
+    return b.row(E.OP_TRAP, [])
+
+
 def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """CCTL.IVALL and ENDCOLLECTIVE: rows without operands or results."""
     return b.row(E.SASS_OPCODE[family], [])
@@ -255,6 +263,6 @@ def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
               "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r, "UP2UR": lower_p2r, "VHMNMX": lower_half,
               "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands, "EXIT": lower_exit,
-              "DEPBAR": lower_depbar,
+              "DEPBAR": lower_depbar, "BPT": lower_bpt,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,
               "DMMA": lower_fragment_op, "MOVM": lower_fragment_op, "LDSM": lower_ldsm, "LDGSTS": lower_ldgsts}

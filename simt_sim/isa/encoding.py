@@ -324,5 +324,5 @@ SASS_MODIFIER_FLAG["H_AND"] = SM_H_AND
 SM_BF = 1 << 19                        # HSET2.BF: a true half is 1.0 (in the half format), not 0xffff
 SASS_MODIFIER_FLAG["BF"] = SM_BF
 SM_UNIFORM = 1 << 30                   # a uniform-datapath row: it writes every lane of the warp
-VOTE_MODE_ANY, VOTE_MODE_ALL = 0, 1    # F_CMP of VOTE / VOTEU rows
+VOTE_MODE_ANY, VOTE_MODE_ALL, VOTE_MODE_EQ = 0, 1, 2    # F_CMP of VOTE / VOTEU rows (.EQ: vote.uni)
 PARAM_BANK_OFFSET = 0x210              # sm_90: kernel parameters start here in constant bank 0

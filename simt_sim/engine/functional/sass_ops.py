@@ -752,8 +752,8 @@ def converted_nan(code, regs, mem, row, op, t, w, lane, geom, slot_block, counte
 
 @compiled
 def exec_vote(code, regs, mem, row, op, w, exec_mask, base_t, wsz, geom, slot_block, counters):
-    """VOTE.ANY / .ALL Rd, Pd, Psrc and VOTEU.ANY URd, UPd, Psrc: Rd = the ballot of the active
-    lanes, Pd = any / all of them."""
+    """VOTE.ANY / .ALL / .EQ Rd, Pd, Psrc and VOTEU.ANY URd, UPd, Psrc: Rd = the ballot of the active
+    lanes, Pd = any / all of them / whether they all agree."""
     nd = row[E.F_NDST]
     ballot = np.int64(0)
     for lane in range(wsz):
@@ -762,6 +762,8 @@ def exec_vote(code, regs, mem, row, op, w, exec_mask, base_t, wsz, geom, slot_bl
             ballot |= np.int64(1) << lane
     if row[E.F_CMP] == E.VOTE_MODE_ALL:
         flag = np.int64(1 if ballot == exec_mask else 0)
+    elif row[E.F_CMP] == E.VOTE_MODE_EQ:          # VOTE.EQ (vote.uni): the same in every active lane
+        flag = np.int64(1 if ballot == 0 or ballot == exec_mask else 0)
     else:
         flag = np.int64(1 if ballot != 0 else 0)
     lanes = exec_mask if op == E.OP_S_VOTE else (np.int64(1) << wsz) - 1
