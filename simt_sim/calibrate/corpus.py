@@ -590,6 +590,31 @@ def replay(ids=None, modes=("sass", "ptx"), workers=2, timeout=60.0, records_pat
     return out + replay_tasks(tasks, workers, progress=progress)
 
 
+def update_known_failures(outcomes: list[dict], label: str = "", path: Path = KNOWN_FAILURES) -> int:
+    """Replace the entries of the outcomes' (kernel, mode) pairs by what the outcomes say (not_run
+    and build outcomes leave an entry as it was)."""
+    doc = json.loads(path.read_text()) if path.exists() else {"failures": []}
+    known = {(f["id"], f["mode"]): f for f in doc["failures"]}
+    for o in outcomes:
+        if o["class"] in ("not_run", "build"):
+            continue
+        key = (o["id"], o["mode"])
+        if o["class"] == "exact":
+            known.pop(key, None)
+        else:
+            known[key] = {"id": o["id"], "mode": o["mode"], "class": o["class"], "error": o.get("error", "")[:160]}
+    doc = {"about": "kernels and modes of the generated corpus that do not reproduce the H100's outputs yet "
+                    "(docs/corpus.md); tests/test_generated_corpus.py requires every other one to be exact and "
+                    "every one listed to still fail. Update: python -m simt_sim.calibrate.corpus known-failures "
+                    "OUTCOMES.json.gz",
+           "measured": label or doc.get("measured", ""),
+           "failures": [known[k] for k in sorted(known)]}
+    rows = ",\n".join(json.dumps(f, sort_keys=True) for f in doc["failures"])
+    path.write_text(f'{{"about": {json.dumps(doc["about"])},\n"measured": {json.dumps(doc["measured"])},\n'
+                    f'"failures": [\n{rows}\n]}}\n')
+    return len(known)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.corpus",
                                  description="replay the generated differential corpus (docs/corpus.md)")
@@ -604,9 +629,20 @@ def main(argv=None) -> int:
     rp.add_argument("--build", type=Path, default=DEFAULT_BUILD)
     rp.add_argument("--out", type=Path, help="write the outcome table here (.json.gz)")
     rp.add_argument("--verbose", "-v", action="store_true", help="print every outcome")
+    rp.add_argument("--update-known", action="store_true", help="update tests/data/corpus/known_failures.json "
+                    "with these outcomes")
+    kf = sub.add_parser("known-failures", help="update tests/data/corpus/known_failures.json from an outcome "
+                        "table (its kernels and modes only: exact ones leave the list, failing ones enter it)")
+    kf.add_argument("path", type=Path)
+    kf.add_argument("--label", default="", help="what was measured (a commit)")
     sm = sub.add_parser("summary", help="print the summary of an outcome table")
     sm.add_argument("path", type=Path, nargs="?", default=OUTCOMES_BEFORE)
     a = ap.parse_args(argv)
+    if a.cmd == "known-failures":
+        doc = read_json_gz(a.path) if a.path.suffix == ".gz" else json.loads(a.path.read_text())
+        n = update_known_failures(doc["outcomes"] if isinstance(doc, dict) else doc, a.label)
+        print(f"{KNOWN_FAILURES}: {n} failing kernel-modes")
+        return 0
     if a.cmd == "summary":
         doc = read_json_gz(a.path)
         print(format_summary(summarise(doc["outcomes"] if isinstance(doc, dict) else doc)))
@@ -627,6 +663,8 @@ def main(argv=None) -> int:
     print(format_summary(summarise(outcomes)))
     if a.out:
         write_json_gz(a.out, {"outcomes": outcomes})
+    if a.update_known:
+        print(f"{KNOWN_FAILURES}: {update_known_failures(outcomes)} failing kernel-modes")
     return 0
 
 
