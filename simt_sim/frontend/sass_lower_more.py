@@ -171,7 +171,10 @@ def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     even); .F64 reads and writes register pairs."""
     mods = inst.modifiers
     f64 = "F64" in mods
-    ops = [SL._wide(b, t, dest=k == 0) if f64 else b.operand(t, number="f32", dest=k == 0)
+    def f64_operand(t, dest):               # FRND.F64.FLOOR R4, +QNAN: an immediate is a double
+        op = b.operand(t, number="f64", dest=dest)
+        return (E.K_RPAIR,) + tuple(op[1:]) if op[0] == E.K_R32 else op
+    ops = [f64_operand(t, k == 0) if f64 else b.operand(t, number="f32", dest=k == 0)
            for k, t in enumerate(inst.operands)]
     rnd = SL.pick(mods, SL.ROUNDING, E.RND_RN)
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), F_RND=rnd,
