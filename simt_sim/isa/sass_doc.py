@@ -20,6 +20,7 @@ simt-sim disasm --isa sass tests/cuda/warp_vote.ptx         # a PTX file
 simt-sim disasm --isa sass programs/v-loop-break/kernel.cu  # CUDA: nvcc -ptx -O3 -lineinfo first
 simt-sim isa-doc --isa sass > docs/sass.md                  # regenerate this page
 python tools/sass_inventory.py                              # re-record tests/data/sass_inventory.json
+python tools/sass_strict_walk.py [FILES.ptx|.cu]            # lower strictly, list what is refused
 ```
 
 `--isa sass` compiles with `ptxas -arch=sm_90 -O3 -lineinfo` (PTX from `nvcc -G` gets `-O0`, which
