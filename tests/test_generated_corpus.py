@@ -157,6 +157,17 @@ def built_sample():
     return C.rebuild(RECORDS, {RECS[k]["module"] for k in SAMPLE}, jobs=2)
 
 
+@needs_nvcc
+@pytest.mark.skipif(RECORDS is None, reason="no recorded corpus")
+def test_regenerated_ptx_matches_the_recorded_ptx(built_sample):
+    """nvcc today makes the PTX the H100 ran, for every kernel of the sample's modules (an -O3, a
+    -use_fast_math and a -G module among them): a new nvcc or a changed generator fails here."""
+    stale = [k for b in built_sample.values() for k in b.units if b.ptx_digest[k] != RECS[k]["ptx_sha256"]]
+    assert not [b.name for b in built_sample.values() if b.error]
+    assert not stale, f"PTX differs from the recorded PTX for {stale[:10]}: re-record the corpus (docs/corpus.md)"
+    assert {b.flags for b in built_sample.values()} == {"O3", "fast", "G"}
+
+
 def check_outcome(kid: str, mode: str, built: dict) -> None:
     b = built[RECS[kid]["module"]]
     assert kid in b.units, f"{kid}: not built: {b.error}"
