@@ -66,7 +66,45 @@ def call_context(regs, base_t, mask):
     E.SASS_CALL_DEPTH_ROW): the threads of one group are always at one depth."""
     if mask == 0:
         return np.int64(0)
-    return np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + first_lane(mask)])
+    return np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + first_lane(mask)]) & DEPTH_BITS
+
+
+DEPTH_BITS = 0xFFFF      # E.SASS_CALL_DEPTH_ROW: bits 0-15 the CALL depth, 16-31 the pc after the BSYNC
+WAIT_SHIFT = 16          # the thread last arrived at, plus one (0: none; pcs past 0xfffe are not kept)
+
+
+@compiled
+def note_arrival(regs, base_t, lanes, wsz, next_pc):
+    """Remember, per thread, the pc after the BSYNC it arrives at (wait_pc reads it)."""
+    mark = np.int64(next_pc + 1) if next_pc + 1 <= 0xFFFF else np.int64(0)
+    for lane in range(wsz):
+        if (lanes >> lane) & 1:
+            v = np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane])
+            regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane] = np.uint32((v & DEPTH_BITS) | (mark << WAIT_SHIFT))
+
+
+@compiled
+def abandoned_waiters(ws, w, b, running):
+    """BSSY Bx while members of the barrier's current use still wait at its BSYNC, and the threads
+    that reopen it (lanes the YIELD rule let run on start a loop body's next iteration; lanes that
+    left a region without BREAK and come back round) will not arrive there for that use: those
+    waiters would wait for a use that no longer exists, so they go on, each at the pc after the
+    BSYNC it waits at (wait_pc).  A barrier a callee saved and cleared (BMOV.32.CLEAR: no members)
+    keeps its waiters: they wait for the caller's use, which BMOV.32 Bx, Rn restores."""
+    members = ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
+    if members == 0:
+        return np.int64(0)
+    waiting = ws.cbar[w, b, CB_ARRIVED] & members & ~running
+    for i in range(ws.f[w, WF_SP]):            # threads parked elsewhere do not wait here
+        waiting &= ~ws.stack[w, i, SF_PMASK]
+    return waiting
+
+
+@compiled
+def wait_pc(regs, base_t, lane, fallback):
+    """The pc after the BSYNC thread base_t + lane last arrived at (note_arrival), else fallback."""
+    mark = np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane]) >> WAIT_SHIFT
+    return mark - 1 if mark > 0 else fallback
 
 
 @compiled
@@ -129,21 +167,6 @@ def open_barrier(ws, w, b, members):
     the barrier, which cannot be running, keep waiting)."""
     ws.cbar[w, b, CB_MEMBERS] = members
     ws.cbar[w, b, CB_ARRIVED] &= ~members
-
-
-@compiled
-def abandoned_waiters(ws, w, b, running):
-    """BSSY Bx while threads still wait at the barrier's current use: members that arrived at its
-    BSYNC while others, which the YIELD rule let run on, reopen the barrier (a loop's next
-    iteration) before the missing members arrive.  Those waiters would wait for a use of the
-    barrier that no longer exists; they go on as a pending group at the BSYNC's next pc (CB_PC)
-    instead (a deadlock otherwise; their own values are unaffected by when they go on).  A barrier
-    a callee saved and cleared (BMOV.32.CLEAR: no members) keeps its waiters: they wait for the
-    caller's use, which BMOV.32 Bx, Rn restores."""
-    members = ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
-    if members == 0:
-        return np.int64(0)
-    return ws.cbar[w, b, CB_ARRIVED] & members & ~running
 
 
 @compiled

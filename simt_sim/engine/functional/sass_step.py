@@ -59,15 +59,22 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
     if op == E.OP_S_BSSY:
         b = row[E.F_CMP]
         left = C.abandoned_waiters(ws, w, b, ws.f[w, WF_MASK])
-        if left != 0:
-            ws.cbar[w, b, CB_ARRIVED] &= ~left
-            if not C.push_pending(ws, w, ws.cbar[w, b, CB_PC], left, KIND_PENDING_FALL,
-                                  C.call_context(regs, base_t, left)):
+        ws.cbar[w, b, CB_ARRIVED] &= ~left
+        while left != 0:                        # each group of waiters at the pc after its own BSYNC
+            first = first_lane(left)
+            at = C.wait_pc(regs, base_t, first, ws.cbar[w, b, CB_PC])
+            group = np.int64(0)
+            for lane in range(geom[G_WS]):
+                if (left >> lane) & 1 and C.wait_pc(regs, base_t, lane, ws.cbar[w, b, CB_PC]) == at:
+                    group |= np.int64(1) << lane
+            left &= ~group
+            if not C.push_pending(ws, w, at, group, KIND_PENDING_FALL, C.call_context(regs, base_t, group)):
                 sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
                 return -1
         C.open_barrier(ws, w, b, ws.f[w, WF_MASK])
         return pc + 1
     if op == E.OP_S_BSYNC:
+        C.note_arrival(regs, base_t, exec_mask, geom[G_WS], pc + 1)
         if not C.arrive(ws, w, row[E.F_CMP], exec_mask, pc + 1, ev, counters, ctx):
             sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
             return -1
@@ -147,8 +154,8 @@ def count_call(regs, exec_mask, base_t, wsz, step):
     (convergence.call_context)."""
     for lane in range(wsz):
         if (exec_mask >> lane) & 1:
-            regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane] = np.uint32(
-                (np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane]) + step) & 0xFFFFFFFF)
+            v = np.int64(regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane])
+            regs.r32[E.SASS_CALL_DEPTH_ROW, base_t + lane] = np.uint32((v & ~C.DEPTH_BITS) | ((v + step) & C.DEPTH_BITS))
 
 
 @compiled
