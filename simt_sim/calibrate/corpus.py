@@ -77,9 +77,21 @@ def module_source(base: int, index: int, flags: str, n: int, drop=()) -> G.Modul
 # ---------------------------------------------------------------------------- PTX units
 
 def ptx_body_digest(text: str) -> str:
-    """sha256 of a PTX file without its leading comment block (nvcc's build id) and its `.file`
-    lines (they name the toolkit's include directory), so machines with the same nvcc agree."""
-    lines = [ln for ln in text.splitlines() if not re.match(r"\s*\.file\s", ln)]
+    """sha256 of a PTX file without its leading comment block (nvcc's build id), its `.file` and
+    `.loc` lines and its `.section .debug_*` blocks (-G debug info: they name the toolkit's include
+    directory and lines in its headers, which differ between installations of the same nvcc), so
+    such machines agree."""
+    lines, depth, in_debug = [], 0, False
+    for ln in text.splitlines():
+        if re.match(r"\s*\.section\s+\.debug", ln):          # DWARF bytes: they hold header line numbers
+            in_debug, depth = True, 0
+        if in_debug:
+            depth += ln.count("{") - ln.count("}")
+            if depth <= 0 and "}" in ln:
+                in_debug = False
+            continue
+        if not re.match(r"\s*\.(file|loc)\s", ln):
+            lines.append(ln)
     start = next((i for i, ln in enumerate(lines) if ln.strip() and not ln.startswith("//")), 0)
     return hashlib.sha256("\n".join(lines[start:]).encode()).hexdigest()
 
