@@ -173,7 +173,7 @@ def check_outcome(kid: str, mode: str, built: dict) -> None:
     assert kid in b.units, f"{kid}: not built: {b.error}"
     assert b.ptx_digest[kid] == RECS[kid]["ptx_sha256"], \
         f"{kid}: nvcc's PTX today differs from the recorded PTX (toolchain or generator changed: re-record)"
-    o = C.run_one(b.units[kid], RECS[kid], mode, 120.0)
+    o = C.run_one(b.units[kid], RECS[kid], mode, 0)      # no alarm: a first numba compile may take minutes
     known = KNOWN_SET.get((kid, mode))
     if known:
         assert o["class"] != "exact", (f"{kid} {mode} is now bit-exact: remove it from "
