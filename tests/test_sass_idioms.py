@@ -552,3 +552,43 @@ def test_stack_limit_register_reads_the_bottom_of_local_memory():
     assert kind == E.K_IMM and b.u64[idx] == 0
     _, row = lower_one("BPT.TRAP 0x1")
     assert row[E.F_OP] == E.OP_TRAP
+
+
+def mix(x, d):
+    if d == 0:
+        return x ^ 0xA5551AAC
+    t = mix((x * 56427 + 2444) & M32, d - 1)
+    return ((t + (x >> 1)) & M32) if d & 1 else t ^ int(f"{x:032b}"[::-1], 2)
+
+
+def test_recursive_callers_leave_a_loop_while_others_wait_at_its_barrier():
+    n = 200
+    for seed in range(3):
+        x = words(np.random.default_rng(80 + seed), n)
+        got = run_sass("sass_recursion", "sass_recursion_exit", 2, 128, ["x", "o", n],
+                       {"x": x, "o": np.zeros(2 * n, np.uint32)}, must_hold=("BMOV.32.CLEAR", "CALL.REL.NOINC"))
+        want = []
+        for v in (int(a) for a in x):
+            u, out = v, None
+            for k in range((v & 3) + 1):
+                u = mix(u ^ k, (v >> (4 * k)) & 7)
+                if (u & 7) == 5:
+                    out = [u, k]
+                    break
+                u = (u + k * 977) & M32
+            want.append(out or [u, 99])
+        assert got["o"].reshape(n, 2).tolist() == want, f"seed {seed}"
+
+
+@pytest.mark.parametrize("kid", ["k00003", "k04409"])
+def test_generated_corpus_kernels_match_their_h100_recording(kid):
+    """Two kernels of the generated corpus (simt_sim/calibrate/corpus_gen.py; their PTX units in
+    tests/cuda/corpus_*.ptx) that SASS mode stopped with a false barrier deadlock (k00003: a YIELD
+    loop reopening its barrier) or ran wrong (k04409: the barrier a recursive callee saves and
+    restores while other lanes wait at the caller's BSYNC), against the H100's recorded outputs."""
+    from simt_sim.calibrate import corpus as C
+    records = C.load_records()
+    rec = next(r for r in records["kernels"] if r["id"] == kid)
+    words = C.simulate_words(CUDA / f"corpus_{kid}.ptx", C.spec_of(rec), "sass")
+    cls, msg, _ = C.compare(words, rec)
+    assert cls == "exact", msg

@@ -78,3 +78,27 @@ extern "C" __global__ void sass_yield_loops(const unsigned* in, float* acc, unsi
     }
     out[i] = r;
 }
+// Lanes leave a loop early (a return inside it) after a recursive call, while the lanes that
+// stay wait at the loop body's barrier, which the recursive callee saves, reuses and restores;
+// the callers then exit, and the waiters go on after their own BSYNC.
+__device__ __noinline__ unsigned mix(unsigned x, unsigned d) {
+    if (d == 0u) return x ^ 0xa5551aacu;
+    unsigned t = mix(x * 56427u + 2444u, d - 1u);
+    return (d & 1u) ? t + (x >> 1) : t ^ __brev(x);
+}
+extern "C" __global__ void sass_recursion_exit(const unsigned* in, unsigned* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned v = in[i], u = v;
+    for (unsigned k = 0; k < (v & 3u) + 1u; ++k) {
+        u = mix(u ^ k, (v >> (4 * k)) & 7u);
+        if ((u & 7u) == 5u) {
+            out[2 * i] = u;
+            out[2 * i + 1] = k;
+            return;
+        }
+        u += k * 977u;
+    }
+    out[2 * i] = u;
+    out[2 * i + 1] = 99u;
+}

@@ -16,7 +16,7 @@ from simt_sim.engine.jit import compiled
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import (CB_ARRIVED, CB_MEMBERS, CB_PC, FAULT_BAD_TARGET, FAULT_STACK, FAULT_UNSUPPORTED,
                                      G, KIND_PENDING, KIND_PENDING_FALL,
-                                     UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS, WF_GID, WF_MASK, WF_PC)
+                                     UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS, WF_GID, WF_LIVE, WF_MASK, WF_PC)
 
 G_POLICY, G_WS = G["policy"], G["warp_size"]
 NO_SEMANTICS = UNSUPPORTED_SASS          # a FAULT_UNSUPPORTED's extra field: the SASS opcode has no semantics
@@ -106,6 +106,11 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
             first = first_lane(exec_mask)
             ws.cbar[w, b, CB_MEMBERS] = raw(code, regs, mem, row, 0, base_t + first, w, first, geom, slot_block,
                                             counters) & 0xFFFFFFFF
+            # the restored use's waiters go on after their own BSYNC, whose pc the callee's use of
+            # the barrier overwrote in CB_PC
+            waiters = ws.cbar[w, b, CB_ARRIVED] & ws.cbar[w, b, CB_MEMBERS] & ws.f[w, WF_LIVE]
+            if waiters != 0:
+                ws.cbar[w, b, CB_PC] = C.wait_pc(regs, base_t, first_lane(waiters), ws.cbar[w, b, CB_PC])
         return pc + 1
     if op == E.OP_S_YIELD:
         if exec_mask == 0:                      # guarded off in every lane
