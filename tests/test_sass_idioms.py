@@ -424,8 +424,10 @@ def test_bf16_and_half_to_integer_conversions():
     with np.errstate(over="ignore"):
         h = f.astype(np.float16).view(np.uint16)
     got = run_sass("sass_subword_convert", "sass_bf16_to_int", 2, 96, ["b", "h", "k", n],
-                   {"b": b, "h": h, "k": np.zeros(6 * n, np.int32)}, must_hold=("F2I.BF16.NTZ", "F2I.U32.BF16.TRUNC"))
-    k = got["k"].reshape(n, 6)
+                   {"b": b, "h": h, "k": np.zeros(8 * n, np.int32)},
+                   must_hold=("F2I.BF16.NTZ", "F2I.U32.BF16.TRUNC.NTZ R21, -R", "|R"))
+    k = got["k"][:6 * n].reshape(n, 6)
+    signed = got["k"][6 * n:].reshape(n, 2)
     xb = (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     xh = h.view(np.float16).astype(np.float64)
     i32, u32, i16 = (-2**31, 2**31 - 1), (0, 2**32 - 1), (-2**15, 2**15 - 1)
@@ -435,6 +437,8 @@ def test_bf16_and_half_to_integer_conversions():
                 to_int(xb[i], "rz", *i16) + to_int(xh[i], "rz", *i16)]
         want = [((w + 2**31) % 2**32) - 2**31 for w in want]
         assert k[i].tolist() == want, f"thread {i}: bf16 {xb[i]}, half {xh[i]}"
+        flipped = [to_int(-xb[i], "rz", *u32), to_int(abs(xh[i]), "rn", *i32)]
+        assert signed[i].tolist() == [((w + 2**31) % 2**32) - 2**31 for w in flipped], f"thread {i}: -x / |x|"
 
 
 def halves(v, signed):

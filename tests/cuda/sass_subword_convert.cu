@@ -33,7 +33,7 @@ extern "C" __global__ void sass_subword_convert(const unsigned* in, float* f, do
     k[4 * i + 3] = (int)(unsigned char)(x >> 24) * (int)(short)x;
 }
 // bfloat16 and half to integer conversions (ptxas: F2I.BF16.NTZ / F2I.F16..., the source a 16-bit
-// float in the register's low half).
+// float in the register's low half, -x / |x| acting on its sign).
 #include <cuda_bf16.h>
 extern "C" __global__ void sass_bf16_to_int(const unsigned short* b, const unsigned short* h, int* k, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -46,4 +46,6 @@ extern "C" __global__ void sass_bf16_to_int(const unsigned short* b, const unsig
     k[6 * i + 3] = __half2int_rn(y);
     k[6 * i + 4] = (int)__half2uint_ru(y);
     k[6 * i + 5] = (int)__bfloat162short_rz(x) + (int)__half2short_rz(y);
+    k[6 * n + 2 * i] = (int)__bfloat162uint_rz(__hneg(x));     // F2I.U32.BF16.TRUNC R, -R: the sign flipped first
+    k[6 * n + 2 * i + 1] = __half2int_rn(__habs(y));            // |R| of a half source
 }

@@ -702,8 +702,9 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
         return
     if sty == E.T_F64:
         x = f64_from_bits(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
-    elif sty == E.T_F16 or sty == E.T_BF16:
-        x = H.decode((v >> 16) & 0xFFFF if m & E.OM_H1 else v & 0xFFFF, sty == E.T_BF16)
+    elif sty == E.T_F16 or sty == E.T_BF16:             # F2I.U32.BF16.TRUNC R0, -R2: |x| / -x on the half's sign
+        x = H.decode(sign_mods((v >> 16) & 0xFFFF if m & E.OM_H1 else v & 0xFFFF, m, np.int64(0x8000)),
+                     sty == E.T_BF16)
     else:
         x = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
                                                                       slot_block, counters))), fl & E.SM_FTZ))
