@@ -367,6 +367,12 @@ def test_float_immediates_of_conversions_and_minmax_compares_lower():
     assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x4004000000000000
     _, row = lower_one("DSETP.MAX.AND P0, P1, R2, R4, PT")
     assert row[E.F_CMP] == E.CMP_MAX_SELECT
+    b, row = lower_one("F2I.F16.FLOOR.NTZ R16, 8520")          # __half2int_rd of a constant half (k01211)
+    assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x7029
+    b, row = lower_one("F2I.BF16.NTZ R16, 2.5")
+    assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x4020
+    with pytest.raises(SassLoweringError, match="does not fit"):
+        lower_one("F2I.TRUNC.NTZ R0, 1e+39")
 
 
 @pytest.mark.parametrize("text, message", [

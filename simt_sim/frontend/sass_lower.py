@@ -212,6 +212,8 @@ class RowBuilder:
             bits = struct.unpack("<I", struct.pack("<f", value))[0]
         except OverflowError:
             raise self.error(f"immediate {t} does not fit a float32") from None
+        if number == "bf16":                   # a printed bf16 is exact in float32's upper half
+            return (bits >> 16) & 0xFFFF
         return 0x7FFFFFFF if u in ("QNAN", "NAN") else bits
 
     def constant(self, bank: int, inner: str, mods: int) -> tuple[int, int, int, int]:
@@ -494,7 +496,8 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     entry = sass_table().by_name[family]
     number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX", "MUFU") else "int")
     if family in ("F2I", "F2F"):                # F2I.TRUNC.NTZ R0, 3.5: a float immediate, in the source's format
-        number = "f64" if _type_fields(family, inst.modifiers)["F_TYPE2"] == E.T_F64 else "f32"
+        src = _type_fields(family, inst.modifiers)["F_TYPE2"]
+        number = {E.T_F64: "f64", E.T_F16: "f16", E.T_BF16: "bf16"}.get(src, "f32")
     if family in ("DSETP",):
         number = "f64"
     if family == "MUFU" and ("RCP64H" in inst.modifiers or "RSQ64H" in inst.modifiers):
