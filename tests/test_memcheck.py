@@ -165,3 +165,41 @@ def test_a_bad_memcheck_value_is_an_input_error():
         api.run_functional(program, 1, 64, ["in", "out", 64], stencil_inputs(), memcheck="warn")
     with pytest.raises(InputError, match="memcheck"):
         api.load_config("h100", ["simt.memcheck=warn"])
+
+
+LOCAL_PTX = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry local_over(.param .u64 out)
+{
+    .local .align 4 .b8 buf[16];
+    .reg .u32 %r<6>;
+    .reg .u64 %rd<6>;
+    mov.u32 %r1, %tid.x;
+    st.local.u32 [buf], %r1;
+    st.local.u32 [buf+12], %r1;
+    mov.u64 %rd1, buf;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    ld.local.u32 %r2, [%rd3+4];
+    ld.param.u64 %rd4, [out];
+    cvta.to.global.u64 %rd4, %rd4;
+    add.u64 %rd5, %rd4, %rd2;
+    st.global.u32 [%rd5], %r2;
+    ret;
+}
+"""
+
+
+def test_a_local_array_read_past_its_end_is_reported_and_reads_zero():
+    from simt_sim.frontend.assembler import assemble_text
+    program = assemble_text(LOCAL_PTX)
+    # thread t reads buf[t + 1]: thread 3 reads buf[4], just past the thread's 16 local bytes
+    r = api.run_functional(program, 1, 4, ["out"], {"out": np.full(4, -1, np.int32)}, memcheck="report")
+    assert accesses(r) == [((0, 0, 0), (3, 0, 0), "read", "out-of-bounds", "local", 16, 4)]
+    assert r.memcheck[0].nearest == "0 bytes after the end of the thread's local memory (16 bytes)"
+    assert list(r.outputs["out"]) == [0, 0, 2, 0]          # buf[3] = tid 2; buf[4] reads zero
+    assert (r.isa, r.isa_reason) == ("ptx", "PTX given as text")
+    with pytest.raises(RuntimeFault, match="out-of-bounds access of 4 bytes at address 0x10; kernel local_over"):
+        api.run_functional(program, 1, 4, ["out"], {"out": np.full(4, -1, np.int32)})
