@@ -25,6 +25,16 @@ from simt_sim.frontend.sass_lower import load_sass_program  # noqa: E402
 _ERR_RE = re.compile(r"error: (?:SASS '(?P<inst>.*?)' at pc \w+: )?(?P<msg>.*)", re.S)
 
 
+_ENTRY_RE = re.compile(r"^\s*\.(?:visible\s+|weak\s+)?\.entry\s+([\w$]+)", re.M)
+
+
+def _entries(f: Path) -> set[str] | None:
+    """The kernels (.entry) a PTX file defines; None for a .cu (every listed function is tried)."""
+    if f.suffix != ".ptx":
+        return None
+    return set(_ENTRY_RE.findall(f.read_text(errors="replace")))
+
+
 def walk(files: list[Path]) -> tuple[int, dict[str, list[str]], list[str]]:
     """(kernels lowered, {refusal message: [file:kernel: instruction]}, crashes)."""
     refused: dict[str, list[str]] = defaultdict(list)
@@ -36,7 +46,10 @@ def walk(files: list[Path]) -> tuple[int, dict[str, list[str]], list[str]]:
         except InputError as e:
             refused[f"no SASS listing: {e}"].append(str(f))
             continue
+        entries = _entries(f)
         for kernel in kernels:
+            if entries is not None and kernel.name not in entries:
+                continue                            # a device function nvdisasm lists on its own (-G code)
             count += 1
             try:
                 load_sass_program(str(f), kernel.name)
