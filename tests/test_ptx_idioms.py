@@ -393,3 +393,16 @@ def test_half_precision_atomics_on_shared_arrays():
         np.testing.assert_array_equal(got[4:6], bh)
         np.testing.assert_array_equal(got[6::2], lo)
         np.testing.assert_array_equal(got[7::2], hi)
+
+
+def test_float64_nan_of_the_operand_written_last_goes_on():
+    """__fma_rd(d - d, (double)fmaf(f1, f0, f1), d) with d a NaN and fmaf's result a NaN: the H100
+    gives the converted canonical float32 NaN, 0x7fffffffe0000000 (generated corpus k00007), the
+    operand written last (ptxas's DFMA b slot), not a's NaN (d - d, which s-fp64's order would pick)."""
+    n = 64
+    a = np.full(n, 0xFFFFFFFF8EE21CF2, np.uint64)          # a NaN with a payload, as in k00007
+    a[n // 2:] = 0x3FF0000000000000                          # 1.0: d - d = 0, fma(0, NaN, 1) is the NaN
+    f = np.concatenate([np.zeros(n, np.uint32), np.full(n, 0x7F800000, np.uint32)])   # f0 = 0, f1 = inf
+    got = run_both("nan_results", "nan_order", 1, n, ["a", "f", "o", n],
+                   {"a": a, "f": f, "o": np.zeros(n, np.uint64)})["o"]
+    assert np.all(got == np.uint64(0x7FFFFFFFE0000000)), [hex(int(v)) for v in got[:2]]

@@ -107,6 +107,33 @@ def uses_carry(ins) -> bool:
     return isinstance(ins, Instruction) and (ins.opcode in CARRY_OPS or "cc" in ins.suffixes)
 
 
+def b_written_last(instrs: list, block_starts: set[int]) -> set[int]:
+    """Positions of the f64 add / sub / mul / fma / mad whose operand b was written after operand a
+    in their basic block (or b there and a before it).  ptxas puts the later one in the b slot of
+    DADD / DMUL / DFMA, whose NaN goes on first on the H100 (s-fp64 and the generated corpus)."""
+    out = set()
+    for i, ins in enumerate(instrs):
+        if ins.opcode not in ("add", "sub", "mul", "fma", "mad") or "f64" not in ins.suffixes \
+                or len(ins.operands) < 3:
+            continue
+        a, b = ins.operands[1], ins.operands[2]
+        if a.kind != "reg" or b.kind != "reg" or a.name == b.name:
+            continue
+        written: dict[str, int] = {}
+        for j in range(i - 1, -1, -1):
+            prev = instrs[j]
+            if prev.opcode in ("bra", "call", "ret", "exit"):
+                break
+            dst = prev.operands[0] if prev.operands else None
+            if dst is not None and dst.kind == "reg" and dst.name in (a.name, b.name):
+                written.setdefault(dst.name, j)
+            if len(written) == 2 or j in block_starts:
+                break
+        if written.get(b.name, -1) > written.get(a.name, -1):
+            out.add(i)
+    return out
+
+
 def check_int_forms(ins: Instruction, name: str, types: list[str], mods: list[str]) -> None:
     """The carry forms (.u32/.s32/.u64/.s64; mad / madc with .lo or .hi) and the packed 16-bit
     integer forms (add / sub / min / max .u16x2 / .s16x2, without modifiers) PTX defines."""
@@ -741,8 +768,13 @@ class Assembler:
         rows = []
         for body in bodies:
             self.kernel, self.regs, self.symbols = body.syntax, body.regs, body.symbols
-            for ins in body.instrs:
-                rows.append(self.encode(ins, body.labels, in_function=body is not kernel_body))
+            starts = {pc - body.pc_base for pc in body.labels.values()}
+            later_b = b_written_last(body.instrs, starts)
+            for k, ins in enumerate(body.instrs):
+                row = self.encode(ins, body.labels, in_function=body is not kernel_body)
+                if k in later_b:
+                    row[E.F_FLAGS] |= E.FL_NAN_B_FIRST
+                rows.append(row)
         self.kernel = kernel_body.syntax
         code = np.array(rows, dtype=np.int64).reshape(len(rows), E.ROW_FIELDS)
         self.add_reconvergence(code)

@@ -113,6 +113,8 @@ FL_ZFILL = 1 << 21       # SASS LDGSTS.ZFILL as cp.async: the source address's m
 FL_CC = 1 << 23          # add / sub / mad .cc, addc / subc / madc .cc: write the carry (borrow) out to
                          # CC.CF, the thread's hidden carry predicate, in F_DST2; addc / subc / madc
                          # read it as their last operand (frontend/assembler.py, CARRY_REGISTER)
+FL_NAN_B_FIRST = 1 << 24  # f64 add / sub / mul / fma: of two NaN operands b's goes on, not a's (b was written
+                          # after a: ptxas then puts it in DADD / DMUL / DFMA's b slot, assembler.b_written_last)
 FL_CAST = 1 << 22        # SASS ATOMS.CAST.SPIN as atom.cas: the destination gets 1 where the store happened
                          # (memory held the compare value), 0 where not, instead of the old value
 

@@ -307,7 +307,7 @@ F64_DEFAULT_NAN = 0xFFF8000000000000
 F64_QUIET = 0x0008000000000000
 
 
-def _nan_result(name: str, ty: int, srcs):
+def _nan_result(name: str, ty: int, srcs, b_first: bool = False):
     """The NaN a float32 / float64 arithmetic operation writes: float32, the canonical 0x7fffffff
     (FADD / FMUL / FFMA / MUFU, abs and neg included); float64, the first NaN operand quieted
     with its own sign, in the order ptxas's DADD / DMUL / DFMA take them (a, b; fma a, c, b;
@@ -315,9 +315,9 @@ def _nan_result(name: str, ty: int, srcs):
     if ty == E.T_F32:
         return _f32(CANONICAL_NAN32)
     if name in ("fma", "mad"):
-        order = (0, 2, 1)
+        order = (1, 2, 0) if b_first else (0, 2, 1)
     elif name in ("add", "sub", "mul", "div"):
-        order = (0, 1)
+        order = (1, 0) if b_first else (0, 1)
     else:
         order = (0,)
     for k in order:
@@ -1513,7 +1513,7 @@ class _Interpreter:
         else:
             raise NotImplementedError(f"oracle: {name}.{E.TYPE_NAMES[ty]} is not supported")
         if math.isnan(r) and name != "copysign":
-            r = _nan_result(name, ty, srcs)
+            r = _nan_result(name, ty, srcs, bool(ins.flags & E.FL_NAN_B_FIRST))
         if ins.flags & E.FL_SAT:
             r = type(r)(0.0) if math.isnan(r) else type(r)(min(max(float(r), 0.0), 1.0))
         if ty == E.T_F32:

@@ -111,3 +111,13 @@ extern "C" __global__ void nan_half(const unsigned short* a, const unsigned shor
     o32[n + i] = __float_as_uint(__bfloat162float(bx));
     o32[2 * n + i] = __float_as_uint(__half2float(__hadd(x, y)));
 }
+
+// Two NaN operands of a float64 fma: the one written last goes on (ptxas puts it in DFMA's b slot,
+// whose NaN the H100 passes on first; the generated corpus's k00007 has this very expression).
+extern "C" __global__ void nan_order(const unsigned long long* a, const unsigned* f, unsigned long long* o, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double d = __longlong_as_double((long long)a[i]);
+    float f0 = __uint_as_float(f[i]), f1 = __uint_as_float(f[n + i]);
+    o[i] = (unsigned long long)__double_as_longlong(__fma_rd(d - d, (double)fmaf(f1, f0, f1), d));
+}

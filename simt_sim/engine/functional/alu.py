@@ -612,7 +612,7 @@ def f64_arith(op, a, b, c, flags, rnd):
     if a != a or b != b or c != c or op == E.OP_MIN or op == E.OP_MAX or op == E.OP_COPYSIGN:
         r = f64_value(op, a, b, c, flags, rnd)
         if r != r and op != E.OP_COPYSIGN:
-            r = f64_from_bits(f64_nan_result(op, a, b, c))
+            r = f64_from_bits(f64_nan_result(op, a, b, c, (flags & E.FL_NAN_B_FIRST) != 0))
     else:
         r = f64_value(op, a, b, c, flags, rnd)
         if r != r:
@@ -623,13 +623,19 @@ def f64_arith(op, a, b, c, flags, rnd):
 
 
 @compiled
-def f64_nan_result(op, a, b, c):
+def f64_nan_result(op, a, b, c, b_first):
     """The bits of a float64 NaN result with a NaN operand, as the H100 gives them (s-fp64): the
     first NaN operand, quieted, with its own sign (abs and neg too: ptxas makes them DADDs, whose
     |x| and -x do not apply to a NaN), in the order ptxas's DADD / DMUL / DFMA take them (their
-    b, c, a): a then b for add / sub / mul / div, a, c, b for fma; min / max of two NaNs: a (as SASS
-    mode runs ptxas's DSETP.MIN / .MAX sequence for them)."""
-    if a != a:
+    b, c, a): a then b for add / sub / mul / div, a, c, b for fma, but b first where it was written
+    after a (b_first: ptxas puts that one in the b slot); min / max of two NaNs: a (as SASS mode runs
+    ptxas's DSETP.MIN / .MAX sequence for them)."""
+    fused = op == E.OP_FMA or op == E.OP_MAD
+    if b_first and b != b and op != E.OP_MIN and op != E.OP_MAX:
+        first = b
+    elif b_first and fused and c != c:
+        first = c
+    elif a != a:
         first = a
     elif (op == E.OP_FMA or op == E.OP_MAD) and c != c:
         first = c
