@@ -42,7 +42,7 @@ import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from simt_sim.errors import InputError, SourceLoc
@@ -452,8 +452,52 @@ def disassemble_cubin(cubin: Path) -> list[SassKernel]:
     js, hx = nvdisasm_listings(cubin)
     structured, encoded = parse_json_listing(js), parse_hex_listing(hx)
     labels = parse_labels(hx)
-    return [build_kernel(name, insts, encoded.get(name, []), labels.get(name))
-            for name, insts in structured.items()]
+    kernels = {name: build_kernel(name, insts, encoded.get(name, []), labels.get(name))
+               for name, insts in structured.items()}
+    return [link_functions(k, kernels) for k in kernels.values()]
+
+
+# operands that hold a code address (section-relative) of the instruction's own function
+_CODE_ADDRESS_FAMILIES = ("BRA", "BSSY", "WARPSYNC", "CALL", "JMP")
+
+
+def _called_functions(kernel: SassKernel, functions: dict[str, SassKernel]) -> list[str]:
+    return [op.strip("`() ") for i in kernel.instructions if i.family == "CALL" and "ABS" in i.modifiers
+            for op in i.operands if op.strip("`() ") in functions]
+
+
+def link_functions(kernel: SassKernel, functions: dict[str, SassKernel]) -> SassKernel:
+    """A kernel compiled with -G calls its device functions, each in a .text section of its own,
+    with `CALL.ABS.NOINC `(FUNC)` (the return address comes from `32@lo((SYM + 0xOFF))` /
+    `32@hi(...)`: OFF bytes into SYM's section).  Append every function it reaches (transitively)
+    after its code, as ptxas does for -O3 device functions: each instruction's pc and its code
+    addresses (branch / BSSY targets) move by the function's base, its labels too, and the labels
+    `FUNC` and `$KERNEL$FUNC` name the base, so that CALL.ABS and the relocation operands resolve
+    (sass_lower.RowBuilder.operand)."""
+    order: list[str] = []
+    todo = _called_functions(kernel, functions)
+    while todo:
+        name = todo.pop(0)
+        if name == kernel.name or name in order:
+            continue
+        order.append(name)
+        todo.extend(_called_functions(functions[name], functions))
+    if not order:
+        return kernel
+    insts = list(kernel.instructions)
+    labels = dict(kernel.labels)
+    base = (insts[-1].pc + 16) if insts else 0
+    for name in order:
+        f = functions[name]
+        labels[name] = labels[f"${kernel.name}${name}"] = base
+        labels.update((label, base + pc) for label, pc in f.labels.items())
+        for i in f.instructions:
+            ops = i.operands
+            if i.family in _CODE_ADDRESS_FAMILIES and ops and ops[-1].startswith("0x"):
+                ops = ops[:-1] + (hex(int(ops[-1], 16) + base),)
+            insts.append(replace(i, pc=i.pc + base, operands=ops))
+        base = (f.instructions[-1].pc + 16 + base) if f.instructions else base
+    return replace(kernel, instructions=tuple(insts), labels=labels)
 
 
 def nvdisasm_listings(cubin: Path) -> tuple[str, str]:

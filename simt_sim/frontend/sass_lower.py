@@ -76,6 +76,9 @@ _REG_RE = re.compile(r"^(U?)R(\d+|Z)$")
 _PRED_RE = re.compile(r"^(U?)P(\d|T)$")
 _CONST_RE = re.compile(r"^c\[(0x[0-9a-f]+)\]\[(.+)\]$")
 _FLOAT_RE = re.compile(r"^[+-]?(\d+\.?\d*(e[+-]?\d+)?|INF|QNAN|NAN)$", re.I)
+# a code address ptxas leaves to the linker: `32@lo((k10400 + 0x3b0))` / `32@hi(...)`, the low / high
+# 32 bits of SYM's address plus OFF bytes (the return address of a -G CALL.ABS)
+_RELOC_RE = re.compile(r"^32@(lo|hi)\(\(?\s*([\w$.]+)\s*(?:\+\s*(0x[0-9a-f]+)\s*)?\)?\)$", re.I)
 
 
 class SassLoweringError(InputError):
@@ -189,7 +192,21 @@ class RowBuilder:
         if _FLOAT_RE.match(t):
             k, i, _, _ = self.imm(self.float_bits(t, number))
             return k, i, 0, mods
+        m = _RELOC_RE.match(t)
+        if m and not mods:
+            return self.imm(self.code_address(m.group(2), int(m.group(3) or "0", 16), m.group(1).lower()))
         raise self.error(f"operand {text!r} is not supported")
+
+    def code_address(self, symbol: str, offset: int, part: str) -> int:
+        """`32@lo((SYM + OFF))` / `32@hi(...)`: SYM is the kernel (its code starts at offset 0 of the
+        simulator's code space) or a device function linked after it (sass.link_functions: the
+        label SYM names its base); OFF is a byte offset into SYM's own section, so the address is
+        base + OFF, the byte offset RET / CALL through a register jumps to; its high word is 0."""
+        base = 0 if symbol == self.kernel.name else self.kernel.label_pc(symbol)
+        if base is None:
+            raise self.error(f"code address of {symbol!r}, which is neither the kernel nor a function it calls")
+        address = base + offset
+        return address & 0xFFFF_FFFF if part == "lo" else address >> 32
 
     def float_bits(self, t: str, number: str) -> int:
         u = t.upper().lstrip("+")
@@ -415,6 +432,8 @@ def lower_atomic_special(b: RowBuilder, inst: SassInstruction, family: str) -> n
       where not.  An atom.cas on the bits with E.FL_CAST."""
     mods = inst.modifiers
     ops = list(inst.operands)
+    if family == "ATOM" and "CAST" in mods and "E" in mods and ops[:1] == ["PT"]:
+        return _generic_cast_spin(b, inst, ops[1:])
     if family != "ATOMS":
         raise b.error(f"{'.'.join(m for m in mods if m in ('CAST', 'SPIN', 'POPC'))} on {family} "
                       "(only ATOMS has it here)")
@@ -435,6 +454,21 @@ def lower_atomic_special(b: RowBuilder, inst: SassInstruction, family: str) -> n
     return b.row(E.OP_ATOM, [_typed(value(ops[0], True), ty), b.address(ops[1]), _typed(value(ops[2]), ty),
                              _typed(value(ops[3]), ty)], ndst=1,
                  F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE["shared"], F_CMP=E.ATOM_CODE["cas"], F_VEC=1,
+                 F_FLAGS=E.FL_CAST)
+
+
+def _generic_cast_spin(b: RowBuilder, inst: SassInstruction, ops: list[str]) -> np.ndarray:
+    """`ATOM.E.CAST.SPIN[.64] PT, Rd, [Ra], Rcmp, Rnew` (-G code's float / 64-bit atomics on a
+    generic pointer found to be shared): ATOMS.CAST.SPIN's compare-and-store at the generic
+    address Ra:Ra+1, resolved by its window."""
+    mods = inst.modifiers
+    if not ("SPIN" in mods) or picks(mods, ("E", "CAST", "SPIN", "64")) != list(mods) or len(ops) != 4:
+        raise b.error("only ATOM.E.CAST.SPIN[.64] PT, Rd, [a], Rcmp, Rnew is supported of the generic .CAST atomics")
+    ty = "u64" if "64" in mods else "u32"
+    value = (lambda t, dest=False: _wide(b, t, dest)) if ty == "u64" else (lambda t, dest=False: b.operand(t, dest=dest))
+    return b.row(E.OP_ATOM, [_typed(value(ops[0], True), ty), _global_address(b, ops[1]), _typed(value(ops[2]), ty),
+                             _typed(value(ops[3]), ty)], ndst=1,
+                 F_TYPE=E.TYPE_CODE[ty], F_SPACE=E.SPACE_CODE["generic"], F_CMP=E.ATOM_CODE["cas"], F_VEC=1,
                  F_FLAGS=E.FL_CAST)
 
 

@@ -223,6 +223,47 @@ def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_VEC=byte)
 
 
+def lower_r2p(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """R2P[.B1|.B2|.B3] PR, b, mask: P_i = bit i of byte F_VEC of b, for the bits i (0..6) of mask.
+    `PR` (the whole predicate file, an operand or, as nvdisasm -json may print it, the guard) is
+    no operand of the row; the row has no destination register."""
+    byte = SL.pick(inst.modifiers, P2R_BYTES, 0)
+    has_pr = "PR" in inst.operands or inst.predicate == "PR"
+    operands = tuple(t for t in inst.operands if t != "PR")
+    if inst.predicate == "PR":
+        inst = replace(inst, predicate="", operands=operands)
+        b.inst = inst
+    if not has_pr or len(operands) != 2:
+        raise b.error("R2P needs PR, a register and a mask")
+    return b.row(E.SASS_OPCODE[family], [b.operand(t) for t in operands], ndst=0, F_VEC=byte)
+
+
+def lower_qspc(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """QSPC.E.{S|D} P, RZ, [Ra]: isspacep.shared of the 64-bit generic address Ra:Ra+1, as the PTX
+    isspacep row (engine/functional/execute.py: in_space)."""
+    space = SL.pick(inst.modifiers, {"S": E.SP_SHARED, "D": E.SP_SHARED})
+    ops = inst.operands
+    m = re.match(r"^\[(R\d+)\]$", ops[2]) if len(ops) == 3 else None
+    if "E" not in inst.modifiers or space is None or m is None or ops[1] != "RZ":
+        raise b.error("QSPC is understood as QSPC.E.S / QSPC.E.D P, RZ, [Rn] only")
+    kind, idx, _, _ = b.operand(ops[0], dest=True)
+    dest = (kind, idx, 0, E.T_PRED) if kind == E.K_PRED else (E.K_NONE, -1, 0, 0)
+    reg = b.register(m.group(1))
+    return b.row(E.OP_ISSPACEP, [dest, (E.K_RPAIR, reg[1], 0, E.TYPE_CODE["u64"])], ndst=1, F_SPACE=space)
+
+
+def lower_vabsdiff4(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
+    """VABSDIFF4.U8[.ACC] d, a, b, c: F_CMP 1 with .ACC (d = c + the sum of the byte differences),
+    0 without (d = the bytes |a_i - b_i|; c is unused, as PTX's vabsdiff4 with its default mask)."""
+    if "U8" not in inst.modifiers:
+        raise b.error("VABSDIFF4 without .U8 (the byte type) is not understood")
+    acc = "ACC" in inst.modifiers
+    if len(inst.operands) != 4:
+        raise b.error("VABSDIFF4 needs a destination and three sources")
+    ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
+    return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=1 if acc else 0)
+
+
 def lower_exit(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """EXIT [P]: the PTX exit row; `@P0 EXIT P1` (a loop's exit test folded into the EXIT) exits
     the guarded lanes where P1 holds too (engine/functional/execute.py: predicate_lanes)."""
@@ -264,7 +305,7 @@ def lower_no_operands(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 
 
 LOWER_MORE = {"HFMA2": lower_half, "HADD2": lower_half, "HMUL2": lower_half, "HMNMX2": lower_half, "HSETP2": lower_half,
-              "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r, "UP2UR": lower_p2r, "VHMNMX": lower_half,
+              "HSET2": lower_half, "FRND": lower_frnd, "I2I": lower_i2i, "IDP": lower_idp, "P2R": lower_p2r, "R2P": lower_r2p, "QSPC": lower_qspc, "VABSDIFF4": lower_vabsdiff4, "UP2UR": lower_p2r, "VHMNMX": lower_half,
               "CCTL": lower_no_operands, "ENDCOLLECTIVE": lower_no_operands, "EXIT": lower_exit,
               "DEPBAR": lower_depbar, "BPT": lower_bpt,
               "F2FP": lower_f2fp, "MATCH": lower_match, "REDUX": lower_redux, "HMMA": lower_hmma,

@@ -155,6 +155,9 @@ def operand_forms(text: str) -> list[str]:
     if t.startswith("desc["):
         forms.append("desc[UR]")
         return forms
+    if t.startswith("32@lo(") or t.startswith("32@hi("):     # 32@lo((k10400 + 0x3b0))
+        forms.append(t[:6] + "SYM+OFF)")
+        return forms
     if t.startswith("[") or t.startswith("{") or t.startswith("`") or _NUMBER_RE.match(t):
         return forms
     if ".reuse" in t:                            # R2.reuse, |R2|.reuse, R2.reuse.H0_H0

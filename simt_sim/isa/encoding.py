@@ -312,7 +312,9 @@ SASS_IMPLEMENTED = frozenset((
     # families of the differential programs (programs/s-*): sass_ops.py, sass_half.py
     "FRND", "HSET2", "I2I", "IDP", "BMSK", "VIMNMX3", "P2R", "CCTL", "ENDCOLLECTIVE",
     # the rest of the uniform datapath (the integer families on uniform registers) and VHMNMX
-    "ULOP3", "UPOPC", "UPRMT", "USEL", "UBREV", "UBMSK", "USGXT", "UPLOP3", "UP2UR", "VHMNMX"))
+    "ULOP3", "UPOPC", "UPRMT", "USEL", "UBREV", "UBMSK", "USGXT", "UPLOP3", "UP2UR", "VHMNMX",
+    # generated corpus classes: byte-wise absolute differences (__vabsdiffu4, __vsadu4), register to predicates
+    "VABSDIFF4", "R2P"))
 for _name in (*SASS_IMPLEMENTED,):
     globals()[f"OP_S_{_name}"] = SASS_OPCODE[_name]
 # MUFU functions (F_CMP of a MUFU row) and the PTX operation each approximates.

@@ -378,6 +378,8 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
         put(regs, row, 0, t, bit_mask(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
                                       src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
                                       fl & E.SM_W))
+    elif op == E.OP_S_R2P:
+        exec_r2p(code, regs, mem, row, t, w, lane, geom, slot_block, counters)
     elif op == E.OP_S_P2R or op == E.OP_S_UP2UR:
         exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters,
                  E.SASS_UP_BASE if op == E.OP_S_UP2UR else 0)
@@ -507,6 +509,18 @@ def exec_p2r(code, regs, mem, row, t, w, lane, geom, slot_block, counters, base)
     mask = (raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & 0xFF) << shift
     b = src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
     put(regs, row, 0, t, (b & ~mask) | ((prs << shift) & mask))
+
+
+@compiled
+def exec_r2p(code, regs, mem, row, t, w, lane, geom, slot_block, counters):
+    """R2P PR, b, mask: for each bit p (0..6) of mask, P_p = bit p of byte F_VEC of b (P2R's
+    inverse); the other predicates keep their values."""
+    shift = 8 * row[E.F_VEC]
+    bits = src_int(code, regs, mem, row, 0, t, w, lane, geom, slot_block, counters) >> shift
+    mask = raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    for p in range(7):
+        if (mask >> p) & 1:
+            regs.pred[p, t] = np.uint8((bits >> p) & 1)
 
 
 @compiled

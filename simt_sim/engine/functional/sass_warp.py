@@ -8,12 +8,14 @@ VABSDIFF and the division range check FCHK (one lane at a time).
                               unsigned unless .S32); d is usually a uniform register: every lane gets it
   VIADDMNMX[.U32] d, a, b, c, p   min (p) or max (!p) of (a + b) and c, signed unless .U32
   VABSDIFF[.U32] d, a, b[, c]     |a - b| + c (32 bits), signed unless .U32
+  VABSDIFF4.U8[.ACC] d, a, b, c   the bytes |a_i - b_i| (.ACC: c + their sum), PTX vabsdiff4's arithmetic
   FCHK P, a, b                P = "a / b needs the slow path" (see fchk_needs_slow_path)
 """
 from __future__ import annotations
 
 import numpy as np
 
+from simt_sim.engine.functional.alu import video_absdiff
 from simt_sim.engine.functional.sass_ops import M32, min_max32, pred_src, put, raw, signed32, src_int
 from simt_sim.engine.jit import allocating, compiled
 from simt_sim.isa import encoding as E
@@ -139,6 +141,12 @@ def exec_warp_lane(code, regs, mem, row, op, t, w, lane, geom, slot_block, count
             a, b = signed32(a), signed32(b)
         c = src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters) if row[E.F_NOPS] > 3 else 0
         put(regs, row, 0, t, abs(a - b) + c)
+    elif op == E.OP_S_VABSDIFF4:
+        put(regs, row, 0, t, video_absdiff(E.OP_VABSDIFF4,
+                                           src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters) & M32,
+                                           src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & M32,
+                                           src_int(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters) & M32,
+                                           False, False, row[E.F_CMP] == 1))
     elif op == E.OP_S_FCHK:
         a = raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters) & M32
         b = raw(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) & M32
