@@ -18,9 +18,9 @@ needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.ex
                                 reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
 
 CLASSES = {
-    "k10000": "-G: CALL.ABS into linked functions, 32@lo/32@hi return addresses; VABSDIFF4.U8.ACC",
-    "k10401": "-G: QSPC.E.S / QSPC.E.D of the header's generic-pointer atomics",
-    "k10402": "-G: calls, QSPC",
+    "k10000": "VABSDIFF4.U8.ACC",
+    "k10401": "-G: CALL.ABS into linked functions, 32@lo/32@hi return addresses, QSPC.E.S / QSPC.E.D",
+    "k10402": "-G: CALL.ABS into linked functions, 32@lo/32@hi return addresses, QSPC.E.S",
     "k00001": "VABSDIFF4.U8.ACC (__vsadu4)",
     "k10012": "VABSDIFF4.U8 (__vabsdiffu4)",
     "k00419": "R2P PR, R2, 0x3",
