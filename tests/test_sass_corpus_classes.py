@@ -68,16 +68,18 @@ def test_link_functions_appends_callees_and_moves_their_code_addresses():
     assert linked.instructions[6].operands == ("0x70",)
     assert linked.instructions[8].operands == ("R20", "0x0")        # RET's 0x0 is no code address
     assert linked.function_at(0x60) == "$kern$leaf"
+    import pytest as _pytest
+    from simt_sim.frontend.sass_lower import SassLoweringError
     b = RowBuilder(linked, "test")
     b.inst = linked.instructions[0]
     lo = b.operand("32@lo((kern + 0x40))")
     assert b.u64[lo[1]] == 0x40                                   # the pc after the CALL's NOP: kernel base 0
     hi = b.operand("32@hi((kern + 0x40))")
     assert b.u64[hi[1]] == 0
+    with _pytest.raises(SassLoweringError, match="address of a variable"):
+        b.operand("32@lo(0x0)")                                   # a data symbol's address (nvdisasm -json: 0x0)
     inner = b.operand("32@lo((leaf + 0x30))")
     assert b.u64[inner[1]] == 0x50 + 0x30                         # offsets into leaf's section move by its base
-    import pytest as _pytest
-    from simt_sim.frontend.sass_lower import SassLoweringError
     with _pytest.raises(SassLoweringError, match="neither the kernel nor a function it calls"):
         b.operand("32@lo((unused + 0x0))")
 

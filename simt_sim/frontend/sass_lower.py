@@ -202,6 +202,11 @@ class RowBuilder:
         simulator's code space) or a device function linked after it (sass.link_functions: the
         label SYM names its base); OFF is a byte offset into SYM's own section, so the address is
         base + OFF, the byte offset RET / CALL through a register jumps to; its high word is 0."""
+        if symbol.lower().startswith("0x"):
+            # nvdisasm -json prints the unrelocated value of a data symbol's address here
+            # (`32@lo(__cudart_i2opi_f)` in the -c listing: -G sinf's table in global memory)
+            raise self.error("the address of a variable written as a relocation (32@lo / 32@hi of a data "
+                             "symbol) is not simulated")
         base = 0 if symbol == self.kernel.name else self.kernel.label_pc(symbol)
         if base is None:
             raise self.error(f"code address of {symbol!r}, which is neither the kernel nor a function it calls")
