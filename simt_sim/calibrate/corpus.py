@@ -357,12 +357,15 @@ def _alarm(signum, frame):
 
 
 def simulate_words(ptx: Path, spec: G.KernelSpec, mode: str) -> np.ndarray:
-    import simt_sim
-    program = simt_sim.load_program(str(ptx), spec.id, isa=mode)
-    cfg = simt_sim.load_config("h100", {"limits.max_warp_instructions": MAX_WARP_INSTRUCTIONS})
-    res = simt_sim.run_functional(program, G.GRID, spec.block, ["in", "out"],
-                                  {"in": G.input_words(), "out": G.output_init(spec)}, cfg)
-    return np.asarray(res.outputs["out"]).view(np.uint32)
+    # the layers below the API (calibrate sits under it): load, configure, launch
+    from simt_sim.frontend.sass_lower import load_kernel
+    from simt_sim.machine.config import load_config
+    from simt_sim.run.functional import launch
+    program = load_kernel(str(ptx), spec.id, mode)
+    cfg = load_config("h100", [f"limits.max_warp_instructions={MAX_WARP_INSTRUCTIONS}"])
+    buffers = {"in": G.input_words(), "out": G.output_init(spec)}
+    result = launch(program, G.GRID, spec.block, ["in", "out"], buffers, cfg.launch_config())
+    return np.asarray(result.buffers["out"]).view(np.uint32)
 
 
 def first_line(e: BaseException) -> str:
