@@ -419,7 +419,9 @@ class Assembler:
                     return E.K_IMM, self.const(bits, 0.0, 0.0), bits
                 raise InputError(f"a floating-point literal needs a float type, not .{dtype}", op.loc)
             bits, val = _float_bits(op, dtype)
-            return E.K_IMM, self.const(bits, float(np.float32(val)), val), 0
+            with np.errstate(over="ignore"):        # an f64 literal past the f32 range rounds to +-inf there
+                narrow = float(np.float32(val))
+            return E.K_IMM, self.const(bits, narrow, val), 0
         if op.kind == "sym":
             var = self.symbols.get(op.name)
             if var is None and op.name == "WARP_SZ":      # PTX's predefined constant (warpSize): 32
