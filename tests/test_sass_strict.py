@@ -208,3 +208,11 @@ def test_strict_baseline_names_existing_kernels():
     for name in before:
         assert (ROOT / name.split(":")[0]).is_file(), name
         assert re.match(r"^(programs/[\w.-]+/kernel|tests/cuda/[\w.-]+)\.ptx:\S+$", name)
+
+
+@pytest.mark.parametrize("text", ["LDG.E R2", "ATOMG.E.CAS.STRONG.GPU PT, R6[R8+0x4], R4, R6", "STS"])
+def test_an_operand_list_the_lowering_does_not_expect_is_a_located_error(text):
+    """Another nvdisasm's printing (seen on a machine whose nvdisasm joined `R6, [R8+0x4]`) or a
+    missing operand is refused with the instruction and pc, never a traceback."""
+    with pytest.raises(InputError, match=r"pc 0x0040"):
+        lower(text)

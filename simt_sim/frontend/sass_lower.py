@@ -786,7 +786,15 @@ UNSUPPORTED: set[str] = set()
 
 def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
     # strict lowering (frontend/sass_modifiers.py): every modifier and operand form accepted and consumed
-    row = checked_lowering(b, inst, _lower_instruction)
+    try:
+        row = checked_lowering(b, inst, _lower_instruction)
+    except (IndexError, KeyError, ValueError) as e:
+        # never a traceback: an operand list the lowering does not expect (another nvdisasm's
+        # printing, a form ptxas has not shown us) is a located error naming the instruction
+        if isinstance(e, InputError):
+            raise
+        raise b.error(f"operands {', '.join(inst.operands) or '(none)'} not understood for {inst.family} "
+                      f"({type(e).__name__}: {e})") from None
     inst = b.inst
     if b.selectors:
         check_selectors(b, inst.family, row)
