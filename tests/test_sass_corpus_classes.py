@@ -24,6 +24,7 @@ CLASSES = {
     "k00001": "VABSDIFF4.U8.ACC (__vsadu4)",
     "k10012": "VABSDIFF4.U8 (__vabsdiffu4)",
     "k00419": "R2P PR, R2, 0x3",
+    "k07118": "@!P1 BRA.U: a uniform branch, run as a plain branch",
 }
 
 
