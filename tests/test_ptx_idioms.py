@@ -75,12 +75,17 @@ def nan16(bits, bf):
     return ((bits & exp) == exp) & ((bits & man) != 0)
 
 
-@pytest.fixture(scope="module")
-def f32_results():
-    a, b, c = pairs(F32_EDGES, np.uint32)
-    got = run_both("nan_results", "nan_f32", 2, 128, ["a", "b", "c", "o32", "o64", N],
+def nan_kernel_results(edges, dtype, kernel):
+    """Operands a, b, c drawn from the edge values, and kernel's o32 / o64 results (both modes agree)."""
+    a, b, c = pairs(edges, dtype)
+    got = run_both("nan_results", kernel, 2, 128, ["a", "b", "c", "o32", "o64", N],
                    {"a": a, "b": b, "c": c, "o32": np.zeros(28 * N, np.uint32), "o64": np.zeros(23 * N, np.uint64)})
     return a, b, c, got["o32"].reshape(28, N), got["o64"].reshape(23, N)
+
+
+@pytest.fixture(scope="module")
+def f32_results():
+    return nan_kernel_results(F32_EDGES, np.uint32, "nan_f32")
 
 
 def test_float32_nan_results_are_the_canonical_nan(f32_results):
@@ -127,10 +132,7 @@ def test_float32_bit_operations_keep_the_nan(f32_results):
 
 @pytest.fixture(scope="module")
 def f64_results():
-    a, b, c = pairs(F64_EDGES, np.uint64)
-    got = run_both("nan_results", "nan_f64", 2, 128, ["a", "b", "c", "o32", "o64", N],
-                   {"a": a, "b": b, "c": c, "o32": np.zeros(28 * N, np.uint32), "o64": np.zeros(23 * N, np.uint64)})
-    return a, b, c, got["o32"].reshape(28, N), got["o64"].reshape(23, N)
+    return nan_kernel_results(F64_EDGES, np.uint64, "nan_f64")
 
 
 def test_float64_nan_results_pass_the_first_nan_on(f64_results):

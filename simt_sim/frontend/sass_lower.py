@@ -791,8 +791,7 @@ def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
     except (IndexError, KeyError, ValueError) as e:
         # never a traceback: an operand list the lowering does not expect (another nvdisasm's
         # printing, a form ptxas has not shown us) is a located error naming the instruction
-        if isinstance(e, InputError):
-            raise
+        # (InputError is no ValueError, so the lowering's own refusals pass through unchanged)
         raise b.error(f"operands {', '.join(inst.operands) or '(none)'} not understood for {inst.family} "
                       f"({type(e).__name__}: {e})") from None
     inst = b.inst

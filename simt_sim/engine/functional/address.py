@@ -101,6 +101,18 @@ N_MEMCHECK_FIELDS = len(MEMCHECK_FIELDS)
 
 
 @compiled
+def access_fault(fault, reason, w, lane, addr, width):
+    """Set the fault vector for a bad access by `lane` of warp slot w (pc 0: the caller fills in
+    the warp's gid and pc)."""
+    fault[0] = reason
+    fault[1] = w
+    fault[2] = lane
+    fault[3] = 0
+    fault[4] = addr
+    fault[5] = width
+
+
+@compiled
 def bad_access(fault, reason, w, lane, space, addr, width, kind):
     """An out-of-bounds or misaligned access (reason FAULT_OOB / FAULT_MISALIGNED) by `lane` of
     warp slot w.  With memcheck off the fault is set (pc 0: the caller fills in gid and pc) and
@@ -108,12 +120,7 @@ def bad_access(fault, reason, w, lane, space, addr, width, kind):
     (a row of MEMCHECK_FIELDS, naming the warp and pc of fault[F_AT_GID / F_AT_PC]) and True is
     returned: the caller reads zeros and drops the write."""
     if fault[F_MEMCHECK] == 0:
-        fault[0] = reason
-        fault[1] = w
-        fault[2] = lane
-        fault[3] = 0
-        fault[4] = addr
-        fault[5] = width
+        access_fault(fault, reason, w, lane, addr, width)
         return False
     n = fault[F_BAD_ACCESSES]
     fault[F_BAD_ACCESSES] = n + 1

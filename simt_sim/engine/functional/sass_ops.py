@@ -27,7 +27,7 @@ from simt_sim.machine.layout import G
 M32 = np.int64(0xFFFFFFFF)
 SIGN32 = np.int64(0x80000000)
 SIGN64 = np.int64(-0x8000000000000000)
-CANONICAL_NAN32 = np.int64(0x7FFFFFFF)
+CANONICAL_NAN32 = alu.CANONICAL_NAN32     # the H100's float32 NaN (one definition, in alu)
 DBL_MIN = 2.2250738585072014e-308       # the smallest normal float64
 PARAM_BANK_OFFSET = E.PARAM_BANK_OFFSET
 G_BX, G_GX, G_LOCAL, G_WS = G["bx"], G["gx"], G["local_bytes"], G["warp_size"]

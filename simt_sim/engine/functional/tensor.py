@@ -280,15 +280,6 @@ def exec_tensor_mma(code, regs, row, base_t):
 # wmma.load / wmma.store / ldmatrix
 # ---------------------------------------------------------------------------------------------
 
-@compiled
-def mem_fault(fault, code_, w, lane, addr, width):
-    fault[0] = code_
-    fault[1] = w
-    fault[2] = lane
-    fault[3] = 0
-    fault[4] = addr
-    fault[5] = width
-
 
 @compiled
 def operand_address(regs, row, k, t):
@@ -356,12 +347,12 @@ def exec_wmma_memory(code, regs, mem, row, op, w, base_t, slot, geom_shared, geo
                 r, c = c, r
             addr = element_address(base, r, c, mrows, mcols, col_major, stride, esize)
             if addr % esize != 0:
-                mem_fault(fault, FAULT_MISALIGNED, w, lane, addr, esize)
+                M.access_fault(fault, FAULT_MISALIGNED, w, lane, addr, esize)
                 return False
             region, off, hint = M.resolve(mem, row[E.F_SPACE], addr, esize, slot, t, geom_shared,
                                           geom_local, hint)
             if region == M.R_NONE:
-                mem_fault(fault, FAULT_OOB, w, lane, addr, esize)
+                M.access_fault(fault, FAULT_OOB, w, lane, addr, esize)
                 return False
             if store:
                 M.store(mem, region, off, esize, get_element(code, regs, row, k_frag, e, wide, t))
@@ -383,7 +374,7 @@ def exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom_shared, geom_local
     for lane in range(8 * count):                   # every address is read before any write
         addr = operand_address(regs, row, 1, base_t + lane)
         if addr % 16 != 0:
-            mem_fault(fault, FAULT_MISALIGNED, w, lane, addr, 16)
+            M.access_fault(fault, FAULT_MISALIGNED, w, lane, addr, 16)
             return False
         rows_at[lane] = addr
     vals = np.zeros(32 * 4, dtype=np.int64)
@@ -399,7 +390,7 @@ def exec_ldmatrix(code, regs, mem, row, w, base_t, slot, geom_shared, geom_local
                 region, off, _ = M.resolve(mem, row[E.F_SPACE], rows_at[src] + 2 * c, 2, slot,
                                            base_t + src, geom_shared, geom_local, -1)
                 if region == M.R_NONE:
-                    mem_fault(fault, FAULT_OOB, w, src, rows_at[src] + 2 * c, 2)
+                    M.access_fault(fault, FAULT_OOB, w, src, rows_at[src] + 2 * c, 2)
                     return False
                 v |= M.load(mem, region, off, 2) << (16 * h)
             vals[lane * 4 + i] = v
