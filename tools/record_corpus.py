@@ -152,6 +152,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rerun", type=Path, help="a directory with records.json.gz and units.tar.gz: run every "
                     "kernel on the GPU again (full outputs to OUT/gpu_outputs.npz, digests checked against the "
                     "records) and simulate all of them, comparing every word")
+    ap.add_argument("--parts", type=int, default=1, help="--rerun: write the full outputs as gpu_outputs<i>.npz "
+                    "in this many parts")
     ap.add_argument("--resume", type=Path, help="a directory with records.json.gz, outcomes.json.gz and "
                     "units.tar.gz of an earlier run: simulate only its not_run kernels, merge, write OUT")
     a = ap.parse_args(argv)
@@ -295,8 +297,15 @@ def rerun(a, out: Path) -> int:
     compared word by word (which variables differ)."""
     records = C.read_json_gz(a.rerun / "records.json.gz")
     warm = subprocess.Popen([sys.executable, __file__, "--warm-only", str(a.build / "warm")])
-    with tarfile.open(a.rerun / "units.tar.gz") as tar:
-        tar.extractall(a.build)
+    if (a.rerun / "units.tar.gz").exists():
+        with tarfile.open(a.rerun / "units.tar.gz") as tar:
+            tar.extractall(a.build)
+    else:                        # rebuild the units with this machine's nvcc; each checked against its record
+        built = C.rebuild(records, build=a.build, jobs=a.jobs)
+        stale = [r["id"] for r in records["kernels"]
+                 if built[r["module"]].ptx_digest.get(r["id"]) != r["ptx_sha256"]]
+        log(f"rebuilt {len(built)} modules; {len(stale)} kernels' PTX differs from the records: {stale[:10]}")
+        records["kernels"] = [r for r in records["kernels"] if r["id"] not in set(stale)]
     unit = unit_paths(records, a.build)
     cubins = {}
     with ThreadPoolExecutor(a.jobs) as pool:
@@ -318,13 +327,23 @@ def rerun(a, out: Path) -> int:
         full[r["id"]] = w
         if C.out_digest(w, C.spec_of(r)) != r["digest"] or not o["same"]:
             mism.append(r["id"])
-    np.savez_compressed(out / "gpu_outputs.npz", **full)
+    # in parts: a file that comes back from the GPU machine may hold at most 16 MiB
+    ids = sorted(full)
+    for part in range(a.parts):
+        chunk = ids[part::a.parts]
+        np.savez_compressed(out / f"gpu_outputs{part}.npz", **{k: full[k] for k in chunk})
     log(f"GPU again: {len(full)} kernels, {len(mism)} differ from the records: {mism[:20]}")
     tasks = [(str(unit[r["id"]]), dict(r, full=C.encode_words(full[r["id"]])), m, a.sim_timeout)
              for r in recs if r["id"] in full for m in ("sass", "ptx")]
     random.Random(7).shuffle(tasks)
     warm.wait()
-    C.warm_engine(Path(tasks[0][0]), tasks[0][1])
+    # warm on kernels of every build flavour: a function first compiled inside a pool process can be
+    # cut by the per-kernel alarm (numba then reports "no compiled object yet")
+    seen: dict = {}
+    for t in tasks:
+        if seen.setdefault(t[1]["flags"], 0) < 3:
+            seen[t[1]["flags"]] += 1
+            C.warm_engine(Path(t[0]), t[1])
     log(f"engine warm; {len(tasks)} simulations")
     outcomes = C.replay_tasks(tasks, a.jobs, deadline=T0 + a.deadline)
     outcomes.sort(key=lambda o: (o["id"], o["mode"]))
