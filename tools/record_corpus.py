@@ -306,6 +306,8 @@ def rerun(a, out: Path) -> int:
                  if built[r["module"]].ptx_digest.get(r["id"]) != r["ptx_sha256"]]
         log(f"rebuilt {len(built)} modules; {len(stale)} kernels' PTX differs from the records: {stale[:10]}")
         records["kernels"] = [r for r in records["kernels"] if r["id"] not in set(stale)]
+        funcs = {sp.id: sp.approx_funcs for b in built.values() for sp in b.specs}
+        records["kernels"] = [dict(r, approx_funcs=funcs.get(r["id"], [])) for r in records["kernels"]]
     unit = unit_paths(records, a.build)
     cubins = {}
     with ThreadPoolExecutor(a.jobs) as pool:

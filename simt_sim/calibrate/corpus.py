@@ -24,6 +24,7 @@ import argparse
 import base64
 import collections
 import dataclasses
+import functools
 import gzip
 import hashlib
 import json
@@ -266,15 +267,47 @@ def decode_words(s: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(s), "<u4").copy()
 
 
-def approx_error(got: np.ndarray, want: np.ndarray, kinds: list) -> tuple[bool, float]:
+# Generator functions that become a MUFU approximation, and under which flags ("" = always): the
+# PTX instruction whose measured hardware-vs-simulator difference (tools/mufu_accuracy.py) may widen
+# the word's bound.  Accurate library forms (tanhf without -use_fast_math) keep the default bound.
+MUFU_OF = {"tanhf": ("tanh.approx.f32", "fast"), "__sinf": ("sin.approx.ftz.f32", ""),
+           "__cosf": ("cos.approx.ftz.f32", ""), "__expf": ("ex2.approx.ftz.f32", ""),
+           "exp2f": ("ex2.approx.ftz.f32", "fast"), "__log2f": ("lg2.approx.ftz.f32", ""),
+           "__logf": ("lg2.approx.ftz.f32", ""), "rsqrtf": ("rsqrt.approx.ftz.f32", "fast")}
+MUFU_ACCURACY = ROOT / "tests" / "data" / "h100" / "mufu_accuracy.json"
+
+
+@functools.lru_cache(maxsize=1)
+def mufu_bound_scales() -> dict:
+    """{PTX instruction: factor >= 1 on the float32 bound}: the largest |simulated - H100| measured
+    for that instruction in units of G.APPROX_BOUND["f32"] (tests/data/h100/mufu_accuracy.json);
+    empty without the recording."""
+    if not MUFU_ACCURACY.exists():
+        return {}
+    rec = json.loads(MUFU_ACCURACY.read_text())
+    return {k: max(1.0, float(v["bound_scale_f32"])) for k, v in rec["functions"].items()}
+
+
+def bound_scale(func: str, kind: str, flags: str) -> float:
+    """The factor on the default bound of an approximate word made by generator function `func`."""
+    instr, only = MUFU_OF.get(func, (None, ""))
+    if instr is None or kind != "f32" or (only and only != flags):
+        return 1.0
+    return mufu_bound_scales().get(instr, 1.0)
+
+
+def approx_error(got: np.ndarray, want: np.ndarray, kinds: list, funcs: list = (),
+                 flags: str = "") -> tuple[bool, float]:
     """Whether every approximate word is within its bound (G.APPROX_BOUND by the precision of the
-    function's result), and the largest error in units of the bound (<= 1 passes)."""
+    function's result, widened to the H100's measured MUFU difference for the function, see
+    bound_scale), and the largest error in units of the bound (<= 1 passes)."""
     n = len(kinds)
     g = got.view(np.float32).astype(np.float64).reshape(-1, n)
     w = want.view(np.float32).astype(np.float64).reshape(-1, n)
     worst = 0.0
     for k, kind in enumerate(kinds):
-        rel, ab = G.APPROX_BOUND[kind]
+        scale = bound_scale(funcs[k], kind, flags) if k < len(funcs) else 1.0
+        rel, ab = (scale * x for x in G.APPROX_BOUND[kind])
         a, b = g[:, k], w[:, k]
         same = (a == b) | (np.isnan(a) & np.isnan(b))
         with np.errstate(all="ignore"):
@@ -286,7 +319,7 @@ def approx_error(got: np.ndarray, want: np.ndarray, kinds: list) -> tuple[bool, 
 
 def spec_of(rec: dict) -> G.KernelSpec:
     return G.KernelSpec(rec["id"], rec["seed"], rec["module"], rec["flags"], rec["block"], rec["n_approx"],
-                        list(rec["approx_kinds"]), list(rec.get("features", [])))
+                        list(rec["approx_kinds"]), list(rec.get("features", [])), list(rec.get("approx_funcs", [])))
 
 
 def compare(words: np.ndarray, rec: dict) -> tuple[str, str, dict]:
@@ -299,7 +332,8 @@ def compare(words: np.ndarray, rec: dict) -> tuple[str, str, dict]:
     exact = out_digest(words, spec) == rec["digest"]
     ok_approx = True
     if spec.n_approx:
-        ok_approx, worst = approx_error(approx_words(words, spec), decode_words(rec["approx"]), spec.approx_kinds)
+        ok_approx, worst = approx_error(approx_words(words, spec), decode_words(rec["approx"]), spec.approx_kinds,
+                                        spec.approx_funcs, spec.flags)
         details["approx_err"] = round(worst, 4) if np.isfinite(worst) else "inf"
     first = [int(x) for x in words[:16]]
     diff16 = [i for i, (a, b) in enumerate(zip(first, rec["first16"])) if a != b]
@@ -603,7 +637,8 @@ def replay(ids=None, modes=("sass", "ptx"), workers=2, timeout=60.0, records_pat
             out += [{"id": k, "mode": m, "class": "build", "error": "regenerated PTX differs from the recorded "
                      "PTX (generator or nvcc changed)"} for m in modes]
             continue
-        tasks += [(str(b.units[k]), recs[k], m, timeout) for m in modes]
+        funcs = {sp.id: sp.approx_funcs for sp in b.specs}     # the generator's, not in the first records
+        tasks += [(str(b.units[k]), dict(recs[k], approx_funcs=funcs.get(k, [])), m, timeout) for m in modes]
     if tasks and workers > 1:
         warm_engine(Path(tasks[0][0]), tasks[0][1])
     return out + replay_tasks(tasks, workers, deadline=deadline, progress=progress)

@@ -466,6 +466,8 @@ class KernelSpec:
     n_approx: int
     approx_kinds: list       # precision of each approximate word ("f32"/"f16"/"bf16")
     features: list
+    # the function making each approximate word ("tanhf", "__sinf", ...; not in the first records)
+    approx_funcs: list = dataclasses.field(default_factory=list)
 
     @property
     def grid(self) -> int:
@@ -1041,7 +1043,7 @@ class KernelGen:
         r = self.r
         n_approx = 0
         self.approx_exprs: list[str] = []
-        kinds = []
+        kinds, funcs = [], []
         if self.fast or r.chance(0.04):
             n_approx = 1 + r.below(2)
             for _ in range(n_approx):
@@ -1050,6 +1052,7 @@ class KernelGen:
                 y = f"clampf({self.expr('f32', 1)}, -8.0f, 8.0f)"
                 self.approx_exprs.append(tpl.replace("{x}", x).replace("{y}", y))
                 kinds.append(kind)
+                funcs.append(tpl.split("(")[0])
                 self.features.add("approx:" + tpl.split("(")[0])
         W = NW + n_approx
         nt = GRID * self.block
@@ -1079,7 +1082,7 @@ class KernelGen:
         text += f'extern "C" __global__ void __launch_bounds__(128) {self.kid}(const unsigned* __restrict__ in, ' \
                 f"unsigned* __restrict__ out) {{\n" + "\n".join(body) + "\n}\n"
         spec = KernelSpec(self.kid, self.seed, self.module, self.flags, self.block, n_approx, kinds,
-                          sorted(self.features))
+                          sorted(self.features), funcs)
         return text, spec
 
 
