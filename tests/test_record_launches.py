@@ -231,7 +231,7 @@ def test_summed_counters_add_counts_and_weight_stall_ratios():
 def reference_from(result, extra: dict) -> dict:
     outputs = {n: {"dtype": str(a.dtype), "hex": np.ascontiguousarray(a).tobytes().hex()}
                for n, a in result.outputs.items()}
-    return {"program": "two-streams", "outputs": outputs, "ncu": [], **extra}
+    return {"program": "two-streams", "kernel": "saxpy", "provenance": {}, "outputs": outputs, "ncu": [], **extra}
 
 
 @pytest.fixture(scope="module")

@@ -21,12 +21,13 @@ import numpy as np
 
 from simt_sim.isa.table import NCU_PIPES
 from simt_sim.machine.config import load_config
-from simt_sim.errors import InputError
+from simt_sim.errors import InputError, SimError
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import manifest_launch, manifest_launches, simulate, simulate_manifest
 from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use, issue_slot_use
 from simt_sim.calibrate.masktrace import CAPACITY, decode, site_masks
+from simt_sim.calibrate.reference import load_reference
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
 # The pipes whose counts the H100 repeats exactly.  adu does not: three ncu runs of one program
@@ -72,8 +73,9 @@ def functional_check(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
     runs (no timing model: outputs and per-warp mask sequences do not depend on it); isa="sass"
     runs the SASS ptxas made of both variants (the trace variant's committed
     kernel.trace.sm_90.cubin is the one the H100 ran)."""
-    ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
+    ref = load_reference(pdir / "reference" / f"{gpu}.json")
     m = load_manifest(str(pdir))
+    require_mask_trace(pdir / "reference" / f"{gpu}.json", ref, m)
     if m.more_launches:
         raise InputError(f"{pdir}: several launches need the timing model (validate_program)")
     cfg = load_config(m.config, m.overrides)
@@ -188,8 +190,9 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
     """One program against its reference; isa="sass" runs the SASS ptxas made, of the kernel and
     of its mask-trace variant (whose trace buffers are module globals, reached through constant
     bank 4)."""
-    ref = json.loads((pdir / "reference" / f"{gpu}.json").read_text())
+    ref = load_reference(pdir / "reference" / f"{gpu}.json")
     m = load_manifest(str(pdir))
+    require_mask_trace(pdir / "reference" / f"{gpu}.json", ref, m)
     isa = isa or m.isa
     cfg = load_config(m.config, m.overrides)
     prog = load_kernel(str(m.kernel_file), m.kernel, isa)
@@ -253,6 +256,14 @@ def validate_program(pdir: Path, gpu: str = "h100", isa: str | None = None) -> d
     return row
 
 
+def require_mask_trace(path: Path, ref: dict, m) -> None:
+    """A program with a mask-trace variant has its recorded trace: without it the comparison would
+    leave the masks out silently."""
+    if m.trace_kernel_file.exists() and "mask_trace" not in ref:
+        raise InputError(f"{path}: field mask_trace: missing (the program has a trace variant, "
+                         f"{m.trace_kernel_file.name}, whose recorded trace validate compares)")
+
+
 def profiled_clock_mhz(ncu: list[dict]) -> float | None:
     """The SM clock of ncu's runs when the reference recorded it (gpc__cycles_elapsed.avg.per_second,
     references from 2026-11-25 on; ncu reports a locked 1590 MHz as 1583-1587), else None: the
@@ -267,7 +278,7 @@ def simulate_as_profiled(pdir: Path, overrides: tuple[str, ...] = (), warm: bool
     program's profiled references), with config `overrides`: a SimResult."""
     m = load_manifest(str(pdir))
     ref = pdir / "reference" / "h100.json"
-    ncu = json.loads(ref.read_text()).get("ncu") if ref.exists() else None
+    ncu = load_reference(ref).get("ncu") if ref.exists() else None
     cfg = load_config(m.config, [*m.overrides, *overrides]).under_profiler(profiled_clock_mhz(ncu) if ncu else None)
     if warm:
         cfg = cfg.with_overrides(["host.caches_flushed=false"])
@@ -462,8 +473,28 @@ def html_report(rows: list[dict], summary: dict) -> str:
 
 
 def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100",
-                   workloads: bool = False, isa: str | None = None) -> tuple[list[dict], dict]:
-    rows = [validate_program(d, gpu, isa) for d in reference_programs(root, names, gpu, workloads)]
-    if not rows:
+                   workloads: bool = False, isa: str | None = None,
+                   errors: list | None = None) -> tuple[list[dict], dict]:
+    """Every program against its reference.  With an `errors` list, a program that cannot be
+    compared (a damaged or missing reference, a manifest or kernel in error, a runtime fault) is
+    appended to it as (program, SimError) and the others go on; without one the first error raises."""
+    if names and errors is not None:
+        dirs = []
+        for name in names:
+            try:
+                dirs += reference_programs(root, [name], gpu, workloads)
+            except InputError as e:
+                errors.append((name, e))
+    else:
+        dirs = reference_programs(root, names, gpu, workloads)
+    rows = []
+    for d in dirs:
+        try:
+            rows.append(validate_program(d, gpu, isa))
+        except SimError as e:
+            if errors is None:
+                raise
+            errors.append((d.name, e))
+    if not rows and not errors:
         raise InputError("no recorded references found under programs/*/reference/ (run `simt-sim hw record`)")
     return rows, summarize(rows)

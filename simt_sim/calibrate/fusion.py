@@ -23,6 +23,7 @@ from simt_sim.errors import InputError
 from simt_sim.frontend.dims import Dim3
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import simulate_manifest
+from simt_sim.calibrate.reference import load_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +68,7 @@ def recorded_cycles(pdir: Path, gpu: str = "h100") -> int | None:
     path = pdir / "reference" / f"{gpu}.json"
     if not path.exists():
         return None
-    elapsed = json.loads(path.read_text()).get("elapsed")
+    elapsed = load_reference(path).get("elapsed")
     return elapsed["cycles"] if elapsed else None
 
 

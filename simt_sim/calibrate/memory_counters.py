@@ -26,6 +26,7 @@ from pathlib import Path
 
 from simt_sim.calibrate.source_counts import ROOT, action_parser
 from simt_sim.errors import InputError
+from simt_sim.calibrate.reference import load_reference
 
 # name -> Nsight Compute metric (sm_90); the first six are compared, the rest kept for context
 METRICS = {
@@ -99,7 +100,7 @@ def summed(launches: list[dict]) -> dict:
 def recording(pdir: Path, warm: bool = False) -> tuple[str, dict] | None:
     """(GPU tag, document) of the program's memory recording, the H100's where there is one."""
     found = sorted(pdir.glob(f"reference/*{suffix(warm)}"), key=lambda p: not p.name.startswith("h100"))
-    return (found[0].name[:-len(suffix(warm))], json.loads(found[0].read_text())) if found else None
+    return (found[0].name[:-len(suffix(warm))], load_reference(found[0])) if found else None
 
 
 def simulated(pdir: Path, overrides: tuple[str, ...] = (), warm: bool = False) -> dict:

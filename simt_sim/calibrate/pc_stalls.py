@@ -34,6 +34,7 @@ import numpy as np
 
 from simt_sim.calibrate.source_counts import action_parser, parse_source_page, recorded_programs
 from simt_sim.errors import InputError
+from simt_sim.calibrate.reference import load_reference
 from simt_sim.machine.layout import STALL_NAMES
 
 FILE_NAME = "h100-pc-stalls.json"
@@ -147,7 +148,7 @@ def compared(pdir: Path, warm: bool = False
     if not path.exists():
         how = " --warm" if warm else ""
         raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.pc_stalls record{how} {pdir.name})")
-    rec = json.loads(path.read_text())
+    rec = load_reference(path)
     texts, cycles, samples = simulated(pdir, warm=warm)
     if [opcode_of(t) for t in texts] != [opcode_of(t) for t in rec["sass"]]:
         raise InputError(f"{pdir.name}: the SASS here differs from the recorded one (recompiled?)")

@@ -30,6 +30,7 @@ from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.machine.config import load_config
 from simt_sim.run.timed import manifest_launches, simulate
 from simt_sim.isa.table import ISAS
+from simt_sim.calibrate.reference import load_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "programs"
@@ -360,7 +361,7 @@ def h100_measurement(name: str) -> dict:
     path = PROGRAMS / name / "reference" / "h100.json"
     if not path.exists():
         raise InputError(f"{path}: not recorded (simt-sim hw record {name})")
-    ref = json.loads(path.read_text())
+    ref = load_reference(path)
     clk = recorded_array(ref["outputs"]["clk"]).view(np.int64) if "clk" in ref["outputs"] else None
     profiled = [n["sm__cycles_elapsed.max"] for n in ref.get("ncu") or []]
     return {"clk": clk, "cycles": profiled[0] if profiled else None,

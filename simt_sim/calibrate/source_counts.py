@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from simt_sim.errors import InputError
+from simt_sim.calibrate.reference import load_reference
 
 COUNT_COLUMNS = ("Instructions Executed", "Thread Instructions Executed",
                  "Predicated-On Thread Instructions Executed")
@@ -110,7 +111,7 @@ def differences(pdir: Path) -> list[str]:
     path = pdir / "reference" / FILE_NAME
     if not path.exists():
         raise InputError(f"{path}: not recorded (python -m simt_sim.calibrate.source_counts record {pdir.name})")
-    ref = json.loads(path.read_text())
+    ref = load_reference(path)
     recorded = [ref, *ref.get("more_launches", [])]
     simulated = simulated_counts(pdir)
     if len(recorded) != len(simulated):

@@ -451,13 +451,25 @@ def cmd_disasm_sass(ns) -> int:
 def cmd_validate(ns) -> int:
     from simt_sim.calibrate.compare import format_table, html_report, run_validation
     root = Path(__file__).resolve().parents[2]
-    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads, isa=ns.isa)
-    print(format_table(rows, summary))
+    errors: list = []               # programs that could not be compared: reported, the others go on
+    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads, isa=ns.isa, errors=errors)
+    if rows:
+        print(format_table(rows, summary))
     if ns.json:
-        Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows}, indent=1, default=float))
+        Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows,
+                                             "errors": [{"program": p, "error": str(e), "exit_code": e.exit_code}
+                                                        for p, e in errors]}, indent=1, default=float))
     if ns.html:
         Path(ns.html).write_text(html_report(rows, summary))
     failed = [r["program"] for r in rows if not r["outputs_match"] or r["mask_trace_match"] is False]
+    for program, e in errors:
+        print(f"{program}: {e}", file=sys.stderr)
+    if errors:
+        if failed:
+            print(f"error: outputs or mask traces differ from the hardware: {', '.join(failed)}", file=sys.stderr)
+        print(f"error: {len(errors)} of {len(errors) + len(rows)} programs could not be compared: "
+              f"{', '.join(p for p, _ in errors)}", file=sys.stderr)
+        return max(e.exit_code for _, e in errors)
     if failed:
         print(f"error: outputs or mask traces differ from the hardware: {', '.join(failed)}", file=sys.stderr)
         return EXIT_MISMATCH
