@@ -14,6 +14,7 @@ from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.calls import call_graph, nesting_levels, reachable_functions, reaches
 from simt_sim.frontend.cfg import build_cfg, reconvergence_pcs
 from simt_sim.frontend.parser import TYPE_SIZES, parse_ptx
+from simt_sim.frontend.ptx_contract import contract_module
 from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand, VarDecl
 from simt_sim.frontend import tensor_forms as TF
 from simt_sim.isa import OpInfo, isa
@@ -930,7 +931,8 @@ def assemble(module: Module, kernel: str | None = None) -> Program:
     chosen = module.kernels[kernel]
     if chosen.error is not None:       # the module's other kernels load; this one cannot
         raise InputError(f"kernel {kernel}: {chosen.error.message}", chosen.error.loc)
-    return Assembler(module, chosen).assemble()
+    module = contract_module(module)   # ptxas's mul+add contraction (frontend/ptx_contract.py)
+    return Assembler(module, module.kernels[kernel]).assemble()
 
 
 def load_program(path: str, kernel: str | None = None) -> Program:

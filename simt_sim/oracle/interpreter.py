@@ -1769,7 +1769,8 @@ class _Interpreter:
             back = _bits32 if ty == E.T_F32 else _bits64
             fo, fb = cvt(old), cvt(braw)
             if aop == "add" and ty == E.T_F32:      # .ftz, canonical NaN (PTX ISA; the H100, s-atomic)
-                r = _ftz32(np.float32(_ftz32(fo, True) + _ftz32(fb, True)), True)
+                ftz = ins.space != E.SP_SHARED      # .shared: ptxas's CAS loop on a plain FADD keeps subnormals
+                r = _ftz32(np.float32(_ftz32(fo, ftz) + _ftz32(fb, ftz)), ftz)
                 new = 0x7FFFFFFF if math.isnan(r) else back(r)
             elif aop == "add":
                 new = back(fo + fb)

@@ -377,15 +377,17 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
 
 
 @compiled
-def atomic_apply(aop, ty, old, b, c):
-    """New memory value of an atomic; old, b, c are raw bits (int64)."""
+def atomic_apply(aop, ty, old, b, c, ftz=True):
+    """New memory value of an atomic; old, b, c are raw bits (int64).  ftz: atom.add.f32 flushes
+    subnormals (global and generic: ptxas's RED/ATOM.ADD.F32.FTZ.RN); an explicit .shared one does
+    not (ptxas makes it an ATOMS.CAST.SPIN loop around a plain FADD; generated corpus k01200)."""
     if H.is_half(ty):                  # atom.add.noftz.f16 / bf16 / f16x2 / bf16x2: per element, .rn
         return H.arith_bits(E.OP_ADD, ty, old, b, np.int64(0), 0)
     if ty == E.T_F32:
         fo = f32_from_bits(old)
         fb = f32_from_bits(b)
         if aop == E.ATOM_ADD:          # .ftz and the canonical NaN, as the PTX ISA says and the H100 does
-            r = alu.flush32(np.float32(alu.flush32(fo, True) + alu.flush32(fb, True)), True)
+            r = alu.flush32(np.float32(alu.flush32(fo, ftz) + alu.flush32(fb, ftz)), ftz)
             if r != r:
                 return np.int64(0x7FFFFFFF)
         elif aop == E.ATOM_MIN:
@@ -549,7 +551,7 @@ def exec_memory(code, regs, mem, row, op, w, mask, base_t, slot, geom, slot_bloc
             if op == E.OP_ATOM and row[E.F_NOPS] > 3:
                 ck, ci, cimm, _ = opnd(row, 3)
                 c = read_raw(code, regs, t, ck, ci, cimm, w, lane, geom, slot_block, counters)
-            M.store(mem, region, off, width, atomic_apply(row[E.F_CMP], ty, old, b, c))
+            M.store(mem, region, off, width, atomic_apply(row[E.F_CMP], ty, old, b, c, space != E.SP_SHARED))
             if op == E.OP_ATOM:
                 dk, di, _, _ = opnd(row, 0)
                 if row[E.F_FLAGS] & E.FL_CAST:      # ATOMS.CAST.SPIN: did the compare-and-store store?

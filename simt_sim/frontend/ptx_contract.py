@@ -1,0 +1,242 @@
+"""PTX mode: the floating-point rewrites ptxas makes that change results, applied to a kernel's PTX
+before it is assembled, so that PTX mode computes what the hardware computes (issue 61).
+
+PTX lets the code generator contract a `mul` and an `add`/`sub` with no rounding modifier into a
+fused multiply-add ("mul/add sequences with no rounding modifiers may be optimized to use
+fused-multiply-add instructions on the target device"), and ptxas does: the product is then not
+rounded, so the sum differs in its last bit (or more, near cancellation).  Which pairs ptxas fuses
+was measured on ptxas 13.0 for sm_90 with hand-written PTX (docs/ptx-subset.md, "What ptxas
+rewrites"); this module follows those observations:
+
+  * `mul.T d, a, b` (T = f32, f64, f16, bf16, f16x2, bf16x2; no rounding modifier, no .sat) fuses into
+    an `add.T` / `sub.T` (no rounding modifier; .sat allowed, kept on the fma) in the same basic block
+    when the two agree on .ftz and every other use of d is such an add/sub too: the mul disappears
+    and each add/sub becomes an fma.  A mul with any other use (a store, a compare, a second
+    operand of the same add) is left alone, as ptxas leaves it.
+  * An add of two such products fuses its first operand (ptxas: FFMA a, b, FMUL(c, d)).
+  * `sub d, m, c` becomes `fma d, a, b, -c`; `sub d, c, m` becomes `fma d, -a, b, c` (the negation
+    is a `neg` into the mul's own, now unused, register, so no register is added).
+  * Across a label or a branch nothing is fused (ptxas left a product computed before a branch
+    unfused in the block after it).
+
+and one identity ptxas folds that shows in NaN payloads: `min`/`max` `.f16`/`.f16x2`/`.f32` of a
+register with itself is that register (a NaN keeps its payload, where the instruction would give the
+canonical NaN); ptxas does not fold it for bf16.
+
+What this cannot know: ptxas's other rewrites (loop unrolling that folds `neg(neg(x))` into x,
+re-association across blocks after if-conversion, a mul it duplicates into several blocks).  A
+kernel whose results depend on those still differs from the hardware in PTX mode; SASS mode (the
+default for nvcc-compiled programs) runs what ptxas really made.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand
+
+FUSIBLE_TYPES = {"f32", "f64", "f16", "bf16", "f16x2", "bf16x2"}
+ROUNDING = {"rn", "rz", "rm", "rp"}
+ENDS_BLOCK = {"bra", "brx", "ret", "exit", "trap", "call"}
+FOLD_SELF_MIN_MAX = {"f32", "f16", "f16x2"}
+
+
+def _type(ins: Instruction) -> str:
+    return ins.suffixes[-1] if ins.suffixes else ""
+
+
+def _mods(ins: Instruction) -> set[str]:
+    return set(ins.suffixes[:-1])
+
+
+def _is_mul(ins: Instruction) -> bool:
+    return (ins.opcode == "mul" and ins.guard is None and _type(ins) in FUSIBLE_TYPES
+            and _mods(ins) <= {"ftz"} and len(ins.operands) == 3 and ins.operands[0].kind == "reg")
+
+
+def _is_add(ins: Instruction) -> bool:
+    return (ins.opcode in ("add", "sub") and ins.guard is None and _type(ins) in FUSIBLE_TYPES
+            and _mods(ins) <= {"ftz", "sat"} and len(ins.operands) == 3)
+
+
+def _names(op: Operand) -> list[str]:
+    """Register names an operand mentions (addresses, vectors, the extra predicate)."""
+    out = []
+    if op.kind == "reg":
+        out.append(op.name)
+    if op.base is not None:
+        out += _names(op.base)
+    for item in op.items:
+        out += _names(item)
+    if op.extra is not None:
+        out += _names(op.extra)
+    return out
+
+
+def _written(ins: Instruction) -> set[str]:
+    """Registers an instruction may write (conservatively: everything named by its first operand)."""
+    return set(_names(ins.operands[0])) if ins.operands else set()
+
+
+def _reg(name: str, like: Operand) -> Operand:
+    return Operand("reg", like.loc, name=name)
+
+
+def _blocks(items: list) -> list[int]:
+    block = []
+    b = 0
+    for it in items:
+        if isinstance(it, Label):
+            b += 1
+        block.append(b)
+        if isinstance(it, Instruction) and it.opcode in ENDS_BLOCK:
+            b += 1
+    return block
+
+
+def _occurrences(items: list) -> dict[str, list[tuple[int, int]]]:
+    """Every occurrence of every register name: (item index, operand index; -1: the guard)."""
+    occ: dict[str, list[tuple[int, int]]] = {}
+    for i, it in enumerate(items):
+        if isinstance(it, Instruction):
+            if it.guard:
+                occ.setdefault(it.guard, []).append((i, -1))
+            for k, op in enumerate(it.operands):
+                for n in _names(op):
+                    occ.setdefault(n, []).append((i, k))
+    return occ
+
+
+def negate_products(items: list) -> list:
+    """`mul d, a, b; neg n, d` (d used by the neg alone, same block) -> `neg d, a; mul n, d, b`:
+    the same value, -(a*b) == (-a)*b, written as a product that can then fuse (ptxas: FFMA -a, b, c)."""
+    block = _blocks(items)
+    occ = _occurrences(items)
+    moves: dict[int, int] = {}
+    for j, it in enumerate(items):
+        if not (isinstance(it, Instruction) and it.opcode == "neg" and it.guard is None
+                and len(it.suffixes) == 1 and it.suffixes[0] in FUSIBLE_TYPES and len(it.operands) == 2
+                and it.operands[1].kind == "reg" and it.operands[0].kind == "reg"):
+            continue
+        d = it.operands[1].name
+        where = occ.get(d, [])
+        if len(where) != 2:
+            continue
+        (mi, mk), (ni, nk) = sorted(where)
+        m = items[mi]
+        if not (ni == j and nk == 1 and mk == 0 and _is_mul(m) and _type(m) == it.suffixes[0]
+                and block[mi] == block[j] and m.operands[1].kind == "reg"):
+            continue
+        sources = {n for op in m.operands[1:] for n in _names(op)}
+        if any(sources & _written(items[x]) for x in range(mi + 1, j) if isinstance(items[x], Instruction)):
+            continue
+        moves[mi] = j
+    if not moves:
+        return items
+    out = list(items)
+    for mi, j in moves.items():
+        m, n = items[mi], items[j]
+        tmp = m.operands[0]
+        out[mi] = Instruction("neg", [_type(m)], [tmp, m.operands[1]], m.loc, text=f"neg.{_type(m)} {tmp.name}, {m.operands[1].name};")
+        out[j] = Instruction("mul", list(m.suffixes), [n.operands[0], tmp, m.operands[2]], n.loc,
+                             text=f"mul.{'.'.join(m.suffixes)} {n.operands[0].name}, -a, b;  // -(a*b) of line {m.loc.line}")
+    return out
+
+
+def contract_instructions(items: list) -> list:
+    """The body with ptxas's mul+add contraction and self-min/max folding applied."""
+    items = negate_products(list(items))
+    block = _blocks(items)
+    occurrences = _occurrences(items)
+    muls = {it.operands[0].name: i for i, it in enumerate(items)
+            if isinstance(it, Instruction) and _is_mul(it)}
+
+    def compatible(mi: int, ai: int, k: int) -> bool:
+        m, a = items[mi], items[ai]
+        if not (isinstance(a, Instruction) and _is_add(a) and k in (1, 2)):
+            return False
+        if _type(a) != _type(m) or ("ftz" in _mods(a)) != ("ftz" in _mods(m)) or block[ai] != block[mi] or ai <= mi:
+            return False
+        if a.operands[1].kind == "reg" and a.operands[2].kind == "reg" and a.operands[1].name == a.operands[2].name:
+            return False                    # x*y + x*y: ptxas keeps the mul and adds
+        sources = {n for op in m.operands[1:] for n in _names(op)}
+        return not any(sources & _written(items[j]) for j in range(mi + 1, ai) if isinstance(items[j], Instruction))
+
+    # candidates: muls whose every other occurrence is a compatible add/sub operand
+    cand = {}
+    for d, mi in muls.items():
+        uses = [(i, k) for i, k in occurrences[d] if not (i == mi and k == 0)]
+        if uses and all(compatible(mi, i, k) for i, k in uses):
+            cand[d] = (mi, uses)
+    # an add with two candidate products fuses its first; the other then has a use that stays
+    while True:
+        chosen: dict[int, str] = {}
+        for d, (mi, uses) in cand.items():
+            for i, k in uses:
+                other = items[i].operands[3 - k]
+                if k == 2 and other.kind == "reg" and other.name in cand:
+                    continue
+                chosen[i] = d
+        drop = [d for d, (mi, uses) in cand.items() if any(chosen.get(i) != d for i, _ in uses)]
+        if not drop:
+            break
+        for d in drop:
+            del cand[d]
+    if not cand:
+        return fold_self_min_max(items)
+    out = []
+    dead = {mi for mi, _ in cand.values()}
+    for i, it in enumerate(items):
+        if i in dead:
+            continue
+        d = chosen.get(i)
+        if d is None:
+            out.append(it)
+            continue
+        m = items[cand[d][0]]
+        x, y = m.operands[1], m.operands[2]
+        if x.kind != "reg" and y.kind == "reg":
+            x, y = y, x                     # the register first: it is the one negated
+        dst, p, q = it.operands
+        k = 1 if p.kind == "reg" and p.name == d else 2
+        c = q if k == 1 else p
+        mods = [s for s in it.suffixes[:-1] if s in ("ftz", "sat")]
+        fma_suffixes = ["rn"] + mods + [_type(it)]
+        tmp = _reg(d, m.operands[0])
+        note = f"  // ptxas contraction of line {m.loc.line}"
+        if it.opcode == "sub" and k == 1:      # a*b - c = fma(a, b, -c)
+            out.append(Instruction("neg", [_type(it)], [tmp, c], it.loc, text=f"neg.{_type(it)} {d}, -c;{note}"))
+            c = tmp
+        elif it.opcode == "sub":                # c - a*b = fma(-a, b, c)
+            out.append(Instruction("neg", [_type(it)], [tmp, x], it.loc, text=f"neg.{_type(it)} {d}, -a;{note}"))
+            x = tmp
+        text = f"fma.{'.'.join(fma_suffixes)} {dst.name}, a, b, c;{note}"
+        out.append(Instruction("fma", fma_suffixes, [dst, x, y, c], it.loc, text=text))
+    return fold_self_min_max(out)
+
+
+def fold_self_min_max(items: list) -> list:
+    """min/max .f32/.f16/.f16x2 of a register with itself -> mov (ptxas folds it; bf16 it keeps)."""
+    out = []
+    for it in items:
+        if (isinstance(it, Instruction) and it.opcode in ("min", "max") and it.guard is None
+                and len(it.suffixes) == 1 and it.suffixes[0] in FOLD_SELF_MIN_MAX
+                and len(it.operands) == 3 and it.operands[1].kind == "reg" and it.operands[2].kind == "reg"
+                and it.operands[1].name == it.operands[2].name):
+            ty = it.suffixes[-1]
+            mov_ty = {"f32": "f32", "f16": "b16", "f16x2": "b32"}[ty]
+            it = Instruction("mov", [mov_ty], [it.operands[0], it.operands[1]], it.loc,
+                             text=f"mov.{mov_ty} {it.operands[0].name}, {it.operands[1].name};  // ptxas folds {it.opcode}(x, x)")
+        out.append(it)
+    return out
+
+
+def contract_kernel(kernel: Kernel) -> Kernel:
+    if kernel.error is not None:
+        return kernel
+    return replace(kernel, body=contract_instructions(kernel.body))
+
+
+def contract_module(module: Module) -> Module:
+    """A copy of the module whose kernels and device functions have ptxas's contractions."""
+    return replace(module, kernels={n: contract_kernel(k) for n, k in module.kernels.items()},
+                   funcs={n: contract_kernel(f) for n, f in module.funcs.items()})
