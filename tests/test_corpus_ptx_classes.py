@@ -5,7 +5,9 @@ docs/ptx-subset.md "What ptxas rewrites"):
   - mul + add/sub with no rounding modifier fused into one fma (f32, f16, bf16, f16x2: FFMA, HFMA2,
     HFMA2.BF16_V2), on ptxas's conditions (every use of the product an add/sub of the same .ftz in
     its block; of two products the first);
-  - min/max.f16 of a register with itself folded to the register (a NaN keeps its payload);
+  - min/max.f16 of a register with itself folded to the register, mul by a 1.0 to the other
+    operand (a NaN keeps its payload);
+  - cvt.ftz.f64.f32 of a NaN gives the canonical NaN widened (ptxas: FMUL.FTZ x, 1 first);
   - atom.shared.add.f32 keeps subnormals (ptxas: ATOMS.CAST.SPIN around a plain FADD).
 
 Two kinds of test: corpus kernels replayed in PTX mode against their H100 recordings (needs nvcc to
@@ -37,6 +39,9 @@ CLASSES = {
     "k02324": "mul.f32 + add.f32 -> FFMA (f0)",
     "k01200": "atom.shared.add.f32 keeps a subnormal (f1)",
     "k00406": "min.f16(x, x) folded to x: the NaN payload kept (h0|b0)",
+    "k02320": "mul.f16 by a register holding 1.0 folded to the operand: the NaN payload kept (u1)",
+    "k01906": "cvt.ftz.f64.f32 of a NaN: FMUL.FTZ x, 1 first, so the canonical NaN widens (h0|b0)",
+    "k00322": "cvt.ftz.f64.f32 of a negative NaN: signbit((double)f) is 0 on the H100 (i1)",
 }
 
 

@@ -37,7 +37,7 @@ from simt_sim.frontend.syntax import Instruction, Kernel, Label, Module, Operand
 FUSIBLE_TYPES = {"f32", "f64", "f16", "bf16", "f16x2", "bf16x2"}
 ROUNDING = {"rn", "rz", "rm", "rp"}
 ENDS_BLOCK = {"bra", "brx", "ret", "exit", "trap", "call"}
-FOLD_SELF_MIN_MAX = {"f32", "f16", "f16x2"}
+FOLD_SELF_MIN_MAX = {"f32", "f64", "f16", "f16x2"}
 
 
 def _type(ins: Instruction) -> str:
@@ -144,7 +144,7 @@ def negate_products(items: list) -> list:
 
 def contract_instructions(items: list) -> list:
     """The body with ptxas's mul+add contraction and self-min/max folding applied."""
-    items = negate_products(list(items))
+    items = negate_products(fold_identities(list(items)))
     block = _blocks(items)
     occurrences = _occurrences(items)
     muls = {it.operands[0].name: i for i, it in enumerate(items)
@@ -182,7 +182,7 @@ def contract_instructions(items: list) -> list:
         for d in drop:
             del cand[d]
     if not cand:
-        return fold_self_min_max(items)
+        return items
     out = []
     dead = {mi for mi, _ in cand.values()}
     for i, it in enumerate(items):
@@ -211,21 +211,73 @@ def contract_instructions(items: list) -> list:
             x = tmp
         text = f"fma.{'.'.join(fma_suffixes)} {dst.name}, a, b, c;{note}"
         out.append(Instruction("fma", fma_suffixes, [dst, x, y, c], it.loc, text=text))
-    return fold_self_min_max(out)
+    return out
 
 
-def fold_self_min_max(items: list) -> list:
-    """min/max .f32/.f16/.f16x2 of a register with itself -> mov (ptxas folds it; bf16 it keeps)."""
+MOV_TYPE = {"f32": "f32", "f64": "f64", "f16": "b16", "bf16": "b16", "f16x2": "b32"}
+ONE_BITS = {"f16": 0x3C00, "bf16": 0x3F80, "f32": 0x3F800000, "f64": 0x3FF0000000000000}
+
+
+def _immediate_bits(op: Operand, ty: str) -> int | None:
+    """The bits of an immediate operand as a value of float type ty (None: not an immediate)."""
+    import struct
+    if op.kind == "imm":
+        return int(op.value) & ((1 << (64 if ty == "f64" else 32)) - 1)
+    if op.kind == "fimm":
+        t = op.text.lower()
+        if t.startswith(("0f", "0d")):
+            return int(t[2:], 16)
+        if ty == "f64":
+            return struct.unpack("<Q", struct.pack("<d", float(op.value)))[0]
+        if ty == "f32":
+            return struct.unpack("<I", struct.pack("<f", float(op.value)))[0]
+    return None
+
+
+def fold_identities(items: list) -> list:
+    """The identities ptxas folds whose result differs from the instruction's on a NaN (the operand's
+    payload kept where the instruction gives the canonical NaN), measured on ptxas 13 for sm_90:
+      min/max .f32/.f64/.f16/.f16x2 (no modifier) of a register with itself -> the register (not bf16);
+      mul .f16/.bf16/.f32/.f64 (no modifier) by 1.0, an immediate or a register set once by a mov of
+      one -> the other operand.
+    Not folded (and not here): x + 0, x - 0, x + -0, mul.rn by 1, min.ftz(x, x), x * -1 (a negation)."""
+    consts: dict[str, Operand] = {}
+    defs: dict[str, int] = {}
+    for it in items:
+        if isinstance(it, Instruction) and it.operands:
+            for n in _written(it):
+                defs[n] = defs.get(n, 0) + 1
+            if (it.opcode == "mov" and it.guard is None and len(it.operands) == 2
+                    and it.operands[0].kind == "reg" and it.operands[1].kind in ("imm", "fimm")):
+                consts[it.operands[0].name] = it.operands[1]
+    consts = {n: v for n, v in consts.items() if defs.get(n) == 1}
+
+    def is_one(op: Operand, ty: str) -> bool:
+        if op.kind == "reg":
+            op = consts.get(op.name)
+            if op is None:
+                return False
+        return _immediate_bits(op, ty) == ONE_BITS[ty]
+
     out = []
     for it in items:
-        if (isinstance(it, Instruction) and it.opcode in ("min", "max") and it.guard is None
-                and len(it.suffixes) == 1 and it.suffixes[0] in FOLD_SELF_MIN_MAX
-                and len(it.operands) == 3 and it.operands[1].kind == "reg" and it.operands[2].kind == "reg"
-                and it.operands[1].name == it.operands[2].name):
-            ty = it.suffixes[-1]
-            mov_ty = {"f32": "f32", "f16": "b16", "f16x2": "b32"}[ty]
-            it = Instruction("mov", [mov_ty], [it.operands[0], it.operands[1]], it.loc,
-                             text=f"mov.{mov_ty} {it.operands[0].name}, {it.operands[1].name};  // ptxas folds {it.opcode}(x, x)")
+        if (isinstance(it, Instruction) and it.guard is None and len(it.suffixes) == 1
+                and len(it.operands) == 3 and it.operands[0].kind == "reg"):
+            ty = it.suffixes[0]
+            a, b = it.operands[1], it.operands[2]
+            src = None
+            if (it.opcode in ("min", "max") and ty in FOLD_SELF_MIN_MAX and a.kind == "reg" and b.kind == "reg"
+                    and a.name == b.name):
+                src = a
+            elif it.opcode == "mul" and ty in ONE_BITS:
+                if is_one(b, ty) and a.kind == "reg":
+                    src = a
+                elif is_one(a, ty) and b.kind == "reg":
+                    src = b
+            if src is not None:
+                mov_ty = MOV_TYPE[ty]
+                it = Instruction("mov", [mov_ty], [it.operands[0], src], it.loc,
+                                 text=f"mov.{mov_ty} {it.operands[0].name}, {src.name};  // ptxas folds {it.text.strip() or it.opcode}")
         out.append(it)
     return out
 

@@ -1374,6 +1374,9 @@ class _Interpreter:
             if math.isnan(xf) and st == E.T_F64 and dt == E.T_F64:     # FRND.F64: the NaN, quieted
                 self.write(th, d, 0 if sat else self.raw(th, s) | F64_QUIET)
                 return
+            if math.isnan(xf) and st == E.T_F32 and dt == E.T_F64 and ftz:   # FMUL.FTZ x, 1; F2F.F64.F32
+                self.write(th, d, 0 if sat else 0x7FFFFFFFE0000000)
+                return
             if st == E.T_F32 and dt == E.T_F32 and sat:
                 xf = xf + 0.0                   # ptxas: FADD.SAT d, RZ, a (-0 gives +0)
             if math.isnan(xf) and dt != E.T_F64 and (st != E.T_F32 or dt not in _FLOAT) \

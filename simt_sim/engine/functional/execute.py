@@ -297,6 +297,11 @@ def saturate_float(x, flags):
     return x
 
 
+# cvt.ftz.f64.f32 of a NaN: ptxas flushes with FMUL.FTZ x, 1 (the canonical 0x7fffffff) before
+# F2F.F64.F32, which widens that NaN (generated corpus k01906, k00322)
+F64_OF_CANONICAL32 = np.int64(0x7FFFFFFFE0000000)
+
+
 @compiled
 def cvt_nan(x, st, dt):
     """cvt of a NaN to an integer, from f64 to a narrower float or from a half to another float, as
@@ -337,6 +342,9 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
             return
         if x != x and st == E.T_F64 and dt == E.T_F64:       # FRND.F64: the NaN, quieted
             regs.f64[di, t] = 0.0 if flags & E.FL_SAT else f64_from_bits(f64_to_bits(x) | alu.F64_QUIET)
+            return
+        if x != x and st == E.T_F32 and dt == E.T_F64 and ftz:   # FMUL.FTZ x, 1 then F2F.F64.F32:
+            regs.f64[di, t] = 0.0 if flags & E.FL_SAT else f64_from_bits(F64_OF_CANONICAL32)   # canonical
             return
         if x != x and dt != E.T_F64 and (st != E.T_F32 or not (dt == E.T_F32 or H.is_half(dt))):
             write_raw(regs, dk, di, t, cvt_nan(x, st, dt))    # the H100's NaN results (bits.py)
