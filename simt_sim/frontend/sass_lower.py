@@ -65,11 +65,14 @@ ROUNDING = {"RN": E.RND_RN, "RZ": E.RND_RZ, "RM": E.RND_RM, "RP": E.RND_RP, "TRU
 # Source selectors of a 32-bit register (the half or byte an instruction reads); .H0 / .B0 name the
 # low part, which is what a plain register gives, so they add no flag.  SELECTOR_USERS: the
 # families whose semantics read them (any other family with one is refused).
-SELECTORS = ((".H0_H0", E.OM_H0_H0), (".H1_H1", E.OM_H1_H1), (".H1", E.OM_H1), (".H0", 0), (".B0", 0),
-             (".B1", E.OM_B1), (".B2", E.OM_B2), (".B3", E.OM_B3))
-SELECTOR_BITS = E.OM_H0_H0 | E.OM_H1_H1 | E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3
+SELECTORS = ((".H0_H0", E.OM_H0_H0), (".H1_H1", E.OM_H1_H1), (".H0_NH1", E.OM_H0_NH1), (".H1", E.OM_H1),
+             (".H0", 0), (".B0", 0), (".B1", E.OM_B1), (".B2", E.OM_B2), (".B3", E.OM_B3))
+SELECTOR_BITS = E.OM_H0_H0 | E.OM_H1_H1 | E.OM_H0_NH1 | E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3
 HALF_PAIR_FAMILIES = ("HFMA2", "HADD2", "HMUL2", "HMNMX2", "HSETP2", "HSET2", "VHMNMX")
-SELECTOR_USERS = {**{f: E.OM_H0_H0 | E.OM_H1_H1 for f in HALF_PAIR_FAMILIES},
+# .H0_NH1 (the swapped pair with the new low half negated, ptxas's fold of a - b into an HFMA2 of
+# packed operands) on the arithmetic families, whose semantics read it (sass_half.src_pair)
+SELECTOR_USERS = {**{f: E.OM_H0_H0 | E.OM_H1_H1 | (E.OM_H0_NH1 if f in ("HFMA2", "HADD2", "HMUL2") else 0)
+                     for f in HALF_PAIR_FAMILIES},
                   "I2F": E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3, "I2FP": E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3,
                   "I2I": E.OM_H1 | E.OM_B1 | E.OM_B2 | E.OM_B3, "F2F": E.OM_H1, "F2I": E.OM_H1}
 _REG_RE = re.compile(r"^(U?)R(\d+|Z)$")
@@ -190,6 +193,14 @@ class RowBuilder:
             k, i, _, _ = self.imm(value)
             return k, i, 0, mods
         if _FLOAT_RE.match(t):
+            if t.upper().lstrip("+") in ("QNAN", "NAN") and number in ("f32", "f64", "f64hi") and self.inst is not None:
+                # nvdisasm prints every NaN-valued 32-bit immediate as [+-]QNAN, payload lost: the bits
+                # are the encoding's immediate field (bits 32-63 of the low word, its sign included),
+                # e.g. FSEL R5, R0, -QNAN is 0xfff00000, the upper word of -inf (fmin(-inf, x) folded);
+                # an f64 instruction's 32-bit immediate is its upper word
+                bits = (self.inst.encoding[0] >> 32) & 0xFFFF_FFFF
+                k, i, _, _ = self.imm(bits << 32 if number == "f64" else bits)
+                return k, i, 0, mods & ~E.OM_NEG
             k, i, _, _ = self.imm(self.float_bits(t, number))
             return k, i, 0, mods
         m = _RELOC_RE.match(t)
@@ -204,14 +215,29 @@ class RowBuilder:
         base + OFF, the byte offset RET / CALL through a register jumps to; its high word is 0."""
         if symbol.lower().startswith("0x"):
             # nvdisasm -json prints the unrelocated value of a data symbol's address here
-            # (`32@lo(__cudart_i2opi_f)` in the -c listing: -G sinf's table in global memory)
-            raise self.error("the address of a variable written as a relocation (32@lo / 32@hi of a data "
-                             "symbol) is not simulated")
+            # (`32@lo(__cudart_i2opi_f)` in the -c listing: -G sinf's table in global memory); the
+            # cubin's relocation at this instruction names the variable, whose simulated address it is
+            address = self.data_address(int(symbol, 16) + offset)
+            return address & 0xFFFF_FFFF if part == "lo" else (address >> 32) & 0xFFFF_FFFF
         base = 0 if symbol == self.kernel.name else self.kernel.label_pc(symbol)
         if base is None:
             raise self.error(f"code address of {symbol!r}, which is neither the kernel nor a function it calls")
         address = base + offset
         return address & 0xFFFF_FFFF if part == "lo" else address >> 32
+
+    def data_address(self, printed: int) -> int:
+        """The address of the module variable a relocation at this instruction names (its code
+        section: the kernel's or a linked device function's, `.text.NAME`)."""
+        pc = self.inst.pc
+        function = self.kernel.function_at(pc)
+        name = function.split("$")[-1] if function != self.kernel.name else function
+        base = 0 if function == self.kernel.name else self.kernel.label_pc(function)
+        found = self.banks.text_data.get((f".text.{name}", pc - (base or 0)))
+        if found is None or printed != 0:
+            raise self.error("the address of a variable written as a relocation (32@lo / 32@hi of a data "
+                             "symbol) without a relocation of the cubin naming a module variable at this "
+                             "instruction is not simulated")
+        return found[1]
 
     def float_bits(self, t: str, number: str) -> int:
         u = t.upper().lstrip("+")
@@ -533,7 +559,7 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     """A SASS row: destinations first, sources with their modifiers in the type field."""
     op = E.SASS_OPCODE[family]
     entry = sass_table().by_name[family]
-    number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FMNMX", "MUFU") else "int")
+    number = NUMBER_KIND.get(entry.semantics, "f32" if family in ("FSEL", "FSETP", "FSET", "FMNMX", "MUFU") else "int")
     if family in ("F2I", "F2F"):                # F2I.TRUNC.NTZ R0, 3.5: a float immediate, in the source's format
         src = _type_fields(family, inst.modifiers)["F_TYPE2"]
         number = {E.T_F64: "f64", E.T_F16: "f16", E.T_BF16: "bf16"}.get(src, "f32")
@@ -553,14 +579,21 @@ def lower_generic(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarr
     mods = inst.modifiers
     types = _type_fields(family, mods)
     _widen_pairs(family, mods, types, ops, ndst)
+    if family in ("I2F", "F2I", "F2F") and types["F_TYPE2"] in (E.T_S64, E.T_U64) and ops[1][0] == E.K_IMM:
+        # a 64-bit integer source's 32-bit immediate is its upper word, as a DADD's (checked on the
+        # encoding: `I2F.S64.RZ R9, -0x80000000` is cvt.rz.f32.s64 of -2^63)
+        b.u64[ops[1][1]] = (b.u64[ops[1][1]] & 0xFFFF_FFFF) << 32
     halves = pick(mods, PACKED16.get(family, {}))
+    if family == "VIMNMX" and "RELU" in mods and (halves is not None or "U32" in mods):
+        raise b.error(".RELU with unsigned or packed 16-bit data is not understood (only VIMNMX.RELU of signed words)")
     if halves is not None:              # VIADD.16x2 / VIMNMX.U16x2 / .S16x2: F_VEC 2, half by half
         types = {"F_TYPE": E.SASS_TYPE_CODE[halves], "F_VEC": 2}
     return b.row(op, ops, ndst=ndst, F_FLAGS=sass_flags(mods), **_compare_fields(b, family, mods), **types)
 
 
 # packed 16-bit forms: the modifier -> the signedness of the halves (F_TYPE), F_VEC = 2
-PACKED16 = {"VIADD": {"16x2": "U32"}, "VIMNMX": {"U16x2": "U32", "S16x2": "S32"}}
+PACKED16 = {"VIADD": {"16x2": "U32"}, "VIMNMX": {"U16x2": "U32", "S16x2": "S32"},
+            "VIMNMX3": {"U16x2": "U32", "S16x2": "S32"}}
 
 
 WIDE_TYPES = (E.T_F64, E.T_U64, E.T_S64)
@@ -608,7 +641,7 @@ DSETP_CMP = {**FLOAT_CMP, "MIN": "min", "MAX": "max"}
 def _compare_fields(b: RowBuilder, family: str, mods: tuple[str, ...]) -> dict:
     fields = {}
     table = INT_CMP if family in ("ISETP", "UISETP") else DSETP_CMP if family == "DSETP" else FLOAT_CMP
-    if family in ("ISETP", "UISETP", "FSETP", "DSETP", "HSETP2", "HSET2"):
+    if family in ("ISETP", "UISETP", "FSETP", "FSET", "DSETP", "HSETP2", "HSET2"):
         cmp = pick(mods, table)
         if cmp is None:
             raise b.error("comparison without a known test")
@@ -754,6 +787,12 @@ def lower_call(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     ops = [t for t in inst.operands if t.strip("`() ") != b.kernel.name]
     if not ops:
         raise b.error(f"{family} without a target")
+    condition = None
+    if family == "RET" and len(ops) == 2 and _PRED_RE.match(ops[0].lstrip("!")):
+        # `@!P0 RET.REL.NODEC !P1, R24`: only the lanes (of the guard's) where the predicate source
+        # holds return; the others fall through, as with `@P0 BRA !P2, target`
+        condition = b.operand(ops[0])
+        ops = ops[1:]
     target = ops[0]
     if family == "CALL" and "ABS" in inst.modifiers and b.banks.externals:
         names = ", ".join(sorted(b.banks.externals))
@@ -768,7 +807,8 @@ def lower_call(b: RowBuilder, inst: SassInstruction, family: str) -> np.ndarray:
     if kind != E.K_R32:
         raise b.error(f"{family} target {target!r} is neither a label of the listing nor a register")
     kind = E.K_RPAIR if "ABS" in inst.modifiers else E.K_R32      # .REL: a 32-bit code offset
-    return b.row(E.SASS_OPCODE[family], [(kind, idx, 0, 0)], F_TARGET=0, F_TARGET2=len(b.kernel.instructions))
+    ops = [(kind, idx, 0, 0)] + ([condition] if condition is not None else [])
+    return b.row(E.SASS_OPCODE[family], ops, F_TARGET=0, F_TARGET2=len(b.kernel.instructions))
 
 
 LOWER = {"LDG": lower_memory, "STG": lower_memory, "LDS": lower_memory, "STS": lower_memory,
@@ -800,7 +840,7 @@ def lower_instruction(b: RowBuilder, inst: SassInstruction) -> np.ndarray:
     return row
 
 
-SELECTOR_NAMES = {E.OM_H0_H0: ".H0_H0", E.OM_H1_H1: ".H1_H1", E.OM_H1: ".H1", E.OM_B1: ".B1", E.OM_B2: ".B2",
+SELECTOR_NAMES = {E.OM_H0_H0: ".H0_H0", E.OM_H1_H1: ".H1_H1", E.OM_H0_NH1: ".H0_NH1", E.OM_H1: ".H1", E.OM_B1: ".B1", E.OM_B2: ".B2",
                   E.OM_B3: ".B3"}
 
 

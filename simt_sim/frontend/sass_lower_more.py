@@ -16,7 +16,8 @@ import numpy as np
 from simt_sim.frontend import sass_lower as SL
 from simt_sim.isa import encoding as E
 
-_NUMBER_RE = re.compile(r"^[+-]?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|NAN)$", re.I)   # +INF too
+_NUMBER_RE = re.compile(r"^[+-]?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|SNAN|NAN)$", re.I)   # +INF too
+_HALF_NAN_RE = re.compile(r"^[+-]?(QNAN|SNAN|NAN)$", re.I)
 HALF_DESTINATIONS = {"HADD2": 1, "HMUL2": 1, "HMNMX2": 1, "HSETP2": 2, "HFMA2": 1, "HSET2": 1, "VHMNMX": 1}
 HMMA_SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
 LDGSTS_SIZES = {"64": 8, "128": 16}
@@ -34,17 +35,46 @@ def half_bits(b: SL.RowBuilder, text: str, bf16: bool) -> int:
 
 
 def merge_half_immediates(b: SL.RowBuilder, texts: list[str], bf16: bool) -> list:
-    """Operands with each (high, low) pair of printed half immediates joined into one operand."""
+    """Operands with each (high, low) pair of printed half immediates joined into one operand.
+    A NaN half (nvdisasm prints `-SNAN`, `+QNAN`: sign and kind, not the payload) takes its bits
+    from the instruction's encoding, whose bits 32..63 hold the 32-bit packed immediate (checked:
+    the printed numbers of the other half-immediate forms are those bits)."""
     out, k = [], 0
     while k < len(texts):
         if k + 1 < len(texts) and _NUMBER_RE.match(texts[k]) and _NUMBER_RE.match(texts[k + 1]):
-            hi, lo = half_bits(b, texts[k], bf16), half_bits(b, texts[k + 1], bf16)
+            if _HALF_NAN_RE.match(texts[k]) or _HALF_NAN_RE.match(texts[k + 1]):
+                hi, lo = encoded_half_pair(b, texts[k], texts[k + 1], bf16)
+            else:
+                hi, lo = half_bits(b, texts[k], bf16), half_bits(b, texts[k + 1], bf16)
             out.append(b.imm((hi << 16) | lo))
             k += 2
         else:
             out.append(texts[k])
             k += 1
     return out
+
+
+def encoded_half_pair(b: SL.RowBuilder, hi_text: str, lo_text: str, bf16: bool) -> tuple[int, int]:
+    """The (high, low) half immediates of a pair printed with a NaN, from the encoding's bits 32..63;
+    each half must be what is printed (a NaN of that sign and kind: SNAN has the quiet bit clear,
+    QNAN set; a number: its value), else the instruction is refused."""
+    word = (b.inst.encoding[0] >> 32) & 0xFFFF_FFFF
+    halves = ((word >> 16) & 0xFFFF, word & 0xFFFF)
+    quiet = 0x0040 if bf16 else 0x0200
+    exp_mask = 0x7F80 if bf16 else 0x7C00
+    for bits, text in zip(halves, (hi_text, lo_text)):
+        m = _HALF_NAN_RE.match(text)
+        if m is None:
+            ok = bits == half_bits(b, text, bf16)
+        else:
+            kind = m.group(1).upper()
+            is_nan = (bits & exp_mask) == exp_mask and (bits & ~(exp_mask | 0x8000)) != 0
+            ok = is_nan and bool(bits & 0x8000) == text.startswith("-") and \
+                (kind == "NAN" or bool(bits & quiet) == (kind == "QNAN"))
+        if not ok:
+            raise b.error(f"half immediates {hi_text}, {lo_text}: the encoding's immediate {word:#010x} does not "
+                          "match the printed values")
+    return halves
 
 
 def lower_half(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
@@ -60,6 +90,8 @@ def lower_half(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
             ops.append(b.imm(half_bits(b, item, bf16)))
         else:
             ops.append(b.operand(item, number="f16", dest=k < ndst))
+            if ops[-1][3] & E.OM_H0_NH1 and ops[-1][3] & E.OM_ABS:
+                raise b.error(f"operand {item!r}: |x| of a .H0_NH1 pair (which half's sign goes first) is not understood")
     return b.row(E.SASS_OPCODE[family], ops, ndst=ndst, F_FLAGS=SL.sass_flags(mods),
                  **SL._compare_fields(b, family, mods))
 

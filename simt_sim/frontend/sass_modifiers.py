@@ -134,8 +134,8 @@ def flags_of(mods: tuple[str, ...]) -> int:
 
 # ---- operand attributes -------------------------------------------------------------------------
 
-_NUMBER_RE = re.compile(r"^[+-]?(0x[0-9a-f]+|\d+\.?\d*(e[+-]?\d+)?|INF|QNAN|NAN)$", re.I)
-_SUFFIX_FORMS = (".H0_H0", ".H1_H1", ".H0_H1", ".H1_H0", ".H0", ".H1", ".B0", ".B1", ".B2", ".B3", ".64")
+_NUMBER_RE = re.compile(r"^[+-]?(0x[0-9a-f]+|\d+\.?\d*(e[+-]?\d+)?|INF|QNAN|SNAN|NAN)$", re.I)
+_SUFFIX_FORMS = (".H0_H0", ".H1_H1", ".H0_NH1", ".H0_H1", ".H1_H0", ".H0", ".H1", ".B0", ".B1", ".B2", ".B3", ".64")
 
 
 def _prefixes(t: str, forms: list[str]) -> str:

@@ -279,6 +279,7 @@ SASS_CBARRIERS = 16                    # convergence barriers B0..B15
 OM_NEG, OM_ABS, OM_NOT = 1, 2, 4       # -x, |x|, ~x (and !P for predicates)
 OM_H0_H0, OM_H1_H1, OM_H1 = 8, 16, 32  # half-pair selectors of HADD2 / HFMA2 / HSETP2 operands
 OM_B1, OM_B2, OM_B3, OM_H1_SEL = 64, 128, 256, 512   # byte / half selects of I2F / I2FP sources
+OM_H0_NH1 = 1024                       # HFMA2 R16.H0_NH1: {high: the low half, low: the high half negated}
 # Comparison codes of SASS compare rows: PTX's, plus always-true / always-false (FSETP.T / .F).
 SASS_CMP_CODE = dict(CMP_CODE, t=len(CMP_NAMES), f=len(CMP_NAMES) + 1)
 CMP_TRUE, CMP_FALSE = SASS_CMP_CODE["t"], SASS_CMP_CODE["f"]
@@ -314,7 +315,9 @@ SASS_IMPLEMENTED = frozenset((
     # the rest of the uniform datapath (the integer families on uniform registers) and VHMNMX
     "ULOP3", "UPOPC", "UPRMT", "USEL", "UBREV", "UBMSK", "USGXT", "UPLOP3", "UP2UR", "VHMNMX",
     # generated corpus classes: byte-wise absolute differences (__vabsdiffu4, __vsadu4), register to predicates
-    "VABSDIFF4", "R2P"))
+    "VABSDIFF4", "R2P",
+    # generated corpus class: a float compare into a register (FSET.BF: 1.0f / 0)
+    "FSET"))
 for _name in (*SASS_IMPLEMENTED,):
     globals()[f"OP_S_{_name}"] = SASS_OPCODE[_name]
 # MUFU functions (F_CMP of a MUFU row) and the PTX operation each approximates.

@@ -2,7 +2,8 @@
 time, on half.py's arithmetic (the PTX path's f16 / bf16 rules: one rounding, canonical NaN 0x7fff).
 
 A packed source is a register (or a two-half immediate, frontend/sass_lower_more.py) whose halves
-the operand's selector may replace (.H0_H0: both the low half, .H1_H1: both the high half), then
+the operand's selector may replace (.H0_H0: both the low half, .H1_H1: both the high half,
+.H0_NH1: the low half goes high and the high half, negated, low), then
 |x| and -x act on both sign bits.  .BF16_V2 rows compute bf16x2, the others f16x2.
 
   HFMA2          d, a, b, c       both halves, fused (.MMA, the tensor-pipe form, computes the same)
@@ -41,6 +42,8 @@ def src_pair(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters):
         v = (v & 0xFFFF) | ((v & 0xFFFF) << 16)
     elif m & E.OM_H1_H1:
         v = ((v >> 16) & 0xFFFF) | (v & 0xFFFF0000)
+    elif m & E.OM_H0_NH1:                   # {high: the low half, low: the high half with its sign flipped}
+        v = ((v & 0xFFFF) << 16) | (((v >> 16) ^ 0x8000) & 0xFFFF)
     return sign_mods(v, m, SIGNS)
 
 

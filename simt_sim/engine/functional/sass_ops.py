@@ -340,10 +340,12 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
     elif op == E.OP_S_IABS:
         put(regs, row, 0, t, abs(signed32(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))))
     elif op == E.OP_S_VIMNMX:
-        put(regs, row, 0, t, min_max32(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
-                                       src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
-                                       unsigned,
-                                       pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)))
+        r = min_max32(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters),
+                      src_int(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters),
+                      unsigned, pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters))
+        if fl & E.SM_RELU and r < 0:          # VIMNMX.RELU (signed): a negative result becomes 0
+            r = np.int64(0)
+        put(regs, row, 0, t, r)
     elif op == E.OP_S_POPC or op == E.OP_S_UPOPC:
         put(regs, row, 0, t, alu.popcount(src_int(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
                                                   counters), 32))
@@ -485,9 +487,16 @@ def bit_mask(pos, length, wrap):
 
 @compiled
 def exec_vimnmx3(code, regs, mem, row, t, w, lane, geom, slot_block, counters, unsigned):
-    """VIMNMX3[.U32] d, a, b, c, p: the minimum (p) or maximum (!p) of three integers."""
+    """VIMNMX3[.U32|.U16x2|.S16x2] d, a, b, c, p: the minimum (p) or maximum (!p) of three integers
+    (.U16x2 / .S16x2: of each 16-bit half)."""
     best = np.int64(0)
     want_min = pred_src(code, regs, mem, row, 4, t, w, lane, geom, slot_block, counters)
+    if row[E.F_VEC] == 2:                   # VIMNMX3.U16x2 / .S16x2: half by half
+        for k in range(1, 4):
+            v = src_int(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
+            best = v if k == 1 else packed16(best, v, 1 if want_min else 2, not unsigned)
+        put(regs, row, 0, t, best)
+        return
     for k in range(1, 4):
         v = src_int(code, regs, mem, row, k, t, w, lane, geom, slot_block, counters)
         if not unsigned:
@@ -587,6 +596,14 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
         b = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 3, t, w, lane, geom,
                                                                       slot_block, counters))), fl & E.SM_FTZ))
         set_compare(code, regs, mem, row, float_cmp(row[E.F_CMP], a, b), t, w, lane, geom, slot_block, counters, 4)
+    elif op == E.OP_S_FSET:                 # FSET[.BF].cmp.bop d, a, b, p: 1.0f (.BF) / 0xffffffff, or 0
+        a = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
+        b = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
+        p = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
+        r = combine(float_cmp(row[E.F_CMP], a, b), row[E.F_BOOL], p)
+        put(regs, row, 0, t, (np.int64(0x3F800000) if fl & E.SM_BF else M32) if r else np.int64(0))
     elif op == E.OP_S_DADD or op == E.OP_S_DMUL or op == E.OP_S_DFMA:
         put(regs, row, 0, t, exec_dfma(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters, rnd))
     elif op == E.OP_S_DSETP:

@@ -52,6 +52,8 @@ def step_sass(code, regs, ws, mem, row, op, w, pc, exec_mask, base_t, geom, slot
                 sass_fault(fault, FAULT_STACK, gid, pc, ws.stack.shape[1])
                 return -1
             return ws.f[w, WF_PC]
+        if op == E.OP_S_RET and row[E.F_NOPS] == 2 and exec_mask != 0:
+            exec_mask = condition_lanes(code, regs, mem, row, 1, w, exec_mask, base_t, geom, slot_block, counters)
         if exec_mask != 0:                      # CALL Rn goes one level deeper, RET Rn one back
             count_call(regs, exec_mask, base_t, geom[G_WS], 1 if op == E.OP_S_CALL else -1)
         return jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, geom, slot_block,
@@ -221,6 +223,18 @@ def jump_through_register(code, regs, ws, mem, row, w, pc, exec_mask, base_t, ge
         sass_fault(fault, FAULT_STACK, ws.f[w, WF_GID], pc, ws.stack.shape[1])
         return -1
     return ws.f[w, WF_PC]
+
+
+@compiled
+def condition_lanes(code, regs, mem, row, k, w, exec_mask, base_t, geom, slot_block, counters):
+    """The lanes of exec_mask where predicate source k holds (`@!P0 RET.REL.NODEC !P1, R24`: those
+    return, the others fall through)."""
+    taken = np.int64(0)
+    for lane in range(geom[G_WS]):
+        if (exec_mask >> lane) & 1 and raw(code, regs, mem, row, k, base_t + lane, w, lane, geom, slot_block,
+                                            counters) & 1:
+            taken |= np.int64(1) << lane
+    return taken
 
 
 @compiled

@@ -1,0 +1,138 @@
+"""Generated-corpus kernels (docs/corpus.md) of SASS classes that were refused or wrong in SASS mode,
+replayed in SASS mode against their H100 recordings (tests/data/corpus/records.json.gz), plus
+hand-made listings for the lowering of each class (no nvcc needed there):
+  - VIMNMX.RELU (max.relu.s32 / min.relu.s32), VIMNMX3.U16x2 (three-way packed 16-bit min / max),
+    VHMNMX.NAN (three-way half min / max propagating NaN);
+  - half immediates printed as +-SNAN / +-QNAN (their bits come from the encoding);
+  - HFMA2's .H0_NH1 operand ({high: H0, low: -H1});
+  - RET.REL.NODEC with a predicate source (only the lanes where it holds return);
+  - FSET.BF (a float compare into 1.0f / 0);
+  - I2F.S64 / .U64 of an immediate (the 32-bit immediate is the upper word);
+  - -G code: a module variable's address as a relocation (`MOV R14, 32@lo(0x0)`, -G sinf's table).
+The modules are rebuilt from the generator's seeds, so nvcc is needed."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from simt_sim.calibrate import corpus as C
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.exists(),
+                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+
+CLASSES = {
+    "k01003": "VIMNMX.RELU R13, R18, R11, !PT (max.relu.s32)",
+    "k08326": "VIMNMX.RELU R7, R31, R10, PT (min.relu.s32)",
+    "k07510": "VIMNMX3.U16x2 (three-way packed u16 min / max)",
+    "k03704": "VHMNMX.NAN (three-way half max propagating NaN)",
+    "k07425": "VHMNMX.NAN (three-way half max propagating NaN)",
+    "k04405": "HMNMX2.BF16_V2 R14, R14.H0_H0, +SNAN, +SNAN, PT (NaN half immediates from the encoding)",
+    "k03221": "HFMA2 R5, R9, -R18.H0_NH1, R22",
+    "k09529": "HFMA2 R4, R4, R16.H0_NH1, R10",
+    "k05327": "@!P0 RET.REL.NODEC !P1, R24 (a return taken where a second predicate holds)",
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return {o["id"]: o for o in C.replay(ids=sorted(CLASSES), modes=("sass",), workers=1, timeout=600.0)}
+
+
+@needs_nvcc
+@pytest.mark.parametrize("kid", sorted(CLASSES))
+def test_sass_class_kernel_is_exact_against_the_h100(kid, outcomes):
+    o = outcomes[kid]
+    assert o["class"] == "exact", f"{kid} ({CLASSES[kid]}): {o['class']}: {o.get('error')}"
+
+
+# ---- the lowering of each class on hand-made instructions (no nvcc) ------------------------------
+
+def _inst(pc, opcode, *operands, predicate="", encoding=(0, 0)):
+    from simt_sim.frontend.sass import ControlCodes, SassInstruction
+    return SassInstruction(pc=pc, predicate=predicate, opcode=opcode, operands=tuple(operands), encoding=encoding,
+                           control=ControlCodes.from_high_word(0))
+
+
+def _lower(*insts, labels=None, banks=None):
+    from simt_sim.frontend.sass import SassKernel
+    from simt_sim.frontend.sass_lower import RowBuilder, lower_instruction
+    kernel = SassKernel("kern", tuple(insts), labels or {})
+    b = RowBuilder(kernel, "test")
+    if banks is not None:
+        b.banks = banks
+    return b, [lower_instruction(b, i) for i in insts]
+
+
+def _operand(row, k):
+    from simt_sim.isa import encoding as E
+    base = E.F_OPS + k * E.OPERAND_FIELDS
+    return tuple(int(v) for v in row[base:base + 4])
+
+
+def test_half_nan_immediates_take_their_bits_from_the_encoding():
+    from simt_sim.frontend.sass_lower import SassLoweringError
+    from simt_sim.isa import encoding as E
+    # `@!P0 HADD2 R2, R11.H0_H0, -SNAN, -SNAN` of generated kernel k01514: bits 32..63 are 0xfd35fd35
+    inst = _inst(0x0, "HADD2", "R2", "R11.H0_H0", "-SNAN", "-SNAN", encoding=(0xfd35fd350b028430, 0xfca0000000800))
+    b, (row,) = _lower(inst)
+    kind, idx, _, _ = _operand(row, 2)
+    assert kind == E.K_IMM and b.u64[idx] == 0xfd35fd35
+    # a printed kind or sign the encoding does not hold is refused, not guessed
+    for printed in (("+SNAN", "+SNAN"), ("-QNAN", "-QNAN"), ("-SNAN", "1")):
+        with pytest.raises(SassLoweringError, match="does not match the printed values"):
+            _lower(_inst(0x0, "HADD2", "R2", "R11.H0_H0", *printed, encoding=(0xfd35fd350b028430, 0)))
+    # bf16: `HMNMX2.BF16_V2 R14, R14.H0_H0, +SNAN, +SNAN, PT` with 0x7f817f81 (quiet bit 0x40 clear)
+    b, (row,) = _lower(_inst(0x0, "HMNMX2.BF16_V2", "R14", "R14.H0_H0", "+SNAN", "+SNAN", "PT",
+                             encoding=(0x7f817f81 << 32, 0)))
+    assert b.u64[_operand(row, 2)[1]] == 0x7f817f81
+
+
+def test_h0_nh1_operand_is_read_on_hfma2_and_refused_elsewhere():
+    from simt_sim.frontend.sass_lower import SassLoweringError
+    from simt_sim.isa import encoding as E
+    _, (row,) = _lower(_inst(0x0, "HFMA2", "R5", "R9", "-R18.H0_NH1", "R22"))
+    kind, idx, _, mods = _operand(row, 2)
+    assert kind == E.K_R32 and mods == E.OM_H0_NH1 | E.OM_NEG
+    with pytest.raises(SassLoweringError, match="H0_NH1"):
+        _lower(_inst(0x0, "HSETP2.GT.AND", "P0", "PT", "R9", "R18.H0_NH1", "PT"))
+    with pytest.raises(SassLoweringError, match=r"\|x\| of a .H0_NH1"):
+        _lower(_inst(0x0, "HFMA2", "R5", "R9", "|R18|.H0_NH1", "R22"))
+
+
+def test_ret_with_a_predicate_source_keeps_it_as_a_condition():
+    from simt_sim.isa import encoding as E
+    _, rows = _lower(_inst(0x0, "RET.REL.NODEC", "!P1", "R24", "kern", predicate="@!P0"), _inst(0x10, "EXIT"))
+    row = rows[0]
+    assert row[E.F_NOPS] == 2
+    assert _operand(row, 0)[:2] == (E.K_R32, E.SASS_R_BASE + 24)
+    kind, idx, neg, _ = _operand(row, 1)
+    assert (kind, idx, neg) == (E.K_PRED, 1, 1)
+
+
+def test_fset_bf_lowers_as_a_compare_into_a_register():
+    from simt_sim.isa import encoding as E
+    b, (row,) = _lower(_inst(0x0, "FSET.BF.GTU.AND", "R13", "|R2|", "+INF", "PT"))
+    assert row[E.F_OP] == E.OP_S_FSET and row[E.F_NDST] == 1
+    assert row[E.F_CMP] == E.SASS_CMP_CODE["gtu"] and row[E.F_BOOL] == E.BOOL_CODE["and"]
+    assert row[E.F_FLAGS] & E.SM_BF
+    assert b.u64[_operand(row, 2)[1]] == 0x7F800000
+
+
+def test_i2f_of_a_64_bit_immediate_takes_it_as_the_upper_word():
+    b, (row,) = _lower(_inst(0x0, "I2F.S64.RZ", "R9", "-0x80000000"))
+    assert b.u64[_operand(row, 1)[1]] == 0x8000_0000_0000_0000          # cvt.rz.f32.s64 of -2^63
+    b, (row,) = _lower(_inst(0x0, "I2F.RP", "R9", "0x10"))
+    assert b.u64[_operand(row, 1)[1]] == 0x10                            # a 32-bit source: as it is
+
+
+def test_a_data_relocation_reads_the_module_variable_address():
+    from simt_sim.frontend.sass_banks import ConstantBanks
+    from simt_sim.frontend.sass_lower import SassLoweringError
+    banks = ConstantBanks(text_data={(".text.kern", 0x10): ("__cudart_i2opi_f", 0x7_0000_1000),
+                                      (".text.kern", 0x20): ("__cudart_i2opi_f", 0x7_0000_1000)})
+    b, rows = _lower(_inst(0x0, "NOP"), _inst(0x10, "MOV", "R14", "32@lo(0x0)"), _inst(0x20, "MOV", "R15", "32@hi(0x0)"),
+                     banks=banks)
+    assert b.u64[_operand(rows[1], 1)[1]] == 0x0000_1000 and b.u64[_operand(rows[2], 1)[1]] == 0x7
+    with pytest.raises(SassLoweringError, match="address of a variable"):   # no relocation at that pc
+        _lower(_inst(0x0, "MOV", "R14", "32@lo(0x0)"), banks=banks)
