@@ -531,22 +531,32 @@ def mutate_listing(rng: random.Random, js: str, hx: str) -> tuple[str, str]:
         collect(doc)
         if insts:
             inst = rng.choice(insts)
-            key = rng.choice([k for k in inst] or ["opcode"])
-            v = inst.get(key)
-            if key == "opcode" or rng.random() < 0.3:
-                inst[key] = rng.choice(SASS_OPCODES) + rng.choice(["", ".X", ".U32", ".64", ".BOGUS"])
-            elif isinstance(v, list) and v:
-                j = rng.randrange(len(v))
-                choice = rng.random()
-                if choice < 0.3:
-                    del v[j]
-                elif choice < 0.6:
-                    v[j] = rng.choice(["R255", "R300", "UR99", "P9", "PT", "RZ", "c[0x9][0xffff]", "0xffffffffffffffff",
-                                       "-0x1", "[R2.64+0x1000000000]", "desc[UR4][R2.64]", "SR_BOGUS", "", "R2.X9"])
+            choice = rng.random()
+            if choice < 0.3:                          # another opcode, or other modifiers
+                words = inst["opcode"].split(".") if isinstance(inst.get("opcode"), str) else ["NOP"]
+                if rng.random() < 0.5:
+                    words = rng.choice(SASS_OPCODES).split(".")
                 else:
-                    v.insert(j, rng.choice(["R1", "0x10", "PT", "!P0"]))
-            else:
-                inst[key] = rng.choice(VALUES)
+                    words[rng.randrange(len(words))] = rng.choice(["X", "U32", "64", "S16", "SAT", "FTZ", "BOGUS", ""])
+                inst["opcode"] = ".".join(words)
+            elif choice < 0.8:                        # an operand replaced, removed or added
+                ops = str(inst.get("operands", "")).split(",")
+                j = rng.randrange(len(ops))
+                kind = rng.random()
+                if kind < 0.3 and len(ops) > 1:
+                    del ops[j]
+                elif kind < 0.8:
+                    ops[j] = rng.choice(["R255", "R300", "R253", "UR99", "UR63", "P9", "PT", "!PT", "RZ", "URZ",
+                                         "c[0x9][0xffff]", "c[0x0][0x10000]", "0xffffffffffffffff", "-0x1", "0x1p3",
+                                         "[R2.64+0x1000000000]", "desc[UR4][R2.64]", "[R2+-0x8]", "SR_BOGUS", "",
+                                         "R2.X9", "-|R3|", "~R4", "R4.reuse", "32@lo(nowhere)", "`(.L_x_99)"])
+                else:
+                    ops.insert(j, rng.choice(["R1", "0x10", "PT", "!P0", "UR4"]))
+                inst["operands"] = ",".join(ops)
+            elif choice < 0.9:
+                inst["predicate"] = rng.choice(["@P0", "@!P7", "@PT", "@P9", "@UP0", "@!UP7", "@R1", "@"])
+            else:                                     # a value of the wrong type
+                inst[rng.choice(["opcode", "operands", "predicate", "other-attributes"])] = rng.choice(VALUES)
         return json.dumps(doc), hx
     text, _ = mutate_text(rng, hx)
     return js, text

@@ -284,7 +284,7 @@ def load_manifest(target: str) -> Manifest:
     if data.get("isa", "ptx") not in ("ptx", "sass"):
         raise error_at(str(path), root, ("isa",), f"isa must be ptx or sass, found {data['isa']!r}")
     for i, name in enumerate(data.get("clock_outputs") or []):
-        if name not in names:
+        if not isinstance(name, str) or name not in names:
             raise error_at(str(path), root, ("clock_outputs", i), f"clock output {name!r} is not a buffer")
     check_sass_families(data.get("sass_families") or [], str(path), root)
     if more and any(v == "oracle" for v in (data.get("expect") or {}).values()):

@@ -435,7 +435,12 @@ def build_kernel(name: str, structured: list[dict], encoded: list[tuple],
         raise InputError(f"nvdisasm listings disagree for {name}: {len(structured)} instructions in -json, "
                          f"{len(encoded)} in -hex")
     insts = []
-    for s, (pc, lo, hi, line) in zip(structured, encoded):
+    for k, (s, (pc, lo, hi, line)) in enumerate(zip(structured, encoded)):
+        if not (isinstance(s, dict) and isinstance(s.get("opcode"), str)
+                and all(isinstance(s.get(key, ""), str) for key in ("operands", "predicate"))
+                and isinstance(s.get("other-attributes") or {}, dict)):
+            raise InputError(f"nvdisasm -json printed an unexpected instruction {k} of {name} at pc {pc:#x}: "
+                             f"{str(s)[:120]}")
         attrs = s.get("other-attributes") or {}
         insts.append(SassInstruction(
             pc=pc, predicate=s.get("predicate", ""), opcode=s["opcode"],
