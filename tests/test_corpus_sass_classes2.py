@@ -8,6 +8,7 @@ hand-made listings for the lowering of each class (no nvcc needed there):
   - RET.REL.NODEC with a predicate source (only the lanes where it holds return);
   - FSET.BF (a float compare into 1.0f / 0);
   - I2F.S64 / .U64 of an immediate (the 32-bit immediate is the upper word);
+  - LOP3.LUT P0, Rd, a, b, c, lut, Pc: the predicate result is (result != 0) OR Pc;
   - -G code: a module variable's address as a relocation (`MOV R14, 32@lo(0x0)`, -G sinf's table).
 The modules are rebuilt from the generator's seeds, so nvcc is needed."""
 from __future__ import annotations
@@ -31,6 +32,14 @@ CLASSES = {
     "k03221": "HFMA2 R5, R9, -R18.H0_NH1, R22",
     "k09529": "HFMA2 R4, R4, R16.H0_NH1, R10",
     "k05327": "@!P0 RET.REL.NODEC !P1, R24 (a return taken where a second predicate holds)",
+    "k06502": "@P0 RET.REL.NODEC P2, R6",
+    "k09211": "HMNMX2.NAN with -SNAN immediates; LOP3.LUT P0 with a predicate source (64-bit != 0)",
+    "k01424": "LOP3.LUT P0, RZ, R14, RZ, RZ, 0xfc, P0: the predicate result ORs the predicate source (64-bit x != 0)",
+    "k02227": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
+    "k05300": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
+    "k06307": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
+    "k05812": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
+    "k02226": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
 }
 
 

@@ -309,7 +309,11 @@ def exec_int(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters):
                  raw(code, regs, mem, row, nd + 3, t, w, lane, geom, slot_block, counters))
         put(regs, row, b0, t, r)
         if nd == 2:
-            put(regs, row, 0, t, np.int64(1 if r != 0 else 0))
+            # the predicate result is (result != 0) OR the trailing predicate source (`!PT` in the
+            # plain form): ptxas tests a 64-bit value against 0 as ISETP.NE.U32 P0 of the low word,
+            # then LOP3.LUT P0, RZ, hi, RZ, RZ, 0xfc, P0
+            p = pred_src(code, regs, mem, row, nd + 4, t, w, lane, geom, slot_block, counters)
+            put(regs, row, 0, t, np.int64(1 if r != 0 or p else 0))
     elif op == E.OP_S_PLOP3 or op == E.OP_S_UPLOP3:
         i = (pred_src(code, regs, mem, row, 2, t, w, lane, geom, slot_block, counters) << 2) \
             | (pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters) << 1) \
@@ -559,6 +563,13 @@ def exec_lea(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, f
         else:
             c = src_int(code, regs, mem, row, nd + 2, t, w, lane, geom, slot_block, counters)
         shifted = ((((c << 32) | a) << s) >> 32) & M32
+    elif mods_of(row, nd) & E.OM_NEG and not fl & E.SM_X:
+        # LEA d, P0, -a, b, s (b - (a << s), the low word of a 64-bit subtract): -(a << s) is
+        # ~(a << s) + 1 with its carry, so P0 is 1 where nothing is borrowed, also for a << s == 0
+        x = raw(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters) & M32
+        if mods_of(row, nd) & E.OM_NOT:
+            x = ~x & M32
+        shifted = (~(x << s) & M32) + 1
     else:
         shifted = (a << s) & M32
     total = shifted + b + cin
@@ -778,7 +789,9 @@ def converted_nan(code, regs, mem, row, op, t, w, lane, geom, slot_block, counte
     """F2I, and F2F from F64 to a narrower float, of a NaN (bits.nan_as_int, bits.narrowed_f64_nan)."""
     if op == E.OP_S_F2I:
         return nan_as_int(fl & E.SM_NTZ, E.TYPE_BITS[dty])
-    v = src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+    # the NaN as it is in the register: the H100 applies no -x / |x| to a NaN source (F2F.F32.F64.RM
+    # R9, -R8 of a positive NaN gives a positive one: generated corpus k00612, k01202), as DADD
+    v = src_f64_raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
     return narrowed_f64_nan(v, dty != E.T_F32, dty == E.T_BF16)
 
 
