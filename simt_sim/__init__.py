@@ -5,13 +5,13 @@ its names, so that `import simt_sim` does not import numba and the engine.
 """
 from typing import TYPE_CHECKING
 
-from simt_sim.errors import InputError, RuntimeFault, SimError
+from simt_sim.errors import InputError, Interrupted, RuntimeFault, SimError
 
 __version__ = "0.1.0"
 
 API_NAMES = ("Launch", "Result", "allocated_registers", "load_config", "load_program", "run_functional", "run_program",
              "simulate")
-__all__ = [*API_NAMES, "InputError", "RuntimeFault", "SimError"]
+__all__ = [*API_NAMES, "InputError", "Interrupted", "RuntimeFault", "SimError"]
 
 if TYPE_CHECKING:
     from simt_sim.api import (Launch, Result, allocated_registers, load_config, load_program, run_functional,

@@ -16,7 +16,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from simt_sim.errors import InputError
+from simt_sim.errors import InputError, Interrupted
+from simt_sim.files import write_atomic
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import Manifest, default_isa, load_manifest
@@ -171,7 +172,10 @@ def simulate(launches, buffers=None, config="h100", *, history=False, trace=Fals
     memcheck: "fault" or "report" (default: the config's simt.memcheck, fault): see Result.memcheck."""
     launches = [with_allocated_registers(kl) for kl in launch_list(launches)]
     cfg = configure(config, memcheck_override(memcheck))
-    raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)
+    try:
+        raw = timed.simulate(launches, buffers, cfg, record_history=history, record_trace=trace, progress=progress)
+    except Interrupted as e:               # Ctrl-C: the statistics so far, as a Result
+        raise Interrupted(Result(e.result, cfg, history, trace)) from None
     return Result(raw, cfg, history, trace)
 
 
@@ -183,7 +187,10 @@ def run_functional(program: Program, grid, block, args, buffers=None, config="h1
     cfg = configure(config, memcheck_override(memcheck))
     launch_config = cfg.launch_config()
     launch_config.record_history = history
-    raw = launch(program, grid, block, list(args), buffers, launch_config, dynamic_shared=dynamic_shared)
+    try:
+        raw = launch(program, grid, block, list(args), buffers, launch_config, dynamic_shared=dynamic_shared)
+    except Interrupted as e:               # Ctrl-C: the statistics so far, as a Result
+        raise Interrupted(Result(e.result, cfg, history, False)) from None
     return Result(raw, cfg, history, False)
 
 
@@ -259,6 +266,12 @@ class Result:
     def outputs(self) -> dict:
         """Buffer name -> numpy array after the run."""
         return self.raw.buffers
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C stopped the run (the Result an `Interrupted` carries): statistics so far only,
+        outputs not to be trusted; to_json() and trace() write "complete": false."""
+        return bool(self.raw.interrupted)
 
     @property
     def isa(self) -> str:
@@ -343,15 +356,18 @@ class Result:
         block, statistics or metrics, outputs, instruction texts and the mask history (empty
         unless recorded with history=True)."""
         doc = self._timed_document() if self.timed else self._functional_document()
+        # an interrupted run's document says so first: its statistics stop where Ctrl-C came
+        doc = {"complete": not self.interrupted, **doc}
         if path is not None:
-            Path(path).write_text(json.dumps(doc, indent=1, default=float))
+            write_atomic(path, json.dumps(doc, indent=1, default=float))
         return doc
 
     def _functional_document(self) -> dict:
         run = self.raw
         return {"kernel": run.program.name, **self._isa_json(), "config": self.config.name, "grid": dims(run.grid),
                 "block": dims(run.block), "warp_size": run.config.warp_size, "policy": run.config.policy,
-                "stats": run.stats, "outputs": outputs_json(run.buffers), "history": history_json(run),
+                "stats": run.stats, "interrupted": run.interrupted,
+                "outputs": {} if run.interrupted else outputs_json(run.buffers), "history": history_json(run),
                 "texts": run.program.texts, "memcheck": self._memcheck_json()}
 
     def _isa_json(self) -> dict:

@@ -36,3 +36,16 @@ class RuntimeFault(SimError):
     """A fault while the kernel runs (out of bounds, deadlock, stack overflow, limit).  Exit code 3."""
 
     exit_code = 3
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a run between two of the engine's slices.  `result` holds what the
+    run had done so far: its statistics (marked interrupted / not finished), never outputs to
+    trust.  The command line prints them and exits with 130.  A KeyboardInterrupt, so code that
+    does not look for it (a sweep, validate, a script's loop) stops as on any Ctrl-C."""
+
+    exit_code = 130
+
+    def __init__(self, result=None):
+        super().__init__("interrupted")
+        self.result = result

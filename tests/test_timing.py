@@ -433,9 +433,13 @@ def test_interrupt_keeps_statistics_so_far(monkeypatch):
         raise KeyboardInterrupt
 
     n = 4096
-    res = simt_sim.simulate(saxpy_launch(n, 0), {"x": np.ones(n, np.float32), "y": np.ones(n, np.float32)},
-                            simt_sim.load_config("h100", ["num_sms=2"]), progress=progress)
-    assert res.raw.interrupted and seen
+    # Ctrl-C raises Interrupted (a KeyboardInterrupt) carrying the statistics so far
+    with pytest.raises(simt_sim.Interrupted) as stopped:
+        simt_sim.simulate(saxpy_launch(n, 0), {"x": np.ones(n, np.float32), "y": np.ones(n, np.float32)},
+                          simt_sim.load_config("h100", ["num_sms=2"]), progress=progress)
+    res = stopped.value.result
+    assert res.raw.interrupted and res.interrupted and seen
+    assert res.to_json()["complete"] is False and res.to_json()["outputs"] == {}
     m = res.metrics[0]
     assert not m["finished"]
     assert 50 <= m["warp_instructions"] < 512 and m["cycles"] > 0

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.files import atomic_open, write_atomic
 from simt_sim.calibrate import corpus_gen as G
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,7 +215,7 @@ def build_module(base: int, index: int, flags: str, n: int, build: Path = DEFAUL
     for _ in range(retries + 1):
         mod = module_source(base, index, flags, n, dropped)
         cu, ptx = d / f"{name}.cu", d / f"{name}.ptx"
-        cu.write_text(mod.source)
+        write_atomic(cu, mod.source)
         cmd = ["nvcc", "-ptx", *G.FLAGS[flags], *NVCC_QUIET, "-o", ptx.name, cu.name]
         r = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
         if r.returncode == 0:
@@ -234,7 +235,7 @@ def build_module(base: int, index: int, flags: str, n: int, build: Path = DEFAUL
     else:
         for kid, part in split_ptx(text).items():
             p = d / f"{kid}.ptx"
-            p.write_text(part)
+            write_atomic(p, part)
             units[kid] = p
             digest[kid] = ptx_body_digest(part)
     return BuiltModule(name, flags, mod.kernels, units, dropped, digest,
@@ -575,7 +576,7 @@ def format_summary(s: dict) -> str:
 
 def write_json_gz(path: Path, obj) -> None:
     data = json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
-    with open(path, "wb") as f:
+    with atomic_open(path, "wb") as f:
         with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, compresslevel=9) as g:
             g.write(data)
 
@@ -664,8 +665,8 @@ def update_known_failures(outcomes: list[dict], label: str = "", path: Path = KN
            "measured": label or doc.get("measured", ""),
            "failures": [known[k] for k in sorted(known)]}
     rows = ",\n".join(json.dumps(f, sort_keys=True) for f in doc["failures"])
-    path.write_text(f'{{"about": {json.dumps(doc["about"])},\n"measured": {json.dumps(doc["measured"])},\n'
-                    f'"failures": [\n{rows}\n]}}\n')
+    write_atomic(path, f'{{"about": {json.dumps(doc["about"])},\n"measured": {json.dumps(doc["measured"])},\n'
+                       f'"failures": [\n{rows}\n]}}\n')
     return len(known)
 
 

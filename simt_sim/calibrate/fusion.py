@@ -18,6 +18,7 @@ import math
 import sys
 from pathlib import Path
 
+from simt_sim.files import write_atomic
 from simt_sim.calibrate.compare import simulated_elapsed
 from simt_sim.errors import InputError
 from simt_sim.frontend.dims import Dim3
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = table2(Path(ns.study), ROOT, ns.gpu)
     print(format_table2(rows))
     if ns.json:
-        Path(ns.json).write_text(json.dumps(rows, indent=1) + "\n")
+        write_atomic(ns.json, json.dumps(rows, indent=1) + "\n")
     return 0
 
 

@@ -24,6 +24,7 @@ import json
 import sys
 from pathlib import Path
 
+from simt_sim.files import write_atomic
 from simt_sim.calibrate.source_counts import ROOT, action_parser
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
@@ -78,7 +79,7 @@ def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path
             doc["conditions"] = WARM_CONDITIONS
         path = d / "reference" / f"{tag}{suffix(warm)}"
         path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps(doc, indent=1) + "\n")
+        write_atomic(path, json.dumps(doc, indent=1) + "\n")
         paths.append(path)
         i += n * repeats
     return paths

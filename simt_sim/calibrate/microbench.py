@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.files import write_atomic
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine.config import GPUConfig, load_config
 from simt_sim.isa import encoding as E
@@ -199,8 +200,8 @@ def write_programs(root: Path = PROGRAM_DIR) -> list[Path]:
     for name in program_names():
         d = root / f"micro-{name}"
         d.mkdir(parents=True, exist_ok=True)
-        (d / "kernel.ptx").write_text(program_text(name))
-        (d / "manifest.yaml").write_text(manifest_text(name))
+        write_atomic(d / "kernel.ptx", program_text(name))
+        write_atomic(d / "manifest.yaml", manifest_text(name))
         out.append(d)
     return out
 

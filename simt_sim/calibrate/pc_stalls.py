@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.files import write_atomic
 from simt_sim.calibrate.source_counts import action_parser, parse_source_page, recorded_programs
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
@@ -90,7 +91,7 @@ def record(names: list[str], root: Path = ROOT, warm: bool = False) -> list[Path
             doc["conditions"] = WARM_CONDITIONS
         path = d / "reference" / file_name(warm)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(doc, indent=0) + "\n")
+        write_atomic(path, json.dumps(doc, indent=0) + "\n")
         paths.append(path)
     return paths
 

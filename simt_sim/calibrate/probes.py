@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from simt_sim.files import write_atomic
 from simt_sim.calibrate.compare import recorded_array, simulated_elapsed
 from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
@@ -434,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['probe']:30} {r['unit']:20} {r['h100']:>10} {r['simulated']:>10} {str(r['sim_over_h100']):>9}")
     if ns.json:
-        Path(ns.json).write_text(json.dumps(rows, indent=1) + "\n")
+        write_atomic(ns.json, json.dumps(rows, indent=1) + "\n")
     return 0
 
 

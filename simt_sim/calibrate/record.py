@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.files import write_atomic
 from simt_sim.errors import InputError
 from simt_sim.frontend.dims import Dim3
 
@@ -452,7 +453,7 @@ def save_references(refs: dict, root: Path, gpu_tag: str = "h100") -> list[Path]
         d = root / "programs" / name / "reference"
         d.mkdir(parents=True, exist_ok=True)
         path = d / f"{gpu_tag}.json"
-        path.write_text(json.dumps(ref, indent=1, sort_keys=True) + "\n")
+        write_atomic(path, json.dumps(ref, indent=1, sort_keys=True) + "\n")
         paths.append(path)
     return paths
 
@@ -552,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     refs = record(ns.programs, root, ns.repeats, not ns.no_ncu)
     if ns.bundle:
-        Path(ns.bundle).write_text(json.dumps(refs, sort_keys=True))
+        write_atomic(ns.bundle, json.dumps(refs, sort_keys=True))
     for path in save_references(refs, root):
         print(path)
     return 0

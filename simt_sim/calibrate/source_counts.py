@@ -25,6 +25,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from simt_sim.files import write_atomic
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
 
@@ -72,7 +73,7 @@ def record(names: list[str], root: Path = ROOT) -> list[Path]:
         path = d / "reference" / FILE_NAME
         path.parent.mkdir(parents=True, exist_ok=True)
         doc = dict(launches[i], **({"more_launches": launches[i + 1:i + n]} if n > 1 else {}))
-        path.write_text(json.dumps(doc, indent=0) + "\n")
+        write_atomic(path, json.dumps(doc, indent=0) + "\n")
         paths.append(path)
         i += n
     return paths

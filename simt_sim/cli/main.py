@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simt_sim.errors import InputError, RuntimeFault, SimError
+from simt_sim.errors import InputError, Interrupted, RuntimeFault, SimError
+from simt_sim.files import write_atomic
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
 from simt_sim.isa.table import ISAS
 from simt_sim.machine.layout import SCHEDULER_NAMES
@@ -289,24 +290,74 @@ def cmd_run(ns) -> int:
 
 def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
     from simt_sim import api
-    result = api.run_functional(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, config,
-                                dynamic_shared=dyn, history=True)
+    try:
+        result = api.run_functional(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, config,
+                                    dynamic_shared=dyn, history=True)
+    except RuntimeFault as e:
+        raise fault_without_exports(e, ns) from None
+    except Interrupted as e:
+        result = e.result
     run, lc = result.raw, result.raw.config
-    problems = check_expectations(run, expect, program, grid, block, args, inputs, lc.warp_size)
+    problems = [] if run.interrupted else check_expectations(run, expect, program, grid, block, args, inputs,
+                                                             lc.warp_size)
     stats = result.metrics[0]
     if ns.masks:
         print(result.masks(ns.warp))
-    if not ns.quiet:
+    if not ns.quiet or run.interrupted:
         print(f"kernel {program.name}: grid {run.grid} block {run.block}, warp size {lc.warp_size}, "
               f"config {config.name}, policy {lc.policy} (functional)")
         print_isa(result)
         print(f"  warp instructions {stats['warp_instructions']}, thread instructions "
-              f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}")
-        print_outputs(result.outputs, expect, problems)
-    print_memcheck(result, ns.quiet)
+              f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}"
+              + ("  (interrupted)" if run.interrupted else ""))
+        if not run.interrupted:
+            print_outputs(result.outputs, expect, problems)
+    if not run.interrupted:
+        print_memcheck(result, ns.quiet)
+    return write_exports(ns, result) or report_problems(problems)
+
+
+def export_paths(ns) -> list[tuple[str, str]]:
+    """(option, path) of every file `simt-sim run` was asked to write."""
+    return ([("--json", ns.json)] if ns.json else []) + ([("--trace", ns.trace)] if getattr(ns, "trace", None) else []) \
+        + [("--picture", p) for p in getattr(ns, "picture", [])]
+
+
+def fault_without_exports(fault: RuntimeFault, ns) -> RuntimeFault:
+    """A run that faulted writes none of its exports; its message says so."""
+    paths = export_paths(ns)
+    if not paths:
+        return fault
+    named = ", ".join(f"{option} {path}" for option, path in paths)
+    return RuntimeFault(f"{fault}\nnot written (the run faulted): {named}")
+
+
+def write_exports(ns, result) -> int:
+    """--json, --trace and --picture.  After Ctrl-C: --json and --trace are written with
+    "complete": false, pictures (which cannot say so) are not; the message names each file.
+    -> 130 after Ctrl-C, else 0."""
+    interrupted = result.interrupted
+    written, skipped = [], []
     if ns.json:
         result.to_json(ns.json)
-    return report_problems(problems)
+        written.append(ns.json)
+    for path in getattr(ns, "picture", []):
+        if interrupted:
+            skipped.append(path)
+        else:
+            result.picture(path, cycles=ns.cycle_range, warps=ns.warp)
+    if getattr(ns, "trace", None):
+        result.trace(ns.trace)
+        written.append(ns.trace)
+    if not interrupted:
+        return 0
+    parts = ["interrupted: statistics so far are shown; outputs were not checked"]
+    if written:
+        parts.append(f'written with "complete": false: {", ".join(written)}')
+    if skipped:
+        parts.append(f"not written: {', '.join(skipped)}")
+    print("; ".join(parts), file=sys.stderr)
+    return Interrupted.exit_code
 
 
 def print_isa(result) -> None:
@@ -368,8 +419,15 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     # no register count given: what ptxas allocates (cached), else an estimate with a warning
     warn = (lambda message: None) if ns.quiet else (lambda message: print(f"warning: {message}", file=sys.stderr))
     launches = [api.with_allocated_registers(kl, warn) for kl in launches]
-    result = api.simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
-                          history=bool(ns.masks or ns.json), trace=bool(ns.picture or ns.trace), progress=progress)
+    try:
+        result = api.simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
+                              history=bool(ns.masks or ns.json), trace=bool(ns.picture or ns.trace),
+                              progress=progress)
+    except RuntimeFault as e:
+        progress.close()
+        raise fault_without_exports(e, ns) from None
+    except Interrupted as e:
+        result = e.result
     progress.close()
     run = result.raw
     view = run.view(0)
@@ -389,16 +447,7 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
             print_outputs(result.outputs, expect, problems)
     if not run.interrupted:
         print_memcheck(result, ns.quiet)
-    if ns.json:
-        result.to_json(ns.json)
-    for path in ns.picture:
-        result.picture(path, cycles=ns.cycle_range, warps=ns.warp)
-    if ns.trace:
-        result.trace(ns.trace)
-    if run.interrupted:
-        print("interrupted: statistics so far are shown; outputs were not written", file=sys.stderr)
-        return 130
-    return report_problems(problems)
+    return write_exports(ns, result) or report_problems(problems)
 
 
 def cmd_configs(ns) -> int:
@@ -456,11 +505,11 @@ def cmd_validate(ns) -> int:
     if rows:
         print(format_table(rows, summary))
     if ns.json:
-        Path(ns.json).write_text(json.dumps({"summary": summary, "programs": rows,
-                                             "errors": [{"program": p, "error": str(e), "exit_code": e.exit_code}
-                                                        for p, e in errors]}, indent=1, default=float))
+        write_atomic(ns.json, json.dumps({"summary": summary, "programs": rows,
+                                          "errors": [{"program": p, "error": str(e), "exit_code": e.exit_code}
+                                                     for p, e in errors]}, indent=1, default=float))
     if ns.html:
-        Path(ns.html).write_text(html_report(rows, summary))
+        write_atomic(ns.html, html_report(rows, summary))
     failed = [r["program"] for r in rows if not r["outputs_match"] or r["mask_trace_match"] is False]
     for program, e in errors:
         print(f"{program}: {e}", file=sys.stderr)
@@ -491,15 +540,15 @@ def cmd_study(ns) -> int:
     doc = S.run_study(root, spec, isa=ns.isa)
     print(S.format_table(doc))
     if ns.json:
-        Path(ns.json).write_text(json.dumps(doc, indent=1, default=float))
+        write_atomic(ns.json, json.dumps(doc, indent=1, default=float))
     if ns.csv:
-        Path(ns.csv).write_text(S.to_csv(doc))
+        write_atomic(ns.csv, S.to_csv(doc))
     pictures = S.history_pictures(root, spec, Path(ns.pictures)) if ns.pictures else []
     if ns.plot:
         from simt_sim.observe.plots import speedup_plot
         speedup_plot(doc["rows"], ns.plot, title=doc["title"])
     if ns.html:
-        Path(ns.html).write_text(S.to_html(doc, [os.path.relpath(p, Path(ns.html).parent) for p in pictures]))
+        write_atomic(ns.html, S.to_html(doc, [os.path.relpath(p, Path(ns.html).parent) for p in pictures]))
     differ = [r["variant"] for r in doc["rows"] if r["outputs"] is False]
     if differ:
         print(f"error: outputs differ from the H100: {', '.join(differ)}", file=sys.stderr)
@@ -573,9 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:            # output piped into `head`
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:          # run and sweep report their own; elsewhere nothing was written
+        print(f"interrupted: {command} stopped; it wrote no results", file=sys.stderr)
+        return Interrupted.exit_code
 
 
 if __name__ == "__main__":

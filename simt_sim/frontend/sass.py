@@ -45,6 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from simt_sim.files import write_atomic
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.isa import encoding as E
 from simt_sim.frontend.ptxas import DEFAULT_ARCH, cache_root
@@ -294,8 +295,8 @@ def commit_cubin(ptx: Path, arch: str = DEFAULT_ARCH) -> Path:
     made = ptx_to_cubin(ptx, arch)
     cubin = committed_cubin_path(ptx, arch)
     if made != cubin:
-        cubin.write_bytes(made.read_bytes())
-    cubin.with_name(cubin.name + ".key").write_text(cubin_key(cubin_source(ptx, text), flags) + "\n")
+        write_atomic(cubin, made.read_bytes())
+    write_atomic(cubin.with_name(cubin.name + ".key"), cubin_key(cubin_source(ptx, text), flags) + "\n")
     return cubin
 
 

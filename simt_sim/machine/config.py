@@ -35,8 +35,32 @@ def positive_up_to(hi, least=None):
     return check
 
 
-positive = positive_up_to(MAX_CONFIG_VALUE)
-non_negative = between(0, MAX_CONFIG_VALUE)
+def bounded(lo, hi, why: str):
+    """lo <= v <= hi, the reason for the range named in the error."""
+    def check(v):
+        return None if lo <= v <= hi else f"must be between {lo:,} and {hi:,} ({why})"
+    return check
+
+
+# Every field has a range a real GPU sits well inside (issue 62): a value far out of it models no
+# machine and only makes a run crawl (a latency or port time the engine waits out) or allocate
+# (arrays per SM, per bank, per way).  Cycle counts: the slowest H100 event measured here, a
+# flushed-cache launch, takes a few thousand cycles.
+MAX_CYCLES_VALUE = 10**6
+_CYCLES_WHY = "cycles or a rate per cycle: over a million models no GPU and only stalls the run"
+
+
+def positive(v) -> str | None:
+    """0 < v <= MAX_CYCLES_VALUE (a latency, or a rate that may be a fraction per cycle)."""
+    return None if 0 < v <= MAX_CYCLES_VALUE else f"must be positive and at most {MAX_CYCLES_VALUE:,} ({_CYCLES_WHY})"
+
+
+non_negative = bounded(0, MAX_CYCLES_VALUE, _CYCLES_WHY)
+_RATE_WHY = "a rate per cycle past a million is no GPU's"
+
+
+def per_sm(hi: int, what: str, h100: str):
+    return bounded(1, hi, f"{what}; the engine keeps state for each; H100: {h100}")
 
 
 def power_of_two(v) -> str | None:
@@ -216,18 +240,23 @@ SCHEMA = {
     "description": Field(str, doc="one line: what machine this models"),
     "sources": Field(str, doc="where the numbers come from"),
     "warp_size": Field(int, between(1, 64), required=True, doc="threads per warp"),
-    "num_sms": Field(int, positive, doc="streaming multiprocessors"),
+    "num_sms": Field(int, bounded(1, 1024, "the engine keeps caches, ports and block slots for every SM; H100: 132"),
+                      doc="streaming multiprocessors"),
     "clock_mhz": Field(float, positive_up_to(100_000), doc="SM clock a run is simulated at: turns the memory "
                                                             "side's nanoseconds into cycles, and cycles into time"),
     "sm": {
         "sub_partitions": Field(int, between(1, 16), doc="warp schedulers per SM; warp w belongs to w mod N"),
-        "max_resident_blocks": Field(int, positive, doc="blocks resident at once per SM"),
-        "max_warps": Field(int, positive, doc="resident warps per SM"),
-        "max_threads": Field(int, positive, doc="resident threads per SM"),
-        "registers": Field(int, positive, doc="32-bit registers per SM"),
-        "register_granularity": Field(int, positive, doc="registers are allocated per warp in multiples of this"),
-        "shared_memory": Field(int, non_negative, doc="shared memory bytes per SM"),
-        "shared_granularity": Field(int, positive, doc="shared memory is allocated per block in multiples of this"),
+        "max_resident_blocks": Field(int, per_sm(1024, "block slots per SM", "32"), doc="blocks resident at once per SM"),
+        "max_warps": Field(int, per_sm(4096, "warp records per SM", "64"), doc="resident warps per SM"),
+        "max_threads": Field(int, per_sm(1 << 17, "resident threads' registers per SM", "2048"),
+                             doc="resident threads per SM"),
+        "registers": Field(int, bounded(1, 1 << 24, "32-bit registers per SM; H100: 65,536"), doc="32-bit registers per SM"),
+        "register_granularity": Field(int, bounded(1, 1 << 16, "at most a whole SM's registers; H100: 256"),
+                                      doc="registers are allocated per warp in multiples of this"),
+        "shared_memory": Field(int, bounded(0, 1 << 26, "bytes; shared memory is allocated for every resident block; "
+                                                         "H100: 233,472"), doc="shared memory bytes per SM"),
+        "shared_granularity": Field(int, bounded(1, 1 << 16, "bytes; H100: 128"),
+                                    doc="shared memory is allocated per block in multiples of this"),
         "block_launch_latency": Field(int, non_negative, doc="cycles from a free slot to the new block's first issue"),
         "kernel_launch_latency": Field(int, non_negative,
                                        doc="cycles a kernel spends before its first block starts (launch overhead, "
@@ -240,7 +269,8 @@ SCHEMA = {
         "policy": Field(str, one_of(*SCHEDULER_NAMES), doc="warp scheduling policy"),
         "issue_width": Field(int, between(1, 16), doc="warp-instructions a scheduler issues per cycle"),
         "max_issue_per_warp": Field(int, between(1, 16), doc="of those, how many may come from one warp"),
-        "active_pool": Field(int, positive, doc="two-level: warps in the active pool per scheduler"),
+        "active_pool": Field(int, bounded(1, 4096, "at most sm.max_warps' range"),
+                             doc="two-level: warps in the active pool per scheduler"),
         "slot_weight_step": Field(float, between(0, 1),
                                   doc="gwf: a warp's issue share grows by this fraction per scheduler slot "
                                       "(slot s weighs 1 + step * s)"),
@@ -260,14 +290,17 @@ SCHEMA = {
     "latency_overrides": Field(dict, _latency_table(_ptx_opcodes, "an opcode (opcode or opcode.type expected)"),
                                doc="per-opcode latency, key `opcode` or `opcode.type` (e.g. div.f32: 40)"),
     "memory": {
-        "sector_bytes": Field(int, positive, doc="coalescing granule: one request per distinct sector"),
-        "line_bytes": Field(int, positive, doc="cache line (tag) size; a multiple of sector_bytes"),
+        "sector_bytes": Field(int, bounded(1, 4096, "bytes; a warp's access is split into at most this many per lane; H100: 32"),
+                              doc="coalescing granule: one request per distinct sector"),
+        "line_bytes": Field(int, bounded(1, 1 << 16, "bytes; H100: 128"), doc="cache line (tag) size; a multiple of sector_bytes"),
         "param_latency": Field(int, positive, doc="ld.param / ld.const (constant cache hit)"),
         "shared": _memory_level("shared-memory", {
-            "banks": Field(int, positive, doc="banks; lanes hitting different words of one bank serialise"),
-            "bank_bytes": Field(int, positive, doc="bytes per bank word"),
+            "banks": Field(int, bounded(1, 64, "every access counts its words bank by bank; one per lane of a 64-lane warp at "
+                                               "most; H100: 32"),
+                           doc="banks; lanes hitting different words of one bank serialise"),
+            "bank_bytes": Field(int, bounded(1, 64, "bytes; H100: 4"), doc="bytes per bank word"),
             "atomic_cycles": Field(int, positive, doc="extra cycles per same-address shared atomic"),
-            "group_bytes": Field(int, non_negative,
+            "group_bytes": Field(int, bounded(0, 1 << 16, "bytes of a warp's access; H100: 256"),
                                  doc="a load or store passes the banks in groups of lanes whose accesses total "
                                      "at most this many bytes, each group with its own passes (256: a 16-byte "
                                      "access half a warp at a time; 0: the whole warp at once)"),
@@ -277,7 +310,7 @@ SCHEMA = {
         }),
         "l1": _memory_level("L1", {
             "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
-            "ways": Field(int, positive, doc="associativity (LRU)"),
+            "ways": Field(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), doc="associativity (LRU)"),
             "hash_sets": Field(bool, doc="a line's set folds its address's higher digits in (line ^ line / sets ^ "
                                          "line / sets^2, mod sets), so lines a power of two apart spread over the "
                                          "sets (tools/l1_sets.py: the H100's L1 keeps 1,536 lines 128 B, 64 KiB or "
@@ -301,7 +334,7 @@ SCHEMA = {
             "host_copy_latency_ns": _memory_side("first access to host-copied data"),
             **_HOST_COPY_FAR,
             "size_kb": Field(float, between(1, 1048576), doc="L2 for the whole GPU"),
-            "ways": Field(int, positive, doc="associativity (LRU)"),
+            "ways": Field(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), doc="associativity (LRU)"),
             "sectors_per_cycle": Field(float, positive, doc="bandwidth, whole GPU"),
             "atomic_cycles": Field(int, positive, doc="extra cycles per same-address global atomic"),
         }),
@@ -352,22 +385,24 @@ SCHEMA = {
         "global_store_data_read_cycles": Field(int, non_negative,
                                                doc="the same for a store, reduction or atomic to global (or "
                                                    "local) memory"),
-        "global_store_bytes_per_cycle": Field(int, non_negative,
+        "global_store_bytes_per_cycle": Field(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
                                               doc="bytes of global (or local) store data its sub-partition's port "
                                                   "reads per cycle, one store after another from its issue: a "
                                                   "store's read barrier releases when its data are through (and "
                                                   "not before operand_read_latency), global_store_data_read_cycles "
                                                   "after that; 0: no port, the data read with the address"),
-        "shared_store_bytes_per_cycle": Field(int, non_negative,
+        "shared_store_bytes_per_cycle": Field(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
                                               doc="the same port's rate for the data of stores to shared memory: "
                                                   "they queue there with the global stores' (0: no port, a shared "
                                                   "store's data read with its address)"),
-        "global_store_line_passes": Field(int, non_negative,
+        "global_store_line_passes": Field(int, bounded(0, 64, "passes per 128-byte line, each holding the SM's "
+                                                               "shared-memory port a cycle; H100: 1"),
                                           doc="passes a global (or local) store takes through its SM's "
                                               "shared-memory port for each 128-byte line it writes, since L1 "
                                               "and shared memory share their data banks: a shared access "
                                               "waits behind them (tools/stg_read.py's tile epilogue); 0: none"),
-        "copy_line_passes": Field(int, non_negative,
+        "copy_line_passes": Field(int, bounded(0, 64, "passes per 128 bytes, each holding the SM's shared-memory "
+                                                       "port a cycle; H100: 1"),
                                   doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory port "
                                       "for each 128 bytes of its data, when they arrive: L1 and shared memory "
                                       "share their data banks, which read (or fill) the line and write it into "
@@ -564,8 +599,23 @@ SCHEMA = {
                               "(simt-sim run --memcheck; docs/api.md)"),
     },
     "limits": {
-        "max_warp_instructions": Field(int, positive, doc="stop with an error after this many"),
-        "max_cycles": Field(int, positive, doc="stop with an error after this many cycles"),
+        "max_warp_instructions": Field(int, positive_up_to(MAX_CONFIG_VALUE), doc="stop with an error after this many"),
+        "max_cycles": Field(int, positive_up_to(MAX_CONFIG_VALUE), doc="stop with an error after this many cycles"),
+        "host_memory_mib": Field(int, bounded(64, 1 << 22, "MiB: 64 MiB to 4 TiB"),
+                                 doc="the run's host-memory budget: what its buffers (input, global memory and "
+                                     "output copies), module globals, resident blocks' registers, shared and local "
+                                     "memory, SIMT stacks, the timing model's caches and the kept history "
+                                     "(history_rows) need is estimated before anything is allocated; a run over "
+                                     "it stops with exit 2 naming the largest parts (docs/errors.md)"),
+        "history_rows": Field(int, bounded(0, 1 << 31, "rows of the kept history"),
+                              doc="mask-history rows (one per issued warp-instruction) and divergence events a "
+                                  "run keeps for --masks / --json / the API, the first ones in issue order; the "
+                                  "rest are counted, not kept (the JSON says how many: history_complete, "
+                                  "history_dropped). Counted in host_memory_mib at 128 bytes a row"),
+        "wall_seconds": Field(float, between(0, 1e9),
+                              doc="stop with a runtime error (exit 3) after this many seconds of host time in "
+                                  "the engine, counted from its first slice (after the JIT compile); 0: no limit. "
+                                  "An endless kernel loop stops here (docs/errors.md)"),
     },
 }
 
@@ -616,7 +666,8 @@ DEFAULTS = {
     "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0, "stream_start_delay": 0,
              "stream_join": 0},
     "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first", "memcheck": "fault"},
-    "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000},
+    "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000, "wall_seconds": 30.0,
+               "host_memory_mib": 8192, "history_rows": 4_000_000},
 }
 
 
@@ -708,6 +759,10 @@ class GPUConfig:
         return LaunchConfig(warp_size=self.get("warp_size"), stack_depth=self.get("simt.stack_depth"),
                             call_depth=self.get("simt.call_depth"), policy=self.get("simt.divergence_policy"),
                             max_warp_insts=self.get("limits.max_warp_instructions"),
+                            wall_seconds=self.get("limits.wall_seconds"),
+                            shared_memory=self.get("sm.shared_memory"),
+                            host_memory_mib=self.get("limits.host_memory_mib"),
+                            history_rows=self.get("limits.history_rows"),
                             max_resident_blocks=self.get("sm.max_resident_blocks"), num_sms=self.get("num_sms"),
                             memcheck=self.get("simt.memcheck", "fault"))
 
@@ -731,8 +786,12 @@ class LaunchConfig:
     call_depth: int = DEFAULTS["simt"]["call_depth"]
     policy: str = DEFAULTS["simt"]["divergence_policy"]
     max_warp_insts: int = DEFAULTS["limits"]["max_warp_instructions"]
+    wall_seconds: float = DEFAULTS["limits"]["wall_seconds"]       # 0: no limit (limits.wall_seconds)
     max_resident_blocks: int = DEFAULTS["sm"]["max_resident_blocks"]
     num_sms: int = DEFAULTS["num_sms"]
+    shared_memory: int = 233472      # bytes a block may use: the H100's per SM (the programs target sm_90)
+    host_memory_mib: int = DEFAULTS["limits"]["host_memory_mib"]
+    history_rows: int = DEFAULTS["limits"]["history_rows"]
     record_history: bool = True
     memcheck: str = DEFAULTS["simt"]["memcheck"]     # "fault" or "report" (simt.memcheck)
 
@@ -750,10 +809,14 @@ class LaunchConfig:
 
     def gpu_config(self) -> GPUConfig:
         data = merged(DEFAULTS, {"name": "launch", "warp_size": self.warp_size, "num_sms": self.num_sms,
-                                 "sm": {"max_resident_blocks": self.max_resident_blocks},
+                                 "sm": {"max_resident_blocks": self.max_resident_blocks,
+                                        "shared_memory": self.shared_memory},
                                  "simt": {"stack_depth": self.stack_depth, "call_depth": self.call_depth,
                                           "divergence_policy": self.policy, "memcheck": self.memcheck},
-                                 "limits": {"max_warp_instructions": self.max_warp_insts}})
+                                 "limits": {"max_warp_instructions": self.max_warp_insts,
+                                            "wall_seconds": self.wall_seconds,
+                                            "host_memory_mib": self.host_memory_mib,
+                                            "history_rows": self.history_rows}})
         return GPUConfig("launch", "<launch settings>", data)
 
 

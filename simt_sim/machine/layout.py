@@ -127,10 +127,12 @@ CBAR_WARPSYNC = 16
 
 # ---- run counters (int64[COUNTER_FIELDS]) ----
 # (cursor, progressed: where a functional round stopped to hand a full buffer to the host)
+# (slice_end: the functional loop returns RUN_SLICE when warp_insts reaches it, so that the host
+# can check Ctrl-C and the wall-clock budget; run/slices.py moves it on)
 COUNTER_FIELDS = ("events", "hist", "warp_insts", "thread_insts", "active_lanes", "next_block",
-                  "blocks_done", "clock", "cursor", "progressed")
+                  "blocks_done", "clock", "cursor", "progressed", "slice_end")
 (C_EVENTS, C_HIST, C_WARP_INSTS, C_THREAD_INSTS, C_ACTIVE_LANES, C_NEXT_BLOCK, C_BLOCKS_DONE,
- C_CLOCK, C_CURSOR, C_PROGRESSED) = range(len(COUNTER_FIELDS))
+ C_CLOCK, C_CURSOR, C_PROGRESSED, C_SLICE_END) = range(len(COUNTER_FIELDS))
 N_COUNTERS = len(COUNTER_FIELDS)
 
 # ---- mask history (int64[n, HISTORY_FIELDS]) and divergence events (int64[n, EVENT_FIELDS]) ----
@@ -151,7 +153,8 @@ MEMCHECK_FIELDS = ("gid", "lane", "pc", "kind", "reason", "space", "addr", "offs
 MEMCHECK_LIMIT = 1000          # bad accesses a report keeps (all are counted)
 ACCESS_READ, ACCESS_WRITE, ACCESS_ATOMIC = 0, 1, 2
 FAULT_NONE, FAULT_OOB, FAULT_MISALIGNED, FAULT_DEADLOCK, FAULT_STACK, FAULT_LIMIT, FAULT_TRAP, \
-    FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT, FAULT_CALL_DEPTH, FAULT_BAD_TARGET = range(12)
+    FAULT_EMPTY_POP, FAULT_UNSUPPORTED, FAULT_CYCLE_LIMIT, FAULT_CALL_DEPTH, FAULT_BAD_TARGET, \
+    FAULT_WALL_CLOCK = range(13)       # FAULT_WALL_CLOCK: set by the host between slices (limits.wall_seconds)
 UNSUPPORTED_BAR_COUNT, UNSUPPORTED_MMA_LANES, UNSUPPORTED_SASS = 0, 1, 2   # a FAULT_UNSUPPORTED's extra field
 
 # ---- run-loop return codes ----

@@ -18,6 +18,7 @@ import json
 
 import numpy as np
 
+from simt_sim.files import atomic_open
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.machine.occupancy import active_smsps, issue_slot_use  # noqa: F401  (the one definition)
@@ -98,5 +99,5 @@ def dump_json(obj, path: str) -> None:
         if isinstance(o, np.ndarray):
             return o.tolist()
         raise TypeError(type(o))
-    with open(path, "w") as f:
+    with atomic_open(path, "w") as f:
         json.dump(obj, f, indent=1, default=default)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.files import atomic_path, write_atomic
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.errors import InputError
@@ -427,7 +428,11 @@ def save_figure(fig, target, kind: str | None = None) -> None:
         raise InputError(f"{target}: expected a .png, .svg or .pdf file name")
     FigureCanvasAgg(fig)
     with matplotlib.rc_context({"svg.hashsalt": "simt-sim"}):      # SVG ids from a fixed salt, not random
-        fig.savefig(target, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
+        if isinstance(target, (str, Path)):
+            with atomic_path(target) as tmp:
+                fig.savefig(tmp, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
+        else:
+            fig.savefig(target, format=kind, dpi=fig.dpi, metadata=REPRODUCIBLE_METADATA[kind])
 
 
 def figure_png(fig) -> bytes:
@@ -526,8 +531,8 @@ def write_picture(result, path, cycles=None, warps=None, title: str | None = Non
     labels = warp_labels(result, sel.gids)
     title = title if title is not None else default_title(result, sel)
     if kind == ".png":
-        path.write_bytes(render_png(states, sel, labels, ws, title, cell))
+        write_atomic(path, render_png(states, sel, labels, ws, title, cell))
     else:
         svg = render_svg(states, sel, labels, ws, title, cell)
-        path.write_text(svg if kind == ".svg" else render_html(svg, result, title, states), encoding="utf-8")
+        write_atomic(path, svg if kind == ".svg" else render_html(svg, result, title, states))
     return sel

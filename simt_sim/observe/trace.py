@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simt_sim.files import atomic_open
 from simt_sim.isa.encoding import UNIT_NAMES
 from simt_sim.machine import layout as L
 from simt_sim.observe.pictures import warp_labels
@@ -121,10 +122,11 @@ def write_perfetto(result, path) -> None:
         "otherData": {"time_unit": "1 us in the viewer = 1 simulated cycle",
                       "config": result.config.name, "cycles": int(result.cycles),
                       "warp_size": int(result.config.get("warp_size")),
-                      "kernels": [kl.program.name for kl in result.launches]},
+                      "kernels": [kl.program.name for kl in result.launches],
+                      "complete": not result.interrupted},       # false: Ctrl-C cut the run short
         "traceEvents": perfetto_events(result),
     }
-    with open(Path(path), "w", encoding="utf-8") as f:
+    with atomic_open(Path(path), "w") as f:
         f.write('{"displayTimeUnit":"ms",\n"otherData":' + json.dumps(doc["otherData"], sort_keys=True)
                 + ',\n"traceEvents":[\n')
         evs = doc["traceEvents"]

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simt_sim.engine.functional.loop import run_functional
-from simt_sim.errors import RuntimeFault
+from simt_sim.errors import Interrupted, RuntimeFault
 from simt_sim.frontend.assembler import Program
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import LaunchConfig
 from simt_sim.frontend.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 from simt_sim.machine.lower import lower
 from simt_sim.run.memcheck import MemcheckReport
+from simt_sim.run.slices import Slices, name_thread, wall_fault
 from simt_sim.run.timed import KernelLaunch
 from simt_sim.run.session import (Session, describe_fault, lane_efficiency, layout_global,  # noqa: F401
                                   mask_bits, pack_params)
@@ -21,6 +22,7 @@ from simt_sim.run.session import (Session, describe_fault, lane_efficiency, layo
 # per-thread counts are kept for grids up to this many threads (tests, figures); larger grids
 # run without them, in memory bounded by what can be resident
 MAX_RECORDED_THREADS = 1 << 24
+SLICE_INSTS = L.SLICE_INSTS      # warp-instructions between Ctrl-C / wall-clock checks (tests shorten it)
 
 
 @dataclass
@@ -37,6 +39,7 @@ class RunResult:
     counters: dict[str, int] = field(default_factory=dict)
     module_globals: dict[str, np.ndarray] = field(default_factory=dict)   # name -> bytes after the run
     memcheck: MemcheckReport | None = None    # config.memcheck "report": the bad accesses (run/memcheck.py)
+    interrupted: bool = False      # Ctrl-C stopped it (carried by errors.Interrupted): counters so far
 
     @property
     def warps_per_block(self) -> int:
@@ -70,17 +73,37 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     image = lower([one], config.gpu_config(), timed=False)
     record_threads = image.n_gids * image.warp_size <= MAX_RECORDED_THREADS
     s = Session(image, [one], buffers or {}, config.record_history, record_threads, config.memcheck)
+    max_insts = int(image.kgeom[0][L.G["max_warp_insts"]])
+    c = s.counters
+    c[L.C_SLICE_END] = min(SLICE_INSTS, max_insts)
+    slices = Slices(config.wall_seconds)
+    interrupted = False
+    status = L.RUN_DONE
     with np.errstate(all="ignore"):
-        while True:
-            status = run_functional(s.image.code, s.regs, s.warps, s.mem, image.kgeom[0], s.slot_block,
-                                    s.counters, s.thread_icount, s.max_sp, s.hist, s.ev, s.fault)
-            if not s.drain(status, keep_events=True):
-                break
+        try:
+            while True:
+                status = run_functional(s.image.code, s.regs, s.warps, s.mem, image.kgeom[0], s.slot_block,
+                                        c, s.thread_icount, s.max_sp, s.hist, s.ev, s.fault)
+                if s.drain(status, keep_events=True):
+                    continue
+                if status != L.RUN_SLICE:
+                    break
+                if slices.spent():
+                    wall_fault(s.fault, s.warps, slices.limit, prefer=int(c[L.C_CURSOR]))
+                    status = L.RUN_FAULT
+                    break
+                c[L.C_SLICE_END] = min(int(c[L.C_WARP_INSTS]) + SLICE_INSTS, max_insts)
+        except KeyboardInterrupt:
+            interrupted = True
     s.resident_stack_depths()
-    if status == L.RUN_FAULT:
+    if status == L.RUN_FAULT and not interrupted:
+        name_thread(s.fault, s.warps)
         raise RuntimeFault(describe_fault(program, s.fault, s.warps, s.slot_block, grid, block,
                                           image.warp_size, image.wpb))
-    counters = {name: int(s.counters[i]) for i, name in enumerate(L.COUNTER_FIELDS)}
-    return RunResult(program, grid, block, config, s.outputs(), s.history(), s.events(),
-                     s.thread_icount if record_threads else None, s.max_sp if record_threads else None,
-                     counters, s.module_globals(), s.memcheck_report())
+    counters = {name: int(s.counters[i]) for i, name in enumerate(L.COUNTER_FIELDS) if name != "slice_end"}
+    result = RunResult(program, grid, block, config, s.outputs(), s.history(), s.events(),
+                       s.thread_icount if record_threads else None, s.max_sp if record_threads else None,
+                       counters, s.module_globals(), s.memcheck_report(), interrupted)
+    if interrupted:
+        raise Interrupted(result)
+    return result

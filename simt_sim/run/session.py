@@ -215,6 +215,8 @@ def describe_fault(program: Program, fault, warps, slot_block, grid: Dim3, block
         L.FAULT_LIMIT: f"instruction limit of {extra} warp-instructions reached",
         L.FAULT_CYCLE_LIMIT: f"cycle limit of {extra} cycles reached",
         L.FAULT_TRAP: "trap executed",
+        L.FAULT_WALL_CLOCK: f"wall-clock limit of {extra / 1000:g} s reached (limits.wall_seconds: an endless loop? "
+                            "raise it with --set limits.wall_seconds=S, 0 for no limit)",
         L.FAULT_EMPTY_POP: "pop_mask / mask_nz with no pushed mask on the stack",
         L.FAULT_BAD_TARGET: f"CALL / RET to code address {addr:#x}, which is not an instruction of the kernel "
                             f"(its code is {extra:#x} bytes; a corrupted return address or function pointer?)",
@@ -231,7 +233,7 @@ def describe_fault(program: Program, fault, warps, slot_block, grid: Dim3, block
         return (f"runtime error: barrier thread count {addr} must be a positive multiple of the warp size "
                 f"({ws}) and at most the block's {wpb * ws} threads in whole warps; {where}")
     if code == L.FAULT_DEADLOCK:
-        return describe_deadlock(program, pc, extra, warps, slot_block, grid, ws, wpb)
+        return f"{describe_deadlock(program, pc, extra, warps, slot_block, grid, ws, wpb)}; {where}"
     return f"runtime error: fault {code}; {where}"
 
 

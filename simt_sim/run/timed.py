@@ -15,7 +15,7 @@ import numpy as np
 
 from simt_sim.engine.cycle.caches import make_mem_timing
 from simt_sim.engine.cycle.loop import run_timed
-from simt_sim.errors import InputError, RuntimeFault
+from simt_sim.errors import InputError, Interrupted, RuntimeFault
 from simt_sim.frontend.assembler import Program, load_program
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.isa.encoding import UNIT_NAMES
@@ -28,6 +28,7 @@ from simt_sim.machine.occupancy import active_smsps, issue_slot_use
 from simt_sim.machine.state import TState, make_schedulers
 from simt_sim.run.memcheck import MemcheckReport
 from simt_sim.run.session import Session, describe_fault, lane_efficiency
+from simt_sim.run.slices import Slices, name_thread, wall_fault
 
 SLICE_INSTS = L.SLICE_INSTS      # warp-instructions between progress calls (a module global: tests shorten it)
 
@@ -121,7 +122,9 @@ class LaunchView:
 
 def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None, cfg: GPUConfig,
              record_history: bool = False, record_trace: bool = False, progress=None) -> SimResult:
-    """Run the launches on cfg.  progress(cycle, warp_insts, seconds) is called between slices."""
+    """Run the launches on cfg.  progress(cycle, warp_insts, seconds) is called between slices.
+    Ctrl-C raises errors.Interrupted carrying the statistics so far (its result: interrupted, no
+    kernel finished); a spent limit (limits.*, wall_seconds included) raises RuntimeFault."""
     if not launches:
         raise InputError("nothing to launch")
     programs_with_globals = {id(kl.program.globals) for kl in launches if kl.program.global_size}
@@ -139,6 +142,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     mt = make_mem_timing(image.tc, image.n_sm)
     parts = {"trace": [], "tlog": []}
     t0 = time.perf_counter()
+    slices = Slices(cfg.get("limits.wall_seconds", 0.0))
     interrupted = False
     status = L.RUN_DONE
     with np.errstate(all="ignore"):
@@ -157,6 +161,10 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                     ts.now[L.N_SLICE] = SLICE_INSTS
                     if progress:
                         progress(int(ts.now[L.N_NOW]), int(s.counters[L.C_WARP_INSTS]), time.perf_counter() - t0)
+                    if slices.spent():
+                        wall_fault(s.fault, s.warps, slices.limit)
+                        status = L.RUN_FAULT
+                        break
                 else:
                     break
         except KeyboardInterrupt:
@@ -177,9 +185,12 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                "W0": cycles * image.n_sm * cfg.get("sm.sub_partitions") - issued_cycles,
                "simulated_sms": image.n_sm,
                "warp_instructions": int(s.counters[L.C_WARP_INSTS])}
-    return SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
-                     warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls,
-                     pc_samples, s.memcheck_report())
+    result = SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
+                       warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls,
+                       pc_samples, s.memcheck_report())
+    if interrupted:
+        raise Interrupted(result)
+    return result
 
 
 def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = None,
@@ -194,6 +205,7 @@ def simulate_manifest(manifest, record_trace: bool = False, isa: str | None = No
 def fault_message(s: Session, image: MachineImage, launches: list[KernelLaunch]) -> str:
     """The fault in terms of the launch it happened in (its own warp ids and pcs)."""
     fault = s.fault.copy()
+    name_thread(fault, s.warps)
     k = _kernel_of_gid(image.kinfo, int(fault[1]))
     fault[1] -= image.kinfo[k, L.KF_GID_BASE]
     if 0 <= fault[3]:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simt_sim.sweep.execute import (STATUS_ERROR, STATUS_MISMATCH, close_client, run_in_process, run_on_cluster,
+from simt_sim.sweep.execute import (STATUS_ERROR, STATUS_MISMATCH, WORKER_FAILED, close_client, run_in_process, run_on_cluster,
                                     start_client)
 from simt_sim.sweep.plan import Plan, RunSpec, make_plan
 from simt_sim.sweep.table import TableWriter, check_writable, columns_for, read_table, row_key, typed
@@ -63,7 +63,9 @@ def run_sweep(plan: Plan, out: Path | None = None, workers: int | None = None, c
               retry_failed: bool = False, progress=None) -> SweepReport:
     """Run the plan's runs that `out` does not hold yet (all of them without `out`); workers=0:
     in this process; else a LocalCluster of `workers` processes (None: one per core), or the Dask
-    scheduler at `cluster`.  progress(done, failed) after each run.  Ctrl-C keeps what finished."""
+    scheduler at `cluster`.  progress(done, failed) after each run.  Ctrl-C (KeyboardInterrupt,
+    errors.Interrupted from a run in this process) stops the sweep: the runs that finished are
+    in the table, the one cut short is not (the next sweep runs it)."""
     existing, names = read_table(out) if out else ([], [])
     plan_keys = {spec.key for spec in plan.runs}
     if retry_failed:
@@ -84,11 +86,14 @@ def run_sweep(plan: Plan, out: Path | None = None, workers: int | None = None, c
         rows = run_on_cluster(todo, client) if client else run_in_process(todo)
         for row in rows:
             row = complete(row, columns)
-            new[row_key(row)] = row
             if row["status"] in (STATUS_ERROR, STATUS_MISMATCH):
                 report.failed.append(row)
-            if writer:
-                writer.add(row)
+            if not str(row.get("error") or "").startswith(WORKER_FAILED):
+                # a run's own result; a worker that died (e.g. on Ctrl-C) is not one: reported,
+                # not stored, so that the next sweep runs it again
+                new[row_key(row)] = row
+                if writer:
+                    writer.add(row)
             if progress:
                 progress(len(new), len(report.failed))
     except KeyboardInterrupt:

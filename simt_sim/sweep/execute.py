@@ -1,8 +1,10 @@
 """One sweep run -> one table row, and the two ways of running many: in this process, or on a
 Dask cluster (a LocalCluster on this machine's cores, or an existing scheduler's workers).
 
-`run_one` never raises: a run that fails (bad config value, runtime fault, anything) comes back
-as a row with status "error" and the message, so one failure never costs the others.
+`run_one` never raises but on Ctrl-C: a run that fails (bad config value, runtime fault,
+anything) comes back as a row with status "error" and the message, so one failure never costs
+the others; Ctrl-C (errors.Interrupted, a KeyboardInterrupt) passes through, so the cut-short run
+gives no row.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from simt_sim.run.timed import manifest_launches
 from simt_sim.sweep.plan import RunSpec
 
 STATUS_OK, STATUS_MISMATCH, STATUS_ERROR = "ok", "mismatch", "error"
+WORKER_FAILED = "worker failed: "     # an error row's message when the worker, not the run, failed
 
 
 def run_one(spec: RunSpec) -> dict:
@@ -127,7 +130,7 @@ def run_on_cluster(specs: list[RunSpec], client) -> Iterator[dict]:
             try:
                 yield future.result()
             except Exception as e:          # the worker, not the run, failed
-                yield {**spec.columns(), "status": STATUS_ERROR, "error": f"worker failed: {type(e).__name__}: {e}",
+                yield {**spec.columns(), "status": STATUS_ERROR, "error": f"{WORKER_FAILED}{type(e).__name__}: {e}",
                        "wall_s": None}
     finally:
         client.cancel(list(futures))

@@ -1,8 +1,8 @@
 """The sweep's table: its columns and types, and the .csv / .parquet file it streams to.
 
-The file always holds a complete table: CSV rows are appended (and flushed) as runs finish;
-a Parquet file is rewritten whole (to a temporary file, then renamed) at most every
-PARQUET_EVERY_S seconds and at the end.  When the sweep ends the file is rewritten once more in
+The file always holds a complete table: it is rewritten whole (to a temporary file, then
+renamed: simt_sim/files.py), CSV and Parquet alike, at most every PARQUET_EVERY_S seconds as runs
+finish and at the end.  When the sweep ends the file is rewritten once more in
 a fixed order (rows of earlier sweeps not in this one first, then this sweep's plan order), so
 the same inputs give the same file whichever order the runs finished in.
 """
@@ -14,6 +14,7 @@ import os
 import time
 from pathlib import Path
 
+from simt_sim.files import atomic_path, write_atomic
 from simt_sim.errors import InputError
 from simt_sim.machine.layout import STALL_NAMES
 
@@ -87,14 +88,13 @@ class TableWriter:
         self.rows = list(kept)
         self.last_write = 0.0
         self.rewrite(self.rows)
-        self.csv_file = open(path, "a", newline="", encoding="utf-8") if self.kind == ".csv" else None
+        self.csv_file = None
 
     def add(self, row: dict) -> None:
+        # the whole table is rewritten atomically (files.atomic_path), at most every
+        # PARQUET_EVERY_S: a reader or a crash never sees half a row, only an older table
         self.rows.append(row)
-        if self.csv_file is not None:
-            csv.DictWriter(self.csv_file, self.columns, extrasaction="ignore").writerow(self.cells(row))
-            self.csv_file.flush()
-        elif time.monotonic() - self.last_write >= PARQUET_EVERY_S:
+        if time.monotonic() - self.last_write >= PARQUET_EVERY_S:
             self.rewrite(self.rows)
 
     def finish(self, rows: list[dict]) -> None:
@@ -111,15 +111,14 @@ class TableWriter:
 
     def rewrite(self, rows: list[dict]) -> None:
         """The whole table, atomically (a reader never sees half a file)."""
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        if self.kind == ".csv":
-            with open(tmp, "w", newline="", encoding="utf-8") as f:
-                w = csv.DictWriter(f, self.columns, extrasaction="ignore")
-                w.writeheader()
-                w.writerows(self.cells(r) for r in rows)
-        else:
-            write_parquet(tmp, rows, self.columns)
-        os.replace(tmp, self.path)
+        with atomic_path(self.path) as tmp:
+            if self.kind == ".csv":
+                with open(tmp, "w", newline="", encoding="utf-8") as f:
+                    w = csv.DictWriter(f, self.columns, extrasaction="ignore")
+                    w.writeheader()
+                    w.writerows(self.cells(r) for r in rows)
+            else:
+                write_parquet(tmp, rows, self.columns)
         self.last_write = time.monotonic()
 
 

@@ -1072,7 +1072,7 @@ def step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
             return STEP_OK
     elif op == E.OP_TRAP:
         if exec_mask != 0:
-            set_fault(fault, FAULT_TRAP, gid, -1, pc, 0, 0)
+            set_fault(fault, FAULT_TRAP, gid, S.first_lane(exec_mask), pc, 0, 0)
             return STEP_FAULT
     elif op == E.OP_LD or op == E.OP_LDU or op == E.OP_ST or op == E.OP_ATOM or op == E.OP_RED:
         CV.join_newest(ws, w)       # SASS: a memory instruction lets the two newest waiting groups join

@@ -11,8 +11,8 @@ from simt_sim.engine.jit import compiled
 
 from simt_sim.engine.functional.execute import STEP_FAULT, set_fault, step_warp
 from simt_sim.machine.layout import (C_BLOCKS_DONE, C_CLOCK, C_CURSOR, C_EVENTS, C_HIST, C_NEXT_BLOCK, EVENTS_PER_STEP,
-                                     C_PROGRESSED, C_WARP_INSTS, FAULT_DEADLOCK, FAULT_LIMIT, G, RUN_DONE,
-                                     RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL,
+                                     C_PROGRESSED, C_SLICE_END, C_WARP_INSTS, FAULT_DEADLOCK, FAULT_LIMIT, G,
+                                     RUN_DONE, RUN_EVENTS_FULL, RUN_FAULT, RUN_HISTORY_FULL, RUN_SLICE, WF_ARRIVED, WF_BAR_COUNT, WF_BAR_MASK, WF_CALL_DEPTH, WF_FULL,
                                      WF_GID, WF_LIVE, WF_MASK, WF_MAX_SP, WF_PC, WF_SP, WF_STATUS, W_BARRIER,
                                      W_DONE, W_EMPTY, W_READY)
 
@@ -92,8 +92,10 @@ def fill_slots(regs, ws, mem, geom, slot_block, counters, warp_max_sp):
 def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icount, warp_max_sp, hist, ev,
                    fault):
     """Rounds over the warp slots, one instruction per ready warp per round.  A full history or
-    event buffer returns to the host mid-round; counters[C_CURSOR] keeps the place, so the issue
-    order never depends on buffer sizes."""
+    event buffer, or counters[C_SLICE_END] warp-instructions reached (RUN_SLICE), returns to the
+    host mid-round; counters[C_CURSOR] keeps the place, so the issue order never depends on buffer
+    sizes or slices.  The instruction limit is checked only when a slice ends (the host never sets
+    slice_end past it)."""
     n_warps = ws.f.shape[0]
     max_insts = geom[G_MAXI]
     while True:
@@ -108,9 +110,11 @@ def run_functional(code, regs, ws, mem, geom, slot_block, counters, thread_icoun
                 return RUN_HISTORY_FULL
             if counters[C_EVENTS] + EVENTS_PER_STEP >= ev.shape[0]:
                 return RUN_EVENTS_FULL
-            if counters[C_WARP_INSTS] >= max_insts:
-                set_fault(fault, FAULT_LIMIT, ws.f[w, WF_GID], -1, ws.f[w, WF_PC], 0, max_insts)
-                return RUN_FAULT
+            if counters[C_WARP_INSTS] >= counters[C_SLICE_END]:
+                if counters[C_WARP_INSTS] >= max_insts:
+                    set_fault(fault, FAULT_LIMIT, ws.f[w, WF_GID], -1, ws.f[w, WF_PC], 0, max_insts)
+                    return RUN_FAULT
+                return RUN_SLICE      # the host checks Ctrl-C and the wall clock, moves slice_end on
             if step_warp(code, regs, ws, mem, w, geom, slot_block, counters, thread_icount,
                          hist, ev, fault) == STEP_FAULT:
                 return RUN_FAULT
