@@ -8,7 +8,9 @@ docs/ptx-subset.md "What ptxas rewrites"):
   - min/max.f16 of a register with itself folded to the register, mul by a 1.0 to the other
     operand (a NaN keeps its payload);
   - cvt.ftz.f64.f32 of a NaN gives the canonical NaN widened (ptxas: FMUL.FTZ x, 1 first);
-  - atom.shared.add.f32 keeps subnormals (ptxas: ATOMS.CAST.SPIN around a plain FADD).
+  - atom.shared.add.f32 keeps subnormals (ptxas: ATOMS.CAST.SPIN around a plain FADD);
+  - div.approx.f32 is a * MUFU.RCP(b) as ptxas writes it (a subnormal divisor scales both operands
+    by 2^24 first; a reciprocal below 2^-126 is flushed, so x / y is 0 for |y| >= 2^126).
 
 Two kinds of test: corpus kernels replayed in PTX mode against their H100 recordings (needs nvcc to
 rebuild the modules), and tests/cuda/ptx_contract.cu run in PTX mode against numpy's single-rounding
@@ -42,6 +44,8 @@ CLASSES = {
     "k02320": "mul.f16 by a register holding 1.0 folded to the operand: the NaN payload kept (u1)",
     "k01906": "cvt.ftz.f64.f32 of a NaN: FMUL.FTZ x, 1 first, so the canonical NaN widens (h0|b0)",
     "k00322": "cvt.ftz.f64.f32 of a negative NaN: signbit((double)f) is 0 on the H100 (i1)",
+    "k02718": "div.approx.f32 by 2^126 or more is 0 (MUFU.RCP flushes): ilogbf(fmodf(x, x)) (i1)",
+    "k08000": "div.approx.f32 inside fmodf(x, x) (i0)",
 }
 
 
@@ -210,3 +214,46 @@ def test_shared_float_atomic_keeps_subnormals_global_flushes():
         want[(i // 128) * 32 + (i & 31)] += a[i]       # sums of subnormals: exact in float32
     assert np.array_equal(got["s"], want) and (got["s"] != 0).all()
     assert (got["g"] == 0).all()                       # RED.E.ADD.F32.FTZ.RN: flushed
+
+
+# ---- div.approx.f32 and cvt.ftz.f64.f32 ------------------------------------------------------------
+
+def div_inputs():
+    rng = np.random.default_rng(612)
+    a = rng.uniform(-8, 8, N).astype(np.float32)
+    b = rng.uniform(0.5, 8, N).astype(np.float32) * np.where(rng.random(N) < 0.5, -1, 1).astype(np.float32)
+    b[:32] = np.float32(2.0 ** 126) * rng.uniform(1, 3.9, 32).astype(np.float32)     # reciprocal subnormal
+    b[32:64] = np.float32(2.0 ** -140) * rng.uniform(1, 2, 32).astype(np.float32)    # subnormal divisor
+    a[32:48] = np.float32(2.0 ** -145)                                             # subnormal quotient
+    a[64:80] = np.array([0x7FC12345, 0xFFC00001, 0x7F800001, 0xFF812345] * 4, np.uint32).view(np.float32)
+    return a, b
+
+
+def test_div_approx_and_widening_ftz():
+    a, b = div_inputs()
+    bufs = {"a": a, "b": b, "o": np.zeros(2 * N, np.float32), "w": np.zeros(N, np.float64)}
+    got = run_ptx("div_approx", ["a", "b", "o", "w", N], bufs)
+    q, r = got["o"][:N], got["o"][N:]
+    assert (q[:32] == 0).all() and (r[:32] == 0).all()           # MUFU.RCP flushed 1/b
+    with np.errstate(all="ignore"):
+        scaled = (a[32:64].astype(np.float64) * 2 ** 24).astype(np.float32).astype(np.float64) \
+            * (1.0 / (b[32:64].astype(np.float64) * 2 ** 24)).astype(np.float32)
+        assert np.array_equal(q[32:64], scaled.astype(np.float32))     # scaled: subnormals kept
+    assert (r[32:48].view(np.uint32) == 0x7FFFFFFF).all()         # .ftz: 0 * rcp(0) = NaN
+    assert np.isinf(r[48:64]).all()                                # .ftz: a * rcp(0) = inf
+    normal = slice(80, N)
+    inv = (1.0 / b[normal].astype(np.float64)).astype(np.float32)
+    assert np.array_equal(q[normal], (a[normal].astype(np.float64) * inv).astype(np.float32))
+    w = got["w"].view(np.uint64)
+    assert (w[64:80] == np.uint64(0x7FFFFFFFE0000000)).all()      # canonical NaN, widened
+    assert np.array_equal(got["w"][normal], a[normal].astype(np.float64))
+
+
+@needs_ptxas
+def test_div_approx_and_widening_ftz_match_sass_mode():
+    a, b = div_inputs()
+    bufs = {"a": a, "b": b, "o": np.zeros(2 * N, np.float32), "w": np.zeros(N, np.float64)}
+    args = ["a", "b", "o", "w", N]
+    p, s = run_ptx("div_approx", args, bufs), run_sass("div_approx", args, bufs)
+    assert np.array_equal(p["o"].view(np.uint32), s["o"].view(np.uint32))
+    assert np.array_equal(p["w"].view(np.uint64), s["w"].view(np.uint64))

@@ -21,7 +21,7 @@ independent reading of the PTX semantics (tests/test_oracle_coverage.py checks t
 Conventions shared with the engine (where PTX leaves the result open): integer x/0 gives all ones
 and x%0 gives x; approximate functions (sin, cos, ex2, lg2, rsqrt, tanh) are the float64 libm
 value rounded to float32; rcp.approx / sqrt.approx are correctly rounded; div.approx.f32 is
-a * rcp(b); float min/max return the number when one operand is NaN and order -0 below +0.
+a * rcp(b) as ptxas writes it (MUFU.RCP flushes; a subnormal divisor scales both by 2^24); float min/max return the number when one operand is NaN and order -0 below +0.
 """
 from __future__ import annotations
 
@@ -428,6 +428,25 @@ def _float_rcp(x, rnd: int):
     if rnd in _DIRECTED and math.isfinite(float(x)) and x != 0:
         return _round_to(1 / Fraction(float(x)), E.T_F32 if isinstance(x, np.float32) else E.T_F64, rnd)
     return one / x
+
+
+def _div_approx32(a, b, ftz: bool) -> np.float32:
+    """div.approx.f32 as ptxas writes it: a * MUFU.RCP(b), MUFU flushing subnormal operands and
+    results; without .ftz a divisor below 2^-126 first scales both operands by 2^24."""
+    tiny = 2.0 ** -126
+    a, b = float(a), float(b)
+    if not ftz and abs(b) < tiny:
+        a, b = float(np.float32(a * 2.0 ** 24)), float(np.float32(b * 2.0 ** 24))
+    if abs(b) < tiny:
+        b = math.copysign(0.0, b)
+    inv = math.copysign(math.inf, b) if b == 0.0 else float(np.float32(1.0 / b))
+    if abs(inv) < tiny:
+        inv = math.copysign(0.0, inv)
+    with np.errstate(all="ignore"):
+        r = np.float32(a * inv)
+    if ftz and abs(float(r)) < tiny:
+        r = np.float32(math.copysign(0.0, float(r)))
+    return r
 
 
 def _sfu_approx32(name: str, x: np.float32) -> np.float32:
@@ -1482,7 +1501,7 @@ class _Interpreter:
             r = _float_binary(name, ty, a, b, c, rnd)
         elif name == "div":
             if ins.flags & E.FL_APPROX and ty == E.T_F32:
-                r = a * _float_rcp(b, E.RND_RN)
+                r = _div_approx32(a, b, bool(ins.flags & E.FL_FTZ))
             else:
                 r = _float_binary("div", ty, a, b, c, rnd)
         elif name in ("abs", "neg", "copysign"):

@@ -67,3 +67,19 @@ extern "C" __global__ void atomic_subnormal(const float* a, float* s_out, float*
     __syncthreads();
     if (threadIdx.x < 32) s_out[blockIdx.x * 32 + threadIdx.x] = acc[threadIdx.x];
 }
+
+// div.approx.f32 as ptxas writes it: a * MUFU.RCP(b); without .ftz a subnormal divisor scales both
+// operands by 2^24 first; a divisor of 2^126 or more has a flushed reciprocal (libdevice's fmodf
+// divides x by itself this way).  And cvt.ftz.f64.f32 of a NaN: FMUL.FTZ x, 1 first (canonical NaN).
+extern "C" __global__ void div_approx(const float* a, const float* b, float* o, double* w, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = a[i], y = b[i], q, r;
+    double d;
+    asm("div.approx.f32 %0, %1, %2;" : "=f"(q) : "f"(x), "f"(y));
+    asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+    asm("cvt.ftz.f64.f32 %0, %1;" : "=d"(d) : "f"(x));
+    o[i] = q;
+    o[n + i] = r;
+    w[i] = d;
+}

@@ -420,6 +420,28 @@ def int_to_float32(v, ty, rnd):
 
 
 @compiled
+def mufu_rcp32(x):
+    """MUFU.RCP as the SASS path models it: subnormal operand and result flushed, the reciprocal
+    correctly rounded (within the SFU's bound, docs/sass-differential.md)."""
+    x = flush32(x, True)
+    if x == 0.0:
+        return np.float32(math.copysign(math.inf, x))
+    return flush32(np.float32(1.0 / np.float64(x)), True)
+
+
+@compiled
+def div_approx32(a, b, ftz):
+    """div.approx.f32 as ptxas 13 writes it for sm_90: .ftz: FMUL.FTZ a, MUFU.RCP(b); without .ftz,
+    a divisor below the smallest normal (|b| < 2^-126, zero included) first scales both operands by
+    2^24, then FMUL a, MUFU.RCP(b) keeps subnormal results.  A divisor of 2^126 or more has a
+    subnormal reciprocal, which MUFU flushes: the quotient is 0 (libdevice's fmodf relies on it)."""
+    if not ftz and abs(np.float64(b)) < 1.1754943508222875e-38:
+        a = np.float32(np.float64(a) * 16777216.0)
+        b = np.float32(np.float64(b) * 16777216.0)
+    return flush32(np.float32(np.float64(a) * np.float64(mufu_rcp32(b))), ftz)
+
+
+@compiled
 def f32_arith(op, a, b, c, flags, rnd):
     """float32 arithmetic; a, b, c are float32 values."""
     ftz = (flags & E.FL_FTZ) != 0
@@ -443,9 +465,8 @@ def f32_arith(op, a, b, c, flags, rnd):
     elif op == E.OP_FMA or op == E.OP_MAD:
         r = fma32(a, b, c)
     elif op == E.OP_DIV:
-        if flags & E.FL_APPROX:       # reciprocal, then multiply (as div.approx is defined)
-            inv = np.float32(1.0 / db) if db != 0.0 else np.float32(math.copysign(math.inf, db))
-            r = np.float32(da * np.float64(inv))
+        if flags & E.FL_APPROX:       # reciprocal, then multiply, as ptxas writes div.approx
+            r = div_approx32(a, b, ftz)
         else:
             if db == 0.0:
                 if da == 0.0 or math.isnan(da):
