@@ -10,8 +10,8 @@ Every outcome is classified:
     fault       a clean runtime fault (exit 3, RuntimeFault)
     traceback   any other exception (or a subprocess's "Traceback"): a finding
     timeout     the run passed its time limit (the worker is killed): a finding
-    memory      MemoryError or the memory cap hit: a finding
-    crash       the worker died of a signal: a finding
+    memory      MemoryError (the memory cap hit): a finding
+    crash       the worker died (of a signal, or exited): a finding
     bad-exit    a CLI exit code outside 0-3, or exit 2 without "error:": a finding
 
 Findings are deduplicated by (outcome, exception type, innermost simt_sim frame) and each distinct
@@ -783,11 +783,14 @@ def worker_main(conn, mem_bytes: int, jit: bool) -> None:
         with tempfile.TemporaryDirectory(prefix="simt-fuzz-") as tmp:
             workdir = Path(tmp)
             write_files(case, workdir)
-            os.chdir(workdir)
-            try:
-                rec = classify(case, workdir)
-            finally:
-                os.chdir(start)
+            if getattr(case, "subprocess", None):       # (timeout, memory, jit) of a real process
+                rec = run_subprocess(case, workdir, *case.subprocess)
+            else:
+                os.chdir(workdir)
+                try:
+                    rec = classify(case, workdir)
+                finally:
+                    os.chdir(start)
         conn.send(rec)
 
 
@@ -832,13 +835,16 @@ def run_cases(cases: list[Case], workers: int, timeout: float, mem_bytes: int, j
     startup = 120.0                              # a worker's first case also imports simt_sim
     pending = list(reversed(cases))
     results: dict[int, dict] = {}
-    direct = [c for c in cases if subprocess_every and c.action[0] == "cli" and c.index % subprocess_every == 0]
-    pending = [c for c in pending if c not in direct]
+    for c in cases:            # these run as `python -m simt_sim` processes, started by the workers
+        if subprocess_every and c.action[0] == "cli" and c.index % subprocess_every == 0:
+            c.subprocess = (timeout, mem_bytes, jit)
     try:
         while pending or any(w.case for w in pool):
             for w in pool:
                 if w.case is None and pending:
-                    w.submit(pending.pop(), timeout, startup if fresh[id(w)] else 0.0)
+                    case = pending.pop()
+                    w.submit(case, timeout + (30.0 if getattr(case, "subprocess", None) else 0.0),
+                             startup if fresh[id(w)] else 0.0)
             busy = [w for w in pool if w.case is not None]
             ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
             now = time.monotonic()
@@ -854,7 +860,7 @@ def run_cases(cases: list[Case], workers: int, timeout: float, mem_bytes: int, j
                 if rec is None and (w.proc.sentinel in ready or not w.proc.is_alive()):
                     code = w.proc.exitcode
                     rec = {"index": case.index, "category": case.category, "located": False,
-                           "outcome": "crash" if code is not None and code < 0 else "memory",
+                           "outcome": "crash",
                            "exc": f"signal {-code}" if code is not None and code < 0 else f"worker exit {code}",
                            "frame": case.category}
                     w.restart()
@@ -869,12 +875,6 @@ def run_cases(cases: list[Case], workers: int, timeout: float, mem_bytes: int, j
                     results[case.index] = rec
                     if progress:
                         progress(len(results), len(cases))
-        for case in direct:
-            with tempfile.TemporaryDirectory(prefix="simt-fuzz-") as tmp:
-                write_files(case, Path(tmp))
-                results[case.index] = run_subprocess(case, Path(tmp), timeout, mem_bytes, jit)
-            if progress:
-                progress(len(results), len(cases))
     finally:
         for w in pool:
             w.stop()
