@@ -40,6 +40,15 @@ CLASSES = {
     "k06307": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
     "k05812": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
     "k02226": "LOP3.LUT P0 with a predicate source (64-bit != 0)",
+    "k00813": "LEA R35, P0, -R35, R10, 0x1 (b - (a << 1): the carry where a << 1 is 0)",
+    "k03711": "LEA with a negated a (x * 0x7fffffffffffffff as (x << 63) - x)",
+    "k03418": "LEA with a negated a",
+    "k00612": "F2F.F32.F64.RM R9, -R8 of a NaN: no sign flip",
+    "k01202": "F2F of a float64 NaN with -x: no sign flip",
+    "k02713": "F2F of a float64 NaN with -x: no sign flip",
+    "k05621": "F2F of a float64 NaN with -x: no sign flip",
+    "k04729": "F2F.BF16.F64 of a NaN with -x: no sign flip",
+    "k06400": "FSET.BF.GTU.AND R13, |R2|, +INF, PT",
 }
 
 
