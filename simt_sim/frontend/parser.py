@@ -26,7 +26,8 @@ _TOKEN_RE = re.compile(r"""
   | (?P<fhex>0[fF][0-9a-fA-F]{8}(?![\w]))
   | (?P<dhex>0[dD][0-9a-fA-F]{16}(?![\w]))
   | (?P<hex>0[xX][0-9a-fA-F]+U?)
-  | (?P<float>\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
+  | (?P<bin>0[bB][01]+U?(?![\w]))
+  | (?P<float>\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
   | (?P<int>\d+U?)
   | (?P<ident>[%$A-Za-z_.][\w$.]*(?:::[\w$.]+)*)
   | (?P<punct>[,;:\[\]{}()+\-|!@<>=])
@@ -38,6 +39,52 @@ SCALAR_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b8", "b16
 TYPE_SIZES = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "s16": 2, "b16": 2, "f16": 2, "bf16": 2,
               "u32": 4, "s32": 4, "b32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "u16x2": 4, "s16x2": 4,
               "u64": 8, "s64": 8, "b64": 8, "f64": 8, "pred": 1}
+INT_KINDS = ("int", "hex", "bin")
+U64_MASK = (1 << 64) - 1
+
+
+def int_literal(tok: "Token") -> int:
+    """The value of a PTX integer literal as the PTX ISA defines them: hexadecimal (0x1F), octal
+    (a leading 0: 017), binary (0b101) or decimal, each with an optional unsigned suffix U.
+    Integer constants are 64-bit: a literal past 2**64 - 1 is refused (ptxas refuses such a
+    binary literal as "Constant overflow" and silently wraps the other forms modulo 2**64), and
+    so is an octal literal with an 8 or a 9 (ptxas: a syntax error)."""
+    text = tok.text[:-1] if tok.text.endswith("U") else tok.text
+    if text[:2] in ("0x", "0X"):
+        value = int(text[2:], 16)
+    elif text[:2] in ("0b", "0B"):
+        value = int(text[2:], 2)
+    elif len(text) > 1 and text[0] == "0":
+        if any(c in "89" for c in text):
+            raise InputError(f"invalid octal literal {tok.text!r} (a leading 0 makes a PTX integer octal)",
+                             tok.loc)
+        value = int(text, 8)
+    else:
+        value = int(text, 10)
+    if value > U64_MASK:
+        raise InputError(f"integer literal {tok.text} does not fit in 64 bits (PTX integer constants are "
+                         f"64-bit; at most 0xFFFFFFFFFFFFFFFF)", tok.loc)
+    return value
+
+
+def wrap_s64(value: int) -> int:
+    """A 64-bit constant's bits as a signed 64-bit number: 0xFFFFFFFFFFFFFFFF -> -1, -0xFFFFFFFFFFFFFFFF
+    -> 1 (PTX's constant arithmetic is 64-bit; the instruction's type then takes its low bits)."""
+    return ((value + (1 << 63)) & U64_MASK) - (1 << 63)
+
+
+# Bounds checked while parsing, before anything is sized by a declaration (issue 62).  PTX
+# registers are virtual, but the simulator keeps each declared one for every resident thread: 2**18
+# is 16 times the most any kernel of the repository or the generated corpus declares (16,418).
+MAX_KERNEL_REGISTERS = 1 << 18
+# A variable larger than any GPU's memory (the H100 has 80 GB) cannot be placed; the real per-space
+# limits (shared memory per SM, the host-memory budget for .global and .local) are checked when a
+# launch is laid out (machine/lower.py, run/budget.py).
+MAX_VARIABLE_BYTES = 1 << 40
+MAX_CONST_BYTES = 1 << 16        # one constant bank (ptxas: "too much global constant data ... 0x10000 max")
+MAX_PARAM_BYTES = 32764          # kernel parameters (CUDA 12.1+ on sm_70 and later)
+MAX_ALIGN = 1 << 24
+
 # Module-level directives that take the rest of the line and carry no semantics for us.
 _LINE_DIRECTIVES = (".loc", ".file", ".section", ".callprototype")
 
@@ -137,11 +184,29 @@ class Parser:
             self.i += 1
             neg = True
             tok = self.peek()
-        if tok.kind not in ("int", "hex"):
+        if tok.kind not in INT_KINDS:
             raise self.error(tok, f"expected {what}")
         self.i += 1
-        value = int(tok.text.rstrip("U"), 0)
+        value = int_literal(tok)
         return -value if neg else value
+
+    def expect_count(self, what: str, limit: int, why: str) -> tuple[int, Token]:
+        """A non-negative integer (a length, a count, an alignment) of at most `limit`: checked here,
+        before anything is sized by it."""
+        tok = self.peek()
+        value = self.expect_int(what)
+        if value < 0:
+            raise InputError(f"{what} must not be negative, found {value}", tok.loc)
+        if value > limit:
+            raise InputError(f"{what} {value} is larger than {limit:,} ({why})", tok.loc)
+        return value, tok
+
+    def expect_alignment(self) -> int:
+        tok = self.peek()
+        align, _ = self.expect_count("an alignment", MAX_ALIGN, "larger alignments are not supported")
+        if align & (align - 1) or align == 0:
+            raise InputError(f"alignment must be a power of two, found {align}", tok.loc)
+        return align
 
     def skip_line(self) -> None:
         while self.tokens[self.i].kind not in ("nl", "eof"):
@@ -230,7 +295,7 @@ class Parser:
         align = 0
         while True:
             if self.accept(".align"):
-                align = self.expect_int("an alignment")
+                align = self.expect_alignment()
             elif self.peek().text in (".ptr", ".volatile"):
                 self.next()
             else:
@@ -244,14 +309,16 @@ class Parser:
             if self.at("]"):
                 count = 0   # extern dynamic shared array: sized at launch
             else:
-                count = self.expect_int("an array length")
+                limit = (MAX_CONST_BYTES if space == "const" else MAX_VARIABLE_BYTES) // TYPE_SIZES[dtype]
+                count, _ = self.expect_count(
+                    "an array length", limit,
+                    "a .const array holds at most one 64 KiB constant bank" if space == "const" else
+                    "a variable larger than 1 TiB exceeds any GPU's memory")
             self.expect("]")
         init = None
         if self.accept("="):
             init = self.parse_initializer()
         self.expect(";")
-        if count < 0:
-            raise InputError("array length must not be negative", name_tok.loc)
         return VarDecl(space, name_tok.text, dtype, count, align or TYPE_SIZES[dtype], space_tok.loc, init=init)
 
     def parse_initializer(self) -> list[int | float]:
@@ -272,7 +339,7 @@ class Parser:
         """Skip `.ptr` / state-space words; returns the `.align` value if one is given."""
         while True:
             if self.accept(".align"):
-                align = self.expect_int("an alignment")
+                align = self.expect_alignment()
             elif self.peek().text in (".ptr", ".global", ".shared", ".const", ".local"):
                 self.next()
             else:
@@ -286,7 +353,8 @@ class Parser:
         name = self.expect_ident("a parameter name").text
         count = 1
         if self.accept("["):
-            count = self.expect_int("an array length")
+            count, _ = self.expect_count("a parameter array length", MAX_PARAM_BYTES // TYPE_SIZES[dtype],
+                                         f"kernel parameters take at most {MAX_PARAM_BYTES} bytes")
             self.expect("]")
         return Param(name, dtype, count, align or TYPE_SIZES[dtype], tok.loc)
 
@@ -300,7 +368,10 @@ class Parser:
             if name_tok.text.startswith(".") or "." in name_tok.text:
                 raise InputError(f"expected a register name, found {name_tok.text!r}", name_tok.loc)
             if self.accept("<"):
-                n = self.expect_int("a register count")
+                room = max(MAX_KERNEL_REGISTERS - len(regs), 0)
+                n, _ = self.expect_count("a register count", room,
+                                         f"a kernel declares at most {MAX_KERNEL_REGISTERS:,} registers in all; "
+                                         f"the simulator keeps each one for every resident thread")
                 self.expect(">")
                 for k in range(n):
                     regs[self.declare(f"{name_tok.text}{k}")] = dtype
@@ -402,7 +473,7 @@ class Parser:
                 self.expect(";")
                 continue
             values = []
-            if self.peek(skip_nl=False).kind in ("int", "hex"):
+            if self.peek(skip_nl=False).kind in INT_KINDS:
                 values.append(self.expect_int("a number"))
                 while self.accept(","):
                     values.append(self.expect_int("a number"))
@@ -531,7 +602,7 @@ class Parser:
                 raise InputError("'!' applies only to predicate registers", tok.loc)
             inner.negate = True
             return inner
-        if tok.text == "-" or tok.kind in ("int", "hex", "float", "fhex", "dhex"):
+        if tok.text == "-" or tok.kind in ("int", "hex", "bin", "float", "fhex", "dhex"):
             return self.parse_number()
         if tok.kind == "ident":
             self.next()
@@ -549,9 +620,12 @@ class Parser:
         start = self.peek()
         neg = self.accept("-")
         tok = self.next()
-        if tok.kind in ("int", "hex"):
-            value = int(tok.text.rstrip("U"), 0)
-            return Operand("imm", start.loc, value=-value if neg else value)
+        if tok.kind in INT_KINDS:
+            value = int_literal(tok)
+            return Operand("imm", start.loc, value=wrap_s64(-value if neg else value))
+        if tok.kind == "float" and float(tok.text) == float("inf"):
+            raise InputError(f"floating-point literal {tok.text} is beyond the .f64 range (ptxas: "
+                             f"Constant overflow)", tok.loc)
         if tok.kind in ("float", "fhex", "dhex"):
             return Operand("fimm", start.loc, text=("-" if neg else "") + tok.text,
                            value=-float(tok.text) if neg and tok.kind == "float" else
@@ -571,9 +645,9 @@ class Parser:
                            name=register or (tok.text if is_reg else self.symbol(tok.text)))
             if self.at("+") or self.at("-"):
                 sign = -1 if self.next().text == "-" else 1
-                offset = sign * self.expect_int("an address offset")
-        elif tok.kind in ("int", "hex") or tok.text == "-":
-            offset = self.expect_int("an address")
+                offset = wrap_s64(sign * self.expect_int("an address offset"))
+        elif tok.kind in INT_KINDS or tok.text == "-":
+            offset = wrap_s64(self.expect_int("an address"))
         else:
             raise self.error(tok, "expected a register, a variable name or a number inside [ ]")
         self.expect("]", "']' to close the address")
