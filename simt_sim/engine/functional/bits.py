@@ -61,6 +61,16 @@ def nan_as_int(to_zero, bits):
 
 
 @compiled
+def widened_f32_nan(v):
+    """F2F.F64.F32 of the float32 NaN bits v: its sign and payload kept, quieted (the register's
+    NaN: |x| and -x do not apply to it; generated corpus k00019)."""
+    r = np.int64(0x7FF8000000000000) | ((np.int64(v) & 0x7FFFFF) << 29)
+    if (v >> 31) & 1:
+        r |= np.int64(-0x8000000000000000)
+    return r
+
+
+@compiled
 def narrowed_f64_nan(v, half, bf):
     """F2F of the float64 NaN bits v to float32 (half False) or to f16 / bf16: the sign and the
     top bits of the payload kept, quieted (s-convert)."""

@@ -19,7 +19,7 @@ from simt_sim.engine.functional import half as H
 from simt_sim.engine.functional.regfile import opnd, sreg_value
 from simt_sim.engine.functional.simt_stack import first_lane
 from simt_sim.engine.functional.bits import (dfma_nan, f32_from_bits, f32_to_bits, f64_from_bits, f64_to_bits,
-                                             nan_as_int, narrowed_f64_nan)
+                                             nan_as_int, narrowed_f64_nan, widened_f32_nan)
 from simt_sim.engine.jit import compiled, compiled_inline
 from simt_sim.isa import encoding as E
 from simt_sim.machine.layout import G
@@ -759,7 +759,14 @@ def exec_convert(code, regs, mem, row, op, t, w, lane, geom, slot_block, counter
                                                   (E.RND_RPI if rnd == E.RND_RP else E.RND_RNI))
         put(regs, row, 0, t, alu.float_to_int(x, rmode, dty))
     elif dty == E.T_F64:
-        put(regs, row, 0, t, f64_to_bits(x))
+        if x != x and sty == E.T_F32:
+            # F2F.F64.F32 of a NaN: the register's NaN widened and quieted, without |x| / -x (the
+            # H100 applies no sign modifier to a NaN source, as DADD: `(double)fabsf(f)` of a negative
+            # NaN is F2F.F64.F32 R4, |R11| and stays negative, generated corpus k00019)
+            put(regs, row, 0, t, widened_f32_nan(raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
+                                                     counters)))
+        else:
+            put(regs, row, 0, t, f64_to_bits(x))
     elif dty == E.T_F32:
         if rnd == E.RND_RN or sty != E.T_F64:
             r = np.float32(x)
