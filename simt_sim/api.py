@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simt_sim.errors import InputError, Interrupted
-from simt_sim.files import write_atomic
 from simt_sim.frontend.assembler import Program
 from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import Manifest, default_isa, load_manifest
@@ -25,7 +24,10 @@ from simt_sim.frontend.ptxas import RegisterCount
 from simt_sim.frontend import ptxas
 from simt_sim.machine import config as machine_config
 from simt_sim.machine.config import GPUConfig
-from simt_sim.observe.history import buffer_json, format_masks, history_json
+from simt_sim.files import atomic_open
+from simt_sim.observe import export
+from simt_sim.observe.export import materialize, write_document
+from simt_sim.observe.history import format_masks, warp_label
 from simt_sim.observe.metrics import metrics_json
 from simt_sim.observe.pictures import write_picture
 from simt_sim.observe.stalls import stalls_by_pc
@@ -355,19 +357,31 @@ class Result:
         """The document `simt-sim run --json` writes (to path, when given): kernel, config, grid,
         block, statistics or metrics, outputs, instruction texts and the mask history (empty
         unless recorded with history=True)."""
+        doc = self._document()
+        if path is not None:
+            with atomic_open(path) as f:
+                write_document(f, doc)
+        return materialize(doc)
+
+    def write_json(self, path) -> None:
+        """Write the to_json() document to path as a stream (its buffers and history a chunk at a
+        time: observe/export.py), without building it in memory; what `simt-sim run --json` does."""
+        with atomic_open(path) as f:
+            write_document(f, self._document())
+
+    def _document(self) -> dict:
         doc = self._timed_document() if self.timed else self._functional_document()
         # an interrupted run's document says so first: its statistics stop where Ctrl-C came
-        doc = {"complete": not self.interrupted, **doc}
-        if path is not None:
-            write_atomic(path, json.dumps(doc, indent=1, default=float))
-        return doc
+        dropped = int(getattr(self.raw, "history_dropped", 0))
+        return {"complete": not self.interrupted, **doc,
+                "history_complete": dropped == 0, "history_dropped": dropped}
 
     def _functional_document(self) -> dict:
         run = self.raw
         return {"kernel": run.program.name, **self._isa_json(), "config": self.config.name, "grid": dims(run.grid),
                 "block": dims(run.block), "warp_size": run.config.warp_size, "policy": run.config.policy,
                 "stats": run.stats, "interrupted": run.interrupted,
-                "outputs": {} if run.interrupted else outputs_json(run.buffers), "history": history_json(run),
+                "outputs": {} if run.interrupted else outputs_json(run.buffers), "history": history_document(run),
                 "texts": run.program.texts, "memcheck": self._memcheck_json()}
 
     def _isa_json(self) -> dict:
@@ -384,7 +398,7 @@ class Result:
                 "block": dims(first.block), "warp_size": run.config.get("warp_size"),
                 "metrics": metrics_json(run), "texts": first.program.texts,
                 "outputs": {} if run.interrupted else outputs_json(run.buffers),
-                "history": history_json(first), "memcheck": self._memcheck_json()}
+                "history": history_document(first), "memcheck": self._memcheck_json()}
 
     def stalls_by_pc(self, launch: int = 0) -> list[dict]:
         """Timed runs: the warp-cycles one launch's warps spent waiting to issue each instruction
@@ -439,4 +453,9 @@ def dims(d) -> list[int]:
 
 
 def outputs_json(buffers: dict) -> dict:
-    return {name: buffer_json(arr) for name, arr in buffers.items()}
+    return {name: export.Buffer(arr) for name, arr in buffers.items()}
+
+
+def history_document(run) -> export.History:
+    return export.History(run.history, run.config.warp_size if hasattr(run.config, "warp_size")
+                          else run.config.get("warp_size"), lambda gid: warp_label(run, gid))

@@ -313,7 +313,7 @@ VEC_ADD = ["run", "tests/cuda/vec_add_int.ptx", "--grid", "1", "--block", "4"]
     (["run", "programs/article-ex1-mask", "--set", "memory.l2.size_kb=100000000000"],
      "memory.l2.size_kb must be between 1 and 1048576"),
     (["run", "programs/article-ex1-mask", "--set", "num_sms=100000000000000000000"],
-     "num_sms must be positive and at most 1099511627776"),
+     "num_sms must be between 1 and 1,024 (the engine keeps caches, ports and block slots for every SM"),
     (["run", "programs/article-ex1-mask", "--set", "units.fp32.lanes=1.0e-300"],
      "units.fp32.lanes must be positive (at least 0.001) and at most 64"),
     (["run", "programs/article-ex1-mask", "--functional", "--registers", "0"], "--registers must be between 1 and 255"),

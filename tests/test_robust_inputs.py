@@ -85,7 +85,8 @@ BAD = [
     (".reg .b32 %q<2147483648>;", "mov.u32 %r1, 1;", "214", "a register count 2147483648 is larger than"),
     (".reg .b32 %q<18446744073709551615>;", "mov.u32 %r1, 1;", "184", "larger than"),
     (".shared .align 3 .b8 sh[16];", "mov.u32 %r1, 1;", "3", "alignment must be a power of two"),
-    (".shared .align 4 .b8 sh[2199023255553];", "mov.u32 %r1, 1;", "219", "exceeds any GPU's memory"),
+    (".global .align 4 .b8 gl[2199023255553];", "mov.u32 %r1, 1;", "219", "exceeds any GPU's memory"),
+    (".shared .align 4 .b8 sh[4294967296];", "mov.u32 %r1, 1;", "429", "no SM holds more than 64 MiB"),
     (".local .align 8 .b64 lo[-1];", "mov.u32 %r1, 1;", "-", "must not be negative"),
 ]
 

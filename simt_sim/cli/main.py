@@ -280,6 +280,12 @@ def cmd_run(ns) -> int:
         config = config.with_overrides([f"scheduler.policy={ns.scheduler}"])
     if ns.memcheck:
         config = config.with_overrides([f"simt.memcheck={ns.memcheck}"])
+    # the host-memory budget of the buffers before any is made (run/budget.py): the input kept
+    # here, global memory and the output read back
+    from simt_sim.frontend.manifest import DTYPES
+    from simt_sim.run import budget
+    budget.check(budget.buffer_parts({s.name: s.size * np.dtype(DTYPES[s.dtype]).itemsize for s in specs}),
+                 config.get("limits.host_memory_mib", 8192) * 2**20)
     inputs = {s.name: s.make() for s in specs}
     if ns.functional:
         if ns.picture or ns.trace or getattr(ns, "more_launches", None):
@@ -291,7 +297,7 @@ def cmd_run(ns) -> int:
 def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
     from simt_sim import api
     try:
-        result = api.run_functional(program, grid, block, args, {k: v.copy() for k, v in inputs.items()}, config,
+        result = api.run_functional(program, grid, block, args, dict(inputs), config,
                                     dynamic_shared=dyn, history=True)
     except RuntimeFault as e:
         raise fault_without_exports(e, ns) from None
@@ -339,7 +345,7 @@ def write_exports(ns, result) -> int:
     interrupted = result.interrupted
     written, skipped = [], []
     if ns.json:
-        result.to_json(ns.json)
+        result.write_json(ns.json)
         written.append(ns.json)
     for path in getattr(ns, "picture", []):
         if interrupted:
@@ -420,7 +426,7 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     warn = (lambda message: None) if ns.quiet else (lambda message: print(f"warning: {message}", file=sys.stderr))
     launches = [api.with_allocated_registers(kl, warn) for kl in launches]
     try:
-        result = api.simulate(launches, {k: v.copy() for k, v in inputs.items()}, config,
+        result = api.simulate(launches, dict(inputs), config,
                               history=bool(ns.masks or ns.json), trace=bool(ns.picture or ns.trace),
                               progress=progress)
     except RuntimeFault as e:

@@ -81,6 +81,9 @@ MAX_KERNEL_REGISTERS = 1 << 18
 # limits (shared memory per SM, the host-memory budget for .global and .local) are checked when a
 # launch is laid out (machine/lower.py, run/budget.py).
 MAX_VARIABLE_BYTES = 1 << 40
+# no config's SM holds more (the range of sm.shared_memory in machine/config.py); checked here too so
+# that a SASS run refuses a 4 GiB .shared array before ptxas and nvdisasm (which allocated 4.2 GB for it)
+MAX_SHARED_BYTES = 1 << 26
 MAX_CONST_BYTES = 1 << 16        # one constant bank (ptxas: "too much global constant data ... 0x10000 max")
 MAX_PARAM_BYTES = 32764          # kernel parameters (CUDA 12.1+ on sm_70 and later)
 MAX_ALIGN = 1 << 24
@@ -309,11 +312,12 @@ class Parser:
             if self.at("]"):
                 count = 0   # extern dynamic shared array: sized at launch
             else:
-                limit = (MAX_CONST_BYTES if space == "const" else MAX_VARIABLE_BYTES) // TYPE_SIZES[dtype]
-                count, _ = self.expect_count(
-                    "an array length", limit,
-                    "a .const array holds at most one 64 KiB constant bank" if space == "const" else
-                    "a variable larger than 1 TiB exceeds any GPU's memory")
+                limit, why = {
+                    "const": (MAX_CONST_BYTES, "a .const array holds at most one 64 KiB constant bank"),
+                    "shared": (MAX_SHARED_BYTES, "no SM holds more than 64 MiB of shared memory (the range of "
+                                                 "sm.shared_memory)"),
+                }.get(space, (MAX_VARIABLE_BYTES, "a variable larger than 1 TiB exceeds any GPU's memory"))
+                count, _ = self.expect_count("an array length", limit // TYPE_SIZES[dtype], why)
             self.expect("]")
         init = None
         if self.accept("="):

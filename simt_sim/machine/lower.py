@@ -16,7 +16,7 @@ import numpy as np
 
 from simt_sim.errors import InputError
 from simt_sim.isa import encoding as E
-from simt_sim.machine.config import GPUConfig
+from simt_sim.machine.config import DEFAULTS, GPUConfig
 from simt_sim.machine.layout import GEOM_FIELDS, ISA_PTX, ISA_SASS, KF, KF_FIELDS, KSTATE_WAITING, POLICY_NAMES, G
 from simt_sim.machine.occupancy import Occupancy, occupancy
 from simt_sim.machine.state import Code, code_markers
@@ -44,6 +44,9 @@ class MachineImage:
     tc: np.ndarray | None = None
     tf: np.ndarray | None = None
     tables: object = None
+    host_memory_bytes: int = 0     # limits.host_memory_mib: the run's host-memory budget (run/budget.py)
+    history_rows: int = 0          # limits.history_rows: mask-history / event rows kept at most
+    timing_bytes: int = 0          # timed: the timing model's cache and port state (estimate)
 
     @property
     def n_slots(self) -> int:
@@ -144,6 +147,7 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
         cfg = cfg.for_sass()
     wpb = max(-(-kl.block.count // ws) for kl in launches)
     total_blocks = sum(kl.grid.count for kl in launches)
+    check_shared_per_block(launches, cfg)
     shared_stride = max(kl.program.shared_size + kl.dynamic_shared for kl in launches)
     local_stride = max(kl.program.local_size + call_stack_bytes(kl.program, cfg) for kl in launches)
     programs = [kl.program for kl in launches]
@@ -163,11 +167,34 @@ def lower(launches: list, cfg: GPUConfig, timed: bool, record_trace: bool = Fals
                          wpb, n_sm, slots_per_sm, shared_stride, local_stride,
                          geometry(launches, cfg, wpb, n_sm, slots_per_sm, shared_stride, local_stride),
                          total_blocks * wpb, occ)
+    image.host_memory_bytes = cfg.get("limits.host_memory_mib", DEFAULTS["limits"]["host_memory_mib"]) * 2**20
+    image.history_rows = cfg.get("limits.history_rows", DEFAULTS["limits"]["history_rows"])
     if timed:
+        image.timing_bytes = timing_state_bytes(cfg, n_sm)
         image.kinfo = kernel_fields(launches, cfg, occ, pc_bases, wpb)
         image.tc, image.tf = machine_scalars(cfg, n_sm, slots_per_sm, slots_per_sm * wpb, record_trace, bool(sass))
         image.tables = pc_tables(cfg, code.rows, code.vecs, numbering, programs)
     return image
+
+
+def check_shared_per_block(launches, cfg: GPUConfig) -> None:
+    """A block's shared memory (static + dynamic) must fit on one SM of the config, in both modes,
+    before any is allocated: the functional run keeps it for every resident block as the timed one
+    does (issue 62: a 4 GiB .shared array ran functionally)."""
+    limit = cfg.get("sm.shared_memory", DEFAULTS["sm"]["shared_memory"])
+    for kl in launches:
+        need = kl.program.shared_size + kl.dynamic_shared
+        if need > limit:
+            raise InputError(f"kernel {kl.program.name}: a block needs {need:,} bytes of shared memory "
+                             f"({kl.program.shared_size:,} static + {kl.dynamic_shared:,} dynamic), more than one "
+                             f"SM holds (sm.shared_memory = {limit:,})")
+
+
+def timing_state_bytes(cfg: GPUConfig, n_sm: int) -> int:
+    """Host bytes of the timing model's caches (four int64 per line of every SM's L1 and of L2)."""
+    def lines(level: str) -> int:
+        return int(cfg.get(f"memory.{level}.size_kb") * 1024) // max(cfg.get("memory.line_bytes"), 1)
+    return 32 * (n_sm * lines("l1") + lines("l2"))
 
 
 def kernel_fields(launches, cfg: GPUConfig, occ: list[Occupancy], pc_bases: list[int], wpb: int) -> np.ndarray:

@@ -104,6 +104,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     result = RunResult(program, grid, block, config, s.outputs(), s.history(), s.events(),
                        s.thread_icount if record_threads else None, s.max_sp if record_threads else None,
                        counters, s.module_globals(), s.memcheck_report(), interrupted)
+    result.history_dropped = s.dropped["hist"]    # rows past limits.history_rows (run/budget.py)
     if interrupted:
         raise Interrupted(result)
     return result

@@ -14,6 +14,7 @@ from simt_sim.machine import layout as L
 from simt_sim.frontend.dims import Dim3
 from simt_sim.machine.lower import MachineImage
 from simt_sim.machine.state import Memory, empty_history, make_counters, make_regs, make_warps
+from simt_sim.run import budget
 from simt_sim.run.memcheck import MODES as MEMCHECK_MODES, MemcheckReport, build_report
 
 BUFFER_ALIGN = 256
@@ -116,6 +117,11 @@ class Session:
         self.buffers = dict(buffers or {})
         owner = next((kl.program for kl in launches if kl.program.global_size), launches[0].program)
         self.owner = owner
+        # the host-memory budget, before anything is allocated (run/budget.py)
+        budget.check(budget.session_parts(image, self.buffers, owner.global_size, record_history, record_threads,
+                                          timed=image.tc is not None), image.host_memory_bytes)
+        self.kept_rows = image.history_rows
+        self.dropped = {"hist": 0, "events": 0}
         self.gmem, self.allocs, self.buffer_addr = layout_global(owner, self.buffers)
         pmem = bytearray(max(image.param_size, 8))
         for k, kl in enumerate(launches):
@@ -153,24 +159,46 @@ class Session:
         """Empty the buffer the engine said is full; False when status is not such a request."""
         c = self.counters
         if status == L.RUN_HISTORY_FULL:
-            self.parts["hist"].append(self.hist[:c[L.C_HIST]].copy())
+            self.keep("hist", self.hist[:c[L.C_HIST]])
             c[L.C_HIST] = 0
-            if len(self.hist) < L.HISTORY_CHUNK_MAX:
+            if len(self.hist) < L.HISTORY_CHUNK_MAX and self.room("hist") > 0:
                 self.hist = empty_history(len(self.hist) * 2)
             return True
         if status == L.RUN_EVENTS_FULL:
             if keep_events:
-                self.parts["events"].append(self.ev[:c[L.C_EVENTS]].copy())
+                self.keep("events", self.ev[:c[L.C_EVENTS]])
             c[L.C_EVENTS] = 0
             return True
         return False
 
+    def room(self, kind: str) -> int:
+        """Rows of `kind` (hist, events) still kept under limits.history_rows."""
+        return self.kept_rows - sum(len(p) for p in self.parts[kind])
+
+    def keep(self, kind: str, rows: np.ndarray) -> None:
+        """Keep the first rows up to limits.history_rows; count the rest (history_complete: false)."""
+        take = max(min(len(rows), self.room(kind)), 0)
+        if take:
+            self.parts[kind].append(rows[:take].copy())
+        self.dropped[kind] += len(rows) - take
+
     def history(self) -> np.ndarray:
         tail = self.hist[:min(int(self.counters[L.C_HIST]), len(self.hist))]
-        return np.concatenate(self.parts["hist"] + [tail]) if self.parts["hist"] else tail.copy()
+        self.keep("hist", tail)
+        self.hist = empty_history(0) if self.parts["hist"] else self.hist
+        self.counters[L.C_HIST] = 0
+        parts = self.parts["hist"]
+        out = np.concatenate(parts) if len(parts) > 1 else (parts[0] if parts else empty_history(0))
+        self.parts["hist"] = [out] if len(out) else []
+        return out
 
     def events(self) -> np.ndarray:
-        return np.concatenate(self.parts["events"] + [self.ev[:self.counters[L.C_EVENTS]]])
+        self.keep("events", self.ev[:self.counters[L.C_EVENTS]])
+        self.counters[L.C_EVENTS] = 0
+        parts = self.parts["events"]
+        out = np.concatenate(parts) if len(parts) > 1 else (parts[0] if parts else self.ev[:0].copy())
+        self.parts["events"] = [out] if len(out) else []
+        return out
 
     def outputs(self) -> dict[str, np.ndarray]:
         return read_buffers(self.buffers, self.buffer_addr, self.allocs, self.gmem)

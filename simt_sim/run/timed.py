@@ -188,6 +188,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     result = SimResult(cfg, launches, s.outputs(), metrics, cycles, s.history(), trace, tlog,
                        warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls,
                        pc_samples, s.memcheck_report())
+    result.history_dropped = s.dropped["hist"]    # rows past limits.history_rows (run/budget.py)
     if interrupted:
         raise Interrupted(result)
     return result
