@@ -2,12 +2,15 @@
 before its fix and is now a clean bad-input error."""
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from simt_sim.errors import InputError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,3 +41,41 @@ def test_an_nvdisasm_instruction_of_the_wrong_shape_is_an_input_error(field, val
     name = doc[1][0]["function-name"]
     with pytest.raises(InputError, match=f"unexpected instruction 2 of {name} at pc 0x20"):
         S.build_kernel(name, structured[name], encoded[name])
+
+
+def listing_with(program: str, edits: dict[int, str]):
+    """nvdisasm's listings of programs/NAME's committed cubin with instruction k's operands
+    replaced by edits[k]."""
+    from simt_sim.frontend import sass as S
+    js, hx = S.nvdisasm_listings(ROOT / "programs" / program / "kernel.sm_90.cubin")
+    doc = json.loads(js)
+    for k, operands in edits.items():
+        doc[1][0]["sass-instructions"][k]["operands"] = operands
+    return json.dumps(doc), hx
+
+
+@pytest.mark.parametrize("operands,message", [
+    ("R300,R7,0x4,R2", r"'IMAD.WIDE R300, R7, 0x4, R2' at pc 0x0080: register R300 does not exist \(R0-R254, RZ\)"),
+    ("R2,R7,UR99,R2", r"register UR99 does not exist \(UR0-UR62, URZ\)"),
+])
+def test_a_register_beyond_the_register_file_is_refused(operands, message):
+    """fuzz (CI profile) sass inputs 142 and others: R300 / UR99 in a listing indexed past the
+    register rows (IndexError in the engine), and a UR above UR62 would have aliased an R row."""
+    import fuzz
+    with pytest.raises(InputError, match=message):
+        fuzz.lower_listing(*listing_with("v-vote", {8: operands}), ROOT / "programs" / "v-vote")
+
+
+def test_a_pair_at_the_last_register_has_its_row(tmp_path):
+    """IMAD.WIDE writing the pair R254/R255 (beyond ptxas's count): the thread gets rows past R254
+    instead of an IndexError, and the load that takes its address from R254.64 gives the outputs
+    of the unedited kernel."""
+    import fuzz
+    prog, _ = fuzz.lower_listing(*listing_with("v-vote", {8: "R254,R7,0x4,R2", 9: "R2,desc[UR4][R254.64]"}),
+                                 ROOT / "programs" / "v-vote")
+    from simt_sim.isa import encoding as E
+    assert prog.n_r32 == E.SASS_R_BASE + 254 + 4
+    res = fuzz.run_listing(*listing_with("v-vote", {8: "R254,R7,0x4,R2", 9: "R2,desc[UR4][R254.64]"}),
+                           ROOT / "programs" / "v-vote")
+    ref = fuzz.run_listing(*listing_with("v-vote", {}), ROOT / "programs" / "v-vote")
+    assert all((res.buffers[k] == ref.buffers[k]).all() for k in ref.buffers)

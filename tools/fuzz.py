@@ -631,6 +631,15 @@ class BadExit(Exception):
 def run_sass_listing(seed: int) -> None:
     """The program's committed cubin's nvdisasm listings, mutated, parsed and lowered as
     load_sass_program does, then run functionally on the manifest's launch."""
+    from simt_sim.frontend import sass as S
+    js, hx = S.nvdisasm_listings(Path("kernel.sm_90.cubin"))
+    run_listing(*mutate_listing(random.Random(seed), js, hx))
+
+
+def lower_listing(js: str, hx: str, directory: Path = Path(".")):
+    """(program, manifest): the program in `directory` lowered from these nvdisasm listings (-json,
+    -hex) of its committed cubin, as load_sass_program lowers ptxas's; program None when the
+    listing has no function of the kernel's name."""
     from dataclasses import replace
     from simt_sim.frontend import sass as S
     from simt_sim.frontend.assembler import load_program
@@ -638,31 +647,35 @@ def run_sass_listing(seed: int) -> None:
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.frontend.sass_banks import globals_from_cubin, lay_out_banks
     from simt_sim.frontend.sass_lower import bank0_offsets, lower_kernel
-    from simt_sim.machine.config import load_config
-    from simt_sim.run.functional import launch
-    rng = random.Random(seed)
-    m = load_manifest(".")
-    cubin = Path("kernel.sm_90.cubin")
-    js, hx = S.nvdisasm_listings(cubin)
-    js, hx = mutate_listing(rng, js, hx)
+    from simt_sim.isa import encoding as E
+    m = load_manifest(str(directory))
+    cubin = directory / "kernel.sm_90.cubin"
     structured, encoded, labels = S.parse_json_listing(js), S.parse_hex_listing(hx), S.parse_labels(hx)
     kernels = {name: S.build_kernel(name, insts, encoded.get(name, []), labels.get(name))
                for name, insts in structured.items()}
     kernels = {k.name: k for k in (S.link_functions(k, kernels) for k in kernels.values())}
     ptx_program = load_program(str(m.kernel_file), m.kernel)
-    elf = read_cubin(cubin)
     if ptx_program.name not in kernels:
-        return
+        return None, m
+    elf = read_cubin(cubin)
     sk = kernels[ptx_program.name]
-    from simt_sim.isa import encoding as E
     addresses = {v.name: E.GLOBAL_BASE + v.offset for v in ptx_program.globals}
     banks = lay_out_banks(elf, ptx_program.name, ptx_program.param_size, addresses, bank0_offsets(sk))
     ptx_program = replace(ptx_program, globals=globals_from_cubin(ptx_program.globals, elf))
-    prog = lower_kernel(sk, ptx_program, f"fuzz:{ptx_program.name}", banks,
-                        max(elf.register_counts().values(), default=0))
+    return lower_kernel(sk, ptx_program, f"listing:{ptx_program.name}", banks,
+                        max(elf.register_counts().values(), default=0)), m
+
+
+def run_listing(js: str, hx: str, directory: Path = Path(".")):
+    """lower_listing's program run functionally on the manifest's launch (its RunResult), or None."""
+    from simt_sim.machine.config import load_config
+    from simt_sim.run.functional import launch
+    prog, m = lower_listing(js, hx, directory)
+    if prog is None:
+        return None
     cfg = load_config(m.config, [*m.overrides, *LIMITS])
     bufs = {s.name: s.make() for s in m.buffers}
-    launch(prog, m.grid, m.block, list(m.args), bufs, cfg.launch_config(), dynamic_shared=m.dynamic_shared)
+    return launch(prog, m.grid, m.block, list(m.args), bufs, cfg.launch_config(), dynamic_shared=m.dynamic_shared)
 
 
 def classify(case: Case, workdir: Path) -> dict:

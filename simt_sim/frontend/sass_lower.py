@@ -124,10 +124,15 @@ class RowBuilder:
             return None
         if m.group(2) == "Z":
             return (E.K_NONE if dest else E.K_IMM), -1
+        n = int(m.group(2))
         if m.group(1):
-            return E.K_R32, E.SASS_UR_BASE + int(m.group(2))
-        self.highest_r = max(self.highest_r, int(m.group(2)))
-        return E.K_R32, E.SASS_R_BASE + int(m.group(2))
+            if n > 62:             # sm_90: UR0-UR62 and URZ; a higher one would alias an R row
+                raise self.error(f"uniform register UR{n} does not exist (UR0-UR62, URZ)")
+            return E.K_R32, E.SASS_UR_BASE + n
+        if n > 254:
+            raise self.error(f"register R{n} does not exist (R0-R254, RZ)")
+        self.highest_r = max(self.highest_r, n)
+        return E.K_R32, E.SASS_R_BASE + n
 
     def operand(self, text: str, number: str = "int", dest: bool = False) -> tuple[int, int, int, int]:
         """A SASS operand -> (kind, index, immediate, modifiers).  `number`: how a decimal
@@ -982,9 +987,11 @@ def register_rows(highest: int, register_count: int) -> int:
     """R rows a thread needs: ptxas's register count covers every register an instruction touches,
     also those named implicitly (the second of a pair, the rest of a .128 or an HMMA fragment);
     without it, the highest named register plus a quad."""
-    if register_count:
-        return min(max(register_count, highest + 1), 255)
-    return min(highest + 4, 255) if highest >= 0 else 1
+    if register_count and highest < register_count:
+        return register_count
+    # beyond ptxas's count (a damaged listing or cubin) or without one: room for a .128 access at
+    # the highest register (R254.64 reads a row past R254's)
+    return highest + 4 if highest >= 0 else max(register_count, 1)
 
 
 _BANK0_RE = re.compile(r"c\[0x0\]\[(0x[0-9a-f]+)\]")
