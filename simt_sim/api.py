@@ -363,6 +363,11 @@ class Result:
                 write_document(f, doc)
         return materialize(doc)
 
+    @property
+    def raw_history_rows(self) -> int:
+        """limits.history_rows of the run's config: the history and issue-trace rows kept at most."""
+        return int(self.config.get("limits.history_rows", machine_config.DEFAULTS["limits"]["history_rows"]))
+
     def write_json(self, path) -> None:
         """Write the to_json() document to path as a stream (its buffers and history a chunk at a
         time: observe/export.py), without building it in memory; what `simt-sim run --json` does."""

@@ -124,11 +124,13 @@ def test_resident_state_over_the_budget_is_refused_naming_it(tmp_path):
 
 
 @pytest.mark.parametrize("mode", [["--functional"], []], ids=["functional", "timed"])
-def test_history_is_bounded_and_says_so(tmp_path, mode):
+def test_history_is_bounded_and_says_so(tmp_path, mode, capsys):
     full, cut = tmp_path / "full.json", tmp_path / "cut.json"
     program = str(ROOT / "programs" / "article-ex3-mask")
     assert main(["run", program, "--quiet", "--json", str(full), *mode]) == 0
+    assert "warning" not in capsys.readouterr().err
     assert main(["run", program, "--quiet", "--json", str(cut), "--set", "limits.history_rows=5", *mode]) == 0
+    assert "warning: the history keeps its first 5 rows;" in capsys.readouterr().err
     a, b = json.loads(full.read_text()), json.loads(cut.read_text())
     rows = sum(len(w["pc"]) for w in a["history"].values())
     assert rows > 5 and a["history_complete"] is True and a["history_dropped"] == 0
@@ -156,3 +158,15 @@ def test_streamed_json_is_the_document(tmp_path):
     write_document(f, {"outputs": {"x": Buffer(big)}})
     back = json.loads(f.getvalue())["outputs"]["x"]
     assert len(back) == 200_000 and back[7] == "inf" and back[199_999] == 199999.0
+
+
+def test_issue_trace_is_bounded_and_says_so(tmp_path, capsys):
+    program = str(ROOT / "programs" / "article-ex3-mask")
+    full, cut = tmp_path / "full.trace.json", tmp_path / "cut.trace.json"
+    assert main(["run", program, "--quiet", "--trace", str(full)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["run", program, "--quiet", "--trace", str(cut), "--set", "limits.history_rows=3"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the issue trace keeps its first 3 rows;" in err and "limits.history_rows" in err
+    res = api.run_program(ROOT / "programs" / "article-ex3-mask", trace=True, overrides=["limits.history_rows=3"])
+    assert len(res.raw.trace) == 3 and res.raw.trace_dropped > 0

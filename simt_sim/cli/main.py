@@ -355,6 +355,12 @@ def write_exports(ns, result) -> int:
     if getattr(ns, "trace", None):
         result.trace(ns.trace)
         written.append(ns.trace)
+    dropped = {"history": getattr(result.raw, "history_dropped", 0) if ns.json or getattr(ns, "masks", False) else 0,
+               "issue trace": getattr(result.raw, "trace_dropped", 0)}
+    for what, n in dropped.items():
+        if n:          # bounded by limits.history_rows (docs/errors.md): say so, never silently
+            print(f"warning: the {what} keeps its first {result.raw_history_rows:,} rows; {n:,} later rows "
+                  f"were not kept (limits.history_rows)", file=sys.stderr)
     if not interrupted:
         return 0
     parts = ["interrupted: statistics so far are shown; outputs were not checked"]

@@ -69,4 +69,6 @@ def session_parts(image, buffers: dict, global_size: int, record_history: bool, 
         parts.append(("per-thread instruction counts", image.n_gids * ws * 8 + image.n_gids * 8))
     if timed:
         parts.append(("timing model caches", image.timing_bytes))
+        if image.tc[L.TC["record_trace"]]:
+            parts.append((f"issue trace ({rows:,} rows: limits.history_rows)", rows * HISTORY_ROW_BYTES))
     return parts

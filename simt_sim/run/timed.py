@@ -141,6 +141,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     ts = make_tstate(image, record_trace)
     mt = make_mem_timing(image.tc, image.n_sm)
     parts = {"trace": [], "tlog": []}
+    trace_dropped = 0
     t0 = time.perf_counter()
     slices = Slices(cfg.get("limits.wall_seconds", 0.0))
     interrupted = False
@@ -153,8 +154,13 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                 if s.drain(status, keep_events=False):
                     continue
                 if status == L.RUN_TRACE_FULL:
-                    parts["trace"].append(ts.trace[:ts.now[L.N_TRACE]].copy())
-                    parts["tlog"].append(ts.tlog[:ts.now[L.N_TLOG]].copy())
+                    # the issue trace (--picture, --trace) keeps its first limits.history_rows rows
+                    room = image.history_rows - sum(len(p) for p in parts["trace"])
+                    n_trace = int(ts.now[L.N_TRACE])
+                    if room > 0:
+                        parts["trace"].append(ts.trace[:min(n_trace, room)].copy())
+                        parts["tlog"].append(ts.tlog[:ts.now[L.N_TLOG]].copy())
+                    trace_dropped += n_trace - max(min(n_trace, room), 0)
                     ts.now[L.N_TRACE] = 0
                     ts.now[L.N_TLOG] = 0
                 elif status == L.RUN_SLICE:
@@ -172,7 +178,9 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     wall = time.perf_counter() - t0
     if status == L.RUN_FAULT and not interrupted:
         raise RuntimeFault(fault_message(s, image, launches))
-    trace = np.concatenate(parts["trace"] + [ts.trace[:ts.now[L.N_TRACE]]])
+    room = max(image.history_rows - sum(len(p) for p in parts["trace"]), 0)
+    trace_dropped += max(int(ts.now[L.N_TRACE]) - room, 0)
+    trace = np.concatenate(parts["trace"] + [ts.trace[:min(int(ts.now[L.N_TRACE]), room)]])
     tlog = np.concatenate(parts["tlog"] + [ts.tlog[:ts.now[L.N_TLOG]]])
     kinfo = ts.kinfo
     cycles = int(max(kinfo[:, L.KF_END_CYCLE].max(), ts.now[L.N_NOW] if interrupted else 0))
@@ -189,6 +197,7 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
                        warp_spans(trace, image.n_gids), interrupted, wall, summary, s.module_globals(), pc_stalls,
                        pc_samples, s.memcheck_report())
     result.history_dropped = s.dropped["hist"]    # rows past limits.history_rows (run/budget.py)
+    result.trace_dropped = trace_dropped
     if interrupted:
         raise Interrupted(result)
     return result
