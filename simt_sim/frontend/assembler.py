@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -132,6 +132,61 @@ def b_written_last(instrs: list, block_starts: set[int]) -> set[int]:
                 break
         if written.get(b.name, -1) > written.get(a.name, -1):
             out.add(i)
+    return out
+
+
+def sign_folds(instrs: list, block_starts: set[int]) -> dict[int, tuple]:
+    """cvt.f64.f32 d, s where s = abs.f32 / neg.f32 of y (earlier in the basic block with y unchanged
+    since, or s and y each written once in the function, as nvcc writes them): ptxas folds them
+    into F2F.F64.F32 d, |y| / -y, and the H100 applies no |x| / -x to a NaN source, so the NaN of
+    y goes on with its own sign (generated corpus k00019 k07615 k07801 k09903 k09906).
+    Position -> (y's operand, FL_SRC_ABS / FL_SRC_NEG flags) for the row to read y instead."""
+    out = {}
+    defs: dict[str, list[int]] = {}
+    for k, ins in enumerate(instrs):
+        if ins.operands and ins.operands[0].kind == "reg":
+            defs.setdefault(ins.operands[0].name, []).append(k)
+    for i, ins in enumerate(instrs):
+        if ins.opcode != "cvt" or ins.suffixes != ["f64", "f32"] or ins.guard is not None \
+                or len(ins.operands) != 2 or ins.operands[1].kind != "reg":
+            continue
+        src, absolute, negate, j = ins.operands[1], False, False, i
+        while True:
+            found = None
+            single = defs.get(src.name, [])
+            if len(single) == 1 and single[0] < j:
+                # written once in the function (nvcc's PTX is SSA-like): ptxas folds across blocks
+                found = single[0]
+            for k in range(j - 1, -1, -1) if found is None else ():
+                prev = instrs[k]
+                if prev.opcode in ("bra", "call", "ret", "exit"):
+                    break
+                if prev.operands and prev.operands[0].kind == "reg" and prev.operands[0].name == src.name:
+                    found = k
+                    break
+                if k in block_starts:
+                    break
+            if found is None:
+                break
+            prev = instrs[found]
+            if prev.opcode not in ("abs", "neg") or prev.suffixes != ["f32"] or prev.guard is not None \
+                    or prev.operands[1].kind != "reg":
+                break
+            y = prev.operands[1]
+            y_defs = defs.get(y.name, [])
+            if len(y_defs) == 1:
+                if y_defs[0] >= found:
+                    break
+            elif any(k in block_starts or instrs[k].opcode in ("bra", "call", "ret", "exit")
+                     for k in range(found + 1, i)) or any(k in y_defs for k in range(found + 1, i)):
+                break                       # y may have changed between the fold and the cvt
+            if prev.opcode == "abs":
+                absolute = True
+            elif not absolute:
+                negate = not negate
+            src, j = y, found
+        if src is not ins.operands[1]:
+            out[i] = (src, (E.FL_SRC_ABS if absolute else 0) | (E.FL_SRC_NEG if negate else 0))
     return out
 
 
@@ -773,10 +828,15 @@ class Assembler:
             self.kernel, self.regs, self.symbols = body.syntax, body.regs, body.symbols
             starts = {pc - body.pc_base for pc in body.labels.values()}
             later_b = b_written_last(body.instrs, starts)
+            folds = sign_folds(body.instrs, starts)
             for k, ins in enumerate(body.instrs):
+                if k in folds:
+                    ins = replace(ins, operands=[ins.operands[0], folds[k][0]])
                 row = self.encode(ins, body.labels, in_function=body is not kernel_body)
                 if k in later_b:
                     row[E.F_FLAGS] |= E.FL_NAN_B_FIRST
+                if k in folds:
+                    row[E.F_FLAGS] |= folds[k][1]
                 rows.append(row)
         self.kernel = kernel_body.syntax
         code = np.array(rows, dtype=np.int64).reshape(len(rows), E.ROW_FIELDS)

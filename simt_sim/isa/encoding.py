@@ -115,6 +115,8 @@ FL_CC = 1 << 23          # add / sub / mad .cc, addc / subc / madc .cc: write th
                          # read it as their last operand (frontend/assembler.py, CARRY_REGISTER)
 FL_NAN_B_FIRST = 1 << 24  # f64 add / sub / mul / fma: of two NaN operands b's goes on, not a's (b was written
                           # after a: ptxas then puts it in DADD / DMUL / DFMA's b slot, assembler.b_written_last)
+FL_SRC_ABS = 1 << 25     # cvt.f64.f32 reading the source of an abs.f32 (FL_SRC_NEG: neg.f32) it folds, as ptxas
+FL_SRC_NEG = 1 << 26     # does (F2F.F64.F32 d, |a| / -a): applied to a number, not to a NaN (assembler.sign_folds)
 FL_CAST = 1 << 22        # SASS ATOMS.CAST.SPIN as atom.cas: the destination gets 1 where the store happened
                          # (memory held the compare value), 0 where not, instead of the old value
 

@@ -1386,6 +1386,9 @@ class _Interpreter:
             x = self.fval(th, s, st)
             if st == E.T_F32:
                 x = _ftz32(x, ftz)
+            if not math.isnan(float(x)) and ins.flags & (E.FL_SRC_ABS | E.FL_SRC_NEG):   # a folded abs / neg
+                x = abs(x) if ins.flags & E.FL_SRC_ABS else x
+                x = -x if ins.flags & E.FL_SRC_NEG else x
             xf = float(x)
             if math.isnan(xf) and st == E.T_F32 and dt == E.T_F32:     # FRND / FADD.SAT / FADD.FTZ
                 self.write(th, d, 0 if sat else CANONICAL_NAN32)

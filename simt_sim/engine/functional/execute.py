@@ -333,6 +333,9 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         return
     if st == E.T_F32 or st == E.T_F64 or H.is_half(st):
         x = cvt_float_source(code, regs, row, 1, st, t, w, lane, geom, slot_block, counters)
+        if x == x and flags & (E.FL_SRC_ABS | E.FL_SRC_NEG):     # a folded abs / neg: numbers only
+            x = abs(x) if flags & E.FL_SRC_ABS else x
+            x = -x if flags & E.FL_SRC_NEG else x
         if x != x and st == E.T_BF16 and dt == E.T_F32:      # ptxas's shift: the NaN's bits kept
             raw = read_raw(code, regs, t, sk, si, simm, w, lane, geom, slot_block, counters)
             write_f32(regs, dk, di, t, f32_from_bits((raw & 0xFFFF) << 16))
