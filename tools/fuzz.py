@@ -840,8 +840,9 @@ class Worker:
 
 
 def run_cases(cases: list[Case], workers: int, timeout: float, mem_bytes: int, jit: bool,
-              subprocess_every: int = 0, progress=None) -> list[dict]:
-    """Every case run in a pool of worker processes (or subprocesses); the records in case order."""
+              subprocess_every: int = 0, progress=None, on_record=None) -> list[dict]:
+    """Every case run in a pool of worker processes (or subprocesses); the records in case order
+    (on Ctrl-C: those finished so far).  on_record(case, record) is called as each one ends."""
     ctx = multiprocessing.get_context("spawn")
     pool = [Worker(ctx, mem_bytes, jit) for _ in range(max(1, workers))]
     fresh = {id(w): True for w in pool}
@@ -886,12 +887,16 @@ def run_cases(cases: list[Case], workers: int, timeout: float, mem_bytes: int, j
                 if rec is not None:
                     w.case = None
                     results[case.index] = rec
+                    if on_record:
+                        on_record(case, rec)
                     if progress:
                         progress(len(results), len(cases))
+    except KeyboardInterrupt:
+        print("\ninterrupted: the inputs finished so far are reported", file=sys.stderr)
     finally:
         for w in pool:
             w.stop()
-    return [results[c.index] for c in cases]
+    return [results[c.index] for c in cases if c.index in results]
 
 
 # ---- findings, reduction, report ---------------------------------------------------------------------
@@ -997,7 +1002,23 @@ def fuzz(inputs: int, seed: int = 0, workers: int = 2, categories=CATEGORIES, ti
         if not quiet and (done % 50 == 0 or done == total):
             print(f"\r{done}/{total} inputs, {time.time() - t0:.0f} s", end="", file=sys.stderr, flush=True)
     mem = mem_mb << 20
-    recs = run_cases(cases, workers, timeout, mem, jit, subprocess_every, progress)
+    log = None
+    if out:                     # records as they come: a run cut short keeps what it did
+        out.mkdir(parents=True, exist_ok=True)
+        log = open(out / "records.partial.jsonl", "w")
+
+    def on_record(case, rec):
+        log.write(json.dumps({**{k: v for k, v in rec.items() if k != "traceback"}, "seed_input": case.seed,
+                              "note": case.note}) + "\n")
+        log.flush()
+    try:
+        recs = run_cases(cases, workers, timeout, mem, jit, subprocess_every, progress, on_record if log else None)
+    finally:
+        if log:
+            log.close()
+    done = {r["index"] for r in recs}
+    interrupted = len(recs) < len(cases)
+    cases = [c for c in cases if c.index in done]
     if not quiet:
         print(file=sys.stderr)
     # a timeout on a loaded machine may be slowness: run it again alone with 3x the time
@@ -1018,7 +1039,8 @@ def fuzz(inputs: int, seed: int = 0, workers: int = 2, categories=CATEGORIES, ti
         if out:
             entry["reproducer"] = str(save_finding(out, n, small_case, {**rec, "count": len(indices)}))
         saved.append(entry)
-    doc = {"inputs": inputs, "seed": seed, "start": start, "workers": workers, "timeout_s": timeout,
+    doc = {"inputs": len(cases), "asked": inputs, "interrupted": interrupted, "seed": seed, "start": start,
+           "workers": workers, "timeout_s": timeout,
            "memory_cap_mb": mem_mb, "jit": jit, "seconds": round(time.time() - t0, 1),
            "table": table(cases, recs), "findings": saved}
     if out:
@@ -1059,11 +1081,12 @@ def main(argv=None) -> int:
                ns.subprocess_every, ns.start, quiet=False, corpus_dir=ns.corpus_dir,
                generate=ns.generate_corpus)
     print(doc["table"])
-    print(f"\n{ns.inputs} inputs in {doc['seconds']} s; {len(doc['findings'])} distinct findings"
+    print(f"\n{doc['inputs']} inputs{' (interrupted)' if doc['interrupted'] else ''} in {doc['seconds']} s; "
+          f"{len(doc['findings'])} distinct findings"
           + (f" (reproducers under {ns.out})" if doc["findings"] else ""))
     for f in doc["findings"]:
         print(f"  {f['count']:>5} x {' / '.join(map(str, f['key']))}: {f['message'][:120]}")
-    return 1 if doc["findings"] else 0
+    return 130 if doc["interrupted"] else (1 if doc["findings"] else 0)
 
 
 if __name__ == "__main__":
