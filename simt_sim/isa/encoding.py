@@ -114,7 +114,12 @@ FL_CC = 1 << 23          # add / sub / mad .cc, addc / subc / madc .cc: write th
                          # CC.CF, the thread's hidden carry predicate, in F_DST2; addc / subc / madc
                          # read it as their last operand (frontend/assembler.py, CARRY_REGISTER)
 FL_NAN_B_FIRST = 1 << 24  # f64 add / sub / mul / fma: of two NaN operands b's goes on, not a's (b was written
-                          # after a: ptxas then puts it in DADD / DMUL / DFMA's b slot, assembler.b_written_last)
+                          # after a: ptxas then puts it in DADD / DMUL / DFMA's b slot, assembler.b_written_last).
+                          # The H100 passes the b slot's NaN first (then c, a: bits.dfma_nan).  Which PTX operand
+                          # lands in the b slot, ptxas decides after scheduling / register allocation (a register
+                          # shared by a DFMA chain keeps its slot; expanded div / sqrt / selp results go anywhere):
+                          # PTX cannot say.  Measured on 121 corpus instructions (PTX vs SASS values): this rule
+                          # right for 87, never swapping 65, higher register number 80 (docs/ptx-subset.md)
 FL_SRC_ABS = 1 << 25     # cvt.f64.f32 reading the source of an abs.f32 (FL_SRC_NEG: neg.f32) it folds, as ptxas
 FL_SRC_NEG = 1 << 26     # does (F2F.F64.F32 d, |a| / -a): applied to a number, not to a NaN (assembler.sign_folds)
 FL_CAST = 1 << 22        # SASS ATOMS.CAST.SPIN as atom.cas: the destination gets 1 where the store happened

@@ -1,0 +1,140 @@
+"""float64 NaN results of the generated corpus (docs/corpus.md, variable d0), replayed against their H100
+recordings (tests/data/corpus/records.json.gz) in the mode that was wrong, plus checks of the rules
+themselves that need no nvcc:
+  - SASS: a NaN-valued 32-bit float immediate, which nvdisasm prints as +-QNAN, has the bits of the
+    encoding's immediate field (FSEL R5, R0, -QNAN is 0xfff00000, the upper word of -inf: ptxas's
+    fold of fmin(-inf, x); FSEL R21, R20, +QNAN is 0x7ff80000, the upper word of a double NaN);
+  - SASS: F2F.F64.F32 d, |a| / -a of a NaN widens the register's NaN, sign and payload kept (the H100
+    applies no sign modifier to a NaN source, as DADD);
+  - PTX: cvt.f64.f32 of an abs.f32 / neg.f32 result reads the abs's source (ptxas folds it into
+    F2F.F64.F32 d, |a|), so a NaN keeps its sign there too (assembler.sign_folds).
+The modules are rebuilt from the generator's seeds, so the replays need nvcc."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from simt_sim.calibrate import corpus as C
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.exists(),
+                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+
+SASS = {
+    "k00019": "F2F.F64.F32 R4, |R11| of a negative NaN: (double)fabsf(f0) stays negative",
+    "k00122": "FSEL R5, R0, -QNAN, P0: the upper word of -inf (fmin(-inf, d0) folded)",
+    "k01319": "FSEL of -QNAN / DSETP.MIN with -INF: fmin(-inf, d0)",
+    "k01600": "FSEL R21, R20, +QNAN, !P1: the upper word of 0x7ff8000000000000",
+    "k06006": "FSEL with +QNAN: the upper word of a double NaN",
+}
+PTX = {
+    "k00019": "cvt.f64.f32 of abs.f32 (in another block): the NaN's own sign",
+    "k07801": "cvt.f64.f32 of abs.f32 / neg.f32: the NaN's own sign",
+    "k09903": "cvt.f64.f32 of neg.f32: the NaN's own sign",
+    "k09906": "cvt.f64.f32 of neg.f32: the NaN's own sign",
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    sass = C.replay(ids=sorted(SASS), modes=("sass",), workers=1, timeout=600.0)
+    ptx = C.replay(ids=sorted(PTX), modes=("ptx",), workers=1, timeout=600.0)
+    return {(o["id"], o["mode"]): o for o in sass + ptx}
+
+
+@needs_nvcc
+@pytest.mark.parametrize("kid,mode", [(k, "sass") for k in sorted(SASS)] + [(k, "ptx") for k in sorted(PTX)])
+def test_f64_nan_kernel_is_exact_against_the_h100(kid, mode, outcomes):
+    o = outcomes[(kid, mode)]
+    what = (SASS if mode == "sass" else PTX)[kid]
+    assert o["class"] == "exact", f"{kid} {mode} ({what}): {o['class']}: {o.get('error')}"
+
+
+# ---- the rules on their own (no nvcc) --------------------------------------------------------------
+
+def _builder(opcode, operands, encoding_low):
+    from simt_sim.frontend.sass import ControlCodes, SassInstruction, SassKernel
+    from simt_sim.frontend.sass_lower import RowBuilder
+    inst = SassInstruction(pc=0, predicate="", opcode=opcode, operands=tuple(operands), encoding=(encoding_low, 0),
+                           control=ControlCodes.from_high_word(0))
+    b = RowBuilder(SassKernel("k", (inst,), {}), "test")
+    b.inst = inst
+    return b
+
+
+@pytest.mark.parametrize("opcode,text,number,field,want", [
+    ("FSEL", "-QNAN", "f32", 0xFFF00000, 0xFFF00000),            # k00122: -inf's upper word
+    ("FSEL", "+QNAN", "f32", 0x7FF80000, 0x7FF80000),            # k01600: a double NaN's upper word
+    ("FMUL", "+QNAN", "f32", 0x7FC00000, 0x7FC00000),            # a float32 NaN literal
+    ("DADD", "+QNAN", "f64", 0x7FF80000, 0x7FF8000000000000),    # a DADD immediate is the upper word
+    ("DMUL", "-QNAN", "f64", 0xFFF80000, 0xFFF8000000000000),
+])
+def test_nan_float_immediates_take_the_encodings_bits(opcode, text, number, field, want):
+    from simt_sim.isa import encoding as E
+    b = _builder(opcode, ("R0", "R2", text), field << 32 | 0x7808)
+    kind, idx, _, mods = b.operand(text, number=number)
+    assert kind == E.K_IMM and b.u64[idx] == want, hex(b.u64[idx])
+    assert not mods & E.OM_NEG                                   # the sign is in the bits, not applied again
+
+
+def test_widened_f32_nan_keeps_sign_and_payload_quieted():
+    from simt_sim.engine.functional.bits import widened_f32_nan
+    # k00019: f0 = 0xffffffe8 (a negative NaN); (double)fabsf(f0) on the H100 is 0xfffffffd_00000000
+    assert int(widened_f32_nan(0xFFFFFFE8)) & 0xFFFFFFFFFFFFFFFF == 0xFFFFFFFD00000000
+    assert int(widened_f32_nan(0x7F800001)) & 0xFFFFFFFFFFFFFFFF == 0x7FF8000020000000   # a signaling NaN, quieted
+    assert int(widened_f32_nan(0x7FFFFFFF)) & 0xFFFFFFFFFFFFFFFF == 0x7FFFFFFFE0000000
+
+
+PTX_FOLD = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry fold(.param .u64 p_in, .param .u64 p_out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .f32 %f<6>;
+    .reg .f64 %fd<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p_in];
+    ld.param.u64 %rd2, [p_out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.f32 %f1, [%rd4];
+    abs.f32 %f2, %f1;
+    neg.f32 %f3, %f1;
+    setp.gt.f32 %p1, %f2, 0f3F800000;
+    @%p1 bra $L__skip;
+$L__skip:
+    cvt.f64.f32 %fd1, %f2;
+    cvt.f64.f32 %fd2, %f3;
+    mul.wide.u32 %rd5, %r1, 16;
+    add.s64 %rd6, %rd2, %rd5;
+    st.global.f64 [%rd6], %fd1;
+    st.global.f64 [%rd6+8], %fd2;
+    ret;
+}
+"""
+
+
+def test_ptx_cvt_of_abs_and_neg_keeps_a_nans_sign(tmp_path):
+    """(double)fabsf(x) and (double)-x: ptxas's F2F.F64.F32 d, |x| / -x leaves a NaN's sign alone
+    (corpus k00019, k09903); numbers get |x| / -x.  Both modes of the simulator: PTX through the
+    fold, the oracle too."""
+    import numpy as np
+    from simt_sim.frontend.assembler import load_program
+    from simt_sim.oracle import run_oracle
+    from simt_sim.run.functional import LaunchConfig, launch
+    ptx = tmp_path / "fold.ptx"
+    ptx.write_text(PTX_FOLD)
+    program = load_program(str(ptx), "fold")
+    vals = np.array([0xFFFFFFE8, 0x7FC00001, 0xBF800000, 0x40000000], np.uint32)     # -NaN, +NaN, -1, 2
+    for run in (lambda b: launch(program, 1, 4, ["in", "out"], b, config=LaunchConfig()),
+                lambda b: run_oracle(program, 1, 4, ["in", "out"], b)):
+        res = run({"in": vals.copy(), "out": np.zeros(8, np.uint64)})
+        got = [int(v) for v in np.asarray(res.buffers["out"]).view(np.uint64)]
+        assert got[0] == 0xFFFFFFFD00000000 and got[1] == 0xFFFFFFFD00000000    # the NaN's sign kept
+        assert got[2] == 0x7FF8000020000000 and got[3] == 0x7FF8000020000000
+        assert got[4] == 0x3FF0000000000000 and got[5] == 0x3FF0000000000000    # |-1|, -(-1)
+        assert got[6] == 0x4000000000000000 and got[7] == 0xC000000000000000    # |2|, -2
