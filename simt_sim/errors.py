@@ -12,9 +12,10 @@ class SourceLoc:
     file: str
     line: int
     col: int
+    ptx: str = ""          # SASS rows: the PTX file:line ptxas made the instruction from ("" unknown)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{self.file}:{self.line}:{self.col}" + (f", from {self.ptx}" if self.ptx else "")
 
 
 class SimError(Exception):

@@ -951,7 +951,8 @@ def lower_kernel(kernel: SassKernel, ptx_program: Program, where: str,
                    vec_regs=vecs, n_r32=E.SASS_R_BASE + register_rows(b.highest_r, register_count),
                    n_r64=1, n_pred=E.SASS_N_PRED, reg_names={},
                    local_size=(local + 15) // 16 * 16, frame_bytes=(callee + 15) // 16 * 16, shared_size=ptx_program.shared_size + SHARED_RESERVED, labels={}, directives=dict(ptx_program.directives),
-                   locs=[SourceLoc(where, i + 1, 1) for i in range(len(rows))],
+                   locs=[SourceLoc(where, i + 1, 1, f"{ptx_program.file}:{inst.ptx_line}" if inst.ptx_line else "")
+                         for i, inst in enumerate(kernel.instructions)],
                    texts=[i.text() for i in kernel.instructions], isa="sass",
                    param_size=b.banks.image_offset + len(b.banks.image) if b.banks.image else ptx_program.param_size,
                    bank_image=b.banks.image, bank_image_offset=b.banks.image_offset)
