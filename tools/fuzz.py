@@ -32,7 +32,6 @@ import collections
 import contextlib
 import io
 import json
-import math
 import multiprocessing
 import os
 import random
@@ -384,7 +383,7 @@ def random_spec(rng: random.Random, name: str, good_size: int) -> str:
 
 # ---- case generation -----------------------------------------------------------------------------
 
-def make_case(seed: int, index: int, seeds: Seeds, categories: tuple[str, ...], jit_modes: bool = False) -> Case:
+def make_case(seed: int, index: int, seeds: Seeds, categories: tuple[str, ...]) -> Case:
     rng = random.Random(seed * 1_000_003 + index)
     cat = categories[index % len(categories)]
     limits = [a for s in LIMITS for a in ("--set", s)]
