@@ -584,6 +584,12 @@ def f64_directed(op, a, b, c, rnd):
             return step_toward(d, err, rnd)
         d = fma64(a, b, c)
         err = fma64_error(a, b, c, d) if math.isfinite(d) else 0.0
+        if d == 0.0 and err == 0.0 and rnd == E.RND_RM:
+            # an exact zero sum is -0 when rounding down, unless it is two zeros of one sign (IEEE
+            # 754 6.3; __fma_rd(x, y, +0) with x * y = -0: generated corpus k00409 k01927)
+            same = (math.copysign(1.0, a) * math.copysign(1.0, b)) == math.copysign(1.0, c)
+            if not ((a == 0.0 or b == 0.0) and c == 0.0 and same):
+                return -0.0
     if math.isinf(d):
         err = -d                                      # finite operands: the exact result overflowed
     return step_toward(d, err, rnd)
