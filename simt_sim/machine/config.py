@@ -127,8 +127,8 @@ def _latency_table(op_names, what: str, quantity: str = "latency"):
         for key, value in v.items():
             if str(key).split(".")[0] not in names:
                 return f"has key {key!r}, which is not {what}"
-            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CONFIG_VALUE:
-                return f"{key}: {quantity} must be an integer between 1 and {MAX_CONFIG_VALUE}"
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_CYCLES_VALUE:
+                return f"{key}: {quantity} must be an integer between 1 and {MAX_CYCLES_VALUE:,} ({_CYCLES_WHY})"
         return None
     return check
 
