@@ -52,7 +52,8 @@ def session_parts(image, buffers: dict, global_size: int, record_history: bool, 
     parts = buffer_parts({name: int(getattr(arr, "nbytes", 0)) for name, arr in buffers.items()})
     parts += [
         ("module globals", 3 * global_size),
-        (f"registers ({threads:,} resident threads x {n.n_r32} + {n.n_r64} x 2 + {n.n_pred} predicate)",
+        (f"registers ({threads:,} resident threads x ({n.n_r32:,} 32-bit + {n.n_r64:,} 64-bit + {n.n_pred:,} "
+         f"predicate))",
          threads * (4 * n.n_r32 + 8 * n.n_r64 + n.n_pred)),
         (f"shared memory ({image.n_slots:,} resident blocks x {image.shared_stride:,} bytes)",
          image.n_slots * image.shared_stride),
