@@ -487,8 +487,8 @@ def f32_arith(op, a, b, c, flags, rnd):
         return f32_from_bits((f32_to_bits(b) & 0x7FFFFFFF) | (f32_to_bits(a) & np.int64(0x80000000)))
     else:
         r = np.float32(sfu32(op, da))
-    if flags & E.FL_SAT:
-        r = np.float32(0.0) if math.isnan(r) else np.float32(min(max(np.float64(r), 0.0), 1.0))
+    if flags & E.FL_SAT:                # NaN and -0 (and every negative) saturate to +0 (FFMA.SAT of -0: +0)
+        r = np.float32(0.0) if math.isnan(r) or r <= 0.0 else np.float32(min(np.float64(r), 1.0))
     return canonical32(flush32(r, ftz))
 
 

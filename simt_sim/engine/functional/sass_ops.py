@@ -445,7 +445,8 @@ def packed16(a, b, kind, signed):
 @compiled
 def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, fl, unsigned):
     """IMAD d[, carry], a, b, c[, carry in]: .WIDE gives the 64-bit pair a*b + c (c a pair), .HI the
-    upper word of a*b + c (c a pair: IMAD.HI.U32 R5, R3, R7, R2 adds R3:R2), .X adds the carry in."""
+    upper word of a*b + c (c a pair: IMAD.HI.U32 R5, R3, R7, R2 adds R3:R2), .X adds the carry in
+    (at bit 0 of the 64-bit sum, also for .HI)."""
     a = raw(code, regs, mem, row, nd, t, w, lane, geom, slot_block, counters) & M32
     b = raw(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters) & M32
     if mods_of(row, nd + 1) & E.OM_NEG:
@@ -460,7 +461,10 @@ def exec_imad(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, 
             c = -c
         product = a * b                         # int64 wraps: bits 0..63 are exact
         total = product + c + cin
-        put(regs, row, 0, t, ((product + c) >> 32) + cin if fl & E.SM_HI else total)
+        # .HI.X: the carry in joins the 64-bit sum at bit 0, then the upper word is taken (ptxas's
+        # umul64hi(x, x): IMAD.HI.U32.X R16, h, h, R16, P1 with R17:R16 = carry:mid and P1 the carry
+        # out of the middle words; generated corpus k00300)
+        put(regs, row, 0, t, (total >> 32) if fl & E.SM_HI else total)
         if nd > 1:                              # IMAD.WIDE.U32 R2, P0, a, b, c: the carry out of bit 63
             put(regs, row, 1, t, carry_out64(product, c, cin))
         return
@@ -594,11 +598,11 @@ def exec_float(code, regs, mem, row, op, t, w, lane, geom, slot_block, counters)
                                                    counters)))
             pop = E.OP_FMA
         put(regs, row, 0, t, f32_result(alu.f32_arith(pop, a, b, c, pflags, rnd)))
-    elif op == E.OP_S_FMNMX:
-        a = np.float64(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
-                                                          counters))))
-        b = np.float64(f32_from_bits((src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom, slot_block,
-                                                          counters))))
+    elif op == E.OP_S_FMNMX:                # .FTZ: subnormal inputs are sign-preserving zeros (min.ftz.f32)
+        a = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
+        b = np.float64(alu.flush32(f32_from_bits((src_f32_bits(code, regs, mem, row, 2, t, w, lane, geom,
+                                                                      slot_block, counters))), fl & E.SM_FTZ))
         want_min = pred_src(code, regs, mem, row, 3, t, w, lane, geom, slot_block, counters)
         put(regs, row, 0, t, f32_result(alu.float_min_max(a, b, not want_min)))
     elif op == E.OP_S_FSETP:
