@@ -170,3 +170,12 @@ def test_issue_trace_is_bounded_and_says_so(tmp_path, capsys):
     assert "warning: the issue trace keeps its first 3 rows;" in err and "limits.history_rows" in err
     res = api.run_program(ROOT / "programs" / "article-ex3-mask", trace=True, overrides=["limits.history_rows=3"])
     assert len(res.raw.trace) == 3 and res.raw.trace_dropped > 0
+
+
+def test_many_declared_registers_are_counted_in_the_budget(tmp_path, capsys):
+    # within the parser's 2^18, but 100,000 registers for each of 1,024 resident threads is 400 MB
+    path = kernel_file(tmp_path, ".reg .b32 %q<100000>;")
+    rc = main(["run", str(path), "--isa", "ptx", "--grid", "4", "--block", "256", "--buffer", "p=u32[1024]",
+               "--functional", "--quiet", "--set", "limits.host_memory_mib=256"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "registers (1,024 resident threads x (100,004 32-bit" in err, err
