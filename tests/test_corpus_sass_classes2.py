@@ -147,10 +147,13 @@ def test_i2f_of_a_64_bit_immediate_takes_it_as_the_upper_word():
 def test_a_data_relocation_reads_the_module_variable_address():
     from simt_sim.frontend.sass_banks import ConstantBanks
     from simt_sim.frontend.sass_lower import SassLoweringError
-    banks = ConstantBanks(text_data={(".text.kern", 0x10): ("__cudart_i2opi_f", 0x7_0000_1000),
-                                      (".text.kern", 0x20): ("__cudart_i2opi_f", 0x7_0000_1000)})
-    b, rows = _lower(_inst(0x0, "NOP"), _inst(0x10, "MOV", "R14", "32@lo(0x0)"), _inst(0x20, "MOV", "R15", "32@hi(0x0)"),
+    banks = ConstantBanks(text_data={(".text.kern", 0x10): ("__cudart_i2opi_f", 0x7_0000_1000, 0x0),
+                                      (".text.kern", 0x20): ("__cudart_i2opi_d", 0x7_0000_1080, 0x80)})
+    # nvdisasm prints the unrelocated value: the variable's offset in .nv.global.init (+ addend)
+    b, rows = _lower(_inst(0x0, "NOP"), _inst(0x10, "MOV", "R14", "32@lo(0x0)"), _inst(0x20, "MOV", "R15", "32@hi(0x80)"),
                      banks=banks)
     assert b.u64[_operand(rows[1], 1)[1]] == 0x0000_1000 and b.u64[_operand(rows[2], 1)[1]] == 0x7
+    with pytest.raises(SassLoweringError, match="address of a variable"):   # a printed value that is not the symbol's
+        _lower(_inst(0x0, "NOP"), _inst(0x10, "MOV", "R14", "32@lo(0x40)"), banks=banks)
     with pytest.raises(SassLoweringError, match="address of a variable"):   # no relocation at that pc
         _lower(_inst(0x0, "MOV", "R14", "32@lo(0x0)"), banks=banks)

@@ -48,8 +48,9 @@ class ConstantBanks:
     image: bytes = b""
     externals: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # name -> [(bank, offset)]
     # the address of a module variable an instruction's operand holds (-G's `MOV R14, 32@lo(0x0)`: sinf's
-    # __cudart_i2opi_f table): (code section, byte offset of the instruction) -> (variable, its address + addend)
-    text_data: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+    # __cudart_i2opi_f table): (code section, byte offset of the instruction) -> (variable, its address + addend,
+    # the unrelocated value nvdisasm prints: the symbol's offset in its section + addend)
+    text_data: dict[tuple[str, int], tuple[str, int, int]] = field(default_factory=dict)
 
     def bank0_offset(self, bank: int, offset: int) -> int | None:
         """c[bank][offset] as a bank-0 offset (parameters start at E.PARAM_BANK_OFFSET), or None
@@ -93,7 +94,8 @@ def lay_out_banks(elf: CubinElf, kernel: str, param_size: int, global_address: d
             sym = rel.symbol
             if sym.section and sym.kind != STT_FUNC and not sym.section.startswith(".text") \
                     and sym.name in global_address:
-                banks.text_data[(section, rel.offset)] = (sym.name, global_address[sym.name] + rel.addend)
+                banks.text_data[(section, rel.offset)] = (sym.name, global_address[sym.name] + rel.addend,
+                                                          sym.value + rel.addend)
     return banks
 
 

@@ -238,7 +238,7 @@ class RowBuilder:
         name = function.split("$")[-1] if function != self.kernel.name else function
         base = 0 if function == self.kernel.name else self.kernel.label_pc(function)
         found = self.banks.text_data.get((f".text.{name}", pc - (base or 0)))
-        if found is None or printed != 0:
+        if found is None or printed != found[2]:      # nvdisasm prints the symbol's section offset + addend
             raise self.error("the address of a variable written as a relocation (32@lo / 32@hi of a data "
                              "symbol) without a relocation of the cubin naming a module variable at this "
                              "instruction is not simulated")
