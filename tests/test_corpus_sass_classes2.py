@@ -9,6 +9,8 @@ hand-made listings for the lowering of each class (no nvcc needed there):
   - FSET.BF (a float compare into 1.0f / 0);
   - I2F.S64 / .U64 of an immediate (the 32-bit immediate is the upper word);
   - LOP3.LUT P0, Rd, a, b, c, lut, Pc: the predicate result is (result != 0) OR Pc;
+  - LEA d, P0, -a, b, s: the carry of b + ~(a << s) + 1; IMAD.HI.X: the carry in at bit 0 of the sum;
+  - F2F of a float64 NaN: no -x / |x|; FMNMX.FTZ flushes its inputs; .SAT of -0 is +0;
   - -G code: a module variable's address as a relocation (`MOV R14, 32@lo(0x0)`, -G sinf's table).
 The modules are rebuilt from the generator's seeds, so nvcc is needed."""
 from __future__ import annotations
@@ -49,6 +51,12 @@ CLASSES = {
     "k05621": "F2F of a float64 NaN with -x: no sign flip",
     "k04729": "F2F.BF16.F64 of a NaN with -x: no sign flip",
     "k06400": "FSET.BF.GTU.AND R13, |R2|, +INF, PT",
+    "k03004": "I2F.S64.RZ R9, -0x80000000: a 64-bit source's immediate is its upper word",
+    "k00300": "IMAD.HI.U32.X R16, R19, R19, R16, P1 (umul64hi(x, x)): the carry in at bit 0 of the sum",
+    "k02001": "IMAD.HI.U32.X: the carry in at bit 0 of the sum",
+    "k01915": "FMNMX.FTZ R23, -R23, R24, PT: subnormal inputs flushed",
+    "k00619": "FFMA.SAT of a negative result: +0, not -0",
+    "k06604": "FFMA.SAT of a negative result: +0",
 }
 
 
