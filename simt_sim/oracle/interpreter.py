@@ -305,6 +305,7 @@ def float_min_max(a, b, is_max: bool):
 CANONICAL_NAN32 = 0x7FFFFFFF
 F64_DEFAULT_NAN = 0xFFF8000000000000
 F64_QUIET = 0x0008000000000000
+ATOMIC_F64_NAN = 0xFFF8000000000000     # a global atom.add.f64 of +inf and -inf (H100)
 
 
 def _nan_result(name: str, ty: int, srcs, b_first: bool = False):
@@ -1797,8 +1798,12 @@ class _Interpreter:
                 ftz = ins.space != E.SP_SHARED      # .shared: ptxas's CAS loop on a plain FADD keeps subnormals
                 r = _ftz32(np.float32(_ftz32(fo, ftz) + _ftz32(fb, ftz)), ftz)
                 new = 0x7FFFFFFF if math.isnan(r) else back(r)
-            elif aop == "add":
-                new = back(fo + fb)
+            elif aop == "add" and ins.space == E.SP_SHARED:     # ptxas: CAS loop around DADD new, b, old
+                r = fo + fb
+                new = back(_nan_result("add", ty, (fo, fb)) if math.isnan(r) else r)
+            elif aop == "add":      # the memory system's f64 add: a NaN goes through unchanged, b's first
+                new = braw & m if math.isnan(fb) else old if math.isnan(fo) else \
+                    (ATOMIC_F64_NAN if math.isnan(fo + fb) else back(fo + fb))
             elif aop in ("min", "max"):
                 new = back(float_min_max(fo, fb, aop == "max"))
             elif aop == "exch":

@@ -387,11 +387,38 @@ def exec_cvt(code, regs, row, t, w, lane, geom, slot_block, counters):
         write_raw(regs, dk, di, t, alu.extend(v, dt))     # extended to a wider destination register
 
 
+# the NaN a global atom.add.f64 of +inf and -inf leaves (tools/atomic_nan_probe.py on the H100)
+F64_ATOMIC_NAN = np.int64(-0x8000000000000)          # 0xfff8000000000000
+
+
+@compiled
+def atomic_add_f64_global(old, b):
+    """The bits a global (or generic) atom / red .add.f64 leaves in memory (ptxas: ATOMG / RED
+    .E.ADD.F64.RN, done by the memory system's atomic unit, not by a DADD), as the H100 does it
+    (tools/atomic_nan_probe.py; generated corpus gp64 words): a NaN operand comes through with its
+    bits unchanged, signalling ones too (no quieting, sign and payload kept), the added value's
+    before the memory word's; infinities of opposite signs give F64_ATOMIC_NAN; otherwise the sum
+    rounded to nearest, subnormals kept.  Which NaN wins does not depend on the order of the adds
+    only when at most one of them is a NaN."""
+    fo = f64_from_bits(old)
+    fb = f64_from_bits(b)
+    if fb != fb:
+        return b
+    if fo != fo:
+        return old
+    r = fo + fb
+    if r != r:
+        return F64_ATOMIC_NAN
+    return f64_to_bits(r)
+
+
 @compiled
 def atomic_apply(aop, ty, old, b, c, ftz=True):
     """New memory value of an atomic; old, b, c are raw bits (int64).  ftz: atom.add.f32 flushes
     subnormals (global and generic: ptxas's RED/ATOM.ADD.F32.FTZ.RN); an explicit .shared one does
-    not (ptxas makes it an ATOMS.CAST.SPIN loop around a plain FADD; generated corpus k01200)."""
+    not (ptxas makes it an ATOMS.CAST.SPIN loop around a plain FADD; generated corpus k01200); a
+    .shared add.f64 is that loop's DADD (a NaN quieted, the old value's first), a global one
+    atomic_add_f64_global."""
     if H.is_half(ty):                  # atom.add.noftz.f16 / bf16 / f16x2 / bf16x2: per element, .rn
         return H.arith_bits(E.OP_ADD, ty, old, b, np.int64(0), 0)
     if ty == E.T_F32:
@@ -411,8 +438,11 @@ def atomic_apply(aop, ty, old, b, c, ftz=True):
     if ty == E.T_F64:
         fo = f64_from_bits(old)
         fb = f64_from_bits(b)
-        r = fo + fb if aop == E.ATOM_ADD else (alu.float_min_max(fo, fb, aop == E.ATOM_MAX)
-                                               if aop == E.ATOM_MIN or aop == E.ATOM_MAX else fb)
+        if aop == E.ATOM_ADD:
+            if not ftz:                # .shared: ptxas's ATOMS.CAST.SPIN.64 loop around `DADD new, b, old`,
+                return f64_to_bits(alu.f64_arith(E.OP_ADD, fo, fb, 0.0, 0, E.RND_RN))   # old's NaN first
+            return atomic_add_f64_global(old, b)
+        r = alu.float_min_max(fo, fb, aop == E.ATOM_MAX) if aop == E.ATOM_MIN or aop == E.ATOM_MAX else fb
         return f64_to_bits(r)
     o = alu.extend(old, ty)
     v = alu.extend(b, ty)
