@@ -110,14 +110,21 @@ def uses_carry(ins) -> bool:
 
 def b_written_last(instrs: list, block_starts: set[int]) -> set[int]:
     """Positions of the f64 add / sub / mul / fma / mad whose operand b was written after operand a
-    in their basic block (or b there and a before it).  ptxas puts the later one in the b slot of
-    DADD / DMUL / DFMA, whose NaN goes on first on the H100 (s-fp64 and the generated corpus)."""
+    in their basic block (or b there and a before it), or is a literal (or a register set once to one:
+    f64_literals) where a is not.  ptxas most often puts the later one, and always an immediate, in
+    the b slot of DADD / DMUL / DFMA, whose NaN goes on first on the H100 (s-fp64 and the generated
+    corpus; how often, and what PTX cannot know: docs/ptx-subset.md)."""
     out = set()
+    literals = f64_literals(instrs)
     for i, ins in enumerate(instrs):
         if ins.opcode not in ("add", "sub", "mul", "fma", "mad") or "f64" not in ins.suffixes \
                 or len(ins.operands) < 3:
             continue
         a, b = ins.operands[1], ins.operands[2]
+        if a.kind == "reg" and a.name not in literals and (b.kind == "fimm" or b.name in literals) \
+                and ins.opcode in ("add", "sub", "mul"):
+            out.add(i)                      # a literal b is an immediate: ptxas encodes it in the b slot
+            continue
         if a.kind != "reg" or b.kind != "reg" or a.name == b.name:
             continue
         written: dict[str, int] = {}
@@ -133,6 +140,39 @@ def b_written_last(instrs: list, block_starts: set[int]) -> set[int]:
         if written.get(b.name, -1) > written.get(a.name, -1):
             out.add(i)
     return out
+
+
+def f64_literals(instrs: list) -> dict[str, Operand]:
+    """Registers written once in the function, by `mov.f64 %fd, LITERAL`: ptxas propagates the
+    literal into the instructions that read them (an immediate there)."""
+    count: dict[str, int] = {}
+    lit: dict[str, Operand] = {}
+    for ins in instrs:
+        if ins.operands and ins.operands[0].kind == "reg":
+            name = ins.operands[0].name
+            count[name] = count.get(name, 0) + 1
+            if ins.opcode == "mov" and ins.suffixes == ["f64"] and ins.guard is None \
+                    and len(ins.operands) == 2 and ins.operands[1].kind == "fimm":
+                lit[name] = ins.operands[1]
+    return {r: op for r, op in lit.items() if count[r] == 1}
+
+
+def negated_literal_sub(ins, literals: dict):
+    """sub.f64 d, a, LITERAL (or a register set once to one by mov.f64) as ptxas writes it: DADD d, a,
+    -LITERAL, the literal's sign flipped in the immediate, so a NaN literal goes on negated
+    (fdim(x, NaN): generated corpus k02400 k09629); a - x is a + (-x) for every other value and
+    rounding mode."""
+    if ins.opcode != "sub" or "f64" not in ins.suffixes or len(ins.operands) != 3 \
+            or ins.operands[1].kind != "reg":
+        return ins
+    lit = ins.operands[2]
+    if lit.kind == "reg" and lit.name in literals and lit.name != ins.operands[1].name:
+        lit = literals[lit.name]
+    if lit.kind != "fimm":
+        return ins
+    text = lit.text[1:] if lit.text.startswith("-") else "-" + lit.text
+    negated = replace(lit, text=text, value=-lit.value if isinstance(lit.value, float) else lit.value)
+    return replace(ins, opcode="add", operands=[ins.operands[0], ins.operands[1], negated])
 
 
 def sign_folds(instrs: list, block_starts: set[int]) -> dict[int, tuple]:
@@ -829,9 +869,11 @@ class Assembler:
             starts = {pc - body.pc_base for pc in body.labels.values()}
             later_b = b_written_last(body.instrs, starts)
             folds = sign_folds(body.instrs, starts)
+            literals = f64_literals(body.instrs)
             for k, ins in enumerate(body.instrs):
                 if k in folds:
                     ins = replace(ins, operands=[ins.operands[0], folds[k][0]])
+                ins = negated_literal_sub(ins, literals)
                 row = self.encode(ins, body.labels, in_function=body is not kernel_body)
                 if k in later_b:
                     row[E.F_FLAGS] |= E.FL_NAN_B_FIRST
