@@ -44,6 +44,8 @@ CLASSES = {
     "k02320": "mul.f16 by a register holding 1.0 folded to the operand: the NaN payload kept (u1)",
     "k01906": "cvt.ftz.f64.f32 of a NaN: FMUL.FTZ x, 1 first, so the canonical NaN widens (h0|b0)",
     "k00322": "cvt.ftz.f64.f32 of a negative NaN: signbit((double)f) is 0 on the H100 (i1)",
+    "k05725": "cvt.rn.f16.f64 of a constant NaN folded by ptxas to 0x7fff (h0|b0)",
+    "k04513": "max.f16(mul.f16(min.f16(x, x), 1.0), x): the folds chain through the copies (h0|b0)",
     "k02718": "div.approx.f32 by 2^126 or more is 0 (MUFU.RCP flushes): ilogbf(fmodf(x, x)) (i1)",
     "k08000": "div.approx.f32 inside fmodf(x, x) (i0)",
 }
@@ -89,6 +91,19 @@ L:""")
     assert "add.f32 %f13, %f12, %f1;" in t                           # .ftz on one side only
     assert "fma.rn.f32 %f16, %f3, %f3, %f15;" in t and "mul.f32 %f15, %f1, %f2;" in t   # the first product
     assert "add.f32 %f18, %f17, %f1;" in t                           # across a branch: kept
+
+
+def test_folds_chain_through_copies_and_constant_nan_conversions_fold():
+    t = texts("""
+ ld.u16 %rs1, [%rd1]; min.f16 %rs2, %rs1, %rs1; mov.u16 %rs3, 15360; mul.f16 %rs4, %rs2, %rs3;
+ max.f16 %rs1, %rs4, %rs1; st.u16 [%rd1], %rs1;
+ mov.f64 %fd1, 0d7FF8000000000000; cvt.rn.f16.f64 %rs5, %fd1; st.u16 [%rd1+2], %rs5;
+ mov.f64 %fd2, 0d3FF8000000000000; cvt.rn.f16.f64 %rs6, %fd2; st.u16 [%rd1+4], %rs6;
+ ld.u16 %rs7, [%rd1+6]; mov.b16 %rs2, %rs7; max.f16 %rs1, %rs2, %rs7;""",
+              ".reg .b64 %rd<4>; .reg .b16 %rs<8>; .reg .f64 %fd<3>;")
+    assert "mov.b16 %rs2, %rs1;" in t and "mov.b16 %rs4, %rs2;" in t and "mov.b16 %rs1, %rs4;" in t
+    assert "mov.b16 %rs5, 32767;" in t and "cvt.rn.f16.f64 %rs6, %fd2;" in t    # a number converts as written
+    assert "mov.b16 %rs1, %rs2;" in t                                         # the copy of %rs7
 
 
 def test_min_max_of_a_register_with_itself_folds_for_f16_not_bf16():

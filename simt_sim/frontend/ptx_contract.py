@@ -240,6 +240,7 @@ def fold_identities(items: list) -> list:
       min/max .f32/.f64/.f16/.f16x2 (no modifier) of a register with itself -> the register (not bf16);
       mul .f16/.bf16/.f32/.f64 (no modifier) by 1.0, an immediate or a register set once by a mov of
       one -> the other operand.
+      cvt.rn.{f16,bf16}.{f32,f64} of a constant NaN (a register set once by a mov of one) -> 0x7fff.
     Not folded (and not here): x + 0, x - 0, x + -0, mul.rn by 1, min.ftz(x, x), x * -1 (a negation)."""
     consts: dict[str, Operand] = {}
     defs: dict[str, int] = {}
@@ -259,15 +260,60 @@ def fold_identities(items: list) -> list:
                 return False
         return _immediate_bits(op, ty) == ONE_BITS[ty]
 
+    def is_nan_constant(op: Operand, ty: str) -> bool:
+        if op.kind == "reg":
+            op = consts.get(op.name)
+            if op is None:
+                return False
+        bits = _immediate_bits(op, ty)
+        if bits is None:
+            return False
+        if ty == "f64":
+            return (bits >> 52) & 0x7FF == 0x7FF and bits & ((1 << 52) - 1) != 0
+        return (bits >> 23) & 0xFF == 0xFF and bits & ((1 << 23) - 1) != 0
+
     out = []
+    alias: dict[str, str] = {}             # register -> the register it copies, within a block
+
+    def root(op: Operand) -> str:
+        return alias.get(op.name, op.name)
+
     for it in items:
+        if isinstance(it, Label) or (isinstance(it, Instruction) and it.opcode in ENDS_BLOCK):
+            alias.clear()
+        out_len = len(out)
+        _fold_one(it, out, consts, is_one, is_nan_constant, root)
+        new = out[out_len] if len(out) > out_len else None
+        if isinstance(new, Instruction):
+            for w in _written(new):
+                alias.pop(w, None)
+                for k in [k for k, v in alias.items() if v == w]:
+                    del alias[k]
+            if (new.opcode == "mov" and new.guard is None and len(new.operands) == 2
+                    and new.operands[0].kind == "reg" and new.operands[1].kind == "reg"):
+                alias[new.operands[0].name] = root(new.operands[1])
+    return out
+
+
+def _fold_one(it, out, consts, is_one, is_nan_constant, root) -> None:
+    """Append `it`, or its folded form, to out (fold_identities)."""
+    if True:
+        if (isinstance(it, Instruction) and it.opcode == "cvt" and it.guard is None and len(it.operands) == 2
+                and it.operands[0].kind == "reg" and len(it.suffixes) >= 2
+                and it.suffixes[-2] in ("f16", "bf16") and it.suffixes[-1] in ("f32", "f64")
+                and set(it.suffixes[:-2]) <= {"rn"} and is_nan_constant(it.operands[1], it.suffixes[-1])):
+            # ptxas folds the conversion of a constant NaN to the canonical half NaN 0x7fff, where
+            # F2F.F16.F64 at run time narrows the payload (generated corpus k05725)
+            out.append(Instruction("mov", ["b16"], [it.operands[0], Operand("imm", it.loc, value=0x7FFF)], it.loc,
+                                   text=f"mov.b16 {it.operands[0].name}, 0x7FFF;  // ptxas folds cvt of a constant NaN"))
+            return
         if (isinstance(it, Instruction) and it.guard is None and len(it.suffixes) == 1
                 and len(it.operands) == 3 and it.operands[0].kind == "reg"):
             ty = it.suffixes[0]
             a, b = it.operands[1], it.operands[2]
             src = None
             if (it.opcode in ("min", "max") and ty in FOLD_SELF_MIN_MAX and a.kind == "reg" and b.kind == "reg"
-                    and a.name == b.name):
+                    and root(a) == root(b)):
                 src = a
             elif it.opcode == "mul" and ty in ONE_BITS:
                 if is_one(b, ty) and a.kind == "reg":
