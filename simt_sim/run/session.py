@@ -35,7 +35,7 @@ def layout_global(program: Program, buffers: dict[str, np.ndarray]):
     """Module globals at GLOBAL_BASE, then each buffer, aligned, with unmapped gaps.
     -> (gmem bytes, allocations int64[n, 3] (base, end, offset), buffer addresses)."""
     addr = E.GLOBAL_BASE
-    chunks: list[bytes] = []
+    chunks: list[tuple[int, np.ndarray]] = []
     allocs: list[tuple[int, int, int]] = []
     off = 0
     gbytes = bytearray(program.global_size)
@@ -43,18 +43,22 @@ def layout_global(program: Program, buffers: dict[str, np.ndarray]):
         if var.init:
             data = b"".join(_pack_scalar(var.dtype, v) for v in var.init)
             gbytes[var.offset:var.offset + len(data)] = data
-    regions = [("", bytes(gbytes))] if program.global_size else []
-    regions += [(name, np.ascontiguousarray(arr).tobytes()) for name, arr in buffers.items()]
+    regions = [("", np.frombuffer(gbytes, np.uint8))] if program.global_size else []
+    # each buffer's bytes are copied once, straight into global memory (issue 62: a buffer took
+    # about four times its size while tobytes / padding / join / copy each made one)
+    regions += [(name, np.ascontiguousarray(arr).reshape(-1).view(np.uint8)) for name, arr in buffers.items()]
     buffer_addr: dict[str, int] = {}
     for name, data in regions:
         size = max(len(data), 1)
         allocs.append((addr, addr + len(data), off))
         if name:
             buffer_addr[name] = addr
-        chunks.append(data + bytes(size - len(data)))
+        chunks.append((off, data))
         off += size
         addr = (addr + size + BUFFER_GAP + BUFFER_ALIGN - 1) // BUFFER_ALIGN * BUFFER_ALIGN
-    gmem = np.frombuffer(b"".join(chunks) or b"\0", dtype=np.uint8).copy()
+    gmem = np.zeros(max(off, 1), np.uint8)
+    for start, data in chunks:
+        gmem[start:start + len(data)] = data
     table = np.array(allocs or [(0, 0, 0)], np.int64).reshape(-1, 3)
     return gmem, table, buffer_addr
 
