@@ -46,6 +46,7 @@ CLASSES = {
     "k00322": "cvt.ftz.f64.f32 of a negative NaN: signbit((double)f) is 0 on the H100 (i1)",
     "k05725": "cvt.rn.f16.f64 of a constant NaN folded by ptxas to 0x7fff (h0|b0)",
     "k04513": "max.f16(mul.f16(min.f16(x, x), 1.0), x): the folds chain through the copies (h0|b0)",
+    "k08926": "cvt.f32.bf16 of a constant NaN folded by ptxas to 0x7fffffff (f0 f1)",
     "k02718": "div.approx.f32 by 2^126 or more is 0 (MUFU.RCP flushes): ilogbf(fmodf(x, x)) (i1)",
     "k08000": "div.approx.f32 inside fmodf(x, x) (i0)",
 }
@@ -104,6 +105,11 @@ def test_folds_chain_through_copies_and_constant_nan_conversions_fold():
     assert "mov.b16 %rs2, %rs1;" in t and "mov.b16 %rs4, %rs2;" in t and "mov.b16 %rs1, %rs4;" in t
     assert "mov.b16 %rs5, 32767;" in t and "cvt.rn.f16.f64 %rs6, %fd2;" in t    # a number converts as written
     assert "mov.b16 %rs1, %rs2;" in t                                         # the copy of %rs7
+    t = texts(" mov.u16 %rs1, 32704; cvt.f32.bf16 %f1, %rs1; mov.u16 %rs2, 32257; cvt.f64.f16 %fd1, %rs2;"
+              " mov.u16 %rs3, 16256; cvt.f32.bf16 %f2, %rs3;",
+              ".reg .b64 %rd<4>; .reg .b16 %rs<8>; .reg .f64 %fd<3>; .reg .f32 %f<3>;")
+    assert "mov.b32 %f1, 2147483647;" in t and "mov.b64 %fd1, 9223372036317904896;" in t
+    assert "cvt.f32.bf16 %f2, %rs3;" in t
 
 
 def test_min_max_of_a_register_with_itself_folds_for_f16_not_bf16():

@@ -240,7 +240,8 @@ def fold_identities(items: list) -> list:
       min/max .f32/.f64/.f16/.f16x2 (no modifier) of a register with itself -> the register (not bf16);
       mul .f16/.bf16/.f32/.f64 (no modifier) by 1.0, an immediate or a register set once by a mov of
       one -> the other operand.
-      cvt.rn.{f16,bf16}.{f32,f64} of a constant NaN (a register set once by a mov of one) -> 0x7fff.
+      cvt.rn.{f16,bf16}.{f32,f64} of a constant NaN (a register set once by a mov of one) -> 0x7fff;
+      cvt.{f32,f64}.{f16,bf16} of a constant NaN -> 0x7fffffff (f64: 0x7fffffffe0000000).
     Not folded (and not here): x + 0, x - 0, x + -0, mul.rn by 1, min.ftz(x, x), x * -1 (a negation)."""
     consts: dict[str, Operand] = {}
     defs: dict[str, int] = {}
@@ -270,6 +271,10 @@ def fold_identities(items: list) -> list:
             return False
         if ty == "f64":
             return (bits >> 52) & 0x7FF == 0x7FF and bits & ((1 << 52) - 1) != 0
+        if ty == "f16":
+            return (bits >> 10) & 0x1F == 0x1F and bits & 0x3FF != 0
+        if ty == "bf16":
+            return (bits >> 7) & 0xFF == 0xFF and bits & 0x7F != 0
         return (bits >> 23) & 0xFF == 0xFF and bits & ((1 << 23) - 1) != 0
 
     out = []
@@ -306,6 +311,17 @@ def _fold_one(it, out, consts, is_one, is_nan_constant, root) -> None:
             # F2F.F16.F64 at run time narrows the payload (generated corpus k05725)
             out.append(Instruction("mov", ["b16"], [it.operands[0], Operand("imm", it.loc, value=0x7FFF)], it.loc,
                                    text=f"mov.b16 {it.operands[0].name}, 0x7FFF;  // ptxas folds cvt of a constant NaN"))
+            return
+        if (isinstance(it, Instruction) and it.opcode == "cvt" and it.guard is None and len(it.operands) == 2
+                and it.operands[0].kind == "reg" and len(it.suffixes) == 2
+                and it.suffixes[0] in ("f32", "f64") and it.suffixes[1] in ("f16", "bf16")
+                and is_nan_constant(it.operands[1], it.suffixes[1])):
+            # widening a constant half NaN: ptxas folds it to the canonical float NaN (f64: that
+            # NaN widened), where cvt.f32.bf16 at run time shifts the bits (generated corpus k08926)
+            wide = it.suffixes[0] == "f64"
+            out.append(Instruction("mov", ["b64" if wide else "b32"],
+                                   [it.operands[0], Operand("imm", it.loc, value=0x7FFFFFFFE0000000 if wide else 0x7FFFFFFF)],
+                                   it.loc, text="mov of the canonical NaN;  // ptxas folds cvt of a constant NaN"))
             return
         if (isinstance(it, Instruction) and it.guard is None and len(it.suffixes) == 1
                 and len(it.operands) == 3 and it.operands[0].kind == "reg"):
