@@ -298,7 +298,7 @@ def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, d
     from simt_sim import api
     try:
         result = api.run_functional(program, grid, block, args, dict(inputs), config,
-                                    dynamic_shared=dyn, history=True)
+                                    dynamic_shared=dyn, history=bool(ns.masks or ns.json))
     except RuntimeFault as e:
         raise fault_without_exports(e, ns) from None
     except Interrupted as e:
