@@ -57,6 +57,12 @@ CLASSES = {
     "k01915": "FMNMX.FTZ R23, -R23, R24, PT: subnormal inputs flushed",
     "k00619": "FFMA.SAT of a negative result: +0, not -0",
     "k06604": "FFMA.SAT of a negative result: +0",
+    "k00509": "64-bit != 0 through LOP3.LUT P0 with a predicate source (f0, f1, u1, I0 words)",
+    "k08128": "__ballot_sync(U0 > 0): LOP3.LUT P0 with a predicate source",
+    "k06027": "if (I0 == 0) atomicSub(gs + 5, ...): LOP3.LUT P0 with a predicate source (gslot5)",
+    "k05210": "if (U0 == 0) atomicAdd(gs + 1, 1): LOP3.LUT P0 with a predicate source (gslot1)",
+    "k11000": "-G: MOV R12, 32@lo(0x80) (__cudart_i2opi_d's address, a data relocation)",
+    "k13401": "-G: MOV R14, 32@lo(0x0) (__cudart_i2opi_f's address, a data relocation)",
 }
 
 
