@@ -7,7 +7,9 @@ themselves that need no nvcc:
   - SASS: F2F.F64.F32 d, |a| / -a of a NaN widens the register's NaN, sign and payload kept (the H100
     applies no sign modifier to a NaN source, as DADD);
   - PTX: cvt.f64.f32 of an abs.f32 / neg.f32 result reads the abs's source (ptxas folds it into
-    F2F.F64.F32 d, |a|), so a NaN keeps its sign there too (assembler.sign_folds).
+    F2F.F64.F32 d, |a|), so a NaN keeps its sign there too (assembler.sign_folds);
+  - PTX: sub.f64 d, a, LITERAL is DADD d, a, -LITERAL (assembler.negated_literal_sub);
+  - both: fma.rm.f64 with an exact zero result is -0 unless it adds two zeros of one sign.
 The modules are rebuilt from the generator's seeds, so the replays need nvcc."""
 from __future__ import annotations
 
@@ -26,12 +28,19 @@ SASS = {
     "k01319": "FSEL of -QNAN / DSETP.MIN with -INF: fmin(-inf, d0)",
     "k01600": "FSEL R21, R20, +QNAN, !P1: the upper word of 0x7ff8000000000000",
     "k06006": "FSEL with +QNAN: the upper word of a double NaN",
+    "k02400": "DADD R14, R24, -QNAN: fdim(d0, NaN) with the NaN literal negated by ptxas",
+    "k00409": "DFMA.RM with an exact zero result: -0 (__fma_rd(round(d0), d0 / d0, 0))",
+    "k01927": "DFMA.RM with an exact zero result: -0",
 }
 PTX = {
     "k00019": "cvt.f64.f32 of abs.f32 (in another block): the NaN's own sign",
     "k07801": "cvt.f64.f32 of abs.f32 / neg.f32: the NaN's own sign",
     "k09903": "cvt.f64.f32 of neg.f32: the NaN's own sign",
     "k09906": "cvt.f64.f32 of neg.f32: the NaN's own sign",
+    "k02400": "sub.f64 of a register set by mov.f64 of a NaN literal: DADD with the literal negated",
+    "k09629": "sub.f64 of a NaN literal: DADD with the literal negated",
+    "k00409": "fma.rm.f64 with an exact zero result: -0",
+    "k01927": "fma.rm.f64 with an exact zero result: -0",
 }
 
 
@@ -138,3 +147,59 @@ def test_ptx_cvt_of_abs_and_neg_keeps_a_nans_sign(tmp_path):
         assert got[2] == 0x7FF8000020000000 and got[3] == 0x7FF8000020000000
         assert got[4] == 0x3FF0000000000000 and got[5] == 0x3FF0000000000000    # |-1|, -(-1)
         assert got[6] == 0x4000000000000000 and got[7] == 0xC000000000000000    # |2|, -2
+
+
+def test_fma_rm_exact_zero_is_negative_zero():
+    """__fma_rd(x, y, +0) with x * y = -0 is -0 (IEEE 754 6.3; k00409, k01927); two +0 stay +0."""
+    import math
+    from simt_sim.engine.functional import alu
+    from simt_sim.isa import encoding as E
+    r = alu.f64_arith(E.OP_FMA, -0.0, 1.0, 0.0, 0, E.RND_RM)
+    assert r == 0.0 and math.copysign(1.0, r) < 0
+    r = alu.f64_arith(E.OP_FMA, 2.0, 3.0, -6.0, 0, E.RND_RM)             # exact cancellation
+    assert r == 0.0 and math.copysign(1.0, r) < 0
+    r = alu.f64_arith(E.OP_FMA, 0.0, 1.0, 0.0, 0, E.RND_RM)
+    assert r == 0.0 and math.copysign(1.0, r) > 0
+    r = alu.f64_arith(E.OP_FMA, -0.0, 1.0, 0.0, 0, E.RND_RN)
+    assert r == 0.0 and math.copysign(1.0, r) > 0
+
+
+def test_sub_of_a_nan_literal_is_an_add_of_the_negated_literal():
+    """sub.f64 d, a, 0d7FF8000000000000 (fdim(x, NaN), k09629): ptxas writes DADD d, a, -QNAN
+    (0xfff80000 in the immediate), so the result is the negated NaN, whatever a is."""
+    import numpy as np
+    from simt_sim.frontend.assembler import assemble_text
+    from simt_sim.oracle import run_oracle
+    from simt_sim.run.functional import LaunchConfig, launch
+    src = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry subnan(.param .u64 p_in, .param .u64 p_out)
+{
+    .reg .b32 %r<2>;
+    .reg .f64 %fd<6>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [p_in];
+    ld.param.u64 %rd2, [p_out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 8;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.f64 %fd1, [%rd4];
+    sub.f64 %fd2, %fd1, 0d7FF8000000000000;
+    mov.f64 %fd3, 0d7FF8000000000001;
+    sub.rn.f64 %fd4, %fd1, %fd3;
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.f64 [%rd5], %fd2;
+    st.global.f64 [%rd5+256], %fd4;
+    ret;
+}
+"""
+    program = assemble_text(src, "subnan")
+    vals = np.array([0x3FF0000000000000, 0xFFF0000000000001, 0x7FF4000000000002, 0x8000000000000000], np.uint64)
+    for run in (lambda b: launch(program, 1, 4, ["in", "out"], b, config=LaunchConfig()),
+                lambda b: run_oracle(program, 1, 4, ["in", "out"], b)):
+        res = run({"in": vals.view(np.float64).copy(), "out": np.zeros(64, np.uint64)})
+        got = [int(v) for v in np.asarray(res.buffers["out"]).view(np.uint64)]
+        assert got[:4] == [0xFFF8000000000000] * 4, [hex(v) for v in got[:4]]
+        assert got[32:36] == [0xFFF8000000000001] * 4, [hex(v) for v in got[32:36]]
