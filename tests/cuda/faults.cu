@@ -14,14 +14,16 @@ extern "C" __global__ void oob_global(int *out, int who)
     out[i + (i == who ? (1 << 24) : 0)] = i * 3;
 }
 
+// 256 words: too many for ptxas to keep in registers, so the array stays in local memory (a small
+// one becomes registers, where the store out of range is dropped, as on the GPU: nothing faults)
 extern "C" __global__ void oob_local(int *out, int who, int far)
 {
-    int a[16];
+    int a[256];
     int i = threadIdx.x;
-    for (int k = 0; k < 16; k++)
-        a[k] = out[k] + k * i;
-    a[i == who ? far : (i * 5) & 15] = i;
-    out[i] = a[(i * 7) & 15];
+    for (int k = 0; k < 256; k++)
+        a[k] = out[k & 63] + k * i;
+    a[i == who ? far : (i * 5) & 255] = i;
+    out[i] = a[(i * 7) & 255];
 }
 
 extern "C" __global__ void misaligned(int *out, int who)
