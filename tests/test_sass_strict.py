@@ -147,9 +147,15 @@ def test_double_immediates_of_the_64h_functions_and_oversized_float_immediates()
     assert b.u64[row[E.F_OPS + E.OPERAND_FIELDS + 1]] == 0x7E37E43C
     with pytest.raises(InputError, match=r"immediate 1e\+300 does not fit a float32"):
         lower("FADD R1, R2, 1e+300")
-    row = L.lower_instruction(b, instruction("FRND.F64.FLOOR R4, +QNAN"))     # a generated kernel's floor(NaN)
+    # a generated kernel's floor(NaN): nvdisasm prints the NaN as +QNAN; its bits are the
+    # encoding's immediate field (bits 32-63 of the low word), an f64's upper word
+    nan = instruction("FRND.F64.FLOOR R4, +QNAN")
+    row = L.lower_instruction(b, replace(nan, encoding=(0x7FF80000 << 32, 0)))
     kind, idx = row[E.F_OPS + E.OPERAND_FIELDS], row[E.F_OPS + E.OPERAND_FIELDS + 1]
     assert kind == E.K_IMM and b.u64[idx] == 0x7FF8000000000000
+    for field in (0, 0xFFF80000):           # no NaN there, or a NaN of the other sign: refused, located
+        with pytest.raises(InputError, match=r"'\+QNAN': the encoding's immediate field .* is not a positive NaN"):
+            L.lower_instruction(b, replace(nan, encoding=(field << 32, 0)))
 
 
 def test_words_without_effect_and_implicit_words_lower():

@@ -204,6 +204,10 @@ class RowBuilder:
                 # e.g. FSEL R5, R0, -QNAN is 0xfff00000, the upper word of -inf (fmin(-inf, x) folded);
                 # an f64 instruction's 32-bit immediate is its upper word
                 bits = (self.inst.encoding[0] >> 32) & 0xFFFF_FFFF
+                negative = t.startswith("-") or bool(mods & E.OM_NEG)      # the sign as printed
+                if (bits & 0x7F80_0000) != 0x7F80_0000 or not bits & 0x007F_FFFF or bool(bits >> 31) != negative:
+                    raise self.error(f"operand {text!r}: the encoding's immediate field {bits:#010x} is not a "
+                                     f"{'negative' if negative else 'positive'} NaN")
                 k, i, _, _ = self.imm(bits << 32 if number == "f64" else bits)
                 return k, i, 0, mods & ~E.OM_NEG
             k, i, _, _ = self.imm(self.float_bits(t, number))
