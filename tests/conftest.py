@@ -24,6 +24,16 @@ settings.register_profile(
 settings.load_profile("ci")
 
 
+# The run's wall-clock budget (limits.wall_seconds: 30 s for users, so that an endless kernel loop
+# stops) would fail the suite's longer simulations on a slow or loaded CI machine: the suite runs
+# with no budget, except where a test sets one (tests/test_fault_model.py).  Subprocess runs of the
+# CLI keep the user default.
+from simt_sim.machine import config as _config  # noqa: E402
+
+USER_WALL_SECONDS = _config.DEFAULTS["limits"]["wall_seconds"]
+_config.DEFAULTS["limits"]["wall_seconds"] = 0.0
+
+
 # `slow`: exhaustive sweeps beyond what CI needs (every recorded timing microbenchmark's and every
 # SASS differential program's mask trace, the long Hypothesis profile's properties).  Skipped unless
 # `python -m pytest --run-slow` (CI keeps the suite under its 20-minute budget without them).

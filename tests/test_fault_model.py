@@ -99,10 +99,14 @@ def test_sass_messages_name_the_ptx_line(capsys):
     assert text.strip().startswith("trap;")
 
 
-def test_the_default_wall_clock_budget_is_30_seconds():
-    assert DEFAULTS["limits"]["wall_seconds"] == 30.0
+def test_the_default_wall_clock_budget_is_30_seconds(monkeypatch):
+    from conftest import USER_WALL_SECONDS        # the suite itself runs without the budget (conftest)
+    assert USER_WALL_SECONDS == 30.0
+    monkeypatch.setitem(DEFAULTS["limits"], "wall_seconds", USER_WALL_SECONDS)
     from simt_sim import api
+    from simt_sim.machine.config import LaunchConfig
     assert api.load_config("h100").get("limits.wall_seconds") == 30.0
+    assert LaunchConfig().wall_budget() == 30.0 and LaunchConfig(wall_seconds=0).wall_budget() == 0.0
 
 
 def test_wall_clock_budget_zero_means_none(capsys):

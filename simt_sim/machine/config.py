@@ -786,7 +786,7 @@ class LaunchConfig:
     call_depth: int = DEFAULTS["simt"]["call_depth"]
     policy: str = DEFAULTS["simt"]["divergence_policy"]
     max_warp_insts: int = DEFAULTS["limits"]["max_warp_instructions"]
-    wall_seconds: float = DEFAULTS["limits"]["wall_seconds"]       # 0: no limit (limits.wall_seconds)
+    wall_seconds: float | None = None       # 0: no limit; None: the schema's default when asked (wall_budget)
     max_resident_blocks: int = DEFAULTS["sm"]["max_resident_blocks"]
     num_sms: int = DEFAULTS["num_sms"]
     shared_memory: int = 233472      # bytes a block may use: the H100's per SM (the programs target sm_90)
@@ -806,6 +806,13 @@ class LaunchConfig:
             raise InputError("call_depth must be at least 1")
         if self.memcheck not in ("fault", "report"):
             raise InputError(f"memcheck must be fault or report, got {self.memcheck!r}")
+        if self.wall_seconds is not None and not 0 <= self.wall_seconds <= 1e9:
+            raise InputError(f"wall_seconds must be between 0 and 1e9, got {self.wall_seconds}")
+
+    def wall_budget(self) -> float:
+        """The run's wall-clock budget in seconds (0: none): wall_seconds, or the schema's default
+        (DEFAULTS, read when the run starts) when not given."""
+        return float(DEFAULTS["limits"]["wall_seconds"] if self.wall_seconds is None else self.wall_seconds)
 
     def gpu_config(self) -> GPUConfig:
         data = merged(DEFAULTS, {"name": "launch", "warp_size": self.warp_size, "num_sms": self.num_sms,
@@ -814,7 +821,7 @@ class LaunchConfig:
                                  "simt": {"stack_depth": self.stack_depth, "call_depth": self.call_depth,
                                           "divergence_policy": self.policy, "memcheck": self.memcheck},
                                  "limits": {"max_warp_instructions": self.max_warp_insts,
-                                            "wall_seconds": self.wall_seconds,
+                                            "wall_seconds": self.wall_budget(),
                                             "host_memory_mib": self.host_memory_mib,
                                             "history_rows": self.history_rows}})
         return GPUConfig("launch", "<launch settings>", data)

@@ -76,7 +76,7 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     max_insts = int(image.kgeom[0][L.G["max_warp_insts"]])
     c = s.counters
     c[L.C_SLICE_END] = min(SLICE_INSTS, max_insts)
-    slices = Slices(config.wall_seconds)
+    slices = Slices(config.wall_budget())
     interrupted = False
     status = L.RUN_DONE
     with np.errstate(all="ignore"):
