@@ -1540,8 +1540,8 @@ class _Interpreter:
             raise NotImplementedError(f"oracle: {name}.{E.TYPE_NAMES[ty]} is not supported")
         if math.isnan(r) and name != "copysign":
             r = _nan_result(name, ty, srcs, bool(ins.flags & E.FL_NAN_B_FIRST))
-        if ins.flags & E.FL_SAT:
-            r = type(r)(0.0) if math.isnan(r) else type(r)(min(max(float(r), 0.0), 1.0))
+        if ins.flags & E.FL_SAT:        # NaN, -0 and every negative saturate to +0 (the H100's FFMA.SAT of -0)
+            r = type(r)(0.0) if math.isnan(r) or r <= 0.0 else type(r)(min(float(r), 1.0))
         if ty == E.T_F32:
             r = _ftz32(np.float32(r), ftz)
         self.write_float(th, ins.ops[0], r, ty)
