@@ -162,7 +162,7 @@ def test_stack_depth_follows_nesting_and_overflow_names_warp_and_pc():
     prog = assemble_text(NESTED)
     res = simt_sim.run_functional(prog, 1, 8, [], {}, simt_sim.load_config("h100", {"warp_size": 8}))
     assert res.raw.max_stack_depth.max() == 2
-    with pytest.raises(RuntimeFault, match=r"SIMT stack overflow \(depth limit 1\).*warp 0, pc 4 "):
+    with pytest.raises(RuntimeFault, match=r"SIMT stack overflow \(depth limit 1\).*warp 0, thread \(4,0,0\) \(lane 4\), pc 4 "):
         simt_sim.run_functional(prog, 1, 8, [], {},
                                 simt_sim.load_config("h100", {"warp_size": 8, "simt.stack_depth": 1}))
 
