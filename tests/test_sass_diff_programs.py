@@ -42,6 +42,8 @@ NOT_CHECKED = {
     **{f: "issue 61 family: replayed against the H100 records of generated corpus kernels by "
           "tests/test_sass_corpus_classes.py, no recorded s-* program yet"
        for f in ("QSPC", "R2P", "VABSDIFF4")},
+    "FSET": "issue 61 family: replayed against the H100 record of generated corpus kernel k06400 by "
+            "tests/test_corpus_sass_classes2.py, no recorded s-* program yet",
 }
 
 # Families ptxas emits in s-* programs that isa/sass.yaml does not list yet.  A family leaves this set
@@ -288,13 +290,8 @@ def mismatches(name: str, sass: dict, ptx: dict) -> list[str]:
 
 # Known engine departures of SASS mode, each with its reason (strict xfail: a fix shows as XPASS).
 KNOWN_ENGINE_BUGS = {
-    # ran into CALL before; the division slow path ($__internal_..._div_rn_noftz_f32_slowpath) now runs
-    "s-fp32": "0 / -x in the division slow path gives +0 where PTX mode gives -0 (result 20, 5 lanes with "
-              "y = -FLT_MIN-like operands; not found yet), and ptxas contracts -x*|y| - z into one FFMA "
-              "(result 23, 1 ulp: SASS exact, the H100 reference decides)",
-    # not a bug of either mode: the H100 reference decides
-    "s-fp64": "ptxas contracts -x*|z| - y (PTX mul.f64 + sub.f64) into one DFMA: SASS mode gives the exactly "
-              "rounded fused result, PTX mode rounds twice (result 12, a few lanes, 1 ulp)",
+    # s-fp32 and s-fp64 match since PTX mode contracts mul + add/sub into fma as ptxas does
+    # (frontend/ptx_contract.py): their differences were ptxas's FFMA/DFMA, not engine bugs
 }
 
 
