@@ -33,6 +33,16 @@ from simt_sim.machine import config as _config  # noqa: E402
 USER_WALL_SECONDS = _config.DEFAULTS["limits"]["wall_seconds"]
 _config.DEFAULTS["limits"]["wall_seconds"] = 0.0
 
+# Tests that rebuild generated-corpus modules from their seeds (docs/corpus.md) need nvcc and the records.
+import shutil  # noqa: E402
+
+import pytest  # noqa: E402
+
+from simt_sim.calibrate import corpus as _corpus  # noqa: E402
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not _corpus.RECORDS.exists(),
+                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+
 
 # `slow`: exhaustive sweeps beyond what CI needs (every recorded timing microbenchmark's and every
 # SASS differential program's mask trace, the long Hypothesis profile's properties).  Skipped unless

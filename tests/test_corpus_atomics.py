@@ -14,7 +14,6 @@ Two kinds of test: corpus kernels replayed in SASS and PTX mode against their H1
 special values) in PTX mode (engine and oracle) and SASS mode."""
 from __future__ import annotations
 
-import shutil
 import struct
 from pathlib import Path
 
@@ -28,8 +27,7 @@ from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import launch
 
 CUDA = Path(__file__).resolve().parent / "cuda"
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.exists(),
-                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
 needs_ptxas = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
 
 # corpus kernel -> what its gp64 word shows (wrong in both modes at 3eeb60c)

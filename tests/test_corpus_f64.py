@@ -13,14 +13,12 @@ themselves that need no nvcc:
 The modules are rebuilt from the generator's seeds, so the replays need nvcc."""
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
 from simt_sim.calibrate import corpus as C
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.exists(),
-                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
 
 SASS = {
     "k00019": "F2F.F64.F32 R4, |R11| of a negative NaN: (double)fabsf(f0) stays negative",

@@ -17,7 +17,6 @@ rebuild the modules), and tests/cuda/ptx_contract.cu run in PTX mode against num
 arithmetic and against SASS mode (the SASS ptxas really made, exact on the H100 for these forms)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +29,7 @@ from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import launch
 
 CUDA = Path(__file__).resolve().parent / "cuda"
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.exists(),
-                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
 needs_ptxas = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
 
 # corpus kernel -> the class it stands for (wrong in PTX mode at 3eeb60c, exact in SASS mode)

@@ -15,14 +15,12 @@ hand-made listings for the lowering of each class (no nvcc needed there):
 The modules are rebuilt from the generator's seeds, so nvcc is needed."""
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
 from simt_sim.calibrate import corpus as C
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None or not C.RECORDS.exists(),
-                                reason="nvcc not installed or no recorded corpus (modules are rebuilt from their seeds)")
+from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
 
 CLASSES = {
     "k01003": "VIMNMX.RELU R13, R18, R11, !PT (max.relu.s32)",
