@@ -100,3 +100,12 @@ def test_long_profile(tmp_path):
                     subprocess_every=200, generate=4, quiet=False)
     print(doc["table"])
     assert doc["findings"] == [], doc["findings"]
+
+
+def test_numeric_mutation_of_infinite_and_huge_values_never_breaks_the_generator():
+    """A config or reference value of inf/NaN (e.g. from an earlier mutation) once crashed the
+    generator itself at an input of the long profile (OverflowError from int(inf))."""
+    import random
+    for v in (float("inf"), float("-inf"), float("nan"), 10**400, -3, 2.5):
+        for s in range(40):
+            fuzz.scaled(random.Random(s), v)      # every branch of the choice, no exception

@@ -32,6 +32,7 @@ import collections
 import contextlib
 import io
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -328,7 +329,10 @@ def mutate_tree(rng: random.Random, doc, values=VALUES):
 def scaled(rng: random.Random, v):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return v
-    return rng.choice([v * 2**rng.randrange(1, 40), -v, v + 1, v - 1, v * 0.5, int(v) * 10**12])
+    # the list is built whole before the choice, so guarding int(inf) keeps every other input unchanged
+    big = v if isinstance(v, float) and not math.isfinite(v) else int(v) * 10**12
+    half = v // 2 if isinstance(v, int) and abs(v) > 2**1000 else v * 0.5     # no float for a huge int
+    return rng.choice([v * 2**rng.randrange(1, 40), -v, v + 1, v - 1, half, big])
 
 
 def mutate_text(rng: random.Random, text: str) -> tuple[str, str]:
