@@ -109,3 +109,20 @@ def test_numeric_mutation_of_infinite_and_huge_values_never_breaks_the_generator
     for v in (float("inf"), float("-inf"), float("nan"), 10**400, -3, 2.5):
         for s in range(40):
             fuzz.scaled(random.Random(s), v)      # every branch of the choice, no exception
+
+
+def test_a_run_cut_short_resumes_without_running_its_inputs_again(tmp_path):
+    """A long run split over sessions: --resume counts the earlier records (even a cut-short run's
+    partial log) and runs only the rest; the combined records equal one uninterrupted run."""
+    cats = ("config", "set")
+    whole = fuzz.fuzz(12, seed=3, workers=1, categories=cats, out=tmp_path / "whole", reduce=False)
+    fuzz.fuzz(5, seed=3, workers=1, categories=cats, out=tmp_path / "part", reduce=False)
+    (tmp_path / "part" / "records.jsonl").unlink()          # as if killed: only the partial log is left
+    resumed = fuzz.fuzz(12, seed=3, workers=1, categories=cats, out=tmp_path / "part", reduce=False,
+                        resume=tmp_path / "part")
+    assert resumed["resumed"] == 5 and resumed["inputs"] == 12 and not resumed["interrupted"]
+    strip = lambda r: (r["index"], r["outcome"], r.get("exc"), r.get("located"))   # noqa: E731
+    assert [strip(r) for r in resumed["records"]] == [strip(r) for r in whole["records"]]
+    assert resumed["table"] == whole["table"]
+    with pytest.raises(SystemExit, match="seed 3, not 4"):
+        fuzz.fuzz(12, seed=4, workers=1, categories=cats, out=tmp_path / "other", resume=tmp_path / "part")

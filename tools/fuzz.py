@@ -991,14 +991,55 @@ def table(cases: list[Case], recs: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def record_line(case: Case, rec: dict, seed: int) -> dict:
+    return {**{k: v for k, v in rec.items() if k != "traceback"}, "seed": seed, "seed_input": case.seed,
+            "note": case.note}
+
+
+def read_earlier_records(path: Path, seed: int, start: int, inputs: int) -> dict:
+    """{index: record} of an earlier run's records inside [start, start + inputs)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "records.jsonl" if (path / "records.jsonl").exists() else path / "records.partial.jsonl"
+    found = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:     # the last line of a run killed while writing it
+                continue
+            if rec.get("seed", seed) != seed:
+                raise SystemExit(f"{path}:{n}: a record of seed {rec['seed']}, not {seed}")
+            if start <= rec["index"] < start + inputs:
+                found[rec["index"]] = rec
+    return found
+
+
+def simulator_version() -> str:
+    """The commit the simulator ran at (with '+changes' when the tree differs), for provenance."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (head or "unknown") + ("+changes" if dirty else "")
+
+
 def fuzz(inputs: int, seed: int = 0, workers: int = 2, categories=CATEGORIES, timeout: float = 30.0,
          mem_mb: int = 3072, jit: bool = False, out: Path | None = None, reduce: bool = True,
          subprocess_every: int = 0, start: int = 0, quiet: bool = True, corpus_dir: Path | None = None,
-         generate: int = 0) -> dict:
-    """Generate and run `inputs` cases; returns {"table", "records", "findings"}."""
+         generate: int = 0, resume: Path | None = None) -> dict:
+    """Generate and run `inputs` cases; returns {"table", "records", "findings"}.  With `resume`, the
+    records of an earlier run of the same seed (its records.jsonl, or records.partial.jsonl when it was
+    cut short) count as done: only the other inputs run, and the summary covers all of them."""
     seeds = find_seeds(corpus_dir, generate)
     categories = tuple(c for c in categories if c not in ("sass", "cubin") or seeds.cubin_programs)
+    earlier = read_earlier_records(resume, seed, start, inputs) if resume else {}
     cases = [make_case(seed, i, seeds, categories) for i in range(start, start + inputs)]
+    all_cases = cases
+    cases = [c for c in cases if c.index not in earlier]
     t0 = time.time()
 
     def progress(done, total):
@@ -1009,19 +1050,21 @@ def fuzz(inputs: int, seed: int = 0, workers: int = 2, categories=CATEGORIES, ti
     if out:                     # records as they come: a run cut short keeps what it did
         out.mkdir(parents=True, exist_ok=True)
         log = open(out / "records.partial.jsonl", "w")
+        for rec in earlier.values():        # a resumed run cut short again still holds everything done
+            log.write(json.dumps(rec) + "\n")
 
     def on_record(case, rec):
-        log.write(json.dumps({**{k: v for k, v in rec.items() if k != "traceback"}, "seed_input": case.seed,
-                              "note": case.note}) + "\n")
+        log.write(json.dumps(record_line(case, rec, seed)) + "\n")
         log.flush()
     try:
         recs = run_cases(cases, workers, timeout, mem, jit, subprocess_every, progress, on_record if log else None)
     finally:
         if log:
             log.close()
+    recs = sorted([*earlier.values(), *recs], key=lambda r: r["index"])
     done = {r["index"] for r in recs}
-    interrupted = len(recs) < len(cases)
-    cases = [c for c in cases if c.index in done]
+    interrupted = len(recs) < len(all_cases)
+    cases = [c for c in all_cases if c.index in done]
     if not quiet:
         print(file=sys.stderr)
     # a timeout on a loaded machine may be slowness: run it again alone with 3x the time
@@ -1043,7 +1086,7 @@ def fuzz(inputs: int, seed: int = 0, workers: int = 2, categories=CATEGORIES, ti
             entry["reproducer"] = str(save_finding(out, n, small_case, {**rec, "count": len(indices)}))
         saved.append(entry)
     doc = {"inputs": len(cases), "asked": inputs, "interrupted": interrupted, "seed": seed, "start": start,
-           "workers": workers, "timeout_s": timeout,
+           "resumed": len(earlier), "simulator": simulator_version(), "workers": workers, "timeout_s": timeout,
            "memory_cap_mb": mem_mb, "jit": jit, "seconds": round(time.time() - t0, 1),
            "table": table(cases, recs), "findings": saved}
     if out:
@@ -1051,8 +1094,7 @@ def fuzz(inputs: int, seed: int = 0, workers: int = 2, categories=CATEGORIES, ti
         (out / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
         with open(out / "records.jsonl", "w") as f:
             for c, r in zip(cases, recs):
-                f.write(json.dumps({**{k: v for k, v in r.items() if k != "traceback"}, "seed_input": c.seed,
-                                    "note": c.note}) + "\n")
+                f.write(json.dumps(record_line(c, r, seed)) + "\n")
     doc["records"] = recs
     return doc
 
@@ -1075,6 +1117,9 @@ def main(argv=None) -> int:
                    help="also N generated-corpus modules (corpus_gen.py, compiled once by nvcc -ptx)")
     p.add_argument("--out", type=Path, default=Path("fuzz-out"), help="summary, records and reproducers (default fuzz-out)")
     p.add_argument("--no-reduce", action="store_true", help="save findings as found, not reduced")
+    p.add_argument("--resume", type=Path, metavar="DIR",
+                   help="an earlier run's --out (same seed): its finished inputs are not run again, and the "
+                        "summary covers them too (a long run split over sessions or cut short)")
     ns = p.parse_args(argv)
     cats = tuple(c.strip() for c in ns.categories.split(",") if c.strip())
     bad = [c for c in cats if c not in CATEGORIES]
@@ -1082,7 +1127,7 @@ def main(argv=None) -> int:
         p.error(f"unknown categories {', '.join(bad)} (one of {', '.join(CATEGORIES)})")
     doc = fuzz(ns.inputs, ns.seed, ns.workers, cats, ns.timeout, ns.memory_mb, ns.jit, ns.out, not ns.no_reduce,
                ns.subprocess_every, ns.start, quiet=False, corpus_dir=ns.corpus_dir,
-               generate=ns.generate_corpus)
+               generate=ns.generate_corpus, resume=ns.resume)
     print(doc["table"])
     print(f"\n{doc['inputs']} inputs{' (interrupted)' if doc['interrupted'] else ''} in {doc['seconds']} s; "
           f"{len(doc['findings'])} distinct findings"
