@@ -276,3 +276,72 @@ def test_div_approx_and_widening_ftz_match_sass_mode():
     p, s = run_ptx("div_approx", args, bufs), run_sass("div_approx", args, bufs)
     assert np.array_equal(p["o"].view(np.uint32), s["o"].view(np.uint32))
     assert np.array_equal(p["w"].view(np.uint64), s["w"].view(np.uint64))
+
+
+# ---- f64 (d0 classes) -------------------------------------------------------------------------------
+
+CLASSES_F64 = {
+    "k03015": "x / -0.0 with an integer immediate 0x8000000000000000 in the kernel: the literal read as +0.0 (d0)",
+    "k04405": "div.rn.f64 by 0d8000000000000000 beside an integer immediate of the same bits (d0)",
+    "k02904": "-0.0 literal beside an integer immediate of the same bits: the sign of d0 (d0)",
+}
+
+NEG_ZERO_PTX = HEAD + """.visible .entry k(.param .u64 p)
+{
+ .reg .f64 %fd<8>; .reg .b64 %rd<8>; .reg .b32 %r<4>;
+ ld.param.u64 %rd1, [p];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 8;
+ add.s64 %rd3, %rd1, %rd2;
+ ld.global.u64 %rd4, [%rd3];
+ and.b64 %rd5, %rd4, -9223372036854775808;
+ st.global.u64 [%rd3+256], %rd5;
+ mov.b64 %fd1, %rd4;
+ div.rn.f64 %fd2, %fd1, 0d8000000000000000;
+ st.global.f64 [%rd3+512], %fd2;
+ mul.f64 %fd3, %fd1, 0d8000000000000000;
+ st.global.f64 [%rd3+768], %fd3;
+ ret;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def f64_outcomes():
+    return {o["id"]: o for o in C.replay(ids=sorted(CLASSES_F64), modes=("ptx",), workers=1, timeout=600.0)}
+
+
+@needs_nvcc
+@pytest.mark.parametrize("kid", sorted(CLASSES_F64))
+def test_ptx_f64_class_kernel_is_exact_against_the_h100(kid, f64_outcomes):
+    o = f64_outcomes[kid]
+    assert o["class"] == "exact", f"{kid} ({CLASSES_F64[kid]}): {o['class']}: {o.get('error')}"
+
+
+def neg_zero_run(tmp_path, mode):
+    from simt_sim.frontend.sass_lower import load_kernel
+    path = tmp_path / "neg_zero.ptx"
+    path.write_text(NEG_ZERO_PTX)
+    x = np.array([3.0, -3.0, 1e300, -5e-324] * 8, np.float64)
+    buf = np.zeros(128, np.float64)
+    buf[:32] = x
+    return launch(load_kernel(str(path), "k", mode), 1, 32, ["p"], {"p": buf}).buffers["p"], x
+
+
+def test_negative_zero_literal_beside_an_integer_immediate_of_its_bits(tmp_path):
+    """-0.0 (0d8000000000000000) and the integer -2^63 share their bits: the constant pool kept one
+    slot for both (Python's -0.0 == 0.0), so x / -0.0 gave +inf for x > 0 where the H100 gives -inf
+    (generated corpus k03015)."""
+    got, x = neg_zero_run(tmp_path, "ptx")
+    with np.errstate(divide="ignore"):
+        assert np.array_equal(got[64:96].view(np.uint64), (x / -0.0).view(np.uint64))
+    assert np.array_equal(got[96:128].view(np.uint64), (x * -0.0).view(np.uint64))
+    assert (got[64:96][x > 0] == -np.inf).all()
+    assert np.array_equal(got[32:64].view(np.uint64), x.view(np.uint64) & np.uint64(1 << 63))
+
+
+@needs_ptxas
+def test_negative_zero_literal_matches_sass_mode(tmp_path):
+    p, _ = neg_zero_run(tmp_path, "ptx")
+    s, _ = neg_zero_run(tmp_path, "sass")
+    assert np.array_equal(p.view(np.uint64), s.view(np.uint64))

@@ -326,7 +326,7 @@ class Assembler:
         self.reg_names: dict[tuple[int, int], str] = {}
         self.counts = {FILE_R32: 0, FILE_R64: 0, FILE_PRED: 0}
         self.consts: list[tuple[int, float, float]] = []
-        self.const_index: dict[tuple[int, float, float], int] = {}
+        self.const_index: dict[tuple[int, bytes, bytes], int] = {}
         self.vecs: list[list[int]] = []
         self.symbols: dict[str, Variable] = {}
         self.module_symbols: dict[str, Variable] = {}
@@ -447,10 +447,13 @@ class Assembler:
 
     # ---- operands ----
     def const(self, bits: int, f32: float, f64: float) -> int:
-        key = (bits, f32, f64)
-        if key not in self.const_index or math.isnan(f32) or math.isnan(f64):
+        # keyed by the floats' bit patterns: -0.0 == 0.0 as Python floats, so a -0.0 literal must not
+        # take the slot of an integer immediate of the same bits (0x8000000000000000 as +0.0:
+        # x / -0.0 gave +inf; generated corpus k03015), nor a NaN another NaN's
+        key = (bits, struct.pack("<d", f32), struct.pack("<d", f64))
+        if key not in self.const_index:
             self.const_index[key] = len(self.consts)
-            self.consts.append(key)
+            self.consts.append((bits, f32, f64))
         return self.const_index[key]
 
     def reg(self, op: Operand, want_file: int | None, what: str, dtype: str | None = None) -> tuple[int, int]:
