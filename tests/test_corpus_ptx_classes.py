@@ -284,6 +284,7 @@ CLASSES_F64 = {
     "k03015": "x / -0.0 with an integer immediate 0x8000000000000000 in the kernel: the literal read as +0.0 (d0)",
     "k04405": "div.rn.f64 by 0d8000000000000000 beside an integer immediate of the same bits (d0)",
     "k02904": "-0.0 literal beside an integer immediate of the same bits: the sign of d0 (d0)",
+    "k03618": "mul.rz.f64 of -0.0 and a NaN literal: ptxas's DMUL.RZ RZ, -QNAN gives the negated NaN (d0)",
 }
 
 NEG_ZERO_PTX = HEAD + """.visible .entry k(.param .u64 p)
@@ -345,3 +346,57 @@ def test_negative_zero_literal_matches_sass_mode(tmp_path):
     p, _ = neg_zero_run(tmp_path, "ptx")
     s, _ = neg_zero_run(tmp_path, "sass")
     assert np.array_equal(p.view(np.uint64), s.view(np.uint64))
+
+
+NEG_ZERO_PRODUCTS_PTX = HEAD + """.visible .entry k(.param .u64 p)
+{
+ .reg .f64 %fd<20>; .reg .b64 %rd<4>;
+ ld.param.u64 %rd1, [p];
+ ld.global.f64 %fd1, [%rd1];
+ mov.f64 %fd3, 0d8000000000000000;
+ mov.f64 %fd4, 0d7FF8000000000000;
+ mul.rz.f64 %fd5, %fd3, %fd4;
+ st.global.f64 [%rd1+16], %fd5;
+ mul.f64 %fd6, %fd3, %fd1;
+ st.global.f64 [%rd1+24], %fd6;
+ mul.rn.f64 %fd7, %fd4, %fd3;
+ st.global.f64 [%rd1+32], %fd7;
+ mul.rm.f64 %fd8, %fd3, 0d7FF0000000000001;
+ st.global.f64 [%rd1+40], %fd8;
+ mul.f64 %fd9, %fd3, 0d4008000000000000;
+ st.global.f64 [%rd1+48], %fd9;
+ mov.f64 %fd10, 0d0000000000000000;
+ mul.f64 %fd11, %fd10, %fd4;
+ st.global.f64 [%rd1+56], %fd11;
+ ret;
+}
+"""
+
+
+def neg_zero_products(tmp_path, mode):
+    from simt_sim.frontend.sass_lower import load_kernel
+    path = tmp_path / "neg_zero_products.ptx"
+    path.write_text(NEG_ZERO_PRODUCTS_PTX)
+    buf = np.zeros(8, np.uint64)
+    buf[0] = 0xFFF4000000000005
+    got = launch(load_kernel(str(path), "k", mode), 1, 1, ["p"], {"p": buf}).buffers["p"]
+    return [int(w) for w in got.view(np.uint64)]
+
+
+def test_negative_zero_times_a_literal_is_zero_times_the_negated_literal(tmp_path):
+    """ptxas 13 writes mul.f64 of -0.0 and a literal as DMUL RZ, -LITERAL (any rounding): a NaN
+    literal goes on negated; -0.0 times a register is DMUL RZ, -R, whose NaN keeps its own sign
+    (generated corpus k03618)."""
+    w = neg_zero_products(tmp_path, "ptx")
+    assert w[2] == 0xFFF8000000000000 and w[4] == 0xFFF8000000000000      # -(+QNAN)
+    assert w[5] == 0xFFF8000000000001                                     # the signalling literal, quieted and negated
+    assert w[3] == 0xFFFC000000000005                                     # a register NaN: its own sign
+    assert w[6] == 0x8000000000000000                                     # -0 * 3 = -0
+    assert w[7] == 0x7FF8000000000000                                     # +0 * NaN: as written
+    t = [x.split("  //")[0].strip() for x in assemble_text(NEG_ZERO_PRODUCTS_PTX).texts]
+    assert "mul.rz.f64 %fd5, 0d0000000000000000, 0dFFF8000000000000;" in t and "mul.f64 %fd6, %fd3, %fd1;" in t
+
+
+@needs_ptxas
+def test_negative_zero_products_match_sass_mode(tmp_path):
+    assert neg_zero_products(tmp_path, "ptx") == neg_zero_products(tmp_path, "sass")

@@ -142,9 +142,31 @@ def negate_products(items: list) -> list:
     return out
 
 
+def flip_selected_negations(items: list) -> list:
+    """`neg.f32 n, a` (no .ftz, n set once) whose every use is a value operand of `selp.f32`
+    -> `xor.b32 n, a, 0x80000000`: ptxas folds the negation into the select (`FSEL R13, -R4, -RZ,
+    P1`, `FSEL R15, R15, -R15, !P0`), a sign-bit flip that keeps a NaN's payload and flips its sign,
+    where neg.f32 on its own gives the canonical NaN (generated corpus k08212, k06400, k08508:
+    -fdimf(x, y) and -fmaxf(x, x) of a NaN)."""
+    occ = _occurrences(items)
+    out = list(items)
+    for j, it in enumerate(items):
+        if not (isinstance(it, Instruction) and it.opcode == "neg" and it.guard is None and it.suffixes == ["f32"]
+                and len(it.operands) == 2 and it.operands[0].kind == "reg" and it.operands[1].kind == "reg"):
+            continue
+        n = it.operands[0].name
+        uses = [(i, k) for i, k in occ.get(n, []) if (i, k) != (j, 0)]
+        if not uses or any(k == 0 or not (isinstance(items[i], Instruction) and items[i].opcode == "selp"
+                                          and items[i].suffixes == ["f32"] and k in (1, 2)) for i, k in uses):
+            continue
+        out[j] = Instruction("xor", ["b32"], [it.operands[0], it.operands[1], Operand("imm", it.loc, value=0x80000000)],
+                             it.loc, text=f"xor.b32 {n}, {it.operands[1].name}, 0x80000000;  // ptxas: FSEL with -a")
+    return out
+
+
 def contract_instructions(items: list) -> list:
     """The body with ptxas's mul+add contraction and self-min/max folding applied."""
-    items = negate_products(fold_identities(list(items)))
+    items = flip_selected_negations(negate_products(fold_identities(list(items))))
     block = _blocks(items)
     occurrences = _occurrences(items)
     muls = {it.operands[0].name: i for i, it in enumerate(items)
@@ -234,6 +256,20 @@ def _immediate_bits(op: Operand, ty: str) -> int | None:
     return None
 
 
+NEG_ZERO_F64 = 1 << 63
+
+
+def _literal_bits(op: Operand, consts: dict) -> int | None:
+    """The f64 bits of a literal operand, or of a register set once by a mov of one (None: neither)."""
+    if op.kind == "reg":
+        op = consts.get(op.name)
+        if op is None:
+            return None
+    if op.kind != "fimm":
+        return None
+    return _immediate_bits(op, "f64")
+
+
 def fold_identities(items: list) -> list:
     """The identities ptxas folds whose result differs from the instruction's on a NaN (the operand's
     payload kept where the instruction gives the canonical NaN), measured on ptxas 13 for sm_90:
@@ -242,6 +278,8 @@ def fold_identities(items: list) -> list:
       one -> the other operand.
       cvt.rn.{f16,bf16}.{f32,f64} of a constant NaN (a register set once by a mov of one) -> 0x7fff;
       cvt.{f32,f64}.{f16,bf16} of a constant NaN -> 0x7fffffff (f64: 0x7fffffffe0000000).
+      mul.f64 (any rounding) of -0.0 and a literal (or registers set once to them) -> 0.0 times the
+      negated literal (ptxas: DMUL RZ, -LITERAL), so a NaN literal goes on negated.
     Not folded (and not here): x + 0, x - 0, x + -0, mul.rn by 1, min.ftz(x, x), x * -1 (a negation)."""
     consts: dict[str, Operand] = {}
     defs: dict[str, int] = {}
@@ -323,6 +361,20 @@ def _fold_one(it, out, consts, is_one, is_nan_constant, root) -> None:
                                    [it.operands[0], Operand("imm", it.loc, value=0x7FFFFFFFE0000000 if wide else 0x7FFFFFFF)],
                                    it.loc, text="mov of the canonical NaN;  // ptxas folds cvt of a constant NaN"))
             return
+        if (isinstance(it, Instruction) and it.opcode == "mul" and it.guard is None and it.suffixes
+                and it.suffixes[-1] == "f64" and set(it.suffixes[:-1]) <= ROUNDING and len(it.operands) == 3
+                and it.operands[0].kind == "reg"):
+            # -0.0 times a literal: ptxas writes DMUL RZ, -LITERAL (the zero's sign moved into the
+            # immediate, any rounding), so a NaN literal goes on negated (generated corpus k03618)
+            bits = [_literal_bits(op, consts) for op in it.operands[1:]]
+            if None not in bits and NEG_ZERO_F64 in bits:
+                other = bits[1] if bits[0] == NEG_ZERO_F64 else bits[0]
+                zero = Operand("fimm", it.loc, value=0.0, text="0d0000000000000000")
+                lit = Operand("fimm", it.loc, text=f"0d{other ^ NEG_ZERO_F64:016X}")
+                out.append(Instruction("mul", list(it.suffixes), [it.operands[0], zero, lit], it.loc,
+                                       text=f"mul.{'.'.join(it.suffixes)} {it.operands[0].name}, 0d0000000000000000, "
+                                            f"{lit.text};  // ptxas: -0.0 * literal is RZ * -literal"))
+                return
         if (isinstance(it, Instruction) and it.guard is None and len(it.suffixes) == 1
                 and len(it.operands) == 3 and it.operands[0].kind == "reg"):
             ty = it.suffixes[0]
