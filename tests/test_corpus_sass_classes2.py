@@ -11,7 +11,8 @@ hand-made listings for the lowering of each class (no nvcc needed there):
   - LOP3.LUT P0, Rd, a, b, c, lut, Pc: the predicate result is (result != 0) OR Pc;
   - LEA d, P0, -a, b, s: the carry of b + ~(a << s) + 1; IMAD.HI.X: the carry in at bit 0 of the sum;
   - F2F of a float64 NaN: no -x / |x|; FMNMX.FTZ flushes its inputs; .SAT of -0 is +0;
-  - -G code: a module variable's address as a relocation (`MOV R14, 32@lo(0x0)`, -G sinf's table).
+  - -G code: a module variable's address as a relocation (`MOV R14, 32@lo(0x0)`, -G sinf's table);
+  - FRND.F64 of a NaN: no |x| / -x (as DADD, F2F); LEA d, P0, a, -b, s: the carry of (a << s) + ~b + 1.
 The modules are rebuilt from the generator's seeds, so nvcc is needed."""
 from __future__ import annotations
 
@@ -61,6 +62,13 @@ CLASSES = {
     "k05210": "if (U0 == 0) atomicAdd(gs + 1, 1): LOP3.LUT P0 with a predicate source (gslot1)",
     "k11000": "-G: MOV R12, 32@lo(0x80) (__cudart_i2opi_d's address, a data relocation)",
     "k13401": "-G: MOV R14, 32@lo(0x0) (__cudart_i2opi_f's address, a data relocation)",
+    "k06327": "FRND.F64.TRUNC R4, |R18| of a negative NaN: no |x|, the NaN stays negative (f1)",
+    "k06127": "FRND.F64 of a NaN with |x|: no sign change (d0, f0)",
+    "k01414": "FRND.F64 of a NaN with |x|: no sign change (d0.hi)",
+    "k03205": "FRND.F64 of a NaN with |x|: no sign change (d0.hi)",
+    "k03611": "LEA R0, P0, R20, -R6, 0x1 ((a << 1) - b of a 64-bit subtract): the carry is 1 where b == 0 (U0)",
+    "k09517": "LEA with a negated b: the carry of ~b + 1 (U0.hi, gp64)",
+    "k10309": "LEA with a negated b: the carry of ~b + 1 (I0.hi, d0)",
 }
 
 

@@ -379,6 +379,12 @@ def quotient_error(op, a, b):
         return d, (r if b > 0.0 else -r)
     if op == E.OP_SQRT:
         d = math.sqrt(a)
+        if 0.0 < a < TINY64:
+            # a - d*d falls below the subnormals for a tiny a: take its sign from a * 2^1200 and
+            # its root d * 2^600 (both exact; __dsqrt_rd of 2^-1020..: generated corpus k08513)
+            big = a * 2.0 ** 600 * 2.0 ** 600
+            s = math.sqrt(big)
+            return d, fma64(-s, s, big)
         return d, fma64(-d, d, a)                     # sign of a - d*d = sign of sqrt(a) - d
     d = 1.0 / a
     r = fma64(-d, a, 1.0)

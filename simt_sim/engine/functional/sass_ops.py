@@ -576,6 +576,13 @@ def exec_lea(code, regs, mem, row, t, w, lane, geom, slot_block, counters, nd, f
         shifted = (~(x << s) & M32) + 1
     else:
         shifted = (a << s) & M32
+    if mods_of(row, nd + 1) & E.OM_NEG and not fl & E.SM_X and not fl & E.SM_HI:
+        # LEA d, P0, a, -b, s ((a << s) - b, the low word of a 64-bit subtract): -b is ~b + 1 with
+        # its carry, so P0 is 1 where nothing is borrowed, also for b == 0 (generated corpus k03611)
+        x = raw(code, regs, mem, row, nd + 1, t, w, lane, geom, slot_block, counters) & M32
+        if mods_of(row, nd + 1) & E.OM_NOT:
+            x = ~x & M32
+        b = (~x & M32) + 1
     total = shifted + b + cin
     put(regs, row, 0, t, total)
     if nd > 1:
@@ -687,7 +694,14 @@ def exec_frnd(code, regs, mem, row, t, w, lane, geom, slot_block, counters, rnd,
     """FRND[.F64] d, a: a rounded to an integral value in its own format (cvt.rni/rmi/rpi/rzi);
     NaN: the canonical NaN (f32) or the quieted input (f64, as DADD passes NaNs on)."""
     if row[E.F_TYPE] == E.T_F64:
-        x = f64_from_bits(src_f64_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters))
+        r = src_f64_raw(code, regs, mem, row, 1, t, w, lane, geom, slot_block, counters)
+        nan = dfma_nan(r, np.int64(0), np.int64(0))
+        if nan != 0:
+            # a NaN source: quieted, without its |x| / -x (FRND.F64.TRUNC R4, |R18| of a negative
+            # NaN stays negative on the H100, generated corpus k06327; as DADD and F2F)
+            put(regs, row, 0, t, nan)
+            return
+        x = f64_from_bits(f64_mods(row, 1, r))
         put(regs, row, 0, t, f64_to_bits(alu.round_integral(x, rnd)))
         return
     x = np.float64(alu.flush32(f32_from_bits(src_f32_bits(code, regs, mem, row, 1, t, w, lane, geom, slot_block,
