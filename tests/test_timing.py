@@ -478,7 +478,8 @@ def test_cli_prints_metrics_and_writes_json(tmp_path, capsys):
     out = tmp_path / "m.json"
     assert main(["run", "programs/data-loop", "--scheduler", "lrr", "--json", str(out)]) == 0
     text = capsys.readouterr().out
-    for label in ("cycles", "IPC (per SM)", "CFE", "issue-slot use", "stall selected", "scheduler lrr"):
+    for label in ("cycles, launch to end", "IPC, warp-instr/cycle, all SMs", "CFE, share of lanes", "issue-slot use",
+                  "stall reasons, warp-cycles per issue\n  selected", "scheduler lrr"):
         assert label in text
     doc = json.loads(out.read_text())
     m = doc["metrics"]["kernels"][0]

@@ -44,39 +44,52 @@ def format_metrics(result) -> str:
     def add(label, fn):
         rows.append((label, [fn(m) for m in ks]))
 
+    def heading(label):
+        rows.append((label, [""] * len(ks)))
+
     add("kernel", lambda m: f"{m['kernel']}" + ("" if m["finished"] else " (stopped)"))
     if len(ks) > 1:
-        add("stream / start", lambda m: f"{m['stream']} / {m['first_cycle']}")
+        add("stream / start cycle", lambda m: f"{m['stream']} / {m['first_cycle']}")
     add("grid x block", lambda m: f"{m['grid']} x {m['block']}")
-    add("cycles", lambda m: f"{m['cycles']}")
-    add("warp instructions", lambda m: f"{m['warp_instructions']}")
-    add("thread instructions", lambda m: f"{m['thread_instructions']}")
-    add("IPC (per SM)", lambda m: f"{m['ipc']:.3f} ({m['ipc_per_sm']:.3f})")
-    add("CFE", lambda m: f"{m['cfe']:.4f}")
-    add("SIMD efficiency", lambda m: f"{m['simd_efficiency']:.4f}")
-    add("issue-slot use (SMSPs)", lambda m: f"{m['issue_slot_use']:.3f} ({m['active_smsps']})")
-    add("blocks/SM (limit)", lambda m: f"{m['occupancy']['blocks_per_sm']} ({m['occupancy']['limiter']})")
+    add("cycles, launch to end", lambda m: f"{m['cycles']}")
+    add("warp instructions issued", lambda m: f"{m['warp_instructions']}")
+    add("thread instructions, guard true", lambda m: f"{m['thread_instructions']}")
+    # ipc counts the warp-instructions of all simulated SMs; ipc_per_sm divides it by their number
+    add("IPC, warp-instr/cycle, all SMs", lambda m: f"{m['ipc']:.3f} [per SM {m['ipc_per_sm']:.3f}]")
+    add("CFE, share of lanes with guard true", lambda m: f"{m['cfe']:.4f}")
+    add("SIMD efficiency, share of lanes active", lambda m: f"{m['simd_efficiency']:.4f}")
+    add("issue-slot use, share of slots", lambda m: f"{m['issue_slot_use']:.3f} [of {m['active_smsps']} active SMSPs]")
+    add("blocks resident per SM", lambda m: f"{m['occupancy']['blocks_per_sm']} "
+        f"[limited by {m['occupancy']['limiter']}]")
     if any(m["global_sectors"]["load"] or m["global_sectors"]["store"] for m in ks):
-        add("global sectors loaded", lambda m: f"{m['global_sectors']['load']}")
-        add("  L1 hits", lambda m: _share(m["global_sectors"]["l1_hit"], m["global_sectors"]["load"]))
-        add("  read from L2 (hits)", lambda m: f"{m['global_sectors']['l2_read']} "
-            f"({_share(m['global_sectors']['l2_hit'], m['global_sectors']['l2_read'])})")
-        add("  read from DRAM", lambda m: f"{m['global_sectors']['dram_read']}")
-        add("global sectors stored", lambda m: f"{m['global_sectors']['store']}")
-    for u in UNIT_NAMES:
-        if any(m["unit_busy"][u] > 0 for m in ks):
-            add(f"busy {u}", lambda m, u=u: f"{m['unit_busy'][u]:.3f}")
-    for r in L.STALL_NAMES:
-        if any(m["stall_cycles"][r] for m in ks):
-            add(f"stall {r}", lambda m, r=r: f"{m['stall_per_issue'][r]:.2f}/issue")
+        sector = result.config.get("memory.sector_bytes")
+        add(f"global sectors loaded, {sector} B each", lambda m: f"{m['global_sectors']['load']}")
+        add("  L1 hits, share of sectors loaded", lambda m: _share(m["global_sectors"]["l1_hit"], m["global_sectors"]["load"]))
+        add("  read from L2, sectors", lambda m: f"{m['global_sectors']['l2_read']} "
+            f"[L2 hits {_share(m['global_sectors']['l2_hit'], m['global_sectors']['l2_read'])}]")
+        add("  read from DRAM, sectors", lambda m: f"{m['global_sectors']['dram_read']}")
+        add(f"global sectors stored, {sector} B each", lambda m: f"{m['global_sectors']['store']}")
+    busy = [u for u in UNIT_NAMES if any(m["unit_busy"][u] > 0 for m in ks)]
+    if busy:
+        heading("pipes busy, share of pipe-cycles")
+    for u in busy:
+        add(f"  {u}", lambda m, u=u: f"{m['unit_busy'][u]:.3f}")
+    stalls = [r for r in L.STALL_NAMES if any(m["stall_cycles"][r] for m in ks)]
+    if stalls:
+        heading("stall reasons, warp-cycles per issue")
+    for r in stalls:
+        add(f"  {r}", lambda m, r=r: f"{m['stall_per_issue'][r]:.2f}")
     ws = result.config.get("warp_size")
     occupied = [f"W{i}" for i in range(1, ws + 1) if any(m["warp_histogram"][f"W{i}"] for m in ks)]
+    if occupied:
+        heading("warp-instructions by lanes active")
     for name in occupied:
-        add(f"warps with {name[1:]} active", lambda m, n=name: f"{m['warp_histogram'][n]}")
+        add(f"  {name[1:]} of {ws} lanes", lambda m, n=name: f"{m['warp_histogram'][n]}")
     width = max(len(label) for label, _ in rows)
     colw = [max(len(r[1][i]) for r in rows) for i in range(len(ks))]
-    lines = [f"{label:<{width}}  " + "  ".join(f"{v:>{colw[i]}}" for i, v in enumerate(vals)) for label, vals in rows]
-    lines.append(f"{'total cycles':<{width}}  {result.cycles}"
+    lines = [(f"{label:<{width}}  " + "  ".join(f"{v:>{colw[i]}}" for i, v in enumerate(vals))).rstrip()
+             for label, vals in rows]
+    lines.append(f"{'total cycles, all launches':<{width}}  {result.cycles}"
                  + ("  (interrupted)" if result.interrupted else ""))
     return "\n".join(lines)
 
