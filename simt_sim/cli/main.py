@@ -56,7 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--warp", type=int, action="append",
                      help="with --masks or --picture: only this global warp id (repeatable)")
     run.add_argument("--json", metavar="FILE", help="write outputs, statistics and the history as JSON")
-    run.add_argument("--quiet", action="store_true", help="print nothing but errors (and no progress line)")
+    run.add_argument("--show", metavar="NAME", action="append", default=[],
+                     help="print every value of output buffer NAME (repeatable; the summary shows a buffer's "
+                          "first 16); with --quiet only these are printed")
+    run.add_argument("--quiet", action="store_true",
+                     help="print nothing but errors and --show buffers (no progress or compile line)")
     run.add_argument("--functional", action="store_true",
                      help="functional simulation only (no timing model): faster, %%clock counts instructions")
     run.add_argument("--scheduler", choices=SCHEDULER_NAMES,
@@ -119,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="worker processes of the local Dask cluster (default: one per core; 0: run in this process)")
     sw.add_argument("--cluster", metavar="ADDRESS", help="use the Dask scheduler at ADDRESS (tcp://host:8786)")
     sw.add_argument("--quiet", action="store_true", help="no progress counter and no table")
+    from simt_sim.calibrate.probes.runner import add_arguments as probe_arguments
+    probe_arguments(sub.add_parser("probe", help="calibration probes: --list them, replay one against its recording, "
+                                                 "--fit the keys it pins, --gpu measure it"))
     hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
     hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
     rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
@@ -219,6 +226,7 @@ def prepare_run(ns):
 
     target = Path(ns.target)
     check_registers(ns.registers)
+    ns.registers_given = ns.registers is not None
     check_output_paths(ns)
     ns.cycle_range = parse_cycles(ns.cycles)
     if target.suffix in (".ptx", ".cu"):
@@ -276,6 +284,11 @@ def check_expectations(result, expect: dict, program, grid, block, args, inputs,
 
 def cmd_run(ns) -> int:
     program, grid, block, args, specs, config, expect, dyn = prepare_run(ns)
+    check_show(ns.show, specs)
+    check_applicable(ns)
+    if ns.quiet:
+        from simt_sim.run.compile_notice import set_enabled
+        set_enabled(False)
     if ns.scheduler:
         config = config.with_overrides([f"scheduler.policy={ns.scheduler}"])
     if ns.memcheck:
@@ -288,10 +301,66 @@ def cmd_run(ns) -> int:
                  config.get("limits.host_memory_mib", 8192) * 2**20)
     inputs = {s.name: s.make() for s in specs}
     if ns.functional:
-        if ns.picture or ns.trace or getattr(ns, "more_launches", None):
-            raise InputError("--picture, --trace and more_launches need the timing model (drop --functional)")
         return run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn)
     return run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn)
+
+
+def check_show(names: list[str], specs) -> None:
+    """--show NAME names a buffer of the run."""
+    known = [s.name for s in specs]
+    for name in names:
+        if name not in known:
+            raise InputError(f"--show {name}: the run has no buffer {name!r} "
+                             f"(buffers: {', '.join(known) if known else 'none'})")
+
+
+def functional_keys() -> set[str]:
+    """The config keys a functional run reads: those GPUConfig.launch_config() asks for (recorded
+    as it asks, so that the list follows the code), and the config's name and description."""
+    from simt_sim.machine.config import GPUConfig, load_config
+    asked: set[str] = set()
+
+    class Recording(GPUConfig):
+        def get(self, dotted, default=None):
+            asked.add(dotted)
+            return super().get(dotted, default)
+
+    cfg = load_config("h100")
+    Recording(cfg.name, cfg.path, cfg.data).launch_config()
+    return asked | {"name", "description", "sources"}
+
+
+def timing_only_keys(items: list[str]) -> list[str]:
+    """Of --set KEY=VALUE items, the keys a functional run does not read (timing-model keys)."""
+    used = functional_keys()
+    keys = [item.partition("=")[0].strip() for item in items]
+    return [k for k in keys if k not in used and not any(u.startswith(k + ".") for u in used)]
+
+
+def check_applicable(ns) -> None:
+    """Options that cannot apply to this run are an error (as --picture under --functional always
+    was), never silently ignored: the user asked for something the run would not do."""
+    problems = []
+    if ns.functional:
+        timing = [("--picture", ns.picture), ("--trace", ns.trace), ("--scheduler", ns.scheduler),
+                  ("--stalls-by-pc", ns.stalls_by_pc), ("--registers", ns.registers_given)]
+        named = [option for option, value in timing if value]
+        if named:
+            problems.append(f"{', '.join(named)} need{'s' if len(named) == 1 else ''} the timing model "
+                            "(drop --functional)")
+        if getattr(ns, "more_launches", None):
+            problems.append("more_launches need the timing model (drop --functional)")
+        keys = timing_only_keys(ns.set)
+        if keys:
+            reads = ", ".join(sorted(functional_keys() - {"name", "description", "sources"}))
+            problems.append(f"--set {', '.join(keys)}: timing-model key{'s' if len(keys) > 1 else ''} that a "
+                            f"--functional run does not read (drop --functional; a functional run reads {reads})")
+    if ns.cycles and not ns.picture:
+        problems.append("--cycles selects the cycles of --picture: give --picture FILE too")
+    if ns.warp and not (ns.masks or ns.picture):
+        problems.append("--warp selects the warps of --masks or --picture: give one of them too")
+    if problems:
+        raise InputError("; ".join(problems))
 
 
 def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -> int:
@@ -311,13 +380,15 @@ def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, d
         print(result.masks(ns.warp))
     if not ns.quiet or run.interrupted:
         print(f"kernel {program.name}: grid {run.grid} block {run.block}, warp size {lc.warp_size}, "
-              f"config {config.name}, policy {lc.policy} (functional)")
+              f"config {config.name}, divergence {lc.policy} (functional)")
         print_isa(result)
-        print(f"  warp instructions {stats['warp_instructions']}, thread instructions "
-              f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f}"
+        print(f"  warp instructions {stats['warp_instructions']}, thread instructions (guard true) "
+              f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f} (share of lanes with guard true)"
               + ("  (interrupted)" if run.interrupted else ""))
         if not run.interrupted:
-            print_outputs(result.outputs, expect, problems)
+            print_outputs(result.outputs, expect, problems, ns.show)
+    elif not run.interrupted:
+        print_shown(result.outputs, ns.show)
     if not run.interrupted:
         print_memcheck(result, ns.quiet)
     return write_exports(ns, result) or report_problems(problems)
@@ -387,12 +458,27 @@ def print_memcheck(result, quiet: bool) -> None:
         print(f"warning: {lines[0]}", file=sys.stderr)
 
 
-def print_outputs(buffers, expect, problems) -> None:
+SUMMARY_VALUES = 16         # values of each output buffer in the run summary (--show NAME: all)
+
+
+def print_outputs(buffers, expect, problems, show=()) -> None:
     for name, arr in buffers.items():
-        shown = np.array2string(arr[:16], separator=" ", max_line_width=200)
-        print(f"  {name} = {shown}{' ...' if arr.size > 16 else ''}")
+        if name in show:
+            print_shown(buffers, [name])
+            continue
+        shown = np.array2string(arr[:SUMMARY_VALUES], separator=" ", max_line_width=200)
+        more = f" ... ({arr.size:,} values; --show {name} prints them all)" if arr.size > SUMMARY_VALUES else ""
+        print(f"  {name} = {shown}{more}")
     if expect and not problems:
         print(f"  outputs match the expected values ({', '.join(expect)})")
+
+
+def print_shown(buffers, names) -> None:
+    """--show: every value of each named buffer, in order, as `NAME (dtype[n]) = [...]`."""
+    for name in dict.fromkeys(names):
+        arr = buffers[name]
+        head = f"  {name} ({arr.dtype}[{arr.size}]) = "
+        print(head + np.array2string(arr, separator=" ", max_line_width=120, threshold=arr.size + 1, prefix=head))
 
 
 def report_problems(problems) -> int:
@@ -456,7 +542,9 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
         if ns.stalls_by_pc > 0:
             print(format_stalls_by_pc(result.stalls_by_pc(), ns.stalls_by_pc))
         if not run.interrupted:
-            print_outputs(result.outputs, expect, problems)
+            print_outputs(result.outputs, expect, problems, ns.show)
+    elif not run.interrupted:
+        print_shown(result.outputs, ns.show)
     if not run.interrupted:
         print_memcheck(result, ns.quiet)
     return write_exports(ns, result) or report_problems(problems)
@@ -606,6 +694,11 @@ def cmd_hw(ns) -> int:
     return record_main(argv)
 
 
+def cmd_probe(ns) -> int:
+    from simt_sim.calibrate.probes.runner import run
+    return run(ns)
+
+
 def cmd_isa_doc(ns) -> int:
     if ns.isa == "sass":
         from simt_sim.isa.sass_doc import render_sass_doc
@@ -623,7 +716,8 @@ def main(argv: list[str] | None = None) -> int:
         ns = parser.parse_args(argv)
         command = f"simt-sim {ns.command}"
         handler = {"run": cmd_run, "configs": cmd_configs, "disasm": cmd_disasm, "isa-doc": cmd_isa_doc, "hw": cmd_hw,
-                   "validate": cmd_validate, "study": cmd_study, "sweep": cmd_sweep}
+                   "validate": cmd_validate, "study": cmd_study, "sweep": cmd_sweep,
+                   "probe": cmd_probe}
         return handler[ns.command](ns)
     except SimError as e:
         print(str(e), file=sys.stderr)

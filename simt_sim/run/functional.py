@@ -13,6 +13,7 @@ from simt_sim.machine import layout as L
 from simt_sim.machine.config import LaunchConfig
 from simt_sim.frontend.dims import Dim3, check_dims  # noqa: F401  (Dim3 re-exported for callers)
 from simt_sim.machine.lower import lower
+from simt_sim.run.compile_notice import EngineCall, flavour
 from simt_sim.run.memcheck import MemcheckReport
 from simt_sim.run.slices import Slices, name_thread, wall_fault
 from simt_sim.run.timed import KernelLaunch
@@ -79,11 +80,12 @@ def launch(program: Program, grid, block, args: list, buffers: dict[str, np.ndar
     slices = Slices(config.wall_budget())
     interrupted = False
     status = L.RUN_DONE
+    engine = EngineCall(run_functional, flavour(image.code, "functional"))     # says so when numba compiles
     with np.errstate(all="ignore"):
         try:
             while True:
-                status = run_functional(s.image.code, s.regs, s.warps, s.mem, image.kgeom[0], s.slot_block,
-                                        c, s.thread_icount, s.max_sp, s.hist, s.ev, s.fault)
+                status = engine(s.image.code, s.regs, s.warps, s.mem, image.kgeom[0], s.slot_block,
+                                c, s.thread_icount, s.max_sp, s.hist, s.ev, s.fault)
                 if s.drain(status, keep_events=True):
                     continue
                 if status != L.RUN_SLICE:

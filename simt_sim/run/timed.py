@@ -26,6 +26,7 @@ from simt_sim.frontend.dims import Dim3, check_dims
 from simt_sim.machine.lower import MachineImage, lower
 from simt_sim.machine.occupancy import active_smsps, issue_slot_use
 from simt_sim.machine.state import TState, make_schedulers
+from simt_sim.run.compile_notice import EngineCall, flavour
 from simt_sim.run.memcheck import MemcheckReport
 from simt_sim.run.session import Session, describe_fault, lane_efficiency
 from simt_sim.run.slices import Slices, name_thread, wall_fault
@@ -146,11 +147,12 @@ def simulate(launches: list[KernelLaunch], buffers: dict[str, np.ndarray] | None
     slices = Slices(cfg.get("limits.wall_seconds", 0.0))
     interrupted = False
     status = L.RUN_DONE
+    engine = EngineCall(run_timed, flavour(image.code, "timed"))     # says so when numba compiles
     with np.errstate(all="ignore"):
         try:
             while True:
-                status = run_timed(image.code, s.regs, s.warps, s.mem, s.run_state(), image.tc, image.tf,
-                                   image.tables, ts, mt)
+                status = engine(image.code, s.regs, s.warps, s.mem, s.run_state(), image.tc, image.tf,
+                                image.tables, ts, mt)
                 if s.drain(status, keep_events=False):
                     continue
                 if status == L.RUN_TRACE_FULL:
