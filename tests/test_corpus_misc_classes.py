@@ -2,9 +2,10 @@
 each with the corpus kernels replayed against their H100 recordings (needs nvcc to rebuild the
 modules) and tests/cuda/misc_classes.cu run in both modes:
 
-  - PTX mode: `neg.f32` whose only uses are value operands of `selp.f32` is a sign-bit flip
-    (ptxas folds it into the select: `FSEL R11, -R0, -RZ, P0`), so -fdimf(x, NaN) is 0xffffffff,
-    not the canonical NaN (frontend/ptx_contract.py flip_selected_negations);
+  - PTX mode: `neg.f32` / `abs.f32` whose only uses are value operands of `selp.f32` (or another
+    such neg / abs) are sign-bit operations (ptxas folds them into the select: `FSEL R11, -R0, -RZ,
+    P0`, copysignf's `FSEL R2, -|R0|, |R0|, !P3`), so -fdimf(x, NaN) is 0xffffffff, not the
+    canonical NaN, and copysignf(NaN, y) keeps the payload (ptx_contract.flip_selected_negations);
   - PTX mode (engine and oracle): sqrt.rm / .rp / .rz .f64 of a tiny double (below 2^-900): the
     exact remainder a - d*d fell below the subnormals, so the directed rounding never stepped;
   - SASS mode: FRND.F64 of a NaN applies no |x| / -x (as DADD and F2F); LEA d, P0, a, -b, s has
@@ -37,6 +38,7 @@ PTX_CLASSES = {
     "k08212": "-(fdimf(f1, b0)) of a NaN: neg.f32 into selp.f32 is FSEL -a (f0 0xffffffff)",
     "k06400": "-(fdimf(x, y)) of a NaN: FSEL -a (f0)",
     "k08508": "-(fmaxf(f1, f1)) into a selp: FSEL R15, R15, -R15, !P0 (f1: the payload kept, sign flipped)",
+    "k00613": "copysignf(f1, (float)d0) of a NaN f1: abs.f32 + neg.f32 into FSEL -|a|, |a| (I0)",
     "k08513": "__dsqrt_rd((d0 + d0)) of a tiny double: the directed rounding steps (U0.lo)",
     "k07419": "__dsqrt_rd(d0) of a tiny double (U0.lo)",
     "k00905": "__dsqrt_rd(d0) of a tiny double inside an fma (U0.lo)",
@@ -77,6 +79,12 @@ def test_a_negation_only_selected_becomes_a_sign_flip():
     assert "neg.f32 %f5, %f2;" in t                                    # stored: FADD -a, -RZ
     assert "neg.f32 %f6, %f1;" in t                                    # also added: kept
     assert "neg.ftz.f32 %f9, %f1;" in t                                # .ftz: kept
+    t = texts("""
+ ld.f32 %f1, [%rd1]; ld.f32 %f2, [%rd1+4]; setp.le.f32 %p1, %f1, %f2;
+ abs.f32 %f3, %f1; neg.f32 %f4, %f3; selp.f32 %f5, %f4, %f3, %p1; st.f32 [%rd1], %f5;
+ abs.f32 %f6, %f2; neg.f32 %f7, %f6; selp.f32 %f8, %f7, %f6, %p1; st.f32 [%rd1+4], %f8; st.f32 [%rd1+8], %f6;""")
+    assert "and.b32 %f3, %f1, 2147483647;" in t and "xor.b32 %f4, %f3, 2147483648;" in t   # copysignf: FSEL -|a|, |a|
+    assert "abs.f32 %f6, %f2;" in t and "xor.b32 %f7, %f6, 2147483648;" in t   # |a| also stored: kept
 
 
 # ---- tests/cuda/misc_classes.cu -------------------------------------------------------------------
@@ -118,6 +126,16 @@ def test_negated_fdim_of_a_nan_is_the_negative_canonical_nan(mode):
     assert np.array_equal(o[64:N], want.astype(np.float32).view(np.uint32))
     # -fmaxf(x, x) stored: ptxas writes FADD -x, -RZ, which gives the canonical NaN
     assert (o[N:N + 48] == 0x7FFFFFFF).all()
+
+
+@pytest.mark.parametrize("mode", ["ptx", pytest.param("sass", marks=needs_ptxas)])
+def test_copysign_of_a_nan_keeps_its_payload(mode):
+    a, _ = nan_inputs()
+    d = np.random.default_rng(65).uniform(-1, 1, N)
+    o = run("copysign_d", ["a", "d", "o", N], {"a": a, "d": d, "o": np.zeros(N, np.uint32)}, mode)["o"]
+    # FSEL R9, -|R2|, |R2|, !P0: the payload of a NaN x kept, the sign d's (H100: corpus k00613)
+    want = (a.view(np.uint32) & 0x7FFFFFFF) | ((d.view(np.uint64) >> 32).astype(np.uint32) & 0x80000000)
+    assert np.array_equal(o, want)
 
 
 @needs_ptxas

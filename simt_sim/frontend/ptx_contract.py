@@ -143,24 +143,49 @@ def negate_products(items: list) -> list:
 
 
 def flip_selected_negations(items: list) -> list:
-    """`neg.f32 n, a` (no .ftz, n set once) whose every use is a value operand of `selp.f32`
-    -> `xor.b32 n, a, 0x80000000`: ptxas folds the negation into the select (`FSEL R13, -R4, -RZ,
-    P1`, `FSEL R15, R15, -R15, !P0`), a sign-bit flip that keeps a NaN's payload and flips its sign,
-    where neg.f32 on its own gives the canonical NaN (generated corpus k08212, k06400, k08508:
-    -fdimf(x, y) and -fmaxf(x, x) of a NaN)."""
+    """`neg.f32 n, a` / `abs.f32 n, a` (no .ftz, n set once) whose every use is a value operand of
+    `selp.f32` or the source of another such neg / abs -> `xor.b32 n, a, 0x80000000` /
+    `and.b32 n, a, 0x7fffffff`: ptxas folds them into the select as operand modifiers (`FSEL R13,
+    -R4, -RZ, P1`, `FSEL R15, R15, -R15, !P0`, copysignf's `FSEL R2, -|R0|, |R0|, !P3`), sign-bit
+    operations that keep a NaN's payload, where neg.f32 / abs.f32 on their own (FADD -a, -RZ) give
+    the canonical NaN (generated corpus k08212, k06400, k08508: -fdimf(x, y), -fmaxf(x, x) of a
+    NaN; k00613: copysignf(f1, y) of a NaN f1)."""
     occ = _occurrences(items)
-    out = list(items)
+    cand = {}
     for j, it in enumerate(items):
-        if not (isinstance(it, Instruction) and it.opcode == "neg" and it.guard is None and it.suffixes == ["f32"]
+        if (isinstance(it, Instruction) and it.opcode in ("neg", "abs") and it.guard is None and it.suffixes == ["f32"]
                 and len(it.operands) == 2 and it.operands[0].kind == "reg" and it.operands[1].kind == "reg"):
-            continue
-        n = it.operands[0].name
-        uses = [(i, k) for i, k in occ.get(n, []) if (i, k) != (j, 0)]
-        if not uses or any(k == 0 or not (isinstance(items[i], Instruction) and items[i].opcode == "selp"
-                                          and items[i].suffixes == ["f32"] and k in (1, 2)) for i, k in uses):
-            continue
-        out[j] = Instruction("xor", ["b32"], [it.operands[0], it.operands[1], Operand("imm", it.loc, value=0x80000000)],
-                             it.loc, text=f"xor.b32 {n}, {it.operands[1].name}, 0x80000000;  // ptxas: FSEL with -a")
+            n = it.operands[0].name
+            if sum(1 for i, k in occ.get(n, []) if k == 0) == 1:
+                cand[n] = j
+
+    def folds(n: str) -> bool:
+        uses = [(i, k) for i, k in occ.get(n, []) if (i, k) != (cand[n], 0)]
+        for i, k in uses:
+            u = items[i]
+            if not isinstance(u, Instruction) or k == 0:
+                return False
+            if u.opcode == "selp" and u.suffixes == ["f32"] and k in (1, 2):
+                continue
+            if k == 1 and u.operands[0].kind == "reg" and cand.get(u.operands[0].name) == i:
+                continue                    # the source of a neg / abs that folds too
+            return False
+        return bool(uses)
+
+    while True:
+        drop = [n for n in cand if not folds(n)]
+        if not drop:
+            break
+        for n in drop:
+            del cand[n]
+    out = list(items)
+    for n, j in cand.items():
+        it = items[j]
+        neg = it.opcode == "neg"
+        out[j] = Instruction("xor" if neg else "and", ["b32"],
+                             [it.operands[0], it.operands[1], Operand("imm", it.loc, value=0x80000000 if neg else 0x7FFFFFFF)],
+                             it.loc, text=f"{'xor' if neg else 'and'}.b32 {n}, {it.operands[1].name}, "
+                                          f"{'0x80000000' if neg else '0x7fffffff'};  // ptxas: FSEL with {'-a' if neg else '|a|'}")
     return out
 
 
