@@ -27,6 +27,25 @@ def test_a_clock_output_that_is_not_a_name_is_a_located_error(tmp_path):
         load_manifest(str(d))
 
 
+@pytest.mark.parametrize("where", ["main", "more_launches"])
+@pytest.mark.parametrize("value", ["", ".", "reference"])
+def test_a_kernel_file_that_names_a_folder_is_a_located_error(tmp_path, value, where):
+    """fuzz seed 0 input 433 (long profile): `kernel_file: ""` named the manifest's folder, which
+    exists, and default_isa raised ValueError (PosixPath('.') has an empty name)."""
+    from simt_sim.frontend.manifest import load_manifest
+    d = tmp_path / "p"
+    shutil.copytree(ROOT / "programs" / "article-ex1-mask", d)
+    (d / "reference").mkdir(exist_ok=True)
+    m = yaml.safe_load((d / "manifest.yaml").read_text())
+    if where == "main":
+        m["kernel_file"] = value
+    else:
+        m["more_launches"] = [{"grid": m["grid"], "block": m["block"], "args": m["args"], "kernel_file": value}]
+    (d / "manifest.yaml").write_text(yaml.safe_dump(m))
+    with pytest.raises(InputError, match=r"manifest.yaml:\d+:\d+: error: kernel file .* not found"):
+        load_manifest(str(d))
+
+
 @pytest.mark.parametrize("field,value", [("operands", 0.5), ("operands", ["R1", "R2"]), ("predicate", {"a": 1}),
                                          ("opcode", None), ("other-attributes", [1])])
 def test_an_nvdisasm_instruction_of_the_wrong_shape_is_an_input_error(field, value):

@@ -26,6 +26,7 @@ from simt_sim.frontend.sass_lower import load_kernel
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import manifest_launch, manifest_launches, simulate, simulate_manifest
 from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_use, issue_slot_use
+from simt_sim.observe.progress import steps
 from simt_sim.calibrate.masktrace import CAPACITY, decode, site_masks
 from simt_sim.calibrate.reference import load_reference
 
@@ -474,10 +475,11 @@ def html_report(rows: list[dict], summary: dict) -> str:
 
 def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100",
                    workloads: bool = False, isa: str | None = None,
-                   errors: list | None = None) -> tuple[list[dict], dict]:
+                   errors: list | None = None, progress=None) -> tuple[list[dict], dict]:
     """Every program against its reference.  With an `errors` list, a program that cannot be
     compared (a damaged or missing reference, a manifest or kernel in error, a runtime fault) is
-    appended to it as (program, SimError) and the others go on; without one the first error raises."""
+    appended to it as (program, SimError) and the others go on; without one the first error raises.
+    progress: told of each finished program (observe/progress.steps)."""
     if names and errors is not None:
         dirs = []
         for name in names:
@@ -488,7 +490,7 @@ def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100"
     else:
         dirs = reference_programs(root, names, gpu, workloads)
     rows = []
-    for d in dirs:
+    for d in steps(dirs, progress, lambda d: d.name):
         try:
             rows.append(validate_program(d, gpu, isa))
         except SimError as e:

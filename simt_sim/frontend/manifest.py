@@ -280,7 +280,7 @@ def load_manifest(target: str) -> Manifest:
         check_launch_dims(entry, str(path), root, ("more_launches", i))
         check_args(entry["args"], names, str(path), root, ("more_launches", i))
         kfile = path.parent / entry.get("kernel_file", data["kernel_file"])
-        if not kfile.exists():
+        if not kfile.is_file():         # "" or "." names the manifest's folder, not a kernel
             raise error_at(str(path), root, ("more_launches", i), f"kernel file {str(kfile)!r} not found")
         more.append(dict(entry, kernel_file=kfile))
     if data.get("isa", "ptx") not in ("ptx", "sass"):
@@ -300,7 +300,7 @@ def load_manifest(target: str) -> Manifest:
         if isinstance(want, list):
             check_expected_values(want, next(b for b in buffers if b.name == name), str(path), root)
     kernel_file = path.parent / data["kernel_file"]
-    if not kernel_file.exists():
+    if not kernel_file.is_file():       # "" or "." names the manifest's folder, not a kernel
         node = node_at(root, "kernel_file")
         raise InputError(f"kernel file {data['kernel_file']!r} not found",
                          SourceLoc(str(path), node.start_mark.line + 1, node.start_mark.column + 1))
