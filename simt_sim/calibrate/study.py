@@ -24,6 +24,7 @@ from simt_sim.frontend.manifest import load_manifest
 from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, validate
 from simt_sim.calibrate.compare import simulated_fields, validate_program
 from simt_sim.calibrate.fusion import add_overlaps
+from simt_sim.observe.progress import steps
 from simt_sim.run.timed import simulate_manifest
 
 EFFECT_BOUND_PP = 5.0          # the issue's target: a simulated speed-up within 5 pp of the H100's
@@ -199,10 +200,11 @@ def summarize(rows: list[dict]) -> dict:
                               if any(r["hw_cycles"] for r in rows) else None)}
 
 
-def run_study(root: Path, study: Study, gpu: str = "h100", isa: str | None = None) -> dict:
+def run_study(root: Path, study: Study, gpu: str = "h100", isa: str | None = None, progress=None) -> dict:
     """Every variant against its reference (isa="sass": run as the SASS ptxas makes, so that the
-    CFE column is Nsight Compute's own metric over the same instructions)."""
-    rows = [variant_row(root, study, v, gpu, isa) for v in study.variants]
+    CFE column is Nsight Compute's own metric over the same instructions); progress: told of each
+    finished variant (observe/progress.steps)."""
+    rows = [variant_row(root, study, v, gpu, isa) for v in steps(study.variants, progress, lambda v: v.name)]
     add_effects(rows, study.overlap)
     modes = {r["isa"] for r in rows}
     return {"study": study.name, "title": study.title, "seed": study.seed, "description": study.description,
