@@ -8,6 +8,8 @@ modules) and tests/cuda/misc_classes.cu run in both modes:
     canonical NaN, and copysignf(NaN, y) keeps the payload (ptx_contract.flip_selected_negations);
   - PTX mode (engine and oracle): sqrt.rm / .rp / .rz .f64 of a tiny double (below 2^-900): the
     exact remainder a - d*d fell below the subnormals, so the directed rounding never stepped;
+  - PTX mode: a fold into a constant feeds the folds after it (cvt.f32.bf16 of cvt.rn.bf16.f32 of
+    a constant NaN is the canonical NaN, as ptxas propagates it);
   - SASS mode: FRND.F64 of a NaN applies no |x| / -x (as DADD and F2F); LEA d, P0, a, -b, s has
     the carry of (a << s) + ~b + 1, 1 where b == 0 (the low word of a 64-bit subtract).
 The SASS-mode corpus kernels of the last two are in tests/test_corpus_sass_classes2.py."""
@@ -39,6 +41,7 @@ PTX_CLASSES = {
     "k06400": "-(fdimf(x, y)) of a NaN: FSEL -a (f0)",
     "k08508": "-(fmaxf(f1, f1)) into a selp: FSEL R15, R15, -R15, !P0 (f1: the payload kept, sign flipped)",
     "k00613": "copysignf(f1, (float)d0) of a NaN f1: abs.f32 + neg.f32 into FSEL -|a|, |a| (I0)",
+    "k03126": "cvt.f32.bf16(cvt.rn.bf16.f32(NaN constant)): folded to 0x7fffffff as ptxas does (u0, u1)",
     "k08513": "__dsqrt_rd((d0 + d0)) of a tiny double: the directed rounding steps (U0.lo)",
     "k07419": "__dsqrt_rd(d0) of a tiny double (U0.lo)",
     "k00905": "__dsqrt_rd(d0) of a tiny double inside an fma (U0.lo)",
@@ -63,7 +66,7 @@ HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
 
 def texts(body: str) -> list[str]:
-    regs = ".reg .f32 %f<20>; .reg .b64 %rd<4>; .reg .pred %p<3>; .reg .b32 %r<4>;"
+    regs = ".reg .f32 %f<20>; .reg .b64 %rd<4>; .reg .pred %p<3>; .reg .b32 %r<4>; .reg .b16 %rs<4>;"
     src = HEAD + ".visible .entry k(.param .u64 p)\n{\n" + regs + "\n ld.param.u64 %rd1, [p];\n" + body + "\n ret;\n}\n"
     return [t.split("  //")[0].strip() for t in assemble_text(src).texts]
 
@@ -85,6 +88,13 @@ def test_a_negation_only_selected_becomes_a_sign_flip():
  abs.f32 %f6, %f2; neg.f32 %f7, %f6; selp.f32 %f8, %f7, %f6, %p1; st.f32 [%rd1+4], %f8; st.f32 [%rd1+8], %f6;""")
     assert "and.b32 %f3, %f1, 2147483647;" in t and "xor.b32 %f4, %f3, 2147483648;" in t   # copysignf: FSEL -|a|, |a|
     assert "abs.f32 %f6, %f2;" in t and "xor.b32 %f7, %f6, 2147483648;" in t   # |a| also stored: kept
+
+
+def test_folds_into_a_constant_chain():
+    # __float2bfloat16(NaN) widened again: ptxas folds the whole chain to the canonical NaN (k03126)
+    t = texts(" mov.u16 %rs1, 32256; cvt.f32.f16 %f1, %rs1; cvt.rn.bf16.f32 %rs2, %f1; cvt.f32.bf16 %f2, %rs2;"
+              " st.f32 [%rd1], %f2;")
+    assert "mov.b32 %f1, 2147483647;" in t and "mov.b16 %rs2, 32767;" in t and "mov.b32 %f2, 2147483647;" in t
 
 
 # ---- tests/cuda/misc_classes.cu -------------------------------------------------------------------

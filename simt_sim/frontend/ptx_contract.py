@@ -303,6 +303,7 @@ def fold_identities(items: list) -> list:
       one -> the other operand.
       cvt.rn.{f16,bf16}.{f32,f64} of a constant NaN (a register set once by a mov of one) -> 0x7fff;
       cvt.{f32,f64}.{f16,bf16} of a constant NaN -> 0x7fffffff (f64: 0x7fffffffe0000000).
+      A fold into a constant counts as a constant for the folds after it (a chain of conversions).
       mul.f64 (any rounding) of -0.0 and a literal (or registers set once to them) -> 0.0 times the
       negated literal (ptxas: DMUL RZ, -LITERAL), so a NaN literal goes on negated.
     Not folded (and not here): x + 0, x - 0, x + -0, mul.rn by 1, min.ftz(x, x), x * -1 (a negation)."""
@@ -360,6 +361,11 @@ def fold_identities(items: list) -> list:
             if (new.opcode == "mov" and new.guard is None and len(new.operands) == 2
                     and new.operands[0].kind == "reg" and new.operands[1].kind == "reg"):
                 alias[new.operands[0].name] = root(new.operands[1])
+            if (new is not it and new.opcode == "mov" and len(new.operands) == 2 and new.operands[0].kind == "reg"
+                    and new.operands[1].kind in ("imm", "fimm") and defs.get(new.operands[0].name) == 1):
+                # a fold into a constant feeds the next ones, as ptxas propagates constants:
+                # cvt.f32.bf16 of cvt.rn.bf16.f32 of a constant NaN is 0x7fffffff (corpus k03126)
+                consts[new.operands[0].name] = new.operands[1]
     return out
 
 
