@@ -101,7 +101,7 @@ def _parse_only():
 def _placeholder(word: str) -> bool:
     if word.startswith(REPO_DIRS) and re.search(r"[*?]", word) and not re.search(r"[<>…{}]", word):
         return False                         # a glob of the repository: checked to match below
-    return bool(re.search(r"[<>…]|\.\.\.|^[A-Z][A-Z0-9_]*$|[=/][A-Z][A-Z_]{1,}$|\{|\}|\*|^\[", word))
+    return bool(re.search(r"[<>…]|\.\.\.|^[A-Z][A-Z0-9_]*$|[=/][A-Z][A-Z_]{1,}(\.\w+)?$|\{|\}|\*|^\[", word))
 
 
 def _argv(cmd: str) -> tuple[list[str], bool]:
