@@ -29,6 +29,7 @@ from simt_sim.observe.metrics import HW_CYCLES, HW_INSTRUCTIONS, hw_issue_slot_u
 from simt_sim.observe.progress import steps
 from simt_sim.calibrate.masktrace import CAPACITY, decode, site_masks
 from simt_sim.calibrate.reference import load_reference
+from simt_sim.calibrate.source_counts import FILE_NAME as SOURCE_COUNTS_FILE, differences
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
 # The pipes whose counts the H100 repeats exactly.  adu does not: three ncu runs of one program
@@ -368,8 +369,7 @@ def per_instruction_match(pdir: Path, notes: list[str]) -> bool | None:
     """Whether every SASS instruction's counts equal Nsight Compute's source-page counts
     (calibrate/source_counts.py); None where none were recorded.  The first difference goes into
     notes."""
-    from simt_sim.calibrate.source_counts import FILE_NAME, differences
-    if not (pdir / "reference" / FILE_NAME).exists():
+    if not (pdir / "reference" / SOURCE_COUNTS_FILE).exists():
         return None
     diff = differences(pdir)
     if diff:

@@ -14,12 +14,13 @@ launch sequence, CUDA events), so one- and two-launch variants are timed alike.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
 from simt_sim.files import write_atomic
 from simt_sim.calibrate.compare import simulated_elapsed
+# the overlap rate is the study's (studies name their two parts under `overlap:`); fusion.overlap_rate stays importable
+from simt_sim.calibrate.study import add_overlaps, load_study, overlap_rate  # noqa: F401
 from simt_sim.errors import InputError
 from simt_sim.frontend.dims import Dim3
 from simt_sim.frontend.manifest import load_manifest
@@ -27,15 +28,6 @@ from simt_sim.run.timed import simulate_manifest
 from simt_sim.calibrate.reference import load_reference
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def overlap_rate(t_cd: float, t_tc: float, t_fuse: float) -> float:
-    """(T_cd + T_tc - T_fuse) / (T_cd + T_tc) for three positive, finite times (any one unit)."""
-    for name, value in (("t_cd", t_cd), ("t_tc", t_tc), ("t_fuse", t_fuse)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value <= 0:
-            raise InputError(f"overlap_rate: {name} must be a positive finite time, found {value!r}")
-    return (t_cd + t_tc - t_fuse) / (t_cd + t_tc)
 
 
 def launch_shapes(manifest) -> list[dict]:
@@ -55,16 +47,6 @@ def simulated_cycles(pdir: Path) -> int:
     return simulated_elapsed(res)
 
 
-def add_overlaps(rows: list[dict], cd: dict, tc: dict) -> None:
-    """Each row's simulated and measured overlap rate against the two parts' rows cd and tc (their
-    `sim_cycles` / `hw_cycles`); the parts themselves are marked `part` and get none."""
-    for r in rows:
-        r["part"] = r is cd or r is tc
-        for side in ("sim", "hw"):
-            t = (cd[f"{side}_cycles"], tc[f"{side}_cycles"], r[f"{side}_cycles"])
-            r[f"{side}_overlap"] = None if r["part"] or not all(t) else overlap_rate(*t)
-
-
 def recorded_cycles(pdir: Path, gpu: str = "h100") -> int | None:
     path = pdir / "reference" / f"{gpu}.json"
     if not path.exists():
@@ -76,7 +58,6 @@ def recorded_cycles(pdir: Path, gpu: str = "h100") -> int | None:
 def table2(study: Path, root: Path = ROOT, gpu: str = "h100", cycles=simulated_cycles) -> list[dict]:
     """One row per variant: launch shapes, simulated cycles, recorded cycles (None when not yet
     recorded) and the overlap rate of each against the study's two parts."""
-    from simt_sim.calibrate.study import load_study      # the study's variants and parts, checked
     spec = load_study(study)
     if not spec.overlap:
         raise InputError(f"{study}: Table 2 needs `overlap: {{t_cd: VARIANT, t_tc: VARIANT}}`")

@@ -83,9 +83,10 @@ def simulated_counts(pdir: Path) -> list[tuple[list[str], list[list[int]]]]:
     """Per launch of the program (the main one, then its more_launches, run one after the other
     on the same buffers): the kernel's SASS texts and per-pc counts from a functional run with its
     mask history (one history row per warp-instruction: active lanes, and lanes whose guard holds)."""
-    from simt_sim.calibrate.compare import functional_launch
+    # imported here, not at the top: `record` runs on the GPU machine without the engine
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.machine.config import load_config
+    from simt_sim.run.functional import launch
     from simt_sim.run.timed import manifest_launches
     m = load_manifest(str(pdir))
     config = load_config(m.config, m.overrides).launch_config()
@@ -93,7 +94,8 @@ def simulated_counts(pdir: Path) -> list[tuple[list[str], list[list[int]]]]:
     buffers = {s.name: s.make() for s in m.buffers}
     out = []
     for kl in manifest_launches(m, isa="sass"):
-        res = functional_launch(kl, buffers, config)
+        res = launch(kl.program, kl.grid, kl.block, list(kl.args), buffers, config,
+                     dynamic_shared=kl.dynamic_shared)
         buffers = res.buffers
         counts = defaultdict(lambda: [0, 0, 0])
         for _, pc, active, executed in res.history.tolist():

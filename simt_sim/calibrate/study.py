@@ -23,7 +23,6 @@ from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, validate
 from simt_sim.calibrate.compare import simulated_fields, validate_program
-from simt_sim.calibrate.fusion import add_overlaps
 from simt_sim.observe.progress import steps
 from simt_sim.run.timed import simulate_manifest
 
@@ -151,6 +150,25 @@ def simulated_only(pdir: Path, isa: str | None = None) -> dict:
     m = load_manifest(str(pdir))
     return {**simulated_fields(m, simulate_manifest(m, isa=isa)), "notes": ["no H100 reference recorded"],
             "outputs_match": None, "isa": isa or m.isa}
+
+
+def overlap_rate(t_cd: float, t_tc: float, t_fuse: float) -> float:
+    """(T_cd + T_tc - T_fuse) / (T_cd + T_tc) for three positive, finite times (any one unit)."""
+    for name, value in (("t_cd", t_cd), ("t_tc", t_tc), ("t_fuse", t_fuse)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value <= 0:
+            raise InputError(f"overlap_rate: {name} must be a positive finite time, found {value!r}")
+    return (t_cd + t_tc - t_fuse) / (t_cd + t_tc)
+
+
+def add_overlaps(rows: list[dict], cd: dict, tc: dict) -> None:
+    """Each row's simulated and measured overlap rate against the two parts' rows cd and tc (their
+    `sim_cycles` / `hw_cycles`); the parts themselves are marked `part` and get none."""
+    for r in rows:
+        r["part"] = r is cd or r is tc
+        for side in ("sim", "hw"):
+            t = (cd[f"{side}_cycles"], tc[f"{side}_cycles"], r[f"{side}_cycles"])
+            r[f"{side}_overlap"] = None if r["part"] or not all(t) else overlap_rate(*t)
 
 
 def add_effects(rows: list[dict], overlap: dict) -> None:
