@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
+from typing import Any
 from pathlib import Path
 
 import yaml
@@ -18,6 +19,32 @@ from simt_sim.machine.layout import (LATENCY_SPREAD_SLOTS, MAX_MEMORY_QUEUE, MAX
 from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT = _NoDefault()     # a key left out stays out (the engine reads its absence: see the doc)
+
+
+@dataclass(frozen=True)
+class Key(Field):
+    """One config key, declared once: its type and bounds (Field's kind and check), its default
+    (NO_DEFAULT: a config that leaves it out has none), its doc string, and the probe or recording
+    that pins it where one does.  Validation, DEFAULTS, `simt-sim configs --show`, `--set` and the
+    key reference (config_reference) all read it."""
+    default: Any = NO_DEFAULT
+    pinned_by: str = ""
+
+
+class Section(dict):
+    """A mapping of keys.  `present`: the defaults hold it (empty) even when none of its keys has a
+    default, as sass.units and sass.memory, which lay values over `units` and `memory`."""
+    def __init__(self, keys: dict, present: bool = False):
+        super().__init__(keys)
+        self.present = present
 
 
 # Every count, size and latency stays far below int64 overflow in the engine's cycle arithmetic;
@@ -67,43 +94,47 @@ def power_of_two(v) -> str | None:
     return None if 0 < v <= MAX_CONFIG_VALUE and v & (v - 1) == 0 else "must be a power of two"
 
 
-def _unit_schema(what: str) -> dict:
+def _unit_schema(what: str, pipes=NO_DEFAULT, lanes=NO_DEFAULT, latency=NO_DEFAULT) -> dict:
+    """The keys of unit `what` (units.WHAT, and sass.units.WHAT without defaults); the other keys have
+    none: left out, the unit has no such limit (their docs say what 0 or absence means)."""
     return {
-        "pipes": Field(int, between(1, 64), doc=f"{what} pipelines per sub-partition that accept a warp-instruction each"),
-        "lanes": Field(float, positive_up_to(64, least=0.001), doc="lanes per pipe: a warp-instruction occupies it ceil(warp_size / lanes) cycles"),
-        "latency": Field(int, positive, doc="cycles from issue until the result can be read"),
-        "shared_with": Field(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
-        "spare_first_pipe": Field(bool, doc="an instruction that may use any of the unit's pipes takes the first "
+        "pipes": Key(int, between(1, 64), default=pipes,
+                     doc=f"{what} pipelines per sub-partition that accept a warp-instruction each"),
+        "lanes": Key(float, positive_up_to(64, least=0.001), default=lanes,
+                     doc="lanes per pipe: a warp-instruction occupies it ceil(warp_size / lanes) cycles"),
+        "latency": Key(int, positive, default=latency, doc="cycles from issue until the result can be read"),
+        "shared_with": Key(str, one_of(*UNIT_NAMES), doc="use that unit's pipes instead of own ones"),
+        "spare_first_pipe": Key(bool, doc="an instruction that may use any of the unit's pipes takes the first "
                                             "one last, sparing it for those that only it takes (FMA-heavy: IMAD)"),
-        "shared_bytes_per_cycle": Field(float, between(0, 1e6),
+        "shared_bytes_per_cycle": Key(float, between(0, 1e6),
                                         doc="bytes a pipe moves per cycle for shared-memory loads, stores and "
                                             "ldmatrix: such an instruction holds it for its passes through the "
                                             "banks (banks x bank_bytes each) over this, when that is longer than "
                                             "its interval (with sass.memory_queue: instead of it; 0: not "
                                             "modelled)"),
-        "warp_shared_bytes_per_cycle": Field(float, between(0, 1e6),
+        "warp_shared_bytes_per_cycle": Key(float, between(0, 1e6),
                                              doc="bytes per cycle one warp's shared-memory accesses move through "
                                                  "the pipe: with sass.memory_queue, a warp's memory instruction "
                                                  "enters the pipe no sooner than its previous shared access's "
                                                  "passes at this rate allow (0: not modelled)"),
-        "shared_store_cycles": Field(int, non_negative,
+        "shared_store_cycles": Key(int, non_negative,
                                      doc="with sass.memory_queue: a shared-memory store holds the pipe for a "
                                          "warp's width of its data at shared_bytes_per_cycle and this many "
                                          "cycles more, whatever its bank conflicts, which cost the SM's port "
                                          "(tools/shared_rate.py; 0: for its passes, as a load)"),
-        "warp_shared_store_bytes_per_cycle": Field(float, between(0, 1e6),
+        "warp_shared_store_bytes_per_cycle": Key(float, between(0, 1e6),
                                                    doc="where shared_store_cycles is set, a warp's next memory "
                                                        "instruction waits for its shared store's width at "
                                                        "warp_shared_bytes_per_cycle or its passes through the "
                                                        "banks at this rate, whichever is longer (tools/"
                                                        "shared_rate.py: a lone warp's conflicted stores; 0: "
                                                        "passes at warp_shared_bytes_per_cycle, as a load)"),
-        "warp_ldsm_bytes_per_cycle": Field(float, between(0, 1e6),
+        "warp_ldsm_bytes_per_cycle": Key(float, between(0, 1e6),
                                            doc="where warp_shared_conflict_bytes_per_cycle is set, a warp's "
                                                "next memory instruction waits for an ldmatrix's 8x8 matrices "
                                                "(a pass each) at this rate (tools/bank_conflicts.py; 0: at "
                                                "warp_shared_bytes_per_cycle)"),
-        "warp_shared_conflict_bytes_per_cycle": Field(float, between(0, 1e6),
+        "warp_shared_conflict_bytes_per_cycle": Key(float, between(0, 1e6),
                                                       doc="a warp's next memory instruction waits for its shared "
                                                           "load's (ldmatrix's) width at "
                                                           "warp_shared_bytes_per_cycle, and for each pass its bank "
@@ -161,12 +192,6 @@ def _sass_sm_unit_families() -> set[str]:
     return _sass_latency_families() | {op.name for op in sass_table().ops if op.semantics == "barrier"}
 
 
-def _memory_level(what: str, extra: dict | None = None) -> dict:
-    d = {"latency": Field(int, positive, doc=f"cycles for a {what} hit, issue to data")}
-    d.update(extra or {})
-    return d
-
-
 _SPREAD_LENGTHS = [n for n in range(LATENCY_SPREAD_SLOTS + 1) if n == 0 or LATENCY_SPREAD_SLOTS % n == 0]
 
 
@@ -189,25 +214,25 @@ def dram_refresh_mean_ns(interval_ns: float, refresh_ns: float) -> float:
     return refresh_ns * refresh_ns / (2 * interval_ns) if interval_ns > 0 else 0.0
 
 
-def _spread_field(what: str, kept: str) -> Field:
-    return Field(list, _latency_spread, doc=f"equally likely offsets (ns) of {what}, their mean removed; {kept}; "
+def _spread_field(what: str, kept: str, default: list) -> Key:
+    return Key(list, _latency_spread, default=default, doc=f"equally likely offsets (ns) of {what}, their mean removed; {kept}; "
                                             "[] = none")
 
 
-def _memory_side(what: str) -> Field:
-    return Field(float, between(0, 1e6), doc=f"nanoseconds of the {what} spent on the memory side's own clocks "
+def _memory_side(what: str, default: float) -> Key:
+    return Key(float, between(0, 1e6), default=default, doc=f"nanoseconds of the {what} spent on the memory side's own clocks "
                                              "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
 
 
 # memory.l2's near and far partitions for the host's copies (engine/cycle/caches.global_access); the
 # sass section's l2 takes the same keys
 _HOST_COPY_FAR = {
-    "host_copy_far_ns": Field(float, between(0, 1e6),
-                              doc="how much longer a host-copied line's first access takes from an SM of the "
+    "host_copy_far_ns": Key(float, between(0, 1e6),
+                              default=0.0, doc="how much longer a host-copied line's first access takes from an SM of the "
                                   "other L2 partition than from one of its own (t-ldg-path's first touches: the "
                                   "H100's alternate every 8 KiB); host_copy_latency stays the mean of the two; "
                                   "0 = one latency"),
-    "host_copy_far_bytes": Field(int, power_of_two, doc="the blocks of memory a partition holds whole "
+    "host_copy_far_bytes": Key(int, power_of_two, default=8192, doc="the blocks of memory a partition holds whole "
                                                         "(host_copy_far_ns): each aligned pair of them has one in "
                                                         "either partition, which one drawn by a hash of the "
                                                         "pair; a multiple of memory.line_bytes"),
@@ -215,460 +240,441 @@ _HOST_COPY_FAR = {
 
 # memory.l1's global store path (engine/cycle/caches.store_port); the sass section's l1 takes the same keys
 _STORE_PATH = {
-    "store_sectors_per_cycle": Field(float, non_negative,
-                                     doc="sectors of global and local stores the SM's store port sends toward L2 "
+    "store_sectors_per_cycle": Key(float, non_negative,
+                                     default=0, doc="sectors of global and local stores the SM's store port sends toward L2 "
                                          "per cycle (t-stg-tput-w8, t-stg-burst-32); 0: no store path (a store "
                                          "leaves as it issues)"),
-    "store_min_cycles": Field(float, non_negative,
-                              doc="the fewest cycles the SM's store port spends on one store instruction, "
+    "store_min_cycles": Key(float, non_negative,
+                              default=0, doc="the fewest cycles the SM's store port spends on one store instruction, "
                                   "however few its sectors (t-stg-burst-4-sector)"),
-    "store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
-                          doc="stores waiting for the SM's store port; while it is full the sub-partitions' "
+    "store_buffer": Key(int, between(1, MAX_STORE_BUFFER),
+                          default=1, doc="stores waiting for the SM's store port; while it is full the sub-partitions' "
                               "stores wait in their own buffers (t-stg-burst-4)"),
-    "smsp_store_cycles": Field(float, non_negative,
-                               doc="cycles between two stores of one sub-partition leaving its store buffer for "
+    "smsp_store_cycles": Key(float, non_negative,
+                               default=0, doc="cycles between two stores of one sub-partition leaving its store buffer for "
                                    "the SM's (t-stg-burst-1: a lone warp's long burst)"),
-    "smsp_store_buffer": Field(int, between(1, MAX_STORE_BUFFER),
-                               doc="stores a sub-partition's buffer holds; a store finding it full holds the "
+    "smsp_store_buffer": Key(int, between(1, MAX_STORE_BUFFER),
+                               default=1, doc="stores a sub-partition's buffer holds; a store finding it full holds the "
                                    "LD/ST pipe, and so the memory queue, until an entry frees (Nsight Compute: "
                                    "lg_throttle; t-stg-burst-1)"),
 }
 
 
 SCHEMA = {
-    "name": Field(str, required=True, doc="short name, as used by --config"),
-    "description": Field(str, doc="one line: what machine this models"),
-    "sources": Field(str, doc="where the numbers come from"),
-    "warp_size": Field(int, between(1, 64), required=True, doc="threads per warp"),
-    "num_sms": Field(int, bounded(1, 1024, "the engine keeps caches, ports and block slots for every SM; H100: 132"),
-                      doc="streaming multiprocessors"),
-    "clock_mhz": Field(float, positive_up_to(100_000), doc="SM clock a run is simulated at: turns the memory "
+    "name": Key(str, required=True, doc="short name, as used by --config"),
+    "description": Key(str, doc="one line: what machine this models"),
+    "sources": Key(str, doc="where the numbers come from"),
+    "warp_size": Key(int, between(1, 64), required=True, doc="threads per warp"),
+    "num_sms": Key(int, bounded(1, 1024, "the engine keeps caches, ports and block slots for every SM; H100: 132"),
+                      default=1, doc="streaming multiprocessors"),
+    "clock_mhz": Key(float, positive_up_to(100_000), default=1000.0, doc="SM clock a run is simulated at: turns the memory "
                                                             "side's nanoseconds into cycles, and cycles into time"),
     "sm": {
-        "sub_partitions": Field(int, between(1, 16), doc="warp schedulers per SM; warp w belongs to w mod N"),
-        "max_resident_blocks": Field(int, per_sm(1024, "block slots per SM", "32"), doc="blocks resident at once per SM"),
-        "max_warps": Field(int, per_sm(4096, "warp records per SM", "64"), doc="resident warps per SM"),
-        "max_threads": Field(int, per_sm(1 << 17, "resident threads' registers per SM", "2048"),
-                             doc="resident threads per SM"),
-        "registers": Field(int, bounded(1, 1 << 24, "32-bit registers per SM; H100: 65,536"), doc="32-bit registers per SM"),
-        "register_granularity": Field(int, bounded(1, 1 << 16, "at most a whole SM's registers; H100: 256"),
-                                      doc="registers are allocated per warp in multiples of this"),
-        "shared_memory": Field(int, bounded(0, 1 << 26, "bytes; shared memory is allocated for every resident block; "
-                                                         "H100: 233,472"), doc="shared memory bytes per SM"),
-        "shared_granularity": Field(int, bounded(1, 1 << 16, "bytes; H100: 128"),
-                                    doc="shared memory is allocated per block in multiples of this"),
-        "block_launch_latency": Field(int, non_negative, doc="cycles from a free slot to the new block's first issue"),
-        "kernel_launch_latency": Field(int, non_negative,
-                                       doc="cycles a kernel spends before its first block starts (launch overhead, "
-                                           "counted in its cycles)"),
-        "stream_kernel_gap": Field(int, non_negative,
-                                   doc="further cycles between a kernel's end and the launch of the next kernel "
-                                       "of its stream"),
+        "sub_partitions": Key(int, between(1, 16), default=1, doc="warp schedulers per SM; warp w belongs to w mod N"),
+        "max_resident_blocks": Key(int, per_sm(1024, "block slots per SM", "32"), default=32, doc="blocks resident at once per SM"),
+        "max_warps": Key(int, per_sm(4096, "warp records per SM", "64"), default=64, doc="resident warps per SM"),
+        "max_threads": Key(int, per_sm(1 << 17, "resident threads' registers per SM", "2048"),
+                             default=2048, doc="resident threads per SM"),
+        "registers": Key(int, bounded(1, 1 << 24, "32-bit registers per SM; H100: 65,536"), default=65536, doc="32-bit registers per SM"),
+        "register_granularity": Key(int, bounded(1, 1 << 16, "at most a whole SM's registers; H100: 256"),
+                                      default=256, doc="registers are allocated per warp in multiples of this"),
+        "shared_memory": Key(int, bounded(0, 1 << 26, "bytes; shared memory is allocated for every resident block; "
+                                                         "H100: 233,472"), default=49152, doc="shared memory bytes per SM"),
+        "shared_granularity": Key(int, bounded(1, 1 << 16, "bytes; H100: 128"),
+                                    default=128, doc="shared memory is allocated per block in multiples of this"),
+        "block_launch_latency": Key(int, non_negative, default=0, doc="cycles from a free slot to the new block's first issue"),
+        "kernel_launch_latency": Key(int, non_negative,
+                                       default=0, doc="cycles a kernel spends before its first block starts (launch overhead, "
+                                                      "counted in its cycles)"),
+        "stream_kernel_gap": Key(int, non_negative,
+                                   default=0, doc="further cycles between a kernel's end and the launch of the next kernel "
+                                                  "of its stream"),
     },
     "scheduler": {
-        "policy": Field(str, one_of(*SCHEDULER_NAMES), doc="warp scheduling policy"),
-        "issue_width": Field(int, between(1, 16), doc="warp-instructions a scheduler issues per cycle"),
-        "max_issue_per_warp": Field(int, between(1, 16), doc="of those, how many may come from one warp"),
-        "active_pool": Field(int, bounded(1, 4096, "at most sm.max_warps' range"),
-                             doc="two-level: warps in the active pool per scheduler"),
-        "slot_weight_step": Field(float, between(0, 1),
-                                  doc="gwf: a warp's issue share grows by this fraction per scheduler slot "
-                                      "(slot s weighs 1 + step * s)"),
-        "age_weight_step": Field(float, between(0, 1),
-                                 doc="awf: after an instruction without the yield hint, the k-th oldest block "
-                                     "resident on the SM (k = 0, 1, ...) issues in proportion to "
-                                     "max(1 - step * k, step)"),
-        "greedy_cycles": Field(int, between(1, 64),
-                               doc="grr family: the warp that issued last keeps its turn through a stall of up "
-                                   "to this many cycles after an FP32 or integer instruction without the yield "
-                                   "hint (1: only while it issues back to back); over 1, a warp passed over for "
-                                   "a busy FP32 or integer pipe no longer keeps the turn (tools/alu_rate.py)"),
-        "branch_latency": Field(int, non_negative, doc="cycles after a branch before its warp issues again"),
-        "barrier_latency": Field(int, non_negative, doc="cycles from the last arrival to the release"),
+        "policy": Key(str, one_of(*SCHEDULER_NAMES), default="gto", doc="warp scheduling policy"),
+        "issue_width": Key(int, between(1, 16), default=1, doc="warp-instructions a scheduler issues per cycle"),
+        "max_issue_per_warp": Key(int, between(1, 16), default=1, doc="of those, how many may come from one warp"),
+        "active_pool": Key(int, bounded(1, 4096, "at most sm.max_warps' range"),
+                             default=8, doc="two-level: warps in the active pool per scheduler"),
+        "slot_weight_step": Key(float, between(0, 1),
+                                  default=0.0, doc="gwf: a warp's issue share grows by this fraction per scheduler slot "
+                                                   "(slot s weighs 1 + step * s)"),
+        "age_weight_step": Key(float, between(0, 1),
+                                 default=0.0, doc="awf: after an instruction without the yield hint, the k-th oldest block "
+                                                  "resident on the SM (k = 0, 1, ...) issues in proportion to "
+                                                  "max(1 - step * k, step)"),
+        "greedy_cycles": Key(int, between(1, 64),
+                               default=1, doc="grr family: the warp that issued last keeps its turn through a stall of up "
+                                              "to this many cycles after an FP32 or integer instruction without the yield "
+                                              "hint (1: only while it issues back to back); over 1, a warp passed over for "
+                                              "a busy FP32 or integer pipe no longer keeps the turn (tools/alu_rate.py)"),
+        "branch_latency": Key(int, non_negative, default=1, doc="cycles after a branch before its warp issues again"),
+        "barrier_latency": Key(int, non_negative, default=1, doc="cycles from the last arrival to the release"),
     },
-    "units": {name: _unit_schema(name) for name in UNIT_NAMES},
-    "latency_overrides": Field(dict, _latency_table(_ptx_opcodes, "an opcode (opcode or opcode.type expected)"),
-                               doc="per-opcode latency, key `opcode` or `opcode.type` (e.g. div.f32: 40)"),
+    "units": {                   # per sub-partition; the defaults: a plain machine with H100-like units
+        "fp32": _unit_schema("fp32", pipes=1, lanes=32, latency=4),
+        "int": _unit_schema("int", pipes=1, lanes=16, latency=4),
+        "fp64": _unit_schema("fp64", pipes=1, lanes=16, latency=8),
+        "sfu": _unit_schema("sfu", pipes=1, lanes=4, latency=16),
+        "tensor": _unit_schema("tensor", pipes=1, lanes=32, latency=24),
+        "ldst": _unit_schema("ldst", pipes=1, lanes=8, latency=4),
+        "control": _unit_schema("control", pipes=1, lanes=32, latency=1),
+    },
+    "latency_overrides": Key(dict, _latency_table(_ptx_opcodes, "an opcode (opcode or opcode.type expected)"),
+                               default={}, doc="per-opcode latency, key `opcode` or `opcode.type` (e.g. div.f32: 40)"),
     "memory": {
-        "sector_bytes": Field(int, bounded(1, 4096, "bytes; a warp's access is split into at most this many per lane; H100: 32"),
-                              doc="coalescing granule: one request per distinct sector"),
-        "line_bytes": Field(int, bounded(1, 1 << 16, "bytes; H100: 128"), doc="cache line (tag) size; a multiple of sector_bytes"),
-        "param_latency": Field(int, positive, doc="ld.param / ld.const (constant cache hit)"),
-        "shared": _memory_level("shared-memory", {
-            "banks": Field(int, bounded(1, 64, "every access counts its words bank by bank; one per lane of a 64-lane warp at "
+        "sector_bytes": Key(int, bounded(1, 4096, "bytes; a warp's access is split into at most this many per lane; H100: 32"),
+                              default=32, doc="coalescing granule: one request per distinct sector"),
+        "line_bytes": Key(int, bounded(1, 1 << 16, "bytes; H100: 128"), default=128, doc="cache line (tag) size; a multiple of sector_bytes"),
+        "param_latency": Key(int, positive, default=4, doc="ld.param / ld.const (constant cache hit)"),
+        "shared": {
+            "latency": Key(int, positive, default=24, doc="cycles for a shared-memory hit, issue to data"),
+            "banks": Key(int, bounded(1, 64, "every access counts its words bank by bank; one per lane of a 64-lane warp at "
                                                "most; H100: 32"),
-                           doc="banks; lanes hitting different words of one bank serialise"),
-            "bank_bytes": Field(int, bounded(1, 64, "bytes; H100: 4"), doc="bytes per bank word"),
-            "atomic_cycles": Field(int, positive, doc="extra cycles per same-address shared atomic"),
-            "group_bytes": Field(int, bounded(0, 1 << 16, "bytes of a warp's access; H100: 256"),
-                                 doc="a load or store passes the banks in groups of lanes whose accesses total "
-                                     "at most this many bytes, each group with its own passes (256: a 16-byte "
-                                     "access half a warp at a time; 0: the whole warp at once)"),
-            "wavefront_latency": Field(int, non_negative,
-                                       doc="cycles each pass after the first adds to an access's latency, beyond "
-                                           "its turn at the SM's port (one cycle a pass)"),
-        }),
-        "l1": _memory_level("L1", {
-            "size_kb": Field(float, between(1, 65536), doc="L1 data cache per SM"),
-            "ways": Field(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), doc="associativity (LRU)"),
-            "hash_sets": Field(bool, doc="a line's set folds its address's higher digits in (line ^ line / sets ^ "
-                                         "line / sets^2, mod sets), so lines a power of two apart spread over the "
-                                         "sets (tools/l1_sets.py: the H100's L1 keeps 1,536 lines 128 B, 64 KiB or "
-                                         "256 KiB apart alike); false: line mod sets"),
-            "sectors_per_cycle": Field(float, positive, doc="bandwidth per SM"),
-            "invalidate_at_launch": Field(bool, doc="every SM's L1 drops its lines when a kernel starts (the GPU "
-                                                    "keeps L1, which is not coherent, from serving a later kernel "
-                                                    "stale data; python -m simt_sim.calibrate.memory_counters "
-                                                    "compare t-bsync-join)"),
+                           default=32, doc="banks; lanes hitting different words of one bank serialise"),
+            "bank_bytes": Key(int, bounded(1, 64, "bytes; H100: 4"), default=4, doc="bytes per bank word"),
+            "atomic_cycles": Key(int, positive, default=2, doc="extra cycles per same-address shared atomic"),
+            "group_bytes": Key(int, bounded(0, 1 << 16, "bytes of a warp's access; H100: 256"),
+                                 default=0, doc="a load or store passes the banks in groups of lanes whose accesses total "
+                                                "at most this many bytes, each group with its own passes (256: a 16-byte "
+                                                "access half a warp at a time; 0: the whole warp at once)"),
+            "wavefront_latency": Key(int, non_negative,
+                                       default=0, doc="cycles each pass after the first adds to an access's latency, beyond "
+                                                      "its turn at the SM's port (one cycle a pass)"),
+        },
+        "l1": {
+            "latency": Key(int, positive, default=32, doc="cycles for a L1 hit, issue to data"),
+            "size_kb": Key(float, between(1, 65536), default=128, doc="L1 data cache per SM"),
+            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=4, doc="associativity (LRU)"),
+            "hash_sets": Key(bool, default=False, doc="a line's set folds its address's higher digits in (line ^ line / sets ^ "
+                                                        "line / sets^2, mod sets), so lines a power of two apart spread over the "
+                                                        "sets (tools/l1_sets.py: the H100's L1 keeps 1,536 lines 128 B, 64 KiB or "
+                                                        "256 KiB apart alike); false: line mod sets"),
+            "sectors_per_cycle": Key(float, positive, default=4, doc="bandwidth per SM"),
+            "invalidate_at_launch": Key(bool, default=False, doc="every SM's L1 drops its lines when a kernel starts (the GPU "
+                                                                   "keeps L1, which is not coherent, from serving a later kernel "
+                                                                   "stale data; python -m simt_sim.calibrate.memory_counters "
+                                                                   "compare t-bsync-join)"),
             **_STORE_PATH,
-        }),
-        "l2": _memory_level("L2", {
-            "latency_ns": _memory_side("L2 hit"),
+        },
+        "l2": {
+            "latency": Key(int, positive, default=200, doc="cycles for a L2 hit, issue to data"),
+            "latency_ns": _memory_side("L2 hit", default=0.0),
             "latency_spread_ns": _spread_field("an L2 hit's latency", "each SM/line pair keeps one, drawn by a hash "
-                                               "of the two (the H100's near and far L2 halves: tools/latency_spread.py)"),
-            "host_copy_latency": Field(int, non_negative,
-                                       doc="cycles for the first access to data the host copied in before the "
-                                           "launch, which the copy left in L2: past the L2 port, not DRAM's nor "
-                                           "DRAM's loads in flight (0: such data comes from DRAM); not when "
-                                           "`host.caches_flushed`"),
-            "host_copy_latency_ns": _memory_side("first access to host-copied data"),
+                                               "of the two (the H100's near and far L2 halves: tools/latency_spread.py)", default=[]),
+            "host_copy_latency": Key(int, non_negative,
+                                       default=0, doc="cycles for the first access to data the host copied in before the "
+                                                      "launch, which the copy left in L2: past the L2 port, not DRAM's nor "
+                                                      "DRAM's loads in flight (0: such data comes from DRAM); not when "
+                                                      "`host.caches_flushed`"),
+            "host_copy_latency_ns": _memory_side("first access to host-copied data", default=0.0),
             **_HOST_COPY_FAR,
-            "size_kb": Field(float, between(1, 1048576), doc="L2 for the whole GPU"),
-            "ways": Field(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), doc="associativity (LRU)"),
-            "sectors_per_cycle": Field(float, positive, doc="bandwidth, whole GPU"),
-            "atomic_cycles": Field(int, positive, doc="extra cycles per same-address global atomic"),
-        }),
-        "dram": _memory_level("DRAM (L2 miss)", {
-            "latency_ns": _memory_side("DRAM access"),
-            "bytes_per_cycle": Field(float, positive, doc="bandwidth, whole GPU, per SM clock"),
-            "bytes_per_ns": Field(float, between(0, 1e9), doc="bandwidth, whole GPU, in bytes per ns (GB/s) "
-                                                              "on DRAM's own clock; replaces bytes_per_cycle "
-                                                              "when above 0"),
-            "inflight_cycles": Field(float, between(0, 1e6), doc="cycles a DRAM load waits longer for each sector "
-                                                                 "of earlier loads still in flight on the GPU"),
+            "size_kb": Key(float, between(1, 1048576), default=4096, doc="L2 for the whole GPU"),
+            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=16, doc="associativity (LRU)"),
+            "sectors_per_cycle": Key(float, positive, default=32, doc="bandwidth, whole GPU"),
+            "atomic_cycles": Key(int, positive, default=2, doc="extra cycles per same-address global atomic"),
+        },
+        "dram": {
+            "latency": Key(int, positive, default=400, doc="cycles for a DRAM (L2 miss) hit, issue to data"),
+            "latency_ns": _memory_side("DRAM access", default=0.0),
+            "bytes_per_cycle": Key(float, positive, default=512, doc="bandwidth, whole GPU, per SM clock"),
+            "bytes_per_ns": Key(float, between(0, 1e9), default=0.0, doc="bandwidth, whole GPU, in bytes per ns (GB/s) "
+                                                                           "on DRAM's own clock; replaces bytes_per_cycle "
+                                                                           "when above 0"),
+            "inflight_cycles": Key(float, between(0, 1e6), default=0.0, doc="cycles a DRAM load waits longer for each sector "
+                                                                              "of earlier loads still in flight on the GPU"),
             "latency_spread_ns": _spread_field("a DRAM load's latency", "each SM and block of `spread_bytes` keep one, "
                                                "drawn by a hash of the two (the H100's near and far memory: "
-                                               "tools/dram_lines.py); a load waits for its slowest line"),
-            "spread_bytes": Field(int, power_of_two, doc="the blocks of memory that share a DRAM latency offset "
-                                                         "(latency_spread_ns): a multiple of memory.line_bytes"),
-            "refresh_interval_ns": Field(float, between(0, 1e9),
-                                         doc="DRAM refresh: the lines of one refresh (refresh_shared_bits) are "
-                                             "refreshed once in this many ns, at a phase drawn by a hash of their "
-                                             "address, for `refresh_ns`; a load of one of them in that time waits "
-                                             "until the refresh ends (tools/dram_lines.py); 0 = none"),
-            "refresh_ns": Field(float, between(0, 1e9), doc="how long one refresh holds its block (below "
-                                                            "refresh_interval_ns)"),
-            "refresh_units": Field(int, between(0, 1 << 20),
-                                   doc="how many refreshes run at their own phases: the lines' refreshes fall "
-                                       "into this many groups by a hash of their address, so that one moment "
-                                       "finds several lines refreshing or none (tools/dram_lines.py --fit: the "
-                                       "H100's launches of 32 lines find none of them waiting in 21-29%); 0 = "
-                                       "each refresh on its own"),
-            "refresh_shared_bits": Field(list, _address_bits,
-                                         doc="address bits that do not change which refresh a line falls in: "
-                                             "lines that differ only in them are refreshed together, the others "
-                                             "each at its own phase (tools/dram_lines.py: the H100's lines 128 "
-                                             "and 512 B apart wait together, 256 B and 1 KiB apart not: [7, 9])"),
-        }),
+                                               "tools/dram_lines.py); a load waits for its slowest line", default=[]),
+            "spread_bytes": Key(int, power_of_two, default=4096, doc="the blocks of memory that share a DRAM latency offset "
+                                                                       "(latency_spread_ns): a multiple of memory.line_bytes"),
+            "refresh_interval_ns": Key(float, between(0, 1e9),
+                                         default=0.0, doc="DRAM refresh: the lines of one refresh (refresh_shared_bits) are "
+                                                          "refreshed once in this many ns, at a phase drawn by a hash of their "
+                                                          "address, for `refresh_ns`; a load of one of them in that time waits "
+                                                          "until the refresh ends (tools/dram_lines.py); 0 = none"),
+            "refresh_ns": Key(float, between(0, 1e9), default=0.0, doc="how long one refresh holds its block (below "
+                                                                         "refresh_interval_ns)"),
+            "refresh_units": Key(int, between(0, 1 << 20),
+                                   default=0, doc="how many refreshes run at their own phases: the lines' refreshes fall "
+                                                  "into this many groups by a hash of their address, so that one moment "
+                                                  "finds several lines refreshing or none (tools/dram_lines.py --fit: the "
+                                                  "H100's launches of 32 lines find none of them waiting in 21-29%); 0 = "
+                                                  "each refresh on its own"),
+            "refresh_shared_bits": Key(list, _address_bits,
+                                         default=[], doc="address bits that do not change which refresh a line falls in: "
+                                                         "lines that differ only in them are refreshed together, the others "
+                                                         "each at its own phase (tools/dram_lines.py: the H100's lines 128 "
+                                                         "and 512 B apart wait together, 256 B and 1 KiB apart not: [7, 9])"),
+        },
     },
     "sass": {
-        "control_codes": Field(bool, doc="time SASS instructions from ptxas's control codes: a warp's next "
-                                         "instruction waits the stall count, variable-latency results and "
-                                         "source reads release dependence barriers that wait masks block on"),
-        "operand_read_latency": Field(int, positive,
-                                      doc="cycles from the issue of a variable-latency instruction until its "
-                                          "sources are read (releases its read barrier)"),
-        "store_data_read_cycles": Field(int, non_negative,
-                                        doc="cycles after operand_read_latency that a store, reduction or atomic "
-                                            "to shared memory reads its data operand (its read barrier releases "
-                                            "then; a load's address is read at operand_read_latency)"),
-        "global_store_data_read_cycles": Field(int, non_negative,
-                                               doc="the same for a store, reduction or atomic to global (or "
-                                                   "local) memory"),
-        "global_store_bytes_per_cycle": Field(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
-                                              doc="bytes of global (or local) store data its sub-partition's port "
-                                                  "reads per cycle, one store after another from its issue: a "
-                                                  "store's read barrier releases when its data are through (and "
-                                                  "not before operand_read_latency), global_store_data_read_cycles "
-                                                  "after that; 0: no port, the data read with the address"),
-        "shared_store_bytes_per_cycle": Field(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
-                                              doc="the same port's rate for the data of stores to shared memory: "
-                                                  "they queue there with the global stores' (0: no port, a shared "
-                                                  "store's data read with its address)"),
-        "global_store_line_passes": Field(int, bounded(0, 64, "passes per 128-byte line, each holding the SM's "
+        "control_codes": Key(bool, default=True, doc="time SASS instructions from ptxas's control codes: a warp's next "
+                                                       "instruction waits the stall count, variable-latency results and "
+                                                       "source reads release dependence barriers that wait masks block on"),
+        "operand_read_latency": Key(int, positive,
+                                      default=2, doc="cycles from the issue of a variable-latency instruction until its "
+                                                     "sources are read (releases its read barrier)"),
+        "store_data_read_cycles": Key(int, non_negative,
+                                        default=0, doc="cycles after operand_read_latency that a store, reduction or atomic "
+                                                       "to shared memory reads its data operand (its read barrier releases "
+                                                       "then; a load's address is read at operand_read_latency)"),
+        "global_store_data_read_cycles": Key(int, non_negative,
+                                               default=0, doc="the same for a store, reduction or atomic to global (or "
+                                                              "local) memory"),
+        "global_store_bytes_per_cycle": Key(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
+                                              default=0, doc="bytes of global (or local) store data its sub-partition's port "
+                                                             "reads per cycle, one store after another from its issue: a "
+                                                             "store's read barrier releases when its data are through (and "
+                                                             "not before operand_read_latency), global_store_data_read_cycles "
+                                                             "after that; 0: no port, the data read with the address"),
+        "shared_store_bytes_per_cycle": Key(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
+                                              default=0, doc="the same port's rate for the data of stores to shared memory: "
+                                                             "they queue there with the global stores' (0: no port, a shared "
+                                                             "store's data read with its address)"),
+        "global_store_line_passes": Key(int, bounded(0, 64, "passes per 128-byte line, each holding the SM's "
                                                                "shared-memory port a cycle; H100: 1"),
-                                          doc="passes a global (or local) store takes through its SM's "
-                                              "shared-memory port for each 128-byte line it writes, since L1 "
-                                              "and shared memory share their data banks: a shared access "
-                                              "waits behind them (tools/stg_read.py's tile epilogue); 0: none"),
-        "copy_line_passes": Field(int, bounded(0, 64, "passes per 128 bytes, each holding the SM's shared-memory "
+                                          default=0, doc="passes a global (or local) store takes through its SM's "
+                                                         "shared-memory port for each 128-byte line it writes, since L1 "
+                                                         "and shared memory share their data banks: a shared access "
+                                                         "waits behind them (tools/stg_read.py's tile epilogue); 0: none"),
+        "copy_line_passes": Key(int, bounded(0, 64, "passes per 128 bytes, each holding the SM's shared-memory "
                                                        "port a cycle; H100: 1"),
-                                  doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory port "
-                                      "for each 128 bytes of its data, when they arrive: L1 and shared memory "
-                                      "share their data banks, which read (or fill) the line and write it into "
-                                      "shared memory (tools/tile_loop.py's k_tile_copy, k_tile_copy_l2); 0: none"),
-        "convergence_unit_cycles": Field(int, non_negative,
-                                         doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
-                                             "unit: another warp's BSSY or BSYNC waits for it (tools/"
-                                             "control_rate.py: 8 warps of a sub-partition pass one each every 10 "
-                                             "cycles; 0: no unit)"),
-        "taken_branch_latency": Field(int, non_negative,
-                                      doc="cycles a SASS warp waits after a branch that leaves the fall-through "
-                                          "path (instruction fetch redirect), at least its stall count"),
-        "branch_resolve_cycles": Field(int, non_negative,
-                                       doc="of a taken branch's wait past its stall count, the cycles counted as "
-                                           "branch_resolving; the rest is no_instruction, its target being fetched "
-                                           "(attribution only: tools/dmul_phase.py --stalls)"),
-        "reconverge_latency": Field(int, non_negative,
-                                    doc="cycles a SASS warp waits after a BSYNC that completes its convergence "
-                                        "barrier (the warp goes on as one), at least its stall count"),
-        "group_switch_latency": Field(int, non_negative,
-                                      doc="cycles a SASS warp waits after a BSYNC that leaves its group waiting for "
-                                          "the barrier's other threads, before the next group runs (at least the "
-                                          "taken-branch latency and its stall count)"),
-        "block_launch_interval": Field(int, non_negative,
-                                       doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
-                                           "sm.block_launch_latency alone)"),
-        "kernel_launch_latency": Field(int, non_negative,
+                                  default=0, doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory port "
+                                                 "for each 128 bytes of its data, when they arrive: L1 and shared memory "
+                                                 "share their data banks, which read (or fill) the line and write it into "
+                                                 "shared memory (tools/tile_loop.py's k_tile_copy, k_tile_copy_l2); 0: none"),
+        "convergence_unit_cycles": Key(int, non_negative,
+                                         default=0, doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
+                                                        "unit: another warp's BSSY or BSYNC waits for it (tools/"
+                                                        "control_rate.py: 8 warps of a sub-partition pass one each every 10 "
+                                                        "cycles; 0: no unit)"),
+        "taken_branch_latency": Key(int, non_negative,
+                                      default=0, doc="cycles a SASS warp waits after a branch that leaves the fall-through "
+                                                     "path (instruction fetch redirect), at least its stall count"),
+        "branch_resolve_cycles": Key(int, non_negative,
+                                       default=0, doc="of a taken branch's wait past its stall count, the cycles counted as "
+                                                      "branch_resolving; the rest is no_instruction, its target being fetched "
+                                                      "(attribution only: tools/dmul_phase.py --stalls)"),
+        "reconverge_latency": Key(int, non_negative,
+                                    default=0, doc="cycles a SASS warp waits after a BSYNC that completes its convergence "
+                                                   "barrier (the warp goes on as one), at least its stall count"),
+        "group_switch_latency": Key(int, non_negative,
+                                      default=0, doc="cycles a SASS warp waits after a BSYNC that leaves its group waiting for "
+                                                     "the barrier's other threads, before the next group runs (at least the "
+                                                     "taken-branch latency and its stall count)"),
+        "block_launch_interval": Key(int, non_negative,
+                                       default=0, doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
+                                                      "sm.block_launch_latency alone)"),
+        "kernel_launch_latency": Key(int, non_negative,
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
                                            "simt_sim.calibrate.sass_fit)"),
-        "barrier_latency": Field(int, non_negative,
+        "barrier_latency": Key(int, non_negative,
                                  doc="over scheduler.barrier_latency for SASS runs: cycles from the SM's barrier "
                                      "unit taking the last arrival (sm_unit_cycles BAR) to the release "
                                      "(tools/tile_loop.py)"),
-        "greedy_cycles": Field(int, between(1, 64), doc="over scheduler.greedy_cycles for SASS runs, whose "
+        "greedy_cycles": Key(int, between(1, 64), doc="over scheduler.greedy_cycles for SASS runs, whose "
                                                         "instructions carry the yield hint (tools/alu_rate.py)"),
-        "barrier_after_stores": Field(bool, doc="a warp's arrival at a barrier counts once its shared-memory "
-                                                "stores are written (__syncthreads orders the block's shared "
-                                                "memory; tools/tile_loop.py's k_tile_store, k_tile_store_l2)"),
-        "loads_in_order": Field(bool, doc="a warp's loads that go past L1 deliver their data in the order they "
-                                          "issued: one whose line comes back early waits for the warp's earlier "
-                                          "misses; L1 hits do not wait (tools/load_pair.py)"),
-        "deferred_barrier": Field(bool, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
-                                            "goes on issuing ALU instructions and waits at the first other one "
-                                            "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
-                                            "after an ISETP, IMAD.MOV or CS2R that follows the barrier); false: it "
-                                            "waits at the barrier"),
-        "store_ack_ns": Field(float, between(0, 100_000),
-                              doc="nanoseconds at the end of a global store's L2 write (or a reduction's "
-                                  "without a result) that its kernel's end does not wait for, in cycles at "
-                                  "clock_mhz: the acknowledgement's way back (tools/kernel_ends.py: a trailing "
-                                  "store ends the kernel some 80 cycles after its issue, the L2 write takes "
-                                  "250); 0: the end waits for the whole write"),
-        "stream_kernel_gap": Field(int, non_negative,
+        "barrier_after_stores": Key(bool, default=False, doc="a warp's arrival at a barrier counts once its shared-memory "
+                                                               "stores are written (__syncthreads orders the block's shared "
+                                                               "memory; tools/tile_loop.py's k_tile_store, k_tile_store_l2)"),
+        "loads_in_order": Key(bool, default=False, doc="a warp's loads that go past L1 deliver their data in the order they "
+                                                         "issued: one whose line comes back early waits for the warp's earlier "
+                                                         "misses; L1 hits do not wait (tools/load_pair.py)"),
+        "deferred_barrier": Key(bool, default=False, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
+                                                           "goes on issuing ALU instructions and waits at the first other one "
+                                                           "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
+                                                           "after an ISETP, IMAD.MOV or CS2R that follows the barrier); false: it "
+                                                           "waits at the barrier"),
+        "store_ack_ns": Key(float, between(0, 100_000),
+                              default=0.0, doc="nanoseconds at the end of a global store's L2 write (or a reduction's "
+                                               "without a result) that its kernel's end does not wait for, in cycles at "
+                                               "clock_mhz: the acknowledgement's way back (tools/kernel_ends.py: a trailing "
+                                               "store ends the kernel some 80 cycles after its issue, the L2 write takes "
+                                               "250); 0: the end waits for the whole write"),
+        "stream_kernel_gap": Key(int, non_negative,
                                    doc="over sm.stream_kernel_gap for SASS runs: what one more empty kernel of "
                                        "a stream costs beyond sass.kernel_launch_latency and its body "
                                        "(python tools/launch_sequence.py --fit)"),
-        "register_banks": Field(int, between(0, MAX_REGISTER_BANKS),
-                                doc="register-file banks per sub-partition (register number mod banks), each "
-                                    "reading one register per cycle for the operand collector, which holds two "
-                                    "instructions; operands in the reuse cache need no read (0: not modelled)"),
-        "memory_queue": Field(int, between(0, MAX_MEMORY_QUEUE),
-                              doc="memory instructions that may wait for a sub-partition's LD/ST pipe: a warp "
-                                  "issues one into the queue and goes on, waiting only at its results; with "
-                                  "that many waiting, the next waits to issue (Nsight Compute: mio / lg "
-                                  "throttle); 0: a memory instruction issues only into a free pipe"),
-        "write_port_units": Field(list, _unit_names,
-                                  doc="units whose fixed-latency vector-register results share the "
-                                      "sub-partition's one register-file write per cycle: an instruction "
-                                      "whose result would land in a cycle already taken waits a cycle "
-                                      "(Nsight Compute: dispatch stall); [] = not modelled"),
-        "write_port_latency": Field(dict, _latency_table(lambda: UNIT_NAMES, "a unit"),
-                                    doc="per unit of write_port_units, the cycles from issue until its result takes "
-                                        "the write port, where that is not its latency (t-fp64-issue-*, "
-                                        "tools/dmul_phase.py: a DMUL's takes it 2 cycles after an FMUL issued with "
-                                        "it, though its dependants wait 8 cycles to the FMUL's 4)"),
-        "units": {name: _unit_schema(name) for name in UNIT_NAMES},
-        "memory": {"shared": {"latency": Field(int, positive,
+        "register_banks": Key(int, between(0, MAX_REGISTER_BANKS),
+                                default=0, doc="register-file banks per sub-partition (register number mod banks), each "
+                                               "reading one register per cycle for the operand collector, which holds two "
+                                               "instructions; operands in the reuse cache need no read (0: not modelled)"),
+        "memory_queue": Key(int, between(0, MAX_MEMORY_QUEUE),
+                              default=0, doc="memory instructions that may wait for a sub-partition's LD/ST pipe: a warp "
+                                             "issues one into the queue and goes on, waiting only at its results; with "
+                                             "that many waiting, the next waits to issue (Nsight Compute: mio / lg "
+                                             "throttle); 0: a memory instruction issues only into a free pipe"),
+        "write_port_units": Key(list, _unit_names,
+                                  default=[], doc="units whose fixed-latency vector-register results share the "
+                                                  "sub-partition's one register-file write per cycle: an instruction "
+                                                  "whose result would land in a cycle already taken waits a cycle "
+                                                  "(Nsight Compute: dispatch stall); [] = not modelled"),
+        "write_port_latency": Key(dict, _latency_table(lambda: UNIT_NAMES, "a unit"),
+                                    default={}, doc="per unit of write_port_units, the cycles from issue until its result takes "
+                                                    "the write port, where that is not its latency (t-fp64-issue-*, "
+                                                    "tools/dmul_phase.py: a DMUL's takes it 2 cycles after an FMUL issued with "
+                                                    "it, though its dependants wait 8 cycles to the FMUL's 4)"),
+        "units": Section({name: _unit_schema(name) for name in UNIT_NAMES}, present=True),
+        "memory": Section({"shared": {"latency": Key(int, positive,
                                                doc="over memory.shared.latency for SASS runs: issue to data of "
                                                    "an LDS (t-chase-lanes)")},
-                   "l1": {"latency": Field(int, positive,
+                   "l1": {"latency": Key(int, positive,
                                            doc="over memory.l1.latency for SASS runs: issue to data of an L1-hit "
                                                "load sector, as SASS's LDG meets it (t-ldg-path's second pass)"),
-                          **{key: replace(field, doc=f"over memory.l1.{key} for SASS runs")
+                          **{key: replace(field, doc=f"over memory.l1.{key} for SASS runs", default=NO_DEFAULT)
                              for key, field in _STORE_PATH.items()}},
-                   "l2": {"sectors_per_cycle": Field(float, between(0.001, 1e6),
+                   "l2": {"sectors_per_cycle": Key(float, between(0.001, 1e6),
                                                      doc="over memory.l2.sectors_per_cycle for SASS runs: the GPU's "
                                                          "L2 bandwidth (tools/l2_rate.py)"),
-                          **{key: replace(field, doc=f"over memory.l2.{key} for SASS runs")
-                             for key, field in _HOST_COPY_FAR.items()}}},
-        "latency_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
+                          **{key: replace(field, doc=f"over memory.l2.{key} for SASS runs", default=NO_DEFAULT)
+                             for key, field in _HOST_COPY_FAR.items()}}}, present=True),
+        "latency_overrides": Key(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
-                                   doc="per-family latency of SASS instructions, key `family` or `family.type` "
-                                       "(the destination type, e.g. F2F.f64: 19); replaces latency_overrides, "
-                                       "whose keys are PTX opcodes"),
-        "interval_overrides": Field(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
+                                   default={}, doc="per-family latency of SASS instructions, key `family` or `family.type` "
+                                                   "(the destination type, e.g. F2F.f64: 19); replaces latency_overrides, "
+                                                   "whose keys are PTX opcodes"),
+        "interval_overrides": Key(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                          "expected, e.g. F2F.f64)", "interval"),
-                                    doc="per-family cycles a SASS instruction holds its pipe, key `family`, "
-                                        "`family.type` as in latency_overrides, or `family.WIDE` for the WIDE "
-                                        "modifier (IMAD.WIDE); replaces the interval its "
-                                        "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
-                                        "at 8.6-9.05 cycles)"),
-        "sm_unit_cycles": Field(dict, _latency_table(_sass_sm_unit_families, "a SASS family timed by a "
+                                    default={}, doc="per-family cycles a SASS instruction holds its pipe, key `family`, "
+                                                    "`family.type` as in latency_overrides, or `family.WIDE` for the WIDE "
+                                                    "modifier (IMAD.WIDE); replaces the interval its "
+                                                    "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
+                                                    "at 8.6-9.05 cycles)"),
+        "sm_unit_cycles": Key(dict, _latency_table(_sass_sm_unit_families, "a SASS family timed by a "
                                                      "latency or a barrier (family or family.type expected, "
                                                      "e.g. LDC, BAR; memory and other control-flow "
                                                      "instructions have their own ports)", "cycles"),
-                                doc="families an SM-wide unit serves, one unit per key (`family` or "
-                                    "`family.type` as in latency_overrides): the cycles each warp-instruction "
-                                    "holds it; its result comes its latency after the unit takes it, a "
-                                    "barrier releases scheduler.barrier_latency after the unit took its last "
-                                    "arrival (tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, "
-                                    "apart from each other and from LDS; tools/tile_loop.py: a loop of "
-                                    "__syncthreads costs 2 cycles more per warp of the block); {} = not modelled"),
+                                default={}, doc="families an SM-wide unit serves, one unit per key (`family` or "
+                                                "`family.type` as in latency_overrides): the cycles each warp-instruction "
+                                                "holds it; its result comes its latency after the unit takes it, a "
+                                                "barrier releases scheduler.barrier_latency after the unit took its last "
+                                                "arrival (tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, "
+                                                "apart from each other and from LDS; tools/tile_loop.py: a loop of "
+                                                "__syncthreads costs 2 cycles more per warp of the block); {} = not modelled"),
         "constants": {
-            "line_bytes": Field(int, between(4, 4096),
-                                doc="line of the constant caches (tools/imc_miss.py: a word 32 bytes from one "
-                                    "read hits, 64 bytes away misses)"),
-            "lines": Field(int, between(1, 4096),
-                           doc="lines each constant cache holds, direct mapped (not measured: enough for a "
-                               "kernel's parameter lines)"),
-            "imc_miss_ns": Field(float, between(0, 100_000),
-                                 doc="nanoseconds from a warp's arrival at an instruction whose constant operand "
-                                     "misses its sub-partition's immediate-constant cache until the line is there "
-                                     "and it may issue (Nsight Compute: imc_miss), in cycles at clock_mhz (the "
-                                     "line comes from the memory side: Nsight Compute's runs at its lower clock "
-                                     "see fewer cycles); the cache starts every launch empty and its warps share "
-                                     "it; 0: always hits"),
-            "ldc_miss_ns": Field(float, between(0, 100_000),
-                                 doc="nanoseconds an LDC waits, beyond its latency, for a line its SM's LDC cache "
-                                     "lacks, in cycles at clock_mhz (the cache starts every launch empty; its "
-                                     "sub-partitions share it); 0: always hits"),
-            "gpu_misses": Field(int, between(0, 4096),
-                                doc="constant line requests (a sub-partition's immediate-constant cache's or "
-                                    "an SM's LDC cache's) the whole GPU has in flight at once: a miss finding "
-                                    "them all taken waits for the first to come back (tools/"
-                                    "constant_congestion.py: a miss while 132 SMs start together takes twice its "
-                                    "time, with 66 or later not); 0: no limit"),
+            "line_bytes": Key(int, between(4, 4096),
+                                default=64, doc="line of the constant caches (tools/imc_miss.py: a word 32 bytes from one "
+                                                "read hits, 64 bytes away misses)"),
+            "lines": Key(int, between(1, 4096),
+                           default=64, doc="lines each constant cache holds, direct mapped (not measured: enough for a "
+                                           "kernel's parameter lines)"),
+            "imc_miss_ns": Key(float, between(0, 100_000),
+                                 default=0.0, doc="nanoseconds from a warp's arrival at an instruction whose constant operand "
+                                                  "misses its sub-partition's immediate-constant cache until the line is there "
+                                                  "and it may issue (Nsight Compute: imc_miss), in cycles at clock_mhz (the "
+                                                  "line comes from the memory side: Nsight Compute's runs at its lower clock "
+                                                  "see fewer cycles); the cache starts every launch empty and its warps share "
+                                                  "it; 0: always hits"),
+            "ldc_miss_ns": Key(float, between(0, 100_000),
+                                 default=0.0, doc="nanoseconds an LDC waits, beyond its latency, for a line its SM's LDC cache "
+                                                  "lacks, in cycles at clock_mhz (the cache starts every launch empty; its "
+                                                  "sub-partitions share it); 0: always hits"),
+            "gpu_misses": Key(int, between(0, 4096),
+                                default=0, doc="constant line requests (a sub-partition's immediate-constant cache's or "
+                                               "an SM's LDC cache's) the whole GPU has in flight at once: a miss finding "
+                                               "them all taken waits for the first to come back (tools/"
+                                               "constant_congestion.py: a miss while 132 SMs start together takes twice its "
+                                               "time, with 66 or later not); 0: no limit"),
         },
         "fetch": {
-            "enabled": Field(bool, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
-            "line_bytes": Field(int, between(16, 4096), doc="instruction cache line; SASS instructions are 16 bytes"),
-            "l0": {"size_kb": Field(float, between(0.125, 4096), doc="L0 instruction cache per sub-partition"),
-                   "ways": Field(int, between(1, 64), doc="associativity (LRU)")},
-            "l1": {"size_kb": Field(float, between(0.125, 65536), doc="L1 instruction cache per SM"),
-                   "ways": Field(int, between(1, 64), doc="associativity (LRU)"),
-                   "line_cycles": Field(int, positive,
-                                        doc="cycles the sub-partition's fetch path takes per line from here")},
-            "l2_line_cycles": Field(int, positive, doc="cycles per line that misses the L1 instruction cache"),
-            "redirect_next_line_cycles": Field(int, between(0, 64),
-                                               doc="after a taken branch, cycles from the warp's resumption until "
-                                                   "the line after its target's reaches it (a target late in its "
-                                                   "line waits for it)"),
-            "flushed_first_line_ns": Field(float, between(0, 100_000),
-                                           doc="with host.caches_flushed (Nsight Compute's runs), nanoseconds "
-                                               "a sub-partition's first code line of the launch takes beyond its "
-                                               "line time, in cycles at clock_mhz (tools/kernel_ends.py: about "
-                                               "190 cycles of no_instruction at each warp's start, 7 without the "
-                                               "flush); 0: none"),
+            "enabled": Key(bool, default=False, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
+            "line_bytes": Key(int, between(16, 4096), default=128, doc="instruction cache line; SASS instructions are 16 bytes"),
+            "l0": {"size_kb": Key(float, between(0.125, 4096), default=32, doc="L0 instruction cache per sub-partition"),
+                   "ways": Key(int, between(1, 64), default=4, doc="associativity (LRU)")},
+            "l1": {"size_kb": Key(float, between(0.125, 65536), default=128, doc="L1 instruction cache per SM"),
+                   "ways": Key(int, between(1, 64), default=8, doc="associativity (LRU)"),
+                   "line_cycles": Key(int, positive,
+                                        default=16, doc="cycles the sub-partition's fetch path takes per line from here")},
+            "l2_line_cycles": Key(int, positive, default=40, doc="cycles per line that misses the L1 instruction cache"),
+            "redirect_next_line_cycles": Key(int, between(0, 64),
+                                               default=0, doc="after a taken branch, cycles from the warp's resumption until "
+                                                              "the line after its target's reaches it (a target late in its "
+                                                              "line waits for it)"),
+            "flushed_first_line_ns": Key(float, between(0, 100_000),
+                                           default=0.0, doc="with host.caches_flushed (Nsight Compute's runs), nanoseconds "
+                                                            "a sub-partition's first code line of the launch takes beyond its "
+                                                            "line time, in cycles at clock_mhz (tools/kernel_ends.py: about "
+                                                            "190 cycles of no_instruction at each warp's start, 7 without the "
+                                                            "flush); 0: none"),
         },
     },
     "host": {
-        "caches_flushed": Field(bool, doc="the launch finds every cache empty, as under Nsight Compute "
-                                          "(--cache-control all): the first access to any data goes to DRAM; "
-                                          "else the host's copies sit in L2 (memory.l2.host_copy_latency)"),
-        "profiler_clock_mhz": Field(float, between(0, 100_000),
-                                    doc="the SM clock Nsight Compute locks the GPU to (--clock-control base); "
-                                        "`validate` simulates the runs it compares with ncu's cycles at this "
-                                        "clock with caches flushed (0: clock_mhz)"),
-        "event_overhead": Field(int, non_negative,
-                                doc="cycles that CUDA events around a launch sequence measure beyond its kernels' "
-                                    "own time (the event records and the host's launch of the first kernel); "
-                                    "added to the simulated cycles wherever they are compared with an event-timed "
-                                    "run, never to the cycles of a run"),
-        "stream_start_delay": Field(int, non_negative,
-                                    doc="cycles later that the kernels of a launch sequence in S > 1 streams "
-                                        "start, per stream beyond the first: each stream waits for the start "
-                                        "event as the references' timing holds it (calibrate.record.timed_"
-                                        "sequence; tools/stream_events.py)"),
-        "stream_join": Field(int, non_negative,
-                             doc="cycles that joining each further stream's end to the stop event costs, one "
-                                 "join at a time in the order the streams finish (tools/stream_events.py); "
-                                 "like event_overhead, only in event-timed comparisons"),
+        "caches_flushed": Key(bool, default=False, doc="the launch finds every cache empty, as under Nsight Compute "
+                                                         "(--cache-control all): the first access to any data goes to DRAM; "
+                                                         "else the host's copies sit in L2 (memory.l2.host_copy_latency)"),
+        "profiler_clock_mhz": Key(float, between(0, 100_000),
+                                    default=0.0, doc="the SM clock Nsight Compute locks the GPU to (--clock-control base); "
+                                                     "`validate` simulates the runs it compares with ncu's cycles at this "
+                                                     "clock with caches flushed (0: clock_mhz)"),
+        "event_overhead": Key(int, non_negative,
+                                default=0, doc="cycles that CUDA events around a launch sequence measure beyond its kernels' "
+                                               "own time (the event records and the host's launch of the first kernel); "
+                                               "added to the simulated cycles wherever they are compared with an event-timed "
+                                               "run, never to the cycles of a run"),
+        "stream_start_delay": Key(int, non_negative,
+                                    default=0, doc="cycles later that the kernels of a launch sequence in S > 1 streams "
+                                                   "start, per stream beyond the first: each stream waits for the start "
+                                                   "event as the references' timing holds it (calibrate.record.timed_"
+                                                   "sequence; tools/stream_events.py)"),
+        "stream_join": Key(int, non_negative,
+                             default=0, doc="cycles that joining each further stream's end to the stop event costs, one "
+                                            "join at a time in the order the streams finish (tools/stream_events.py); "
+                                            "like event_overhead, only in event-timed comparisons"),
     },
     "simt": {
-        "stack_depth": Field(int, between(1, 1024), doc="SIMT stack entries per warp; deeper nesting faults"),
-        "call_depth": Field(int, between(1, 1024),
-                            doc="nested device-function calls per thread (recursion depth); a deeper call faults"),
-        "divergence_policy": Field(str, one_of(*POLICY_NAMES),
-                                   doc="which side of a divergent branch runs first"),
-        "memcheck": Field(str, one_of("fault", "report"),
-                          doc="an out-of-bounds or misaligned access: fault stops the run there (exit 3); "
-                              "report lists every one as compute-sanitizer does (kernel, block, thread, pc, "
-                              "address, size, the nearest buffer), reads zeros, drops the writes and runs on "
-                              "(simt-sim run --memcheck; docs/api.md)"),
+        "stack_depth": Key(int, between(1, 1024), default=32, doc="SIMT stack entries per warp; deeper nesting faults"),
+        "call_depth": Key(int, between(1, 1024),
+                            default=64, doc="nested device-function calls per thread (recursion depth); a deeper call faults"),
+        "divergence_policy": Key(str, one_of(*POLICY_NAMES),
+                                   default="fewer-first", doc="which side of a divergent branch runs first"),
+        "memcheck": Key(str, one_of("fault", "report"),
+                          default="fault", doc="an out-of-bounds or misaligned access: fault stops the run there (exit 3); "
+                                               "report lists every one as compute-sanitizer does (kernel, block, thread, pc, "
+                                               "address, size, the nearest buffer), reads zeros, drops the writes and runs on "
+                                               "(simt-sim run --memcheck; docs/api.md)"),
     },
     "limits": {
-        "max_warp_instructions": Field(int, positive_up_to(MAX_CONFIG_VALUE), doc="stop with an error after this many"),
-        "max_cycles": Field(int, positive_up_to(MAX_CONFIG_VALUE), doc="stop with an error after this many cycles"),
-        "host_memory_mib": Field(int, bounded(64, 1 << 22, "MiB: 64 MiB to 4 TiB"),
-                                 doc="the run's host-memory budget: what its buffers (input, global memory and "
-                                     "output copies), module globals, resident blocks' registers, shared and local "
-                                     "memory, SIMT stacks, the timing model's caches and the kept history "
-                                     "(history_rows) need is estimated before anything is allocated; a run over "
-                                     "it stops with exit 2 naming the largest parts (docs/errors.md)"),
-        "history_rows": Field(int, bounded(0, 1 << 31, "rows of the kept history"),
-                              doc="mask-history rows (one per issued warp-instruction) and divergence events a "
-                                  "run keeps for --masks / --json / the API, the first ones in issue order; the "
-                                  "rest are counted, not kept (the JSON says how many: history_complete, "
-                                  "history_dropped). Counted in host_memory_mib at 128 bytes a row"),
-        "wall_seconds": Field(float, between(0, 1e9),
-                              doc="stop with a runtime error (exit 3) after this many seconds of host time in "
-                                  "the engine, counted from its first slice (after the JIT compile); 0: no limit. "
-                                  "An endless kernel loop stops here (docs/errors.md)"),
+        "max_warp_instructions": Key(int, positive_up_to(MAX_CONFIG_VALUE), default=50_000_000, doc="stop with an error after this many"),
+        "max_cycles": Key(int, positive_up_to(MAX_CONFIG_VALUE), default=1_000_000_000, doc="stop with an error after this many cycles"),
+        "host_memory_mib": Key(int, bounded(64, 1 << 22, "MiB: 64 MiB to 4 TiB"),
+                                 default=8192, doc="the run's host-memory budget: what its buffers (input, global memory and "
+                                                   "output copies), module globals, resident blocks' registers, shared and local "
+                                                   "memory, SIMT stacks, the timing model's caches and the kept history "
+                                                   "(history_rows) need is estimated before anything is allocated; a run over "
+                                                   "it stops with exit 2 naming the largest parts (docs/errors.md)"),
+        "history_rows": Key(int, bounded(0, 1 << 31, "rows of the kept history"),
+                              default=4_000_000, doc="mask-history rows (one per issued warp-instruction) and divergence events a "
+                                                     "run keeps for --masks / --json / the API, the first ones in issue order; the "
+                                                     "rest are counted, not kept (the JSON says how many: history_complete, "
+                                                     "history_dropped). Counted in host_memory_mib at 128 bytes a row"),
+        "wall_seconds": Key(float, between(0, 1e9),
+                              default=30.0, doc="stop with a runtime error (exit 3) after this many seconds of host time in "
+                                                "the engine, counted from its first slice (after the JIT compile); 0: no limit. "
+                                                "An endless kernel loop stops here (docs/errors.md)"),
     },
 }
 
 
-# Values a config may leave out: a plain single-issue machine with H100-like units and memory.
-# Every shipped config states the values that define it; `simt-sim configs --show NAME` prints all.
-DEFAULTS = {
-    "num_sms": 1,
-    "clock_mhz": 1000.0,
-    "sm": {"sub_partitions": 1, "max_resident_blocks": 32, "max_warps": 64, "max_threads": 2048,
-           "registers": 65536, "register_granularity": 256, "shared_memory": 49152,
-           "shared_granularity": 128, "block_launch_latency": 0, "kernel_launch_latency": 0, "stream_kernel_gap": 0},
-    "scheduler": {"policy": "gto", "issue_width": 1, "max_issue_per_warp": 1, "active_pool": 8, "slot_weight_step": 0.0, "age_weight_step": 0.0, "greedy_cycles": 1,
-                  "branch_latency": 1, "barrier_latency": 1},
-    "units": {
-        "fp32": {"pipes": 1, "lanes": 32, "latency": 4},
-        "int": {"pipes": 1, "lanes": 16, "latency": 4},
-        "fp64": {"pipes": 1, "lanes": 16, "latency": 8},
-        "sfu": {"pipes": 1, "lanes": 4, "latency": 16},
-        "tensor": {"pipes": 1, "lanes": 32, "latency": 24},
-        "ldst": {"pipes": 1, "lanes": 8, "latency": 4},
-        "control": {"pipes": 1, "lanes": 32, "latency": 1},
-    },
-    "latency_overrides": {},
-    "memory": {
-        "sector_bytes": 32, "line_bytes": 128, "param_latency": 4,
-        "shared": {"latency": 24, "banks": 32, "bank_bytes": 4, "atomic_cycles": 2, "group_bytes": 0,
-                   "wavefront_latency": 0},
-        "l1": {"latency": 32, "size_kb": 128, "ways": 4, "hash_sets": False, "sectors_per_cycle": 4, "invalidate_at_launch": False,
-               "store_sectors_per_cycle": 0,
-               "store_min_cycles": 0, "store_buffer": 1, "smsp_store_cycles": 0, "smsp_store_buffer": 1},
-        "l2": {"latency": 200, "latency_ns": 0.0, "latency_spread_ns": [], "host_copy_latency": 0,
-               "host_copy_latency_ns": 0.0, "host_copy_far_ns": 0.0, "host_copy_far_bytes": 8192, "size_kb": 4096, "ways": 16, "sectors_per_cycle": 32, "atomic_cycles": 2},
-        "dram": {"latency": 400, "latency_ns": 0.0, "bytes_per_cycle": 512, "bytes_per_ns": 0.0, "inflight_cycles": 0.0,
-                 "latency_spread_ns": [], "spread_bytes": 4096, "refresh_interval_ns": 0.0, "refresh_ns": 0.0,
-                 "refresh_units": 0, "refresh_shared_bits": []},
-    },
-    "sass": {"units": {}, "memory": {}, "control_codes": True, "operand_read_latency": 2, "store_data_read_cycles": 0, "global_store_data_read_cycles": 0, "global_store_bytes_per_cycle": 0, "global_store_line_passes": 0, "copy_line_passes": 0, "shared_store_bytes_per_cycle": 0, "convergence_unit_cycles": 0, "taken_branch_latency": 0, "branch_resolve_cycles": 0, "reconverge_latency": 0, "group_switch_latency": 0,
-             "block_launch_interval": 0,
-             "register_banks": 0, "memory_queue": 0, "write_port_units": [], "write_port_latency": {}, "latency_overrides": {}, "interval_overrides": {},
-             "sm_unit_cycles": {},
-             "constants": {"line_bytes": 64, "lines": 64, "imc_miss_ns": 0.0, "ldc_miss_ns": 0.0, "gpu_misses": 0},
-             "fetch": {"enabled": False, "line_bytes": 128, "l0": {"size_kb": 32, "ways": 4},
-                       "l1": {"size_kb": 128, "ways": 8, "line_cycles": 16}, "l2_line_cycles": 40,
-                       "redirect_next_line_cycles": 0, "flushed_first_line_ns": 0.0}, "store_ack_ns": 0.0,
-             "deferred_barrier": False, "barrier_after_stores": False,
-             "loads_in_order": False},
-    "host": {"caches_flushed": False, "profiler_clock_mhz": 0.0, "event_overhead": 0, "stream_start_delay": 0,
-             "stream_join": 0},
-    "simt": {"stack_depth": 32, "call_depth": 64, "divergence_policy": "fewer-first", "memcheck": "fault"},
-    "limits": {"max_warp_instructions": 50_000_000, "max_cycles": 1_000_000_000, "wall_seconds": 30.0,
-               "host_memory_mib": 8192, "history_rows": 4_000_000},
-}
+def defaults_of(schema: dict) -> dict:
+    """Every key's default (Key.default), sections nested as in the schema: what a config may
+    leave out.  A section none of whose keys has a default is left out unless `present`."""
+    out = {}
+    for key, spec in schema.items():
+        if isinstance(spec, dict):
+            sub = defaults_of(spec)
+            if sub or getattr(spec, "present", False):
+                out[key] = sub
+        elif spec.default is not NO_DEFAULT:
+            out[key] = copy.deepcopy(spec.default)
+    return out
+
+
+# Values a config may leave out, read from SCHEMA: a plain single-issue machine with H100-like units
+# and memory.  Every shipped config states the values that define it; `simt-sim configs --show NAME`
+# prints all, and where each comes from.
+DEFAULTS = defaults_of(SCHEMA)
 
 
 def merged(defaults: dict, data: dict) -> dict:
