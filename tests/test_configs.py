@@ -63,3 +63,64 @@ def test_the_h100_config_is_identical_key_by_key(user_defaults):
     assert sorted(now) == sorted(before)
     for key, value in before.items():
         assert now[key] == value and type(now[key]) is type(value), key
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_a_config_inherits_from_its_base_and_overrides_keys(tmp_path, user_defaults):
+    f = write(tmp_path / "mine.yaml", "name: mine\nbase: h100\nclock_mhz: 1500\nmemory:\n  l2: {latency: 99}\n")
+    mine, h100 = C.load_config(str(f)), C.load_config("h100")
+    assert mine.get("clock_mhz") == 1500 and mine.get("memory.l2.latency") == 99
+    assert mine.get("memory.l2.latency_ns") == h100.get("memory.l2.latency_ns")      # the rest of the section: h100's
+    assert mine.get("description") is None and mine.get("sources") is None            # identification not inherited
+    expected = C.overlay(C.SCHEMA, h100.data, {"clock_mhz": 1500, "memory": {"l2": {"latency": 99}}})
+    for key in ("name", "description", "sources"):
+        expected.pop(key)
+    assert {k: v for k, v in mine.data.items() if k not in ("name", "base")} == expected
+    assert mine.origins["clock_mhz"] == "mine.yaml:3" and mine.origins["memory.l2.latency"] == "mine.yaml:5"
+    assert mine.origins["num_sms"] == "base h100.yaml:8"
+    assert "simt.memcheck" not in mine.origins                                       # the default
+
+
+def test_bases_chain_and_a_table_replaces_the_bases(tmp_path):
+    write(tmp_path / "a.yaml", "name: a\nbase: h100\nnum_sms: 8\nsass:\n  latency_overrides: {S2R: 40}\n")
+    write(tmp_path / "b.yaml", "name: b\nbase: a.yaml\nsm: {max_warps: 32}\n")
+    b = C.load_config(str(tmp_path / "b.yaml"))
+    assert (b.get("num_sms"), b.get("sm.max_warps"), b.get("sm.sub_partitions")) == (8, 32, 4)
+    assert b.get("sass.latency_overrides") == {"S2R": 40}        # a table is one value: a's, not merged with h100's
+    assert b.origins["num_sms"] == "base a.yaml:3" and b.origins["clock_mhz"] == "base h100.yaml:9"
+
+
+@pytest.mark.parametrize("files, message, where", [
+    ({"a.yaml": "name: a\nbase: b.yaml\n", "b.yaml": "name: b\nbase: a.yaml\n"},
+     "base 'a.yaml' closes a cycle: a.yaml -> b.yaml -> a.yaml", "b.yaml:2:7"),
+    ({"a.yaml": "name: a\nwarp_size: 32\nbase: a.yaml\n"}, "closes a cycle: a.yaml -> a.yaml", "a.yaml:3:7"),
+    ({"a.yaml": "name: a\nbase: h300\n"}, "base 'h300': no such config", "a.yaml:2:7"),
+    ({"a.yaml": "name: a\nbase: [h100]\n"}, "base: expected the name of a config", "a.yaml:2:7"),
+    ({"a.yaml": "name: a\nbase: h100\nsm: {max_warps: 0}\n"}, "sm.max_warps must be between 1", "a.yaml:3:17"),
+    ({"a.yaml": "name: a\nbase: h100\nclock: 3\n"}, "unknown key 'clock'", "a.yaml:3:1"),
+    ({"a.yaml": "name: a\nnum_sms: 2\n"}, "missing required key 'warp_size'", "a.yaml:1:1"),
+])
+def test_a_bad_base_is_an_error_at_its_place(tmp_path, files, message, where):
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    with pytest.raises(InputError) as e:
+        C.load_config(str(tmp_path / "a.yaml"))
+    assert message in str(e.value) and f"{tmp_path}/{where}" in str(e.value), str(e.value)
+
+
+def test_configs_show_prints_the_effective_config_and_where_each_value_comes_from(tmp_path, capsys, user_defaults):
+    import yaml
+    from simt_sim.cli.main import main
+    f = write(tmp_path / "mine.yaml", "name: mine\nbase: h100\nclock_mhz: 1500\n")
+    assert main(["configs", "--show", str(f)]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split(":")[0].strip(): line for line in out.splitlines()}
+    assert lines["clock_mhz"].endswith("# mine.yaml:3") and lines["num_sms"].endswith("# base h100.yaml:8")
+    assert lines["memcheck"].endswith("# default") and lines["base"].endswith("# mine.yaml:2")
+    assert yaml.safe_load(out) == C.load_config(str(f)).data            # the listing is the config itself
+    assert C.load_config(str(f), ["num_sms=4"]).origins["num_sms"] == "--set"
+

@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print the N instructions whose warps waited longest, with their stall reasons")
 
     cfgs = sub.add_parser("configs", help="list the GPU configs")
-    cfgs.add_argument("--show", metavar="NAME", help="print one config with every value (defaults filled in)")
+    cfgs.add_argument("--show", metavar="NAME", help="print one config (a name or a .yaml path) with every value "
+                                                     "and where it comes from: the file, a base config or the default")
     dis = sub.add_parser("disasm", help="print a kernel with pcs and reconvergence points")
     dis.add_argument("ptx", help="a .ptx file (with --isa sass also a .cu file or a program directory)")
     dis.add_argument("--kernel")
@@ -551,10 +552,9 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
 
 
 def cmd_configs(ns) -> int:
-    from simt_sim.machine.config import list_configs, load_config
+    from simt_sim.machine.config import list_configs, load_config, show_config
     if ns.show:
-        import yaml
-        print(yaml.safe_dump(load_config(ns.show).data, sort_keys=False), end="")
+        print(show_config(load_config(ns.show)), end="")
         return 0
     for path in list_configs():
         c = load_config(str(path))

@@ -6,7 +6,7 @@ impossible value is reported with file:line:column.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from simt_sim.errors import InputError
 from simt_sim.isa.table import UNIT_NAMES
 from simt_sim.machine.layout import (LATENCY_SPREAD_SLOTS, MAX_MEMORY_QUEUE, MAX_REGISTER_BANKS, MAX_STORE_BUFFER,
                                      POLICY_NAMES, SCHEDULER_NAMES)
-from simt_sim.frontend.yamlschema import Field, between, load_yaml_nodes, one_of, validate
+from simt_sim.frontend.yamlschema import Field, between, error_at, load_yaml_nodes, node_at, one_of, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
@@ -262,6 +262,10 @@ _STORE_PATH = {
 
 SCHEMA = {
     "name": Key(str, required=True, doc="short name, as used by --config"),
+    "base": Key(str, doc="the config this one inherits from: a name from configs/ (`base: h100`) or a .yaml path "
+                         "relative to this file; every key left out here has the base's value (name, description "
+                         "and sources excepted), a base may have a base; `simt-sim configs --show NAME` prints "
+                         "where each value comes from"),
     "description": Key(str, doc="one line: what machine this models"),
     "sources": Key(str, doc="where the numbers come from"),
     "warp_size": Key(int, between(1, 64), required=True, doc="threads per warp"),
@@ -692,6 +696,9 @@ class GPUConfig:
     name: str
     path: str
     data: dict
+    # where each key's value comes from, by its dotted name: "FILE:LINE" (the config file's own),
+    # "base FILE:LINE" (a base config's), "--set"; keys not in it have their default
+    origins: dict = field(default_factory=dict, compare=False, repr=False)
 
     def get(self, dotted: str, default=None):
         node = self.data
@@ -780,7 +787,12 @@ class GPUConfig:
         text = yaml.safe_dump(data, sort_keys=False)
         odata, oroot = load_yaml_nodes(f"{self.path} (with --set)", text)
         validate(odata, SCHEMA, f"{self.path} (with --set {' '.join(items)})", oroot)
-        return GPUConfig(odata.get("name", self.name), self.path, odata)
+        origins = dict(self.origins)
+        for item in items:
+            key = item.partition("=")[0].strip()
+            origins = {k: v for k, v in origins.items() if k != key and not k.startswith(key + ".")}
+            origins[key] = "--set"
+        return GPUConfig(odata.get("name", self.name), self.path, odata, origins)
 
 
 @dataclass
@@ -833,10 +845,12 @@ class LaunchConfig:
         return GPUConfig("launch", "<launch settings>", data)
 
 
-def config_path(name_or_path: str) -> Path:
+def config_path(name_or_path: str, relative_to: Path | None = None) -> Path:
+    """configs/NAME.yaml for a name; a .yaml path as it is (relative_to: a base's path is relative
+    to the directory of the config that names it)."""
     p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        return p
+    if p.suffix in (".yaml", ".yml") or (relative_to is None and p.exists()):
+        return relative_to / p if relative_to is not None and not p.is_absolute() else p
     return CONFIG_DIR / f"{name_or_path}.yaml"
 
 
@@ -844,15 +858,96 @@ def list_configs() -> list[Path]:
     return sorted(CONFIG_DIR.glob("*.yaml"))
 
 
+# identification: each config file states its own, a base's is not inherited
+NOT_INHERITED = ("name", "description", "sources")
+
+
+def _leaf_paths(data: dict, schema: dict, prefix: tuple = ()):
+    """The dotted keys of data's values (a section's keys, not the section; a table such as
+    latency_overrides is one value)."""
+    for key, value in data.items():
+        spec = schema.get(key)
+        if isinstance(spec, dict) and isinstance(value, dict):
+            yield from _leaf_paths(value, spec, prefix + (key,))
+        else:
+            yield prefix + (key,)
+
+
+def overlay(schema: dict, under: dict, over: dict) -> dict:
+    """`over` laid over `under`: sections merge key by key, a value (a table too) replaces the base's."""
+    out = copy.deepcopy(under)
+    for key, value in over.items():
+        spec = schema.get(key)
+        if isinstance(spec, dict) and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = overlay(spec, out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _load_file(path: Path, chain: tuple = ()) -> tuple[dict, dict]:
+    """(data, origins) of one config file with its bases under it, checked against SCHEMA: data
+    holds what the files state (not the defaults), origins each value's "FILE:LINE"."""
+    data, root = load_yaml_nodes(str(path))
+    inherited, inherited_origins = {}, {}
+    if isinstance(data, dict) and "base" in data:
+        base = data["base"]
+        if not isinstance(base, str) or not base:
+            raise error_at(str(path), root, ("base",), f"base: expected the name of a config or a .yaml path, "
+                                                        f"found {type(base).__name__} {base!r}")
+        bpath = config_path(base, relative_to=path.parent)
+        if not bpath.exists():
+            names = ", ".join(p.stem for p in list_configs())
+            raise error_at(str(path), root, ("base",), f"base {base!r}: no such config ({bpath}; available: {names})")
+        here = (*chain, path.resolve())
+        if bpath.resolve() in here:
+            names = " -> ".join(p.name for p in (*here, bpath.resolve()))
+            raise error_at(str(path), root, ("base",), f"base {base!r} closes a cycle: {names}")
+        bdata, borigins = _load_file(bpath, here)
+        inherited = {k: v for k, v in bdata.items() if k not in NOT_INHERITED}
+        inherited_origins = {k: v if v.startswith("base ") else f"base {v}" for k, v in borigins.items()
+                             if k.split(".")[0] not in NOT_INHERITED}
+    # a key the schema requires may come from the base (warp_size); the file's own keys are checked here
+    checked = {**{k: v for k, v in inherited.items() if isinstance(SCHEMA.get(k), Key) and SCHEMA[k].required},
+               **data} if isinstance(data, dict) else data
+    validate(checked, SCHEMA, str(path), root)
+    own = {".".join(map(str, keys)): f"{path.name}:{(node_at(root, *keys) or root).start_mark.line + 1}"
+           for keys in _leaf_paths(data, SCHEMA)}
+    return overlay(SCHEMA, inherited, data), {**inherited_origins, **own}
+
+
 def load_config(name_or_path: str = "h100", overrides: list[str] | None = None) -> GPUConfig:
     path = config_path(name_or_path)
     if not path.exists():
         names = ", ".join(p.stem for p in list_configs())
         raise InputError(f"no config {name_or_path!r} (available: {names})")
-    data, root = load_yaml_nodes(str(path))
-    validate(data, SCHEMA, str(path), root)
-    cfg = GPUConfig(data.get("name", path.stem), str(path), merged(DEFAULTS, data))
+    data, origins = _load_file(path)
+    origins = {k: v for k, v in origins.items()
+               if not any(o.startswith(k + ".") for o in origins)}       # a section stated empty: its keys' own
+    cfg = GPUConfig(data.get("name", path.stem), str(path), merged(DEFAULTS, data), origins)
     return cfg.with_overrides(overrides) if overrides else cfg
+
+
+def show_config(cfg: GPUConfig) -> str:
+    """The effective config as YAML, each value with where it comes from (`# h200.yaml:14`,
+    `# base h100.yaml:9`, `# default`, `# --set`): what `simt-sim configs --show NAME` prints."""
+    def scalar(v) -> str:
+        return yaml.safe_dump([v], default_flow_style=True, width=1 << 30).strip()[1:-1]
+
+    def walk(node: dict, schema: dict, prefix: str, indent: int):
+        keys = [k for k in schema if k in node] + [k for k in node if k not in schema]   # the schema's order
+        for key in keys:
+            value, spec = node[key], schema.get(key)
+            dotted = f"{prefix}{key}"
+            if isinstance(spec, dict) and isinstance(value, dict):
+                lines.append(f"{' ' * indent}{key}:{' {}' if not value else ''}")
+                walk(value, spec, dotted + ".", indent + 2)
+            else:
+                text = f"{' ' * indent}{key}: {scalar(value)}"
+                lines.append(f"{text:<40} # {cfg.origins.get(dotted, 'default')}")
+    lines: list[str] = []
+    walk(cfg.data, SCHEMA, "", 0)
+    return "\n".join(lines) + "\n"
 
 
 def apply_override(data: dict, item: str) -> None:
