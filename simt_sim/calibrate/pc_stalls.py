@@ -37,6 +37,7 @@ from simt_sim.calibrate.source_counts import action_parser, parse_source_page, r
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
 from simt_sim.machine.layout import STALL_NAMES
+from simt_sim.observe.progress import step_lines, steps
 
 FILE_NAME = "h100-pc-stalls.json"
 WARM_FILE_NAME = "h100-pc-stalls-warm.json"
@@ -163,10 +164,11 @@ def kernel_reasons(hw: np.ndarray, sim: np.ndarray, reasons: list[str], n: int) 
                      for j in by_reason[:n] if hw[:, j].sum() + sim[:, j].sum() >= 0.01)
 
 
-def table(names: list[str], warm: bool = False) -> str:
-    """A markdown table of the programs' agreements, highest first, with the median."""
+def table(names: list[str], warm: bool = False, progress=None) -> str:
+    """A markdown table of the programs' agreements, highest first, with the median (progress:
+    told of each finished program, observe/progress.steps)."""
     rows = []
-    for name in names:
+    for name in steps(names, progress):
         rec, _, hw, sim, reasons, _, _ = compared(ROOT / "programs" / name, warm)
         rows.append((agreement(hw, sim), name, int(np.sum(rec["samples"])), kernel_reasons(hw, sim, reasons, 3)))
     rows.sort(key=lambda r: (-round(r[0], 2), r[1]))
@@ -229,15 +231,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare: the N instructions where the H100 and the model differ most, in warp-cycles per execution")
     ap.add_argument("--warm", action="store_true",
                     help="caches not flushed: the second of two runs, as the references' block clocks (h100-pc-stalls-warm.json)")
+    ap.add_argument("--quiet", action="store_true", help="compare: no progress lines on stderr")
     ns = ap.parse_intermixed_args(argv)      # options before or after the program names
     if ns.action == "record":
         print("\n".join(str(p) for p in record(ns.programs, warm=ns.warm)))
         return 0
     names = recorded_programs(ns.programs, file_name(ns.warm))
+    progress = step_lines(ns.quiet)
     if ns.table:
-        print(table(names, ns.warm))
+        print(table(names, ns.warm, progress))
         return 0
-    for name in names:
+    for name in steps(names, progress):
         pdir = ROOT / "programs" / name
         print(gaps(pdir, ns.gaps, ns.warm) if ns.gaps else comparison(pdir, ns.top, ns.warm))
     return 0

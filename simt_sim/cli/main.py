@@ -15,6 +15,7 @@ from simt_sim.files import write_atomic
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, DimsError, check_dims
 from simt_sim.isa.table import ISAS
 from simt_sim.machine.layout import SCHEDULER_NAMES
+from simt_sim.observe.progress import step_lines
 from simt_sim.run.memcheck import MODES as MEMCHECK_MODES
 
 
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="compare the simulator with recorded hardware references")
     val.add_argument("programs", nargs="*", help="program names or directories (default: all with references)")
     report_options(val, "the comparison", "program")
+    val.add_argument("--quiet", action="store_true", help="no progress lines (one per program) on stderr")
     val.add_argument("--workloads", action="store_true",
                      help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
@@ -99,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
     st.add_argument("name", nargs="?", help="study name (studies/NAME.yaml) or a study file; none: list them")
     report_options(st, "the table", "variant")
+    st.add_argument("--quiet", action="store_true", help="no progress lines (one per variant) on stderr")
     st.add_argument("--csv", metavar="FILE", help="write the table as CSV")
     st.add_argument("--plot", metavar="FILE", help="draw simulated against measured speed-ups (.png, .svg, .pdf)")
     st.add_argument("--pictures", metavar="DIR",
@@ -601,7 +604,8 @@ def cmd_validate(ns) -> int:
     from simt_sim.calibrate.compare import format_table, html_report, run_validation
     root = Path(__file__).resolve().parents[2]
     errors: list = []               # programs that could not be compared: reported, the others go on
-    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads, isa=ns.isa, errors=errors)
+    rows, summary = run_validation(root, ns.programs or None, workloads=ns.workloads, isa=ns.isa, errors=errors,
+                                   progress=step_lines(ns.quiet))
     if rows:
         print(format_table(rows, summary))
     if ns.json:
@@ -637,7 +641,7 @@ def cmd_study(ns) -> int:
             print(f"{st.name:<22} {len(st.variants):>2} variants  {st.title}")
         return 0
     spec = S.find_study(root, ns.name)
-    doc = S.run_study(root, spec, isa=ns.isa)
+    doc = S.run_study(root, spec, isa=ns.isa, progress=step_lines(ns.quiet))
     print(S.format_table(doc))
     if ns.json:
         write_atomic(ns.json, json.dumps(doc, indent=1, default=float))
