@@ -124,3 +124,61 @@ def test_configs_show_prints_the_effective_config_and_where_each_value_comes_fro
     assert yaml.safe_load(out) == C.load_config(str(f)).data            # the listing is the config itself
     assert C.load_config(str(f), ["num_sms=4"]).origins["num_sms"] == "--set"
 
+
+
+def leaf_values(data: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in data.items():
+        if isinstance(v, dict) and v and isinstance(C.SCHEMA_SECTIONS.get(f"{prefix}{k}"), dict):
+            out.update(leaf_values(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+# the keys configs/h200.yaml sets, each derived here from the H200 recording its comment names
+H200_KEYS = {"host.profiler_clock_mhz", "host.stream_start_delay", "host.stream_join"}
+
+
+def test_h200_differs_from_h100_only_where_an_h200_was_recorded(user_defaults):
+    h100, h200 = C.load_config("h100"), C.load_config("h200")
+    a, b = leaf_values(h100.data), leaf_values(h200.data)
+    assert set(a) | {"base"} == set(b)
+    differ = {k for k in a if a[k] != b[k]} - {"name", "description", "sources"}
+    assert differ == H200_KEYS
+    assert {k for k, o in h200.origins.items() if o.startswith("h200.yaml")} == \
+        H200_KEYS | {"name", "base", "description", "sources"}
+    assert h200.for_sass().get("memory.l2.sectors_per_cycle") == h100.for_sass().get("memory.l2.sectors_per_cycle")
+
+
+def test_h200_profiler_clock_is_its_recording():
+    """Nsight Compute's clock on the H200: the median of gpc__cycles_elapsed.avg.per_second over the
+    30 launches of tools/kernel_ends.py's recording."""
+    rec = json.loads((ROOT / "programs/launch-empty/reference/h100-kernel-ends.json").read_text())
+    assert rec["device"] == "NVIDIA H200"
+    mhz = sorted(case["mhz"] for cond in ("flushed", "warm") for case in rec[cond].values())
+    assert len(mhz) == 30
+    assert C.load_config("h200").get("host.profiler_clock_mhz") == (mhz[14] + mhz[15]) / 2 == 1474.25
+    assert "h100-kernel-ends.json" in (ROOT / "configs" / "h200.yaml").read_text()
+
+
+def test_h200_stream_keys_are_their_recording():
+    """tools/stream_events.py --fit's two values from the H200's recording, at clock_mhz: how much
+    later a second stream's first kernel starts (median over the cases) and what two streams ending
+    together add to the event time (median over the paired cases)."""
+    import statistics
+    rec = json.loads((ROOT / "programs/w-fusion-streams/reference/h200-stream-events.json").read_text())
+    assert rec["device"] == "NVIDIA H200"
+    cases = rec["cases"]
+    one = ("1 stream, 1 kernel", "1 stream, spin", "1 stream, 528 blocks")
+    two = ("2 streams, 1 kernel each", "2 streams, spin each", "2 streams, 528 blocks each")
+    start = {n: min(a for a, _ in c["launches_us"]) for n, c in cases.items()}
+    tail = {n: c["event_us"] - max(b for _, b in c["launches_us"]) for n, c in cases.items()}
+    delay_us = statistics.median(start[n] for n in cases if n.startswith("2 streams")) \
+        - statistics.median(start[n] for n in one)
+    join_us = statistics.median(tail[b] - tail[a] for a, b in zip(one, two))
+    cfg = C.load_config("h200")
+    mhz = cfg.get("clock_mhz")
+    assert cfg.get("host.stream_start_delay") == round(delay_us * mhz) == 2566
+    assert cfg.get("host.stream_join") == round(join_us * mhz) == 2503
+    assert "h200-stream-events.json" in (ROOT / "configs" / "h200.yaml").read_text()

@@ -681,6 +681,18 @@ def defaults_of(schema: dict) -> dict:
 DEFAULTS = defaults_of(SCHEMA)
 
 
+def _sections(schema: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, spec in schema.items():
+        if isinstance(spec, dict):
+            out[prefix + key] = spec
+            out.update(_sections(spec, f"{prefix}{key}."))
+    return out
+
+
+SCHEMA_SECTIONS = _sections(SCHEMA)       # dotted name -> the section's schema (sm, memory.l2, sass.fetch.l0, ...)
+
+
 def merged(defaults: dict, data: dict) -> dict:
     out = copy.deepcopy(defaults)
     for key, value in data.items():
