@@ -15,6 +15,7 @@ import pytest
 
 from simt_sim.machine.config import list_configs, load_config
 from simt_sim.calibrate import microbench as MB
+from simt_sim.calibrate import probes
 
 ROOT = Path(__file__).resolve().parents[1]
 # One SM's few host-copied lines: the H100 recorded them from wherever its address mapping put
@@ -229,42 +230,39 @@ def test_a_shared_stores_data_wait_behind_the_global_stores_before_it():
 
 
 def test_a_sub_partition_pays_a_shared_stores_width_and_the_sm_its_bank_conflicts():
-    """units.ldst.shared_store_cycles and warp_shared_store_bytes_per_cycle (tools/shared_rate.py,
+    """units.ldst.shared_store_cycles and warp_shared_store_bytes_per_cycle (probe shared_rate,
     recorded on an H200): four warps of one sub-partition store at one STS.32 / .64 / .128 per 4.0
     / 6.0 / 10.0 cycles, their width at 64 bytes a cycle and 2 more, whether their lanes make 1 or
     4 passes through the banks (a 16-lane STS.128 of 8 passes also 10.0; an 8-way STS.32 8.0, the
     SM's port); 16 warps take one pass a cycle; a lone warp's 4- and 8-way STS.32 and 8-pass
     STS.128 take 7.9 / 15.5 / 15.9 cycles each, 2 a pass.  The model's rows are within 5%; with
     stores holding the pipe for their passes, as loads, the tile's STS.64 took 8.2 a store."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import shared_rate as SR
-    hw = json.loads(SR.RECORDED.read_text())["cycles_per_access"]
-    stores = [k for k in SR.KERNELS if k.startswith("k_sts")]
+    SR = probes.get("shared_rate")
+    hw = SR.recorded()
+    stores = [k for k in SR.functions if k.startswith("k_sts")]
     rows = [(k, "4 warps, 1 sub-partition", 1) for k in stores] + [(k, "16 warps", 1) for k in stores] \
         + [(k, "1 warp", 0) for k in ("k_sts32_4way", "k_sts32_8way", "k_sts128_rows")]
     for k, label, col in rows:
-        model = SR.simulated(k, SR.ACTIVE[label])[col]
+        model = SR.simulated(f"{k} / {label}")[col]
         assert model == pytest.approx(hw[f"{k} / {label}"][col], rel=0.05), (k, label)
-    as_loads = SR.simulated("k_sts64_tile", 0x1111, ("sass.units.ldst.shared_store_cycles=0",))[1]
+    as_loads = SR.simulated("k_sts64_tile / 4 warps, 1 sub-partition", ("sass.units.ldst.shared_store_cycles=0",))[1]
     assert as_loads > 1.3 * hw["k_sts64_tile / 4 warps, 1 sub-partition"][1]
 
 
 def test_a_conflicted_shared_load_takes_two_cycles_more_per_pass():
-    """tools/lds_conflict.py (recorded on an H200): a lone warp's dependent LDS.32 chain steps 2, 6, 14
+    """Probe lds_conflict (recorded on an H200): a lone warp's dependent LDS.32 chain steps 2, 6, 14
     and 30 cycles slower with 2-, 4-, 8- and 16-way bank conflicts, and 16 warps' 8- and 16-way chains
     are bound by the SM's port at one pass a cycle; the tensor-core predictor's epilogue loads (16
     lanes 64 bytes apart) take within 3 cycles of the H100's.  The model's chains match within 1
     cycle (the port's cycle and memory.shared.wavefront_latency per pass); 16 warps' 2-way chain
     1.6 short."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import lds_conflict as LC
-    hw = json.loads(LC.RECORDED.read_text())["cycles_per_step"]
+    LC = probes.get("lds_conflict")
+    hw = LC.recorded()
     for k in ("k_lds32_s1", "k_lds32_s2", "k_lds32_s4", "k_lds32_s8", "k_lds32_s16"):
         for label in ("1 warp", "16 warps"):
-            active = LC.ACTIVE[label]
-            assert LC.simulated(k, active)[0] == pytest.approx(hw[f"{k} / {label}"][0], abs=2), (k, label)
+            assert LC.simulated(f"{k} / {label}")[0] == pytest.approx(hw[f"{k} / {label}"][0], abs=2), (k, label)
     for k in ("k_lds128_s16_h", "k_lds64_s16_h"):
-        assert LC.simulated(k, 0x1)[0] == pytest.approx(hw[f"{k} / 1 warp"][0], abs=3.5), k
+        assert LC.simulated(f"{k} / 1 warp")[0] == pytest.approx(hw[f"{k} / 1 warp"][0], abs=3.5), k
 
 
 def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
@@ -403,22 +401,20 @@ def test_a_plain_launchs_host_copied_lines_come_from_l2_however_many_loads_are_i
 
 
 def test_the_xu_pipe_takes_a_conversion_every_8_cycles_and_the_override_gives_64_bit_ones_9():
-    """units.sfu.lanes and sass.interval_overrides (tools/xu_rate.py): with 8 warps per sub-partition
+    """units.sfu.lanes and sass.interval_overrides (probe xu_rate): with 8 warps per sub-partition
     converting 8 independent values each step, the H100 takes 8.07 cycles per MUFU.EX2 on a
     sub-partition (the XU pipe's 4 lanes), 8.6 per F2F.F64.F32 and 9.05 per F2F.F32.F64; the
     recorded per-pipe counts put F2F on the XU pipe.  With the lanes' interval alone the model
     takes 8 for each; h100.yaml's `interval_overrides: {F2F.f64: 9, F2F.f32: 9}` brings the
     conversions within half a cycle."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import xu_rate as XU
-    hw = json.loads(XU.RECORDED.read_text())["cycles_per_conversion"]
-    eight = XU.THREADS["8 warps/SMSP"]
+    XU = probes.get("xu_rate")
+    hw = XU.recorded()
     for name in ("k_f2f_f64_f32", "k_f2f_f32_f64", "k_mufu_ex2"):
-        lanes = XU.simulated(name, eight, ("sass.interval_overrides={}",))[0]
+        lanes = XU.simulated(f"{name} / 8 warps/SMSP", ("sass.interval_overrides={}",))[0]
         assert lanes == pytest.approx(8.0, abs=0.1), name
         h100 = hw[f"{name} / 8 warps/SMSP"][0]
         assert 8.0 <= h100 <= 9.1, name
-        assert XU.simulated(name, eight)[0] == pytest.approx(h100, abs=0.5), name
+        assert XU.simulated(f"{name} / 8 warps/SMSP")[0] == pytest.approx(h100, abs=0.5), name
 
 
 def test_an_imad_wide_holds_the_fma_heavy_pipe_4_cycles():
@@ -490,22 +486,21 @@ def test_bssy_and_bsync_of_a_sub_partitions_warps_pass_one_convergence_unit():
 
 
 def test_a_sub_partition_issues_one_hmma_every_6_cycles():
-    """sass.interval_overrides HMMA: 6 (tools/hmma_rate.py, recorded on an H200): warps with 4 or
+    """sass.interval_overrides HMMA: 6 (probe hmma_rate, recorded on an H200): warps with 4 or
     8 independent HMMA.16816 chains get one per 6.0-6.6 cycles per sub-partition once two or more
     share it (f32 or f16 accumulators), a lone warp one per 8.7-11 (its stall counts), a dependent
     chain one per 29.  The model's saturated rows are within 10% and its lone warps' within 5%;
     with the tensor pipe's interval of 1 cycle the sub-partition took one HMMA per 2-3.1 cycles
     (its register-file reads of the accumulators bound it)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import hmma_rate as HR
-    hw = json.loads(HR.RECORDED.read_text())["cycles_per_hmma"]
+    HR = probes.get("hmma_rate")
+    hw = HR.recorded()
     for name in ("k_f32_4", "k_f32_8", "k_f16_8"):
         for label in ("4 warps, 1 sub-partition", "32 warps"):
             h100 = hw[f"{name} / {label}"][1]
             assert 5.9 < h100 < 6.7, (name, label)
-            assert HR.simulated(name, HR.ACTIVE[label])[1] == pytest.approx(h100, rel=0.1), (name, label)
-        assert HR.simulated(name, 0x1)[0] == pytest.approx(hw[f"{name} / 1 warp"][0], rel=0.05), name
-    assert HR.simulated("k_f32_8", 0xFFFFFFFF, ("sass.interval_overrides={}",))[1] < 3.5
+            assert HR.simulated(f"{name} / {label}")[1] == pytest.approx(h100, rel=0.1), (name, label)
+        assert HR.simulated(f"{name} / 1 warp")[0] == pytest.approx(hw[f"{name} / 1 warp"][0], rel=0.05), name
+    assert HR.simulated("k_f32_8 / 32 warps", ("sass.interval_overrides={}",))[1] < 3.5
 
 
 def test_a_dmul_costs_a_lone_warp_one_cycle_a_loop_however_many_its_neighbours():
@@ -903,20 +898,20 @@ def test_a_warp_waiting_for_an_immediate_constant_counts_as_nsight_computes_imc_
 
 
 def test_an_ldcs_first_read_of_a_line_waits_for_it_once_per_sm_and_launch():
-    """tools/imc_miss.py and ldc_latency.py (recorded on an H200): an LDC of a parameter line its SM
+    """tools/imc_miss.py and probe ldc_latency (recorded on an H200): an LDC of a parameter line its SM
     has not read makes the window 128 cycles (64, 128 or 512 bytes from the line an LDC read before;
     after a ULDC of the same line, which does not fill LDC's cache) against 58 after an LDC of the
     same line; the kernel prologue's LDC.64 c[0x0][0x210] 120 against 23 without it.  The model's
     LDC cache (per SM, 34.5 ns a miss) within 2 cycles of the first, 6 of the prologue's."""
     sys.path.insert(0, str(ROOT / "tools"))
     import imc_miss as IM
-    import ldc_latency as LL
+    LL = probes.get("ldc_latency")
     rec = json.loads(IM.RECORDED.read_text())["window"]
     for case in ("k_ldc_warm", *IM.FIT_CASES["ldc_miss_ns"]):
         assert IM.simulated(case, (), 1) == pytest.approx(rec[case]["later launches (median)"], abs=2), case
-    first = json.loads(LL.RECORDED.read_text())["window"]["k_lc_first / 1 warp"][0]
-    assert LL.simulated("k_lc_first") == pytest.approx(first, abs=6)
-    assert LL.simulated("k_lc_first", ("sass.constants.ldc_miss_ns=0",)) < first - 40
+    first = LL.recorded()["k_lc_first / 1 warp"][0]
+    assert LL.simulated("k_lc_first / 1 warp")[0] == pytest.approx(first, abs=6)
+    assert LL.simulated("k_lc_first / 1 warp", ("sass.constants.ldc_miss_ns=0",))[0] < first - 40
 
 
 def test_the_constant_caches_miss_times_are_the_recordings_fit():

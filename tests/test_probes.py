@@ -1,4 +1,4 @@
-"""Timing probes (simt_sim/calibrate/probes.py): derivations from the t-* programs' H100 clocks."""
+"""Program probes (simt_sim/calibrate/probes/programs.py): derivations from the t-* programs' H100 clocks."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.calibrate import probes as P
+from simt_sim.calibrate.probes import programs as P
 from simt_sim.calibrate.compare import recorded_array
 from simt_sim.errors import InputError
 

@@ -2,12 +2,11 @@
 patches that make the t-regbank-* probes (frontend/sass_patch.py)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from simt_sim.calibrate.probes import simulated_measurement
+from simt_sim.calibrate.probes.programs import simulated_measurement
 from simt_sim.errors import InputError
 from simt_sim.frontend.sass import committed_cubin_path, disassemble_cubin, sass_listing
 from simt_sim.frontend.sass_lower import load_kernel
@@ -94,10 +93,8 @@ def test_an_hmma_reads_its_whole_fragments():
     """HMMA.16816 names A, B and C by their first registers but reads 4, 2 and 4 (f32 accumulators)
     or 2 (f16) of them; a zero accumulator (RZ) reads none.  Read through the two banks, two warps
     of one sub-partition with 4 f32 HMMA chains each get one every 6.9 cycles (H100 6.82,
-    tools/hmma_rate.py); counting one register a fragment gave 7.7."""
-    import sys
-    sys.path.insert(0, str(ROOT / "tools"))
-    import hmma_rate as HR
+    probe hmma_rate); counting one register a fragment gave 7.7."""
+    from simt_sim.calibrate import probes
     kernels = ROOT / "tools" / "kernels"
     R = E.SASS_R_BASE
     for name, c_regs in (("k_idle_hmma", 4), ("k_idle_hmma16", 2), ("k_idle_hmmaz", 0)):
@@ -107,8 +104,9 @@ def test_an_hmma_reads_its_whole_fragments():
         reads = register_reads(prog.code[pc], prog.vec_regs, numbering)[:3]
         assert [c for _, c in reads] == [4, 2, c_regs], name
         assert reads[0][0] == R + 4, name                 # A: R4..R7 in each of these kernels
-    h100 = json.loads(HR.RECORDED.read_text())["cycles_per_hmma"]["k_f32_4 / 2 warps, 1 sub-partition"][1]
-    assert HR.simulated("k_f32_4", HR.ACTIVE["2 warps, 1 sub-partition"])[1] == pytest.approx(h100, rel=0.03)
+    HR = probes.get("hmma_rate")
+    h100 = HR.recorded()["k_f32_4 / 2 warps, 1 sub-partition"][1]
+    assert HR.simulated("k_f32_4 / 2 warps, 1 sub-partition")[1] == pytest.approx(h100, rel=0.03)
 
 
 def test_three_register_reads_take_one_and_a_half_cycles():

@@ -22,12 +22,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import beside, gpu_medians, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
-from shared_rate import ACCESSES, WARPS, cycles_per_access  # noqa: E402  (the same loop shape: 16 warps, 512 accesses)
+from simt_sim.calibrate.probes.shared_rate import ACCESSES, WARPS, figures  # noqa: E402  (the same loop shape: 16 warps, 512 accesses)
+
 PTX = ROOT / "tools" / "kernels" / "pred_off.ptx"
 RECORDED = ROOT / "programs" / "w-matmul-pipeline" / "reference" / "h100-pred-off.json"
 KERNELS = {"k_lds": "LDS.32", "k_sts": "STS.32", "k_ldg": "LDG.E (L1 hits)"}
 ACTIVE = {"1 warp": 0x1, "4 warps, 4 sub-partitions": 0xF, "16 warps": 0xFFFF}
 GUARDS = {"true": 1, "false": 0}
+
+
+def cycles_per_access(clk, active: int) -> list[float]:
+    """The running warps' mean cycles per access and the SM's, as probe shared_rate's."""
+    return figures({"clk": clk}, None, active)
 
 
 def key(name: str, label: str, guard: str) -> str:

@@ -1,7 +1,7 @@
-"""What the GPU probe tools share (profiled_chase, host_copy_strides, launch_sequence, imc_miss,
-latency_spread, stream_load, shared_ops, sreg_latency, mio_queue, store_read, xu_rate,
-dispatch_stall, dmul_phase, warp_ends, control_rate, ldc_latency, stg_read, ldg_pair, tc_tile_rate,
-sched_beside, alu_rate, ...): an argument parser with --out, the recorded JSON written there and printed
+"""What the GPU probe tools not yet in the probe registry share (profiled_chase, host_copy_strides,
+launch_sequence, imc_miss, latency_spread, stream_load, shared_ops, sreg_latency, mio_queue,
+store_read, dispatch_stall, dmul_phase, warp_ends, control_rate, stg_read, ldg_pair, tc_tile_rate,
+sched_beside, alu_rate, ...; `simt-sim probe --list` lists those moved): an argument parser with --out, the recorded JSON written there and printed
 (with the GPU's name), Nsight Compute's CSV and source page read back into a recording of runs,
 and one block of a probe kernel run in the model."""
 from __future__ import annotations
@@ -9,6 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+# shared with the probes of the registry (simt_sim/calibrate/probes/), the tools still here re-use them
+from simt_sim.calibrate.probes.base import (gpu_medians, gpu_name, recorded, running_warp_steps,  # noqa: F401
+                                            span_per_warp_step, warp_rate, write_result)
 
 
 def probe_parser(doc: str) -> argparse.ArgumentParser:
@@ -71,28 +75,8 @@ def ncu_probe_parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
-def write_result(result: dict, out: str | None) -> None:
-    text = json.dumps(result, indent=1)
-    if out:
-        with open(out, "w") as f:
-            f.write(text + "\n")
-    print(text)
 
 
-def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
-    """On the GPU, per kernel of the PTX and set of running warps ("NAME / LABEL"): the median over
-    eight launches (after one that warms the instruction caches) of what launch(cupy, function,
-    name, active) returns for one, a list of numbers."""
-    import cupy as cp
-    import numpy as np
-    mod = cp.RawModule(path=str(ptx))
-    out = {}
-    for name in kernels:
-        f = mod.get_function(name)
-        for label, active in warp_sets.items():
-            runs = [launch(cp, f, name, active) for _ in range(9)]
-            out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(decimals).tolist()
-    return out
 
 
 def ncu_launch_sets(ptx, kernels, warp_sets: dict, launch, times: int) -> None:
@@ -152,27 +136,10 @@ def ncu_csv_kernels(path) -> dict[str, dict[str, float]]:
     return kernels
 
 
-def recorded(path, key: str) -> dict:
-    """The figures a probe recorded under `key` ({} where nothing is recorded yet)."""
-    return json.loads(Path(path).read_text())[key] if Path(path).exists() else {}
 
 
-def running_warp_steps(times, warps: int, active: int, steps: int) -> "np.ndarray":
-    """Each running warp's (bit w of `active`) cycles per step, from the clock words it wrote
-    before and after its steps (times[2w], times[2w + 1], 32 bits that may wrap)."""
-    import numpy as np
-    t = np.asarray(times).reshape(warps, 2).astype(np.int64)[[w for w in range(warps) if (active >> w) & 1]]
-    return ((t[:, 1] - t[:, 0]) % (1 << 32)) / steps
 
 
-def span_per_warp_step(clk, threads: int, steps: float) -> list[float]:
-    """Cycles per warp-step on the busiest sub-partition: the span of all warps, from the first
-    start to the last end ([start, end] clock pairs clk[2w], clk[2w + 1]), over the steps that
-    sub-partition's warps ran (warp w runs on sub-partition w mod 4)."""
-    import numpy as np
-    warps = threads // 32
-    c = np.asarray(clk)[: 2 * warps].reshape(-1, 2).astype(np.int64)
-    return [round(float(c[:, 1].max() - c[:, 0].min()) / (-(-warps // 4) * steps), 3)]
 
 
 def slot_means(per_warp) -> "np.ndarray":
@@ -182,11 +149,6 @@ def slot_means(per_warp) -> "np.ndarray":
     return np.asarray(per_warp, float).reshape(-1, 4).mean(axis=1)
 
 
-def warp_rate(clk, warps: int, per_warp: int) -> float:
-    """Instructions per cycle of `warps` warps doing `per_warp` each, from their [start, end] clock
-    pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""
-    c = clk[: 2 * warps].reshape(-1, 2)
-    return warps * per_warp / float(c[:, 1].max() - c[:, 0].min())
 
 
 def simulate_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), trace: bool = False,
@@ -239,8 +201,3 @@ def recorded_samples(path, key: str, texts) -> tuple["np.ndarray", list[str]]:
         raise SystemExit(f"{key}: the SASS here differs from the recorded one (recompiled?)")
     return np.array(run["samples"], float), doc["reasons"]
 
-
-def gpu_name() -> str:
-    """The name of the GPU the probe runs on (cupy's device 0), for its recording."""
-    import cupy as cp
-    return cp.cuda.runtime.getDeviceProperties(0)["name"].decode()

@@ -1,6 +1,6 @@
 """Calibrate the SASS-mode timing values of a config from the t-* microbenchmarks alone.
 
-Each value below moves one probe (simt_sim/calibrate/probes.py) monotonically: the script finds,
+Each value below moves one program probe (simt_sim/calibrate/probes/programs.py) monotonically: the script finds,
 by bisection over whole steps (1, or a fit's step) with the simulator itself, the value whose simulated probe comes
 closest to the H100's, with every other value as the config has it.  The workload and validation
 programs play no part; they are the test of the result.
@@ -16,7 +16,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from simt_sim.calibrate.probes import h100_value, probe, simulated_value
+from simt_sim.calibrate.probes.programs import h100_value, probe, simulated_value
 from simt_sim.errors import InputError
 from simt_sim.machine.config import load_config
 

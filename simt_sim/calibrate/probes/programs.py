@@ -1,4 +1,4 @@
-"""Timing probes: what the t-* microbenchmark programs measure, on the H100 and in the simulator.
+"""Program probes: what the t-* microbenchmark programs measure, on the H100 and in the simulator.
 
 Each probe names its programs (programs/t-*/, CUDA with an H100 reference recorded by
 `simt-sim hw record`) and a derivation from their clock buffers (or, for launch costs, from the
@@ -9,6 +9,9 @@ timing model is from the hardware on each element that the SASS control codes do
 (issue 13, point 2):
 
     python -m simt_sim.calibrate.probes [--isa sass|ptx] [--json FILE] [PROBE ...]
+
+(the kernel probes with their own CUDA files and recordings are the registry of this package:
+`simt-sim probe --list`).
 
 The values are measurements of the H100, never fitted to the workload programs.
 """
@@ -33,7 +36,7 @@ from simt_sim.run.timed import manifest_launches, simulate
 from simt_sim.isa.table import ISAS
 from simt_sim.calibrate.reference import load_reference
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PROGRAMS = ROOT / "programs"
 
 

@@ -1,0 +1,39 @@
+"""Calibration probes: one registry of what was measured on the GPU to pin the timing model.
+
+Two kinds live here:
+
+- kernel probes, one module each (below: REGISTERED), with their CUDA kernels under tools/kernels/
+  and their recordings under references/<gpu>/<probe>.json; `simt-sim probe --list` lists them,
+  `simt-sim probe NAME` replays one against its recording, `--fit` picks the config values it pins,
+  `--gpu` measures it again (cupy);
+- program probes (programs.py): quantities derived from the t-* programs' clocks, recorded by
+  `simt-sim hw record` beside each program (`python -m simt_sim.calibrate.probes`).
+
+Each kernel probe module declares its kernels, warp sets, GPU launch, model run, pinned keys and
+recording (base.py says how); tests/test_probes_registry.py replays every one.
+"""
+from __future__ import annotations
+
+import importlib
+
+from simt_sim.errors import InputError
+
+# the kernel probes, by family (the module names are the probe names)
+REGISTERED = (
+    # pipe rates and latencies: one block, clocks around a loop
+    "xu_rate", "hmma_rate", "ldc_latency",
+    # shared memory
+    "lds_conflict", "shared_rate",
+)
+
+
+def get(name: str):
+    """The registered probe NAME (a base.Probe)."""
+    from simt_sim.calibrate.probes.base import Probe
+    if name not in REGISTERED:
+        raise InputError(f"unknown probe {name!r}; known: {', '.join(REGISTERED)}")
+    return Probe(importlib.import_module(f"{__name__}.{name}"))
+
+
+def all_probes() -> list:
+    return [get(n) for n in REGISTERED]

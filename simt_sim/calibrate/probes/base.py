@@ -1,0 +1,199 @@
+"""What every kernel probe of the registry shares: where kernels and recordings live, the GPU side
+(cupy: the median of eight launches after one that warms the instruction caches), the model side
+(one block of the probe's committed sm_90 cubin on one SM of the h100 config, with `--set`
+overrides) and the Probe that a probe module's declarations make.
+
+A probe module (simt_sim/calibrate/probes/NAME.py) declares:
+
+    MEANING     one line: what it measures
+    KERNELS     the CUDA file's stem under tools/kernels/ (.cu, its PTX and the committed cubin)
+    FUNCTIONS   {kernel function: what it runs} (or (what, a number the probe uses))
+    SETS        {label: warp set} (threads, an active-warp mask, ...: what launch/simulate take)
+    FIGURES     the recording's key of {"FUNCTION / SET": [figures]}, and FIGURE_NAMES their names
+    RECORDING   its recording under references/ ("h100/NAME.json"), written by --gpu
+    KEYS        the config keys it pins, FIT {key: candidate values} and FIT_ROWS (the rows that
+                decide them): --fit picks the candidate whose model comes closest to the recording
+    CHECKS      {row: relative tolerance}: rows whose figures the model must match
+                (tests/test_probes_registry.py)
+    BUFFERS     {name: (dtype, words)}: the kernel's buffers, zeroed before each launch
+    launch_of(name, set) -> (threads, args)   one block's threads and the kernel's arguments
+                (a buffer's name stands for the buffer)
+    figures(outputs, name, set) -> [figures]  from the buffers after the launch (GPU or model)
+    HEADER      the recording's other fields (what the figures mean), beside probe and device
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from simt_sim.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[3]
+KERNELS_DIR = ROOT / "tools" / "kernels"
+REFERENCES = ROOT / "references"
+
+
+def ptx_of(stem: str) -> Path:
+    """A probe kernel's PTX (tools/kernels/STEM.ptx; its committed cubin lies beside it)."""
+    return KERNELS_DIR / f"{stem}.ptx"
+
+
+def write_result(result: dict, out) -> None:
+    """Print the recording and, where `out` is given, write it there."""
+    text = json.dumps(result, indent=1)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text + "\n")
+    print(text)
+
+
+def recorded(path, key: str) -> dict:
+    """The figures a probe recorded under `key` ({} where nothing is recorded yet)."""
+    return json.loads(Path(path).read_text())[key] if Path(path).exists() else {}
+
+
+def gpu_name() -> str:
+    """The name of the GPU the probe runs on (cupy's device 0), for its recording."""
+    import cupy as cp
+    return cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+
+
+def gpu_medians(ptx, kernels, warp_sets: dict, launch, decimals: int) -> dict:
+    """On the GPU, per kernel of the PTX and set of running warps ("NAME / LABEL"): the median over
+    eight launches (after one that warms the instruction caches) of what launch(cupy, function,
+    name, active) returns for one, a list of numbers."""
+    import cupy as cp
+    mod = cp.RawModule(path=str(ptx))
+    out = {}
+    for name in kernels:
+        f = mod.get_function(name)
+        for label, active in warp_sets.items():
+            runs = [launch(cp, f, name, active) for _ in range(9)]
+            out[f"{name} / {label}"] = np.median(np.array(runs[1:]), axis=0).round(decimals).tolist()
+    return out
+
+
+def running_warp_steps(times, warps: int, active: int, steps: int) -> np.ndarray:
+    """Each running warp's (bit w of `active`) cycles per step, from the clock words it wrote
+    before and after its steps (times[2w], times[2w + 1], 32 bits that may wrap)."""
+    t = np.asarray(times).reshape(warps, 2).astype(np.int64)[[w for w in range(warps) if (active >> w) & 1]]
+    return ((t[:, 1] - t[:, 0]) % (1 << 32)) / steps
+
+
+def span_per_warp_step(clk, threads: int, steps: float) -> list[float]:
+    """Cycles per warp-step on the busiest sub-partition: the span of all warps, from the first
+    start to the last end ([start, end] clock pairs clk[2w], clk[2w + 1]), over the steps that
+    sub-partition's warps ran (warp w runs on sub-partition w mod 4)."""
+    warps = threads // 32
+    c = np.asarray(clk)[: 2 * warps].reshape(-1, 2).astype(np.int64)
+    return [round(float(c[:, 1].max() - c[:, 0].min()) / (-(-warps // 4) * steps), 3)]
+
+
+def warp_rate(clk, warps: int, per_warp: int) -> float:
+    """Instructions per cycle of `warps` warps doing `per_warp` each, from their [start, end] clock
+    pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""
+    c = clk[: 2 * warps].reshape(-1, 2)
+    return warps * per_warp / float(c[:, 1].max() - c[:, 0].min())
+
+
+def run_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), launches: int = 1) -> dict:
+    """One block of a probe kernel's SASS (the cubin committed beside its PTX) on one SM of the
+    h100 config with `overrides` (KEY=VALUE), `launches` times in a row sharing the buffers and
+    the caches: the buffers afterwards.  What simt_sim.simulate does, through the layers below the
+    API (the calibrate layer sits under it): ptxas's register count, then the timed run."""
+    import dataclasses
+    from simt_sim.frontend.ptxas import allocated_registers
+    from simt_sim.frontend.sass_lower import load_kernel
+    from simt_sim.machine.config import load_config
+    from simt_sim.run.timed import KernelLaunch, simulate
+    prog = load_kernel(str(ptx), kernel, "sass")
+    launch = KernelLaunch(prog, 1, threads, args)
+    launch = dataclasses.replace(launch, registers=allocated_registers(prog).registers)
+    cfg = load_config("h100", ["num_sms=1", *overrides])
+    return simulate([launch] * launches, buffers, cfg).buffers
+
+
+class Probe:
+    """A probe module's declarations, and what the runner and the test do with them."""
+
+    def __init__(self, module):
+        self.module = module
+        self.name = module.__name__.rsplit(".", 1)[1]
+        self.meaning: str = module.MEANING
+        self.keys: tuple[str, ...] = tuple(getattr(module, "KEYS", ()))
+        self.fit_candidates: dict = dict(getattr(module, "FIT", {}))
+        self.fit_rows: tuple[str, ...] = tuple(getattr(module, "FIT_ROWS", ()))
+        self.checks: dict = dict(getattr(module, "CHECKS", {}))
+        self.recording = REFERENCES / module.RECORDING
+        self.kernels = KERNELS_DIR / f"{module.KERNELS}.cu"
+        self.ptx = ptx_of(module.KERNELS)
+        self.functions: dict = module.FUNCTIONS
+        self.sets: dict = module.SETS
+        self._cache: dict = {}
+
+    def what(self, function: str) -> str:
+        w = self.functions[function]
+        return w[0] if isinstance(w, tuple) else w
+
+    def rows(self) -> list[str]:
+        return [f"{f} / {s}" for f in self.functions for s in self.sets]
+
+    def document(self) -> dict:
+        if not self.recording.exists():
+            raise InputError(f"{self.recording}: not recorded (simt-sim probe {self.name} --gpu on a GPU)")
+        return json.loads(self.recording.read_text())
+
+    def recorded(self) -> dict:
+        """{"FUNCTION / SET": [figures]} as recorded."""
+        return self.document()[self.module.FIGURES]
+
+    def simulated(self, row: str, overrides=()) -> list[float]:
+        """The model's figures of one row: one block on one SM of h100 (plus `overrides`)."""
+        key = (row, tuple(overrides))
+        if key not in self._cache:
+            function, label = row.split(" / ", 1)
+            if function not in self.functions or label not in self.sets:
+                raise InputError(f"probe {self.name}: no row {row!r}")
+            active = self.sets[label]
+            threads, args = self.module.launch_of(function, active)
+            bufs = {n: np.zeros(words, dtype) for n, (dtype, words) in self.module.BUFFERS.items()}
+            out = run_block(self.ptx, function, threads, args, bufs, overrides)
+            self._cache[key] = [float(v) for v in self.module.figures(out, function, active)]
+        return self._cache[key]
+
+    def gpu_launch(self, cp, f, function: str, active) -> list[float]:
+        """One launch of a function on the GPU (cupy), its figures."""
+        threads, args = self.module.launch_of(function, active)
+        bufs = {n: cp.zeros(words, dtype) for n, (dtype, words) in self.module.BUFFERS.items()}
+        f((1,), (threads,), tuple(bufs[a] if isinstance(a, str) else a for a in args))
+        cp.cuda.runtime.deviceSynchronize()
+        return self.module.figures({n: b.get() for n, b in bufs.items()}, function, active)
+
+    def replay(self, overrides=(), rows=None) -> list[tuple[str, list[float], list[float]]]:
+        """(row, recorded figures, the model's) for `rows` (default: all)."""
+        rec = self.recorded()
+        return [(r, list(rec.get(r, [])), self.simulated(r, overrides)) for r in (rows or self.rows())]
+
+    def fit(self, overrides=()) -> dict:
+        """Per pinned key of FIT: the candidate whose model of FIT_ROWS lies closest to the
+        recording (the sum of |model - recorded| over their figures), and each candidate's error."""
+        from simt_sim.machine.config import load_config
+        cfg = load_config("h100", list(overrides))
+        out = {}
+        for key, candidates in self.fit_candidates.items():
+            errors = {}
+            for value in candidates:      # the config's own value: the plain replay (cached)
+                sets = tuple(overrides) if value == cfg.get(key) else (*overrides, f"{key}={value}")
+                rows = self.replay(sets, self.fit_rows)
+                errors[value] = round(sum(abs(m - r) for _, rec, model in rows for r, m in zip(rec, model)), 3)
+            out[key] = {"best": min(errors, key=errors.get), "errors": errors}
+        return out
+
+    def measure(self) -> dict:
+        """On the GPU (cupy): the recording, every function x set."""
+        header = dict(getattr(self.module, "HEADER", {}))
+        return {"probe": self.name, "device": gpu_name(), **header,
+                self.module.FIGURES: gpu_medians(self.ptx, self.functions, self.sets, self.gpu_launch,
+                                                 getattr(self.module, "DECIMALS", 2))}

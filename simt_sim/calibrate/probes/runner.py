@@ -1,0 +1,95 @@
+"""`simt-sim probe`: list the kernel probes, replay one against its recording, fit the config
+values it pins, or measure it again on a GPU.
+
+    simt-sim probe --list
+    simt-sim probe xu_rate                          # the model beside the recorded figures
+    simt-sim probe xu_rate --set units.sfu.lanes=2  # ... with a config key changed
+    simt-sim probe xu_rate --fit                    # the pinned keys' candidates, the closest one
+    simt-sim probe xu_rate --gpu                    # measure (cupy, a CUDA GPU): the recording
+"""
+from __future__ import annotations
+
+import json
+
+from simt_sim.errors import InputError
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("name", nargs="?", help="the probe (see --list)")
+    parser.add_argument("--list", action="store_true", help="one line per probe: what it measures, which keys")
+    parser.add_argument("--gpu", action="store_true",
+                        help="measure on the GPU (cupy) and write the recording (references/GPU/NAME.json, or --out)")
+    parser.add_argument("--out", metavar="FILE", help="with --gpu: write the recording here instead")
+    parser.add_argument("--fit", action="store_true",
+                        help="for each key the probe pins: the model's distance from the recording per candidate "
+                             "value, and the closest")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a key of configs/h100.yaml in the model (repeatable)")
+    parser.add_argument("--json", metavar="FILE", help="also write the replayed rows (or the fit) as JSON")
+
+
+def list_lines() -> list[str]:
+    from simt_sim.calibrate.probes import all_probes
+    lines = []
+    for p in all_probes():
+        keys = ", ".join(p.keys) if p.keys else "no key (a check of the model)"
+        lines.append(f"{p.name:<16} {p.meaning}  [keys: {keys}]")
+    return lines
+
+
+def run(ns) -> int:
+    from simt_sim.calibrate.probes import get
+    if ns.list:
+        print("\n".join(list_lines()))
+        return 0
+    if not ns.name:
+        raise InputError("simt-sim probe: name a probe, or --list")
+    probe = get(ns.name)
+    if ns.gpu:
+        return measure(probe, ns.out)
+    doc = probe.document()
+    print(f"{probe.name}: {probe.meaning}")
+    print(f"recording: {probe.recording.relative_to(probe.recording.parents[2])} ({doc.get('device', 'device not named')})"
+          f"; kernels: {probe.kernels.name}; keys: {', '.join(probe.keys) or '-'}")
+    if ns.fit:
+        if not probe.fit_candidates:
+            raise InputError(f"probe {probe.name} pins no key to fit (its keys: {', '.join(probe.keys) or 'none'})")
+        from simt_sim.machine.config import load_config
+        cfg = load_config("h100", list(ns.set))
+        fits = probe.fit(ns.set)
+        for key, f in fits.items():
+            errors = "  ".join(f"{v}: {e}" for v, e in f["errors"].items())
+            print(f"{key}: closest {f['best']} (h100.yaml: {cfg.get(key)}); |model - recorded| over "
+                  f"{', '.join(probe.fit_rows)}: {errors}")
+        write_json(ns.json, fits)
+        return 0
+    rows = probe.replay(ns.set)
+    names = getattr(probe.module, "FIGURE_NAMES", ("figures",))
+    width = max(len(probe.what(r.split(" / ")[0])) for r, _, _ in rows) + 2
+    swidth = max(len(s) for s in probe.sets) + 2
+    print(f"{'':<{width}}{'':<{swidth}}{', '.join(names)}: recorded | model")
+    for row, rec, model in rows:
+        function, label = row.split(" / ", 1)
+        hw = " ".join(f"{v:8.2f}" for v in rec) or "   (none)"
+        print(f"{probe.what(function):<{width}}{label:<{swidth}}{hw} | " + " ".join(f"{v:8.2f}" for v in model))
+    write_json(ns.json, [{"row": r, "recorded": rec, "model": m} for r, rec, m in rows])
+    return 0
+
+
+def measure(probe, out) -> int:
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        raise InputError(f"simt-sim probe {probe.name} --gpu needs cupy and a CUDA GPU") from None
+    import re
+    from simt_sim.calibrate.probes.base import REFERENCES, write_result
+    doc = probe.measure()
+    gpu = re.search(r"\b([A-Z]\d{2,3})\b", doc["device"])
+    write_result(doc, out or REFERENCES / (gpu.group(1).lower() if gpu else "other") / f"{probe.name}.json")
+    return 0
+
+
+def write_json(path, doc) -> None:
+    if path:
+        from simt_sim.files import write_atomic
+        write_atomic(path, json.dumps(doc, indent=1) + "\n")
