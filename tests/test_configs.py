@@ -182,3 +182,15 @@ def test_h200_stream_keys_are_their_recording():
     assert cfg.get("host.stream_start_delay") == round(delay_us * mhz) == 2566
     assert cfg.get("host.stream_join") == round(join_us * mhz) == 2503
     assert "h200-stream-events.json" in (ROOT / "configs" / "h200.yaml").read_text()
+
+
+def test_the_key_reference_is_current_and_reads_the_declarations():
+    from simt_sim.machine.config import config_reference
+    text = config_reference()
+    assert (ROOT / "docs" / "config-keys.md").read_text() == text, \
+        "docs/config-keys.md is stale: run `simt-sim configs --keys > docs/config-keys.md`"
+    rows = {line.split(" | ")[0][3:-1]: line.split(" | ") for line in text.splitlines() if line.startswith("| `")}
+    assert rows["units.fp64.lanes"][1:4] == ["float", "> 0 to 64 (at least 0.001)", "`16`"]
+    assert rows["sm.max_warps"][2:4] == ["1 to 4,096", "`64`"]
+    assert rows["simt.divergence_policy"][2] == "one of fewer-first, fallthrough-first, taken-first"
+    assert rows["warp_size"][3] == "required" and rows["sass.units.fp32.latency"][3] == "(none)"

@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     cfgs = sub.add_parser("configs", help="list the GPU configs")
     cfgs.add_argument("--show", metavar="NAME", help="print one config (a name or a .yaml path) with every value "
                                                      "and where it comes from: the file, a base config or the default")
+    cfgs.add_argument("--keys", action="store_true", help="print every config key with its type, bounds, default and "
+                                                          "meaning (docs/config-keys.md)")
     dis = sub.add_parser("disasm", help="print a kernel with pcs and reconvergence points")
     dis.add_argument("ptx", help="a .ptx file (with --isa sass also a .cu file or a program directory)")
     dis.add_argument("--kernel")
@@ -555,7 +557,10 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
 
 
 def cmd_configs(ns) -> int:
-    from simt_sim.machine.config import list_configs, load_config, show_config
+    from simt_sim.machine.config import config_reference, list_configs, load_config, show_config
+    if ns.keys:
+        print(config_reference(), end="")
+        return 0
     if ns.show:
         print(show_config(load_config(ns.show)), end="")
         return 0

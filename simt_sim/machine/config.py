@@ -32,11 +32,11 @@ NO_DEFAULT = _NoDefault()     # a key left out stays out (the engine reads its a
 @dataclass(frozen=True)
 class Key(Field):
     """One config key, declared once: its type and bounds (Field's kind and check), its default
-    (NO_DEFAULT: a config that leaves it out has none), its doc string, and the probe or recording
-    that pins it where one does.  Validation, DEFAULTS, `simt-sim configs --show`, `--set` and the
-    key reference (config_reference) all read it."""
+    (NO_DEFAULT: a config that leaves it out has none) and its doc string, which names the tool or
+    probe that measured it where one did (a config's own values name theirs in its comments).
+    Validation, DEFAULTS, `simt-sim configs --show`, `--set` and the key reference
+    (config_reference, docs/config-keys.md) all read it."""
     default: Any = NO_DEFAULT
-    pinned_by: str = ""
 
 
 class Section(dict):
@@ -146,6 +146,7 @@ def _unit_schema(what: str, pipes=NO_DEFAULT, lanes=NO_DEFAULT, latency=NO_DEFAU
 
 
 def _unit_names(v) -> str | None:
+    """A list of unit names."""
     bad = [u for u in v if u not in UNIT_NAMES]
     return f"names no unit: {', '.join(map(str, bad))} (units: {', '.join(UNIT_NAMES)})" if bad else None
 
@@ -204,6 +205,7 @@ def _latency_spread(v) -> str | None:
 
 
 def _address_bits(v) -> str | None:
+    """A list of address bits, 0 to 47."""
     bad = [b for b in v if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b < 48]
     return f"must be address bit numbers from 0 to 47, not {bad[0]!r}" if bad else None
 
@@ -938,6 +940,65 @@ def load_config(name_or_path: str = "h100", overrides: list[str] | None = None) 
                if not any(o.startswith(k + ".") for o in origins)}       # a section stated empty: its keys' own
     cfg = GPUConfig(data.get("name", path.stem), str(path), merged(DEFAULTS, data), origins)
     return cfg.with_overrides(overrides) if overrides else cfg
+
+
+def bounds_text(check) -> str:
+    """A key's bounds in words, read from its check (bounded, between, positive_up_to, one_of, ...)."""
+    if check is None:
+        return ""
+    if check is positive:
+        return f"> 0 to {MAX_CYCLES_VALUE:,}"
+    if check is power_of_two:
+        return "a power of two"
+    if check is _latency_spread:
+        return f"a list of {', '.join(map(str, _SPREAD_LENGTHS[:-1]))} or {_SPREAD_LENGTHS[-1]} offsets, -10,000 to 10,000 ns"
+    cells = dict(zip(check.__code__.co_freevars, (c.cell_contents for c in check.__closure__ or ())))
+    def num(v) -> str:
+        return f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
+    if "lo" in cells and "hi" in cells:
+        return f"{num(cells['lo'])} to {num(cells['hi'])}"
+    if "hi" in cells:
+        return f"> 0 to {num(cells['hi'])}" + (f" (at least {cells['least']})" if cells.get("least") is not None else "")
+    if "choices" in cells:
+        return "one of " + ", ".join(map(str, cells["choices"]))
+    if "op_names" in cells:
+        return f"a table of {cells['what'].split(' (')[0]}: {cells['quantity']} 1 to {MAX_CYCLES_VALUE:,}"
+    first = (check.__doc__ or "").strip().split("\n")[0].rstrip(".")
+    return first[:1].lower() + first[1:]
+
+
+def config_reference() -> str:
+    """docs/config-keys.md: every key of SCHEMA with its type, bounds, default and doc (`simt-sim
+    configs --keys`)."""
+    def cell(text) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    def default_text(spec) -> str:
+        if spec.default is NO_DEFAULT:
+            return "required" if spec.required else "(none)"
+        return "`" + yaml.safe_dump([spec.default], default_flow_style=True, width=1 << 30).strip()[1:-1] + "`"
+
+    def walk(schema: dict, prefix: str):
+        for key, spec in schema.items():
+            if isinstance(spec, dict):
+                walk(spec, f"{prefix}{key}.")
+            else:
+                kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
+                rows.append(f"| `{prefix}{key}` | {'/'.join(k.__name__ for k in kinds)} | {cell(bounds_text(spec.check))} "
+                            f"| {default_text(spec)} | {cell(spec.doc)} |")
+    rows: list[str] = []
+    walk(SCHEMA, "")
+    return "\n".join([
+        "# GPU config keys",
+        "",
+        "Generated from the config schema (simt_sim/machine/config.py, where each key is declared once) by",
+        "`simt-sim configs --keys > docs/config-keys.md`; do not edit by hand.  A config may leave out",
+        "every key that has a default; `(none)`: left out, the key is absent and its doc says what that",
+        "means.  `simt-sim configs --show NAME` prints a config's values and where each comes from.",
+        "",
+        "| key | type | bounds | default | meaning |",
+        "|---|---|---|---|---|",
+        *rows]) + "\n"
 
 
 def show_config(cfg: GPUConfig) -> str:
