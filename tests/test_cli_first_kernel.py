@@ -191,6 +191,12 @@ def test_options_a_run_cannot_apply_are_refused_by_name(capsys, tmp_path, monkey
     assert message in err and "Traceback" not in err
 
 
+def test_buffers_and_args_of_a_program_directory_are_its_manifests(capsys):
+    assert main(["run", str(ROOT / "programs/article-ex1-mask"), "--buffer", "x=u32[4]", "--args", "x"]) == 2
+    assert ("error: --buffer and --args: a program's buffers and arguments come from its manifest (edit its "
+            "manifest.yaml, or run its kernel file with --buffer and --args)") in capsys.readouterr().err
+
+
 def test_functional_keys_still_apply_under_functional(capsys):
     assert main(VEC_ADD + ["--functional", "--set", "simt.stack_depth=8", "--set",
                            "simt.divergence_policy=taken-first", "--set", "warp_size=16"]) == 0

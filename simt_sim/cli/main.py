@@ -361,6 +361,10 @@ def check_applicable(ns) -> None:
             reads = ", ".join(sorted(functional_keys() - {"name", "description", "sources"}))
             problems.append(f"--set {', '.join(keys)}: timing-model key{'s' if len(keys) > 1 else ''} that a "
                             f"--functional run does not read (drop --functional; a functional run reads {reads})")
+    if Path(ns.target).suffix not in (".ptx", ".cu") and (ns.buffer or ns.args):
+        given = " and ".join(option for option, value in (("--buffer", ns.buffer), ("--args", ns.args)) if value)
+        problems.append(f"{given}: a program's buffers and arguments come from its manifest (edit its manifest.yaml, "
+                        "or run its kernel file with --buffer and --args)")
     if ns.cycles and not ns.picture:
         problems.append("--cycles selects the cycles of --picture: give --picture FILE too")
     if ns.warp and not (ns.masks or ns.picture):
