@@ -194,3 +194,9 @@ def test_the_key_reference_is_current_and_reads_the_declarations():
     assert rows["sm.max_warps"][2:4] == ["1 to 4,096", "`64`"]
     assert rows["simt.divergence_policy"][2] == "one of fewer-first, fallthrough-first, taken-first"
     assert rows["warp_size"][3] == "required" and rows["sass.units.fp32.latency"][3] == "(none)"
+
+
+def test_set_cannot_change_the_base():
+    """A base is laid under a file when it loads; --set base=... would change nothing, so it is refused."""
+    with pytest.raises(InputError, match="--set base: a base config is read when a config file loads"):
+        C.load_config("h200", ["base=a100"])

@@ -217,23 +217,24 @@ def dram_refresh_mean_ns(interval_ns: float, refresh_ns: float) -> float:
 
 
 def _spread_field(what: str, kept: str, default: list) -> Key:
-    return Key(list, _latency_spread, default=default, doc=f"equally likely offsets (ns) of {what}, their mean removed; {kept}; "
-                                            "[] = none")
+    return Key(list, _latency_spread, default=default,
+               doc=f"equally likely offsets (ns) of {what}, their mean removed; {kept}; [] = none")
 
 
 def _memory_side(what: str, default: float) -> Key:
-    return Key(float, between(0, 1e6), default=default, doc=f"nanoseconds of the {what} spent on the memory side's own clocks "
-                                             "(crossbar, L2, DRAM), added to the cycles at `clock_mhz`")
+    return Key(float, between(0, 1e6), default=default,
+               doc=f"nanoseconds of the {what} spent on the memory side's own clocks (crossbar, L2, DRAM), added to "
+                   "the cycles at `clock_mhz`")
 
 
 # memory.l2's near and far partitions for the host's copies (engine/cycle/caches.global_access); the
 # sass section's l2 takes the same keys
 _HOST_COPY_FAR = {
     "host_copy_far_ns": Key(float, between(0, 1e6),
-                              default=0.0, doc="how much longer a host-copied line's first access takes from an SM of the "
-                                  "other L2 partition than from one of its own (t-ldg-path's first touches: the "
-                                  "H100's alternate every 8 KiB); host_copy_latency stays the mean of the two; "
-                                  "0 = one latency"),
+                              default=0.0, doc="how much longer a host-copied line's first access takes from an SM of "
+                                               "the other L2 partition than from one of its own (t-ldg-path's first "
+                                               "touches: the H100's alternate every 8 KiB); host_copy_latency stays "
+                                               "the mean of the two; 0 = one latency"),
     "host_copy_far_bytes": Key(int, power_of_two, default=8192, doc="the blocks of memory a partition holds whole "
                                                         "(host_copy_far_ns): each aligned pair of them has one in "
                                                         "either partition, which one drawn by a hash of the "
@@ -243,22 +244,22 @@ _HOST_COPY_FAR = {
 # memory.l1's global store path (engine/cycle/caches.store_port); the sass section's l1 takes the same keys
 _STORE_PATH = {
     "store_sectors_per_cycle": Key(float, non_negative,
-                                     default=0, doc="sectors of global and local stores the SM's store port sends toward L2 "
-                                         "per cycle (t-stg-tput-w8, t-stg-burst-32); 0: no store path (a store "
-                                         "leaves as it issues)"),
+                                   default=0, doc="sectors of global and local stores the SM's store port sends "
+                                                    "toward L2 per cycle (t-stg-tput-w8, t-stg-burst-32); 0: no store "
+                                                    "path (a store leaves as it issues)"),
     "store_min_cycles": Key(float, non_negative,
-                              default=0, doc="the fewest cycles the SM's store port spends on one store instruction, "
-                                  "however few its sectors (t-stg-burst-4-sector)"),
+                            default=0, doc="the fewest cycles the SM's store port spends on one store instruction, "
+                                           "however few its sectors (t-stg-burst-4-sector)"),
     "store_buffer": Key(int, between(1, MAX_STORE_BUFFER),
-                          default=1, doc="stores waiting for the SM's store port; while it is full the sub-partitions' "
-                              "stores wait in their own buffers (t-stg-burst-4)"),
+                        default=1, doc="stores waiting for the SM's store port; while it is full the sub-partitions' "
+                                       "stores wait in their own buffers (t-stg-burst-4)"),
     "smsp_store_cycles": Key(float, non_negative,
-                               default=0, doc="cycles between two stores of one sub-partition leaving its store buffer for "
-                                   "the SM's (t-stg-burst-1: a lone warp's long burst)"),
+                               default=0, doc="cycles between two stores of one sub-partition leaving its store "
+                                              "buffer for the SM's (t-stg-burst-1: a lone warp's long burst)"),
     "smsp_store_buffer": Key(int, between(1, MAX_STORE_BUFFER),
-                               default=1, doc="stores a sub-partition's buffer holds; a store finding it full holds the "
-                                   "LD/ST pipe, and so the memory queue, until an entry frees (Nsight Compute: "
-                                   "lg_throttle; t-stg-burst-1)"),
+                               default=1, doc="stores a sub-partition's buffer holds; a store finding it full holds "
+                                              "the LD/ST pipe, and so the memory queue, until an entry frees (Nsight "
+                                              "Compute: lg_throttle; t-stg-burst-1)"),
 }
 
 
@@ -273,28 +274,32 @@ SCHEMA = {
     "warp_size": Key(int, between(1, 64), required=True, doc="threads per warp"),
     "num_sms": Key(int, bounded(1, 1024, "the engine keeps caches, ports and block slots for every SM; H100: 132"),
                       default=1, doc="streaming multiprocessors"),
-    "clock_mhz": Key(float, positive_up_to(100_000), default=1000.0, doc="SM clock a run is simulated at: turns the memory "
-                                                            "side's nanoseconds into cycles, and cycles into time"),
+    "clock_mhz": Key(float, positive_up_to(100_000), default=1000.0,
+        doc="SM clock a run is simulated at: turns the memory side's nanoseconds into cycles, and cycles into time"),
     "sm": {
         "sub_partitions": Key(int, between(1, 16), default=1, doc="warp schedulers per SM; warp w belongs to w mod N"),
-        "max_resident_blocks": Key(int, per_sm(1024, "block slots per SM", "32"), default=32, doc="blocks resident at once per SM"),
+        "max_resident_blocks": Key(int, per_sm(1024, "block slots per SM", "32"), default=32,
+            doc="blocks resident at once per SM"),
         "max_warps": Key(int, per_sm(4096, "warp records per SM", "64"), default=64, doc="resident warps per SM"),
         "max_threads": Key(int, per_sm(1 << 17, "resident threads' registers per SM", "2048"),
                              default=2048, doc="resident threads per SM"),
-        "registers": Key(int, bounded(1, 1 << 24, "32-bit registers per SM; H100: 65,536"), default=65536, doc="32-bit registers per SM"),
+        "registers": Key(int, bounded(1, 1 << 24, "32-bit registers per SM; H100: 65,536"), default=65536,
+            doc="32-bit registers per SM"),
         "register_granularity": Key(int, bounded(1, 1 << 16, "at most a whole SM's registers; H100: 256"),
                                       default=256, doc="registers are allocated per warp in multiples of this"),
         "shared_memory": Key(int, bounded(0, 1 << 26, "bytes; shared memory is allocated for every resident block; "
-                                                         "H100: 233,472"), default=49152, doc="shared memory bytes per SM"),
+                                                         "H100: 233,472"), default=49152,
+            doc="shared memory bytes per SM"),
         "shared_granularity": Key(int, bounded(1, 1 << 16, "bytes; H100: 128"),
                                     default=128, doc="shared memory is allocated per block in multiples of this"),
-        "block_launch_latency": Key(int, non_negative, default=0, doc="cycles from a free slot to the new block's first issue"),
+        "block_launch_latency": Key(int, non_negative, default=0, doc="cycles from a free slot to the new block's "
+                                                                      "first issue"),
         "kernel_launch_latency": Key(int, non_negative,
-                                       default=0, doc="cycles a kernel spends before its first block starts (launch overhead, "
-                                                      "counted in its cycles)"),
+                                       default=0, doc="cycles a kernel spends before its first block starts (launch "
+                                                      "overhead, counted in its cycles)"),
         "stream_kernel_gap": Key(int, non_negative,
-                                   default=0, doc="further cycles between a kernel's end and the launch of the next kernel "
-                                                  "of its stream"),
+                                   default=0, doc="further cycles between a kernel's end and the launch of the next "
+                                                  "kernel of its stream"),
     },
     "scheduler": {
         "policy": Key(str, one_of(*SCHEDULER_NAMES), default="gto", doc="warp scheduling policy"),
@@ -303,17 +308,18 @@ SCHEMA = {
         "active_pool": Key(int, bounded(1, 4096, "at most sm.max_warps' range"),
                              default=8, doc="two-level: warps in the active pool per scheduler"),
         "slot_weight_step": Key(float, between(0, 1),
-                                  default=0.0, doc="gwf: a warp's issue share grows by this fraction per scheduler slot "
-                                                   "(slot s weighs 1 + step * s)"),
+                                  default=0.0, doc="gwf: a warp's issue share grows by this fraction per scheduler "
+                                                   "slot (slot s weighs 1 + step * s)"),
         "age_weight_step": Key(float, between(0, 1),
-                                 default=0.0, doc="awf: after an instruction without the yield hint, the k-th oldest block "
-                                                  "resident on the SM (k = 0, 1, ...) issues in proportion to "
+                                 default=0.0, doc="awf: after an instruction without the yield hint, the k-th oldest "
+                                                  "block resident on the SM (k = 0, 1, ...) issues in proportion to "
                                                   "max(1 - step * k, step)"),
         "greedy_cycles": Key(int, between(1, 64),
-                               default=1, doc="grr family: the warp that issued last keeps its turn through a stall of up "
-                                              "to this many cycles after an FP32 or integer instruction without the yield "
-                                              "hint (1: only while it issues back to back); over 1, a warp passed over for "
-                                              "a busy FP32 or integer pipe no longer keeps the turn (tools/alu_rate.py)"),
+                               default=1, doc="grr family: the warp that issued last keeps its turn through a stall "
+                                              "of up to this many cycles after an FP32 or integer instruction without "
+                                              "the yield hint (1: only while it issues back to back); over 1, a warp "
+                                              "passed over for a busy FP32 or integer pipe no longer keeps the turn "
+                                              "(tools/alu_rate.py)"),
         "branch_latency": Key(int, non_negative, default=1, doc="cycles after a branch before its warp issues again"),
         "barrier_latency": Key(int, non_negative, default=1, doc="cycles from the last arrival to the release"),
     },
@@ -331,7 +337,8 @@ SCHEMA = {
     "memory": {
         "sector_bytes": Key(int, bounded(1, 4096, "bytes; a warp's access is split into at most this many per lane; H100: 32"),
                               default=32, doc="coalescing granule: one request per distinct sector"),
-        "line_bytes": Key(int, bounded(1, 1 << 16, "bytes; H100: 128"), default=128, doc="cache line (tag) size; a multiple of sector_bytes"),
+        "line_bytes": Key(int, bounded(1, 1 << 16, "bytes; H100: 128"), default=128,
+            doc="cache line (tag) size; a multiple of sector_bytes"),
         "param_latency": Key(int, positive, default=4, doc="ld.param / ld.const (constant cache hit)"),
         "shared": {
             "latency": Key(int, positive, default=24, doc="cycles for a shared-memory hit, issue to data"),
@@ -341,42 +348,47 @@ SCHEMA = {
             "bank_bytes": Key(int, bounded(1, 64, "bytes; H100: 4"), default=4, doc="bytes per bank word"),
             "atomic_cycles": Key(int, positive, default=2, doc="extra cycles per same-address shared atomic"),
             "group_bytes": Key(int, bounded(0, 1 << 16, "bytes of a warp's access; H100: 256"),
-                                 default=0, doc="a load or store passes the banks in groups of lanes whose accesses total "
-                                                "at most this many bytes, each group with its own passes (256: a 16-byte "
-                                                "access half a warp at a time; 0: the whole warp at once)"),
+                                 default=0, doc="a load or store passes the banks in groups of lanes whose accesses "
+                                                "total at most this many bytes, each group with its own passes (256: "
+                                                "a 16-byte access half a warp at a time; 0: the whole warp at once)"),
             "wavefront_latency": Key(int, non_negative,
-                                       default=0, doc="cycles each pass after the first adds to an access's latency, beyond "
-                                                      "its turn at the SM's port (one cycle a pass)"),
+                                       default=0, doc="cycles each pass after the first adds to an access's latency, "
+                                                      "beyond its turn at the SM's port (one cycle a pass)"),
         },
         "l1": {
             "latency": Key(int, positive, default=32, doc="cycles for a L1 hit, issue to data"),
             "size_kb": Key(float, between(1, 65536), default=128, doc="L1 data cache per SM"),
-            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=4, doc="associativity (LRU)"),
-            "hash_sets": Key(bool, default=False, doc="a line's set folds its address's higher digits in (line ^ line / sets ^ "
-                                                        "line / sets^2, mod sets), so lines a power of two apart spread over the "
-                                                        "sets (tools/l1_sets.py: the H100's L1 keeps 1,536 lines 128 B, 64 KiB or "
-                                                        "256 KiB apart alike); false: line mod sets"),
+            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=4,
+                doc="associativity (LRU)"),
+            "hash_sets": Key(bool, default=False, doc="a line's set folds its address's higher digits in (line ^ line "
+                                                      "/ sets ^ line / sets^2, mod sets), so lines a power of two "
+                                                      "apart spread over the sets (tools/l1_sets.py: the H100's L1 "
+                                                      "keeps 1,536 lines 128 B, 64 KiB or 256 KiB apart alike); "
+                                                      "false: line mod sets"),
             "sectors_per_cycle": Key(float, positive, default=4, doc="bandwidth per SM"),
-            "invalidate_at_launch": Key(bool, default=False, doc="every SM's L1 drops its lines when a kernel starts (the GPU "
-                                                                   "keeps L1, which is not coherent, from serving a later kernel "
-                                                                   "stale data; python -m simt_sim.calibrate.memory_counters "
-                                                                   "compare t-bsync-join)"),
+            "invalidate_at_launch": Key(bool, default=False, doc="every SM's L1 drops its lines when a kernel starts "
+                                                                 "(the GPU keeps L1, which is not coherent, from "
+                                                                 "serving a later kernel stale data; python -m "
+                                                                 "simt_sim.calibrate.memory_counters compare "
+                                                                 "t-bsync-join)"),
             **_STORE_PATH,
         },
         "l2": {
             "latency": Key(int, positive, default=200, doc="cycles for a L2 hit, issue to data"),
             "latency_ns": _memory_side("L2 hit", default=0.0),
             "latency_spread_ns": _spread_field("an L2 hit's latency", "each SM/line pair keeps one, drawn by a hash "
-                                               "of the two (the H100's near and far L2 halves: tools/latency_spread.py)", default=[]),
+                                               "of the two (the H100's near and far L2 halves: tools/latency_spread.py)",
+                                               default=[]),
             "host_copy_latency": Key(int, non_negative,
-                                       default=0, doc="cycles for the first access to data the host copied in before the "
-                                                      "launch, which the copy left in L2: past the L2 port, not DRAM's nor "
-                                                      "DRAM's loads in flight (0: such data comes from DRAM); not when "
-                                                      "`host.caches_flushed`"),
+                                       default=0, doc="cycles for the first access to data the host copied in before "
+                                                      "the launch, which the copy left in L2: past the L2 port, not "
+                                                      "DRAM's nor DRAM's loads in flight (0: such data comes from "
+                                                      "DRAM); not when `host.caches_flushed`"),
             "host_copy_latency_ns": _memory_side("first access to host-copied data", default=0.0),
             **_HOST_COPY_FAR,
             "size_kb": Key(float, between(1, 1048576), default=4096, doc="L2 for the whole GPU"),
-            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=16, doc="associativity (LRU)"),
+            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=16,
+                doc="associativity (LRU)"),
             "sectors_per_cycle": Key(float, positive, default=32, doc="bandwidth, whole GPU"),
             "atomic_cycles": Key(int, positive, default=2, doc="extra cycles per same-address global atomic"),
         },
@@ -384,94 +396,105 @@ SCHEMA = {
             "latency": Key(int, positive, default=400, doc="cycles for a DRAM (L2 miss) hit, issue to data"),
             "latency_ns": _memory_side("DRAM access", default=0.0),
             "bytes_per_cycle": Key(float, positive, default=512, doc="bandwidth, whole GPU, per SM clock"),
-            "bytes_per_ns": Key(float, between(0, 1e9), default=0.0, doc="bandwidth, whole GPU, in bytes per ns (GB/s) "
-                                                                           "on DRAM's own clock; replaces bytes_per_cycle "
-                                                                           "when above 0"),
-            "inflight_cycles": Key(float, between(0, 1e6), default=0.0, doc="cycles a DRAM load waits longer for each sector "
-                                                                              "of earlier loads still in flight on the GPU"),
+            "bytes_per_ns": Key(float, between(0, 1e9), default=0.0,
+                doc="bandwidth, whole GPU, in bytes per ns (GB/s) on DRAM's own clock; replaces bytes_per_cycle when "
+                    "above 0"),
+            "inflight_cycles": Key(float, between(0, 1e6), default=0.0,
+                doc="cycles a DRAM load waits longer for each sector of earlier loads still in flight on the GPU"),
             "latency_spread_ns": _spread_field("a DRAM load's latency", "each SM and block of `spread_bytes` keep one, "
                                                "drawn by a hash of the two (the H100's near and far memory: "
                                                "tools/dram_lines.py); a load waits for its slowest line", default=[]),
-            "spread_bytes": Key(int, power_of_two, default=4096, doc="the blocks of memory that share a DRAM latency offset "
-                                                                       "(latency_spread_ns): a multiple of memory.line_bytes"),
+            "spread_bytes": Key(int, power_of_two, default=4096, doc="the blocks of memory that share a DRAM latency "
+                                                                     "offset (latency_spread_ns): a multiple of "
+                                                                     "memory.line_bytes"),
             "refresh_interval_ns": Key(float, between(0, 1e9),
-                                         default=0.0, doc="DRAM refresh: the lines of one refresh (refresh_shared_bits) are "
-                                                          "refreshed once in this many ns, at a phase drawn by a hash of their "
-                                                          "address, for `refresh_ns`; a load of one of them in that time waits "
+                                         default=0.0, doc="DRAM refresh: the lines of one refresh "
+                                                          "(refresh_shared_bits) are refreshed once in this many ns, "
+                                                          "at a phase drawn by a hash of their address, for "
+                                                          "`refresh_ns`; a load of one of them in that time waits "
                                                           "until the refresh ends (tools/dram_lines.py); 0 = none"),
             "refresh_ns": Key(float, between(0, 1e9), default=0.0, doc="how long one refresh holds its block (below "
                                                                          "refresh_interval_ns)"),
             "refresh_units": Key(int, between(0, 1 << 20),
-                                   default=0, doc="how many refreshes run at their own phases: the lines' refreshes fall "
-                                                  "into this many groups by a hash of their address, so that one moment "
-                                                  "finds several lines refreshing or none (tools/dram_lines.py --fit: the "
-                                                  "H100's launches of 32 lines find none of them waiting in 21-29%); 0 = "
-                                                  "each refresh on its own"),
+                                   default=0, doc="how many refreshes run at their own phases: the lines' refreshes "
+                                                  "fall into this many groups by a hash of their address, so that one "
+                                                  "moment finds several lines refreshing or none (tools/dram_lines.py "
+                                                  "--fit: the H100's launches of 32 lines find none of them waiting "
+                                                  "in 21-29%); 0 = each refresh on its own"),
             "refresh_shared_bits": Key(list, _address_bits,
-                                         default=[], doc="address bits that do not change which refresh a line falls in: "
-                                                         "lines that differ only in them are refreshed together, the others "
-                                                         "each at its own phase (tools/dram_lines.py: the H100's lines 128 "
-                                                         "and 512 B apart wait together, 256 B and 1 KiB apart not: [7, 9])"),
+                                         default=[], doc="address bits that do not change which refresh a line falls "
+                                                         "in: lines that differ only in them are refreshed together, "
+                                                         "the others each at its own phase (tools/dram_lines.py: the "
+                                                         "H100's lines 128 and 512 B apart wait together, 256 B and 1 "
+                                                         "KiB apart not: [7, 9])"),
         },
     },
     "sass": {
-        "control_codes": Key(bool, default=True, doc="time SASS instructions from ptxas's control codes: a warp's next "
-                                                       "instruction waits the stall count, variable-latency results and "
-                                                       "source reads release dependence barriers that wait masks block on"),
+        "control_codes": Key(bool, default=True, doc="time SASS instructions from ptxas's control codes: a warp's "
+                                                     "next instruction waits the stall count, variable-latency "
+                                                     "results and source reads release dependence barriers that wait "
+                                                     "masks block on"),
         "operand_read_latency": Key(int, positive,
-                                      default=2, doc="cycles from the issue of a variable-latency instruction until its "
-                                                     "sources are read (releases its read barrier)"),
+                                      default=2, doc="cycles from the issue of a variable-latency instruction until "
+                                                     "its sources are read (releases its read barrier)"),
         "store_data_read_cycles": Key(int, non_negative,
-                                        default=0, doc="cycles after operand_read_latency that a store, reduction or atomic "
-                                                       "to shared memory reads its data operand (its read barrier releases "
-                                                       "then; a load's address is read at operand_read_latency)"),
+                                        default=0, doc="cycles after operand_read_latency that a store, reduction or "
+                                                       "atomic to shared memory reads its data operand (its read "
+                                                       "barrier releases then; a load's address is read at "
+                                                       "operand_read_latency)"),
         "global_store_data_read_cycles": Key(int, non_negative,
                                                default=0, doc="the same for a store, reduction or atomic to global (or "
                                                               "local) memory"),
         "global_store_bytes_per_cycle": Key(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
-                                              default=0, doc="bytes of global (or local) store data its sub-partition's port "
-                                                             "reads per cycle, one store after another from its issue: a "
-                                                             "store's read barrier releases when its data are through (and "
-                                                             "not before operand_read_latency), global_store_data_read_cycles "
+                                              default=0, doc="bytes of global (or local) store data its "
+                                                             "sub-partition's port reads per cycle, one store after "
+                                                             "another from its issue: a store's read barrier releases "
+                                                             "when its data are through (and not before "
+                                                             "operand_read_latency), global_store_data_read_cycles "
                                                              "after that; 0: no port, the data read with the address"),
         "shared_store_bytes_per_cycle": Key(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
-                                              default=0, doc="the same port's rate for the data of stores to shared memory: "
-                                                             "they queue there with the global stores' (0: no port, a shared "
-                                                             "store's data read with its address)"),
+                                              default=0, doc="the same port's rate for the data of stores to shared "
+                                                             "memory: they queue there with the global stores' (0: no "
+                                                             "port, a shared store's data read with its address)"),
         "global_store_line_passes": Key(int, bounded(0, 64, "passes per 128-byte line, each holding the SM's "
                                                                "shared-memory port a cycle; H100: 1"),
                                           default=0, doc="passes a global (or local) store takes through its SM's "
-                                                         "shared-memory port for each 128-byte line it writes, since L1 "
-                                                         "and shared memory share their data banks: a shared access "
-                                                         "waits behind them (tools/stg_read.py's tile epilogue); 0: none"),
+                                                         "shared-memory port for each 128-byte line it writes, since "
+                                                         "L1 and shared memory share their data banks: a shared "
+                                                         "access waits behind them (tools/stg_read.py's tile "
+                                                         "epilogue); 0: none"),
         "copy_line_passes": Key(int, bounded(0, 64, "passes per 128 bytes, each holding the SM's shared-memory "
                                                        "port a cycle; H100: 1"),
-                                  default=0, doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory port "
-                                                 "for each 128 bytes of its data, when they arrive: L1 and shared memory "
-                                                 "share their data banks, which read (or fill) the line and write it into "
-                                                 "shared memory (tools/tile_loop.py's k_tile_copy, k_tile_copy_l2); 0: none"),
+                                  default=0, doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory "
+                                                 "port for each 128 bytes of its data, when they arrive: L1 and "
+                                                 "shared memory share their data banks, which read (or fill) the line "
+                                                 "and write it into shared memory (tools/tile_loop.py's k_tile_copy, "
+                                                 "k_tile_copy_l2); 0: none"),
         "convergence_unit_cycles": Key(int, non_negative,
                                          default=0, doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
-                                                        "unit: another warp's BSSY or BSYNC waits for it (tools/"
-                                                        "control_rate.py: 8 warps of a sub-partition pass one each every 10 "
-                                                        "cycles; 0: no unit)"),
+                                                        "unit: another warp's BSSY or BSYNC waits for it "
+                                                        "(tools/control_rate.py: 8 warps of a sub-partition pass one "
+                                                        "each every 10 cycles; 0: no unit)"),
         "taken_branch_latency": Key(int, non_negative,
-                                      default=0, doc="cycles a SASS warp waits after a branch that leaves the fall-through "
-                                                     "path (instruction fetch redirect), at least its stall count"),
+                                      default=0, doc="cycles a SASS warp waits after a branch that leaves the "
+                                                     "fall-through path (instruction fetch redirect), at least its "
+                                                     "stall count"),
         "branch_resolve_cycles": Key(int, non_negative,
-                                       default=0, doc="of a taken branch's wait past its stall count, the cycles counted as "
-                                                      "branch_resolving; the rest is no_instruction, its target being fetched "
-                                                      "(attribution only: tools/dmul_phase.py --stalls)"),
+                                       default=0, doc="of a taken branch's wait past its stall count, the cycles "
+                                                      "counted as branch_resolving; the rest is no_instruction, its "
+                                                      "target being fetched (attribution only: tools/dmul_phase.py "
+                                                      "--stalls)"),
         "reconverge_latency": Key(int, non_negative,
-                                    default=0, doc="cycles a SASS warp waits after a BSYNC that completes its convergence "
-                                                   "barrier (the warp goes on as one), at least its stall count"),
+                                    default=0, doc="cycles a SASS warp waits after a BSYNC that completes its "
+                                                   "convergence barrier (the warp goes on as one), at least its stall "
+                                                   "count"),
         "group_switch_latency": Key(int, non_negative,
-                                      default=0, doc="cycles a SASS warp waits after a BSYNC that leaves its group waiting for "
-                                                     "the barrier's other threads, before the next group runs (at least the "
-                                                     "taken-branch latency and its stall count)"),
+                                      default=0, doc="cycles a SASS warp waits after a BSYNC that leaves its group "
+                                                     "waiting for the barrier's other threads, before the next group "
+                                                     "runs (at least the taken-branch latency and its stall count)"),
         "block_launch_interval": Key(int, non_negative,
-                                       default=0, doc="cycles between two block starts on one SM (SASS runs; PTX runs keep "
-                                                      "sm.block_launch_latency alone)"),
+                                       default=0, doc="cycles between two block starts on one SM (SASS runs; PTX runs "
+                                                      "keep sm.block_launch_latency alone)"),
         "kernel_launch_latency": Key(int, non_negative,
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
@@ -482,46 +505,52 @@ SCHEMA = {
                                      "(tools/tile_loop.py)"),
         "greedy_cycles": Key(int, between(1, 64), doc="over scheduler.greedy_cycles for SASS runs, whose "
                                                         "instructions carry the yield hint (tools/alu_rate.py)"),
-        "barrier_after_stores": Key(bool, default=False, doc="a warp's arrival at a barrier counts once its shared-memory "
-                                                               "stores are written (__syncthreads orders the block's shared "
-                                                               "memory; tools/tile_loop.py's k_tile_store, k_tile_store_l2)"),
-        "loads_in_order": Key(bool, default=False, doc="a warp's loads that go past L1 deliver their data in the order they "
-                                                         "issued: one whose line comes back early waits for the warp's earlier "
-                                                         "misses; L1 hits do not wait (tools/load_pair.py)"),
-        "deferred_barrier": Key(bool, default=False, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all arrived "
-                                                           "goes on issuing ALU instructions and waits at the first other one "
-                                                           "(Nsight Compute's PC samples: the barrier wait falls on the EXIT or LDS "
-                                                           "after an ISETP, IMAD.MOV or CS2R that follows the barrier); false: it "
-                                                           "waits at the barrier"),
+        "barrier_after_stores": Key(bool, default=False, doc="a warp's arrival at a barrier counts once its "
+                                                             "shared-memory stores are written (__syncthreads orders "
+                                                             "the block's shared memory; tools/tile_loop.py's "
+                                                             "k_tile_store, k_tile_store_l2)"),
+        "loads_in_order": Key(bool, default=False, doc="a warp's loads that go past L1 deliver their data in the "
+                                                       "order they issued: one whose line comes back early waits for "
+                                                       "the warp's earlier misses; L1 hits do not wait "
+                                                       "(tools/load_pair.py)"),
+        "deferred_barrier": Key(bool, default=False, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all "
+                                                         "arrived goes on issuing ALU instructions and waits at the "
+                                                         "first other one (Nsight Compute's PC samples: the barrier "
+                                                         "wait falls on the EXIT or LDS after an ISETP, IMAD.MOV or "
+                                                         "CS2R that follows the barrier); false: it waits at the "
+                                                         "barrier"),
         "store_ack_ns": Key(float, between(0, 100_000),
                               default=0.0, doc="nanoseconds at the end of a global store's L2 write (or a reduction's "
-                                               "without a result) that its kernel's end does not wait for, in cycles at "
-                                               "clock_mhz: the acknowledgement's way back (tools/kernel_ends.py: a trailing "
-                                               "store ends the kernel some 80 cycles after its issue, the L2 write takes "
-                                               "250); 0: the end waits for the whole write"),
+                                               "without a result) that its kernel's end does not wait for, in cycles "
+                                               "at clock_mhz: the acknowledgement's way back (tools/kernel_ends.py: a "
+                                               "trailing store ends the kernel some 80 cycles after its issue, the L2 "
+                                               "write takes 250); 0: the end waits for the whole write"),
         "stream_kernel_gap": Key(int, non_negative,
                                    doc="over sm.stream_kernel_gap for SASS runs: what one more empty kernel of "
                                        "a stream costs beyond sass.kernel_launch_latency and its body "
                                        "(python tools/launch_sequence.py --fit)"),
         "register_banks": Key(int, between(0, MAX_REGISTER_BANKS),
-                                default=0, doc="register-file banks per sub-partition (register number mod banks), each "
-                                               "reading one register per cycle for the operand collector, which holds two "
-                                               "instructions; operands in the reuse cache need no read (0: not modelled)"),
+                                default=0, doc="register-file banks per sub-partition (register number mod banks), "
+                                               "each reading one register per cycle for the operand collector, which "
+                                               "holds two instructions; operands in the reuse cache need no read (0: "
+                                               "not modelled)"),
         "memory_queue": Key(int, between(0, MAX_MEMORY_QUEUE),
-                              default=0, doc="memory instructions that may wait for a sub-partition's LD/ST pipe: a warp "
-                                             "issues one into the queue and goes on, waiting only at its results; with "
-                                             "that many waiting, the next waits to issue (Nsight Compute: mio / lg "
-                                             "throttle); 0: a memory instruction issues only into a free pipe"),
+                              default=0, doc="memory instructions that may wait for a sub-partition's LD/ST pipe: a "
+                                             "warp issues one into the queue and goes on, waiting only at its "
+                                             "results; with that many waiting, the next waits to issue (Nsight "
+                                             "Compute: mio / lg throttle); 0: a memory instruction issues only into a "
+                                             "free pipe"),
         "write_port_units": Key(list, _unit_names,
                                   default=[], doc="units whose fixed-latency vector-register results share the "
                                                   "sub-partition's one register-file write per cycle: an instruction "
                                                   "whose result would land in a cycle already taken waits a cycle "
                                                   "(Nsight Compute: dispatch stall); [] = not modelled"),
         "write_port_latency": Key(dict, _latency_table(lambda: UNIT_NAMES, "a unit"),
-                                    default={}, doc="per unit of write_port_units, the cycles from issue until its result takes "
-                                                    "the write port, where that is not its latency (t-fp64-issue-*, "
-                                                    "tools/dmul_phase.py: a DMUL's takes it 2 cycles after an FMUL issued with "
-                                                    "it, though its dependants wait 8 cycles to the FMUL's 4)"),
+                                    default={}, doc="per unit of write_port_units, the cycles from issue until its "
+                                                    "result takes the write port, where that is not its latency "
+                                                    "(t-fp64-issue-*, tools/dmul_phase.py: a DMUL's takes it 2 cycles "
+                                                    "after an FMUL issued with it, though its dependants wait 8 "
+                                                    "cycles to the FMUL's 4)"),
         "units": Section({name: _unit_schema(name) for name in UNIT_NAMES}, present=True),
         "memory": Section({"shared": {"latency": Key(int, positive,
                                                doc="over memory.shared.latency for SASS runs: issue to data of "
@@ -538,127 +567,141 @@ SCHEMA = {
                              for key, field in _HOST_COPY_FAR.items()}}}, present=True),
         "latency_overrides": Key(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                         "expected, e.g. F2F.f64)"),
-                                   default={}, doc="per-family latency of SASS instructions, key `family` or `family.type` "
-                                                   "(the destination type, e.g. F2F.f64: 19); replaces latency_overrides, "
-                                                   "whose keys are PTX opcodes"),
+                                   default={}, doc="per-family latency of SASS instructions, key `family` or "
+                                                   "`family.type` (the destination type, e.g. F2F.f64: 19); replaces "
+                                                   "latency_overrides, whose keys are PTX opcodes"),
         "interval_overrides": Key(dict, _latency_table(_sass_families, "a SASS family (family or family.type "
                                                                          "expected, e.g. F2F.f64)", "interval"),
-                                    default={}, doc="per-family cycles a SASS instruction holds its pipe, key `family`, "
-                                                    "`family.type` as in latency_overrides, or `family.WIDE` for the WIDE "
-                                                    "modifier (IMAD.WIDE); replaces the interval its "
-                                                    "unit's lanes give (tools/xu_rate.py measures F2F with a 64-bit operand "
-                                                    "at 8.6-9.05 cycles)"),
+                                    default={}, doc="per-family cycles a SASS instruction holds its pipe, key "
+                                                    "`family`, `family.type` as in latency_overrides, or "
+                                                    "`family.WIDE` for the WIDE modifier (IMAD.WIDE); replaces the "
+                                                    "interval its unit's lanes give (tools/xu_rate.py measures F2F "
+                                                    "with a 64-bit operand at 8.6-9.05 cycles)"),
         "sm_unit_cycles": Key(dict, _latency_table(_sass_sm_unit_families, "a SASS family timed by a "
                                                      "latency or a barrier (family or family.type expected, "
                                                      "e.g. LDC, BAR; memory and other control-flow "
                                                      "instructions have their own ports)", "cycles"),
                                 default={}, doc="families an SM-wide unit serves, one unit per key (`family` or "
-                                                "`family.type` as in latency_overrides): the cycles each warp-instruction "
-                                                "holds it; its result comes its latency after the unit takes it, a "
-                                                "barrier releases scheduler.barrier_latency after the unit took its last "
-                                                "arrival (tools/control_rate.py: LDC and S2R at one per 2 cycles per SM, "
-                                                "apart from each other and from LDS; tools/tile_loop.py: a loop of "
-                                                "__syncthreads costs 2 cycles more per warp of the block); {} = not modelled"),
+                                                "`family.type` as in latency_overrides): the cycles each "
+                                                "warp-instruction holds it; its result comes its latency after the "
+                                                "unit takes it, a barrier releases scheduler.barrier_latency after "
+                                                "the unit took its last arrival (tools/control_rate.py: LDC and S2R "
+                                                "at one per 2 cycles per SM, apart from each other and from LDS; "
+                                                "tools/tile_loop.py: a loop of __syncthreads costs 2 cycles more per "
+                                                "warp of the block); {} = not modelled"),
         "constants": {
             "line_bytes": Key(int, between(4, 4096),
-                                default=64, doc="line of the constant caches (tools/imc_miss.py: a word 32 bytes from one "
-                                                "read hits, 64 bytes away misses)"),
+                                default=64, doc="line of the constant caches (tools/imc_miss.py: a word 32 bytes from "
+                                                "one read hits, 64 bytes away misses)"),
             "lines": Key(int, between(1, 4096),
                            default=64, doc="lines each constant cache holds, direct mapped (not measured: enough for a "
                                            "kernel's parameter lines)"),
             "imc_miss_ns": Key(float, between(0, 100_000),
-                                 default=0.0, doc="nanoseconds from a warp's arrival at an instruction whose constant operand "
-                                                  "misses its sub-partition's immediate-constant cache until the line is there "
-                                                  "and it may issue (Nsight Compute: imc_miss), in cycles at clock_mhz (the "
-                                                  "line comes from the memory side: Nsight Compute's runs at its lower clock "
-                                                  "see fewer cycles); the cache starts every launch empty and its warps share "
-                                                  "it; 0: always hits"),
+                                 default=0.0, doc="nanoseconds from a warp's arrival at an instruction whose constant "
+                                                  "operand misses its sub-partition's immediate-constant cache until "
+                                                  "the line is there and it may issue (Nsight Compute: imc_miss), in "
+                                                  "cycles at clock_mhz (the line comes from the memory side: Nsight "
+                                                  "Compute's runs at its lower clock see fewer cycles); the cache "
+                                                  "starts every launch empty and its warps share it; 0: always hits"),
             "ldc_miss_ns": Key(float, between(0, 100_000),
-                                 default=0.0, doc="nanoseconds an LDC waits, beyond its latency, for a line its SM's LDC cache "
-                                                  "lacks, in cycles at clock_mhz (the cache starts every launch empty; its "
-                                                  "sub-partitions share it); 0: always hits"),
+                                 default=0.0, doc="nanoseconds an LDC waits, beyond its latency, for a line its SM's "
+                                                  "LDC cache lacks, in cycles at clock_mhz (the cache starts every "
+                                                  "launch empty; its sub-partitions share it); 0: always hits"),
             "gpu_misses": Key(int, between(0, 4096),
-                                default=0, doc="constant line requests (a sub-partition's immediate-constant cache's or "
-                                               "an SM's LDC cache's) the whole GPU has in flight at once: a miss finding "
-                                               "them all taken waits for the first to come back (tools/"
-                                               "constant_congestion.py: a miss while 132 SMs start together takes twice its "
-                                               "time, with 66 or later not); 0: no limit"),
+                                default=0, doc="constant line requests (a sub-partition's immediate-constant cache's "
+                                               "or an SM's LDC cache's) the whole GPU has in flight at once: a miss "
+                                               "finding them all taken waits for the first to come back "
+                                               "(tools/constant_congestion.py: a miss while 132 SMs start together "
+                                               "takes twice its time, with 66 or later not); 0: no limit"),
         },
         "fetch": {
             "enabled": Key(bool, default=False, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
-            "line_bytes": Key(int, between(16, 4096), default=128, doc="instruction cache line; SASS instructions are 16 bytes"),
-            "l0": {"size_kb": Key(float, between(0.125, 4096), default=32, doc="L0 instruction cache per sub-partition"),
+            "line_bytes": Key(int, between(16, 4096), default=128,
+                doc="instruction cache line; SASS instructions are 16 bytes"),
+            "l0": {"size_kb": Key(float, between(0.125, 4096), default=32,
+                doc="L0 instruction cache per sub-partition"),
                    "ways": Key(int, between(1, 64), default=4, doc="associativity (LRU)")},
             "l1": {"size_kb": Key(float, between(0.125, 65536), default=128, doc="L1 instruction cache per SM"),
                    "ways": Key(int, between(1, 64), default=8, doc="associativity (LRU)"),
                    "line_cycles": Key(int, positive,
-                                        default=16, doc="cycles the sub-partition's fetch path takes per line from here")},
-            "l2_line_cycles": Key(int, positive, default=40, doc="cycles per line that misses the L1 instruction cache"),
+                                        default=16, doc="cycles the sub-partition's fetch path takes per line from "
+                                                        "here")},
+            "l2_line_cycles": Key(int, positive, default=40, doc="cycles per line that misses the L1 instruction "
+                                                                 "cache"),
             "redirect_next_line_cycles": Key(int, between(0, 64),
-                                               default=0, doc="after a taken branch, cycles from the warp's resumption until "
-                                                              "the line after its target's reaches it (a target late in its "
-                                                              "line waits for it)"),
+                                               default=0, doc="after a taken branch, cycles from the warp's "
+                                                              "resumption until the line after its target's reaches "
+                                                              "it (a target late in its line waits for it)"),
             "flushed_first_line_ns": Key(float, between(0, 100_000),
-                                           default=0.0, doc="with host.caches_flushed (Nsight Compute's runs), nanoseconds "
-                                                            "a sub-partition's first code line of the launch takes beyond its "
-                                                            "line time, in cycles at clock_mhz (tools/kernel_ends.py: about "
-                                                            "190 cycles of no_instruction at each warp's start, 7 without the "
+                                           default=0.0, doc="with host.caches_flushed (Nsight Compute's runs), "
+                                                            "nanoseconds a sub-partition's first code line of the "
+                                                            "launch takes beyond its line time, in cycles at "
+                                                            "clock_mhz (tools/kernel_ends.py: about 190 cycles of "
+                                                            "no_instruction at each warp's start, 7 without the "
                                                             "flush); 0: none"),
         },
     },
     "host": {
         "caches_flushed": Key(bool, default=False, doc="the launch finds every cache empty, as under Nsight Compute "
-                                                         "(--cache-control all): the first access to any data goes to DRAM; "
-                                                         "else the host's copies sit in L2 (memory.l2.host_copy_latency)"),
+                                                       "(--cache-control all): the first access to any data goes to "
+                                                       "DRAM; else the host's copies sit in L2 "
+                                                       "(memory.l2.host_copy_latency)"),
         "profiler_clock_mhz": Key(float, between(0, 100_000),
-                                    default=0.0, doc="the SM clock Nsight Compute locks the GPU to (--clock-control base); "
-                                                     "`validate` simulates the runs it compares with ncu's cycles at this "
-                                                     "clock with caches flushed (0: clock_mhz)"),
+                                    default=0.0, doc="the SM clock Nsight Compute locks the GPU to (--clock-control "
+                                                     "base); `validate` simulates the runs it compares with ncu's "
+                                                     "cycles at this clock with caches flushed (0: clock_mhz)"),
         "event_overhead": Key(int, non_negative,
-                                default=0, doc="cycles that CUDA events around a launch sequence measure beyond its kernels' "
-                                               "own time (the event records and the host's launch of the first kernel); "
-                                               "added to the simulated cycles wherever they are compared with an event-timed "
-                                               "run, never to the cycles of a run"),
+                                default=0, doc="cycles that CUDA events around a launch sequence measure beyond its "
+                                               "kernels' own time (the event records and the host's launch of the "
+                                               "first kernel); added to the simulated cycles wherever they are "
+                                               "compared with an event-timed run, never to the cycles of a run"),
         "stream_start_delay": Key(int, non_negative,
-                                    default=0, doc="cycles later that the kernels of a launch sequence in S > 1 streams "
-                                                   "start, per stream beyond the first: each stream waits for the start "
-                                                   "event as the references' timing holds it (calibrate.record.timed_"
-                                                   "sequence; tools/stream_events.py)"),
+                                    default=0, doc="cycles later that the kernels of a launch sequence in S > 1 "
+                                                   "streams start, per stream beyond the first: each stream waits for "
+                                                   "the start event as the references' timing holds it "
+                                                   "(calibrate.record.timed_sequence; tools/stream_events.py)"),
         "stream_join": Key(int, non_negative,
-                             default=0, doc="cycles that joining each further stream's end to the stop event costs, one "
-                                            "join at a time in the order the streams finish (tools/stream_events.py); "
-                                            "like event_overhead, only in event-timed comparisons"),
+                             default=0, doc="cycles that joining each further stream's end to the stop event costs, "
+                                            "one join at a time in the order the streams finish "
+                                            "(tools/stream_events.py); like event_overhead, only in event-timed "
+                                            "comparisons"),
     },
     "simt": {
         "stack_depth": Key(int, between(1, 1024), default=32, doc="SIMT stack entries per warp; deeper nesting faults"),
         "call_depth": Key(int, between(1, 1024),
-                            default=64, doc="nested device-function calls per thread (recursion depth); a deeper call faults"),
+                            default=64, doc="nested device-function calls per thread (recursion depth); a deeper call "
+                                            "faults"),
         "divergence_policy": Key(str, one_of(*POLICY_NAMES),
                                    default="fewer-first", doc="which side of a divergent branch runs first"),
         "memcheck": Key(str, one_of("fault", "report"),
-                          default="fault", doc="an out-of-bounds or misaligned access: fault stops the run there (exit 3); "
-                                               "report lists every one as compute-sanitizer does (kernel, block, thread, pc, "
-                                               "address, size, the nearest buffer), reads zeros, drops the writes and runs on "
-                                               "(simt-sim run --memcheck; docs/api.md)"),
+                          default="fault", doc="an out-of-bounds or misaligned access: fault stops the run there "
+                                               "(exit 3); report lists every one as compute-sanitizer does (kernel, "
+                                               "block, thread, pc, address, size, the nearest buffer), reads zeros, "
+                                               "drops the writes and runs on (simt-sim run --memcheck; docs/api.md)"),
     },
     "limits": {
-        "max_warp_instructions": Key(int, positive_up_to(MAX_CONFIG_VALUE), default=50_000_000, doc="stop with an error after this many"),
-        "max_cycles": Key(int, positive_up_to(MAX_CONFIG_VALUE), default=1_000_000_000, doc="stop with an error after this many cycles"),
+        "max_warp_instructions": Key(int, positive_up_to(MAX_CONFIG_VALUE), default=50_000_000,
+            doc="stop with an error after this many"),
+        "max_cycles": Key(int, positive_up_to(MAX_CONFIG_VALUE), default=1_000_000_000,
+            doc="stop with an error after this many cycles"),
         "host_memory_mib": Key(int, bounded(64, 1 << 22, "MiB: 64 MiB to 4 TiB"),
-                                 default=8192, doc="the run's host-memory budget: what its buffers (input, global memory and "
-                                                   "output copies), module globals, resident blocks' registers, shared and local "
-                                                   "memory, SIMT stacks, the timing model's caches and the kept history "
-                                                   "(history_rows) need is estimated before anything is allocated; a run over "
-                                                   "it stops with exit 2 naming the largest parts (docs/errors.md)"),
+                                 default=8192, doc="the run's host-memory budget: what its buffers (input, global "
+                                                   "memory and output copies), module globals, resident blocks' "
+                                                   "registers, shared and local memory, SIMT stacks, the timing "
+                                                   "model's caches and the kept history (history_rows) need is "
+                                                   "estimated before anything is allocated; a run over it stops with "
+                                                   "exit 2 naming the largest parts (docs/errors.md)"),
         "history_rows": Key(int, bounded(0, 1 << 31, "rows of the kept history"),
-                              default=4_000_000, doc="mask-history rows (one per issued warp-instruction) and divergence events a "
-                                                     "run keeps for --masks / --json / the API, the first ones in issue order; the "
-                                                     "rest are counted, not kept (the JSON says how many: history_complete, "
-                                                     "history_dropped). Counted in host_memory_mib at 128 bytes a row"),
+                              default=4_000_000, doc="mask-history rows (one per issued warp-instruction) and "
+                                                     "divergence events a run keeps for --masks / --json / the API, "
+                                                     "the first ones in issue order; the rest are counted, not kept "
+                                                     "(the JSON says how many: history_complete, history_dropped). "
+                                                     "Counted in host_memory_mib at 128 bytes a row"),
         "wall_seconds": Key(float, between(0, 1e9),
-                              default=30.0, doc="stop with a runtime error (exit 3) after this many seconds of host time in "
-                                                "the engine, counted from its first slice (after the JIT compile); 0: no limit. "
-                                                "An endless kernel loop stops here (docs/errors.md)"),
+                              default=30.0, doc="stop with a runtime error (exit 3) after this many seconds of host "
+                                                "time in the engine, counted from its first slice (after the JIT "
+                                                "compile); 0: no limit. An endless kernel loop stops here "
+                                                "(docs/errors.md)"),
     },
 }
 
@@ -1029,6 +1072,9 @@ def apply_override(data: dict, item: str) -> None:
         raise InputError(f"--set expects key=value, found {item!r}")
     key, _, raw = item.partition("=")
     parts = key.strip().split(".")
+    if parts == ["base"]:
+        raise InputError("--set base: a base config is read when a config file loads; write a file with "
+                         "`base: NAME` and the keys to change, and pass it to --config")
     node = data
     for part in parts[:-1]:
         node = node.setdefault(part, {})
