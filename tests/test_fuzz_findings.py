@@ -98,3 +98,12 @@ def test_a_pair_at_the_last_register_has_its_row(tmp_path):
                            ROOT / "programs" / "v-vote")
     ref = fuzz.run_listing(*listing_with("v-vote", {}), ROOT / "programs" / "v-vote")
     assert all((res.buffers[k] == ref.buffers[k]).all() for k in ref.buffers)
+
+
+def test_tool_output_that_is_not_utf8_is_read_not_raised():
+    """fuzz seed 0 input 1031 (long profile, a cubin with garbage bytes): nvdisasm printed a byte
+    that is not UTF-8 and reading its output raised UnicodeDecodeError; now the bytes read as
+    U+FFFD and the listing's own checks refuse the cubin (exit 2)."""
+    from simt_sim.frontend.sass import _run
+    r = _run([sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'ok \\xa0 \\xff end')"], "a tool")
+    assert r.stdout == "ok \ufffd \ufffd end"

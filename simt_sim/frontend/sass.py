@@ -193,7 +193,10 @@ def tools_available() -> bool:
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, cwd=cwd)
+        # a damaged cubin can make nvdisasm print bytes that are not UTF-8 (symbol names): decode them
+        # as U+FFFD, so the listing's own checks report the damage instead of a UnicodeDecodeError
+        return subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                              timeout=TOOL_TIMEOUT_S, cwd=cwd)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise InputError(f"{what} did not run ({e})") from None
 
