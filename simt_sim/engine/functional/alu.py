@@ -382,7 +382,9 @@ def quotient_error(op, a, b):
         if 0.0 < a < TINY64:
             # a - d*d falls below the subnormals for a tiny a: take its sign from a * 2^1200 and
             # its root d * 2^600 (both exact; __dsqrt_rd of 2^-1020..: generated corpus k08513)
-            big = a * 2.0 ** 600 * 2.0 ** 600
+            # (math.ldexp: compiled, `a * 2.0 ** 600 * 2.0 ** 600` lost a subnormal a's error sign,
+            # so sqrt.rz/rm/rp of a subnormal rounded to nearest; generated corpus k00623 k01029)
+            big = math.ldexp(a, 1200)
             s = math.sqrt(big)
             return d, fma64(-s, s, big)
         return d, fma64(-d, d, a)                     # sign of a - d*d = sign of sqrt(a) - d
