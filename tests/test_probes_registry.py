@@ -35,8 +35,6 @@ def test_every_probe_declares_its_kernels_keys_rows_and_recording(name):
         assert p.recording.parent.name in doc["device"].lower(), "references/<gpu>/ names the recording's GPU"
     recorded = p.recorded()
     assert set(recorded) == set(p.rows()), "every function x set is recorded, nothing else"
-    names = getattr(p.module, "FIGURE_NAMES", None)
-    assert all(len(v) == len(names) for v in recorded.values())
     assert set(p.fit_rows) <= set(p.rows()) and set(p.checks) <= set(p.rows())
 
 
@@ -58,7 +56,7 @@ def test_the_value_a_probe_fits_is_the_configs(name, key):
 def test_a_probes_checked_rows_match_its_recording(name):
     p = get(name)
     for row, rec, model in p.replay(rows=tuple(p.checks)):
-        assert model == pytest.approx(rec, rel=p.checks[row]), row
+        assert model == pytest.approx(rec, rel=p.checks[row], nan_ok=True), row
 
 
 @pytest.mark.slow
@@ -66,7 +64,10 @@ def test_a_probes_checked_rows_match_its_recording(name):
 def test_every_row_of_a_probe_replays(name):
     p = get(name)
     for row, rec, model in p.replay():
-        assert len(model) == len(rec) and all(math.isfinite(v) and v > 0 for v in model), (row, model)
+        assert len(model) == len(rec), row
+        # a figure the probe does not have for a row (nan: that side does not run) is missing in both
+        assert [math.isnan(v) for v in model] == [math.isnan(v) for v in rec], (row, rec, model)
+        assert all(v > 0 for v in model if not math.isnan(v)), (row, model)
 
 
 def cli(*args):

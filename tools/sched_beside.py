@@ -3,7 +3,7 @@
 there, beside warps that can always issue: on the GPU (--gpu) and in the simulator (default).  On
 sub-partition 0 one warp (slot 0, 1 or 3) runs dependent LDS, L1-hit LDG or FFMA chains while 0 to
 3 other warps run independent FFMAs (tools/kernels/sched_beside.cu, its PTX and the committed
-cubin beside it).  tools/hmma_beside.py found a dependent LDS chain 3 times slower on the H100
+cubin beside it).  Probe hmma_beside (simt-sim probe hmma_beside) found a dependent LDS chain 3 times slower on the H100
 than in the model beside three FFMA warps.  Printed: the chain warp's cycles per load (per FFMA),
 and the FFMA warps' cycles per FFMA of the sub-partition.
 

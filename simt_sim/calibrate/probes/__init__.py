@@ -24,6 +24,8 @@ REGISTERED = (
     "xu_rate", "hmma_rate", "ldc_latency",
     # shared memory
     "lds_conflict", "shared_rate",
+    # one warp's work beside its sub-partition's busy neighbours
+    "hmma_beside", "mio_beside", "store_beside",
 )
 
 

@@ -15,9 +15,10 @@ A probe module (simt_sim/calibrate/probes/NAME.py) declares:
                 decide them): --fit picks the candidate whose model comes closest to the recording
     CHECKS      {row: relative tolerance}: rows whose figures the model must match
                 (tests/test_probes_registry.py)
-    BUFFERS     {name: (dtype, words)}: the kernel's buffers, zeroed before each launch
-    launch_of(name, set) -> (threads, args)   one block's threads and the kernel's arguments
-                (a buffer's name stands for the buffer)
+    BUFFERS     {name: (dtype, words) zeroed, or an array}: the kernel's buffers, fresh each launch
+    launch_of(name, set[, case]) -> (threads, args)   one block's threads and the kernel's
+                arguments (a buffer's name stands for the buffer); with CASES, one launch per case
+                and the row's figures in their order
     figures(outputs, name, set) -> [figures]  from the buffers after the launch (GPU or model)
     HEADER      the recording's other fields (what the figures mean), beside probe and device
 """
@@ -115,6 +116,11 @@ def run_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrid
     return simulate([launch] * launches, buffers, cfg).buffers
 
 
+def fresh(spec) -> np.ndarray:
+    """A buffer for one launch: (dtype, words) zeroed, or a copy of the array given."""
+    return np.zeros(spec[1], spec[0]) if isinstance(spec, tuple) else np.array(spec, copy=True)
+
+
 class Probe:
     """A probe module's declarations, and what the runner and the test do with them."""
 
@@ -149,27 +155,40 @@ class Probe:
         """{"FUNCTION / SET": [figures]} as recorded."""
         return self.document()[self.module.FIGURES]
 
+    def cases(self) -> list:
+        """CASES: the launches one row's figures come from, one after another (one launch each,
+        launch_of(name, set, case)); without CASES one launch."""
+        return list(getattr(self.module, "CASES", [None]))
+
+    def launch_of(self, function: str, active, case):
+        return self.module.launch_of(function, active) if case is None else self.module.launch_of(function, active, case)
+
     def simulated(self, row: str, overrides=()) -> list[float]:
-        """The model's figures of one row: one block on one SM of h100 (plus `overrides`)."""
+        """The model's figures of one row: one block on one SM of h100 (plus `overrides`) per case."""
         key = (row, tuple(overrides))
         if key not in self._cache:
             function, label = row.split(" / ", 1)
             if function not in self.functions or label not in self.sets:
                 raise InputError(f"probe {self.name}: no row {row!r}")
-            active = self.sets[label]
-            threads, args = self.module.launch_of(function, active)
-            bufs = {n: np.zeros(words, dtype) for n, (dtype, words) in self.module.BUFFERS.items()}
-            out = run_block(self.ptx, function, threads, args, bufs, overrides)
-            self._cache[key] = [float(v) for v in self.module.figures(out, function, active)]
+            active, figures = self.sets[label], []
+            for case in self.cases():
+                threads, args = self.launch_of(function, active, case)
+                bufs = {n: fresh(spec) for n, spec in self.module.BUFFERS.items()}
+                out = run_block(self.ptx, function, threads, args, bufs, overrides)
+                figures += [float(v) for v in self.module.figures(out, function, active)]
+            self._cache[key] = figures
         return self._cache[key]
 
     def gpu_launch(self, cp, f, function: str, active) -> list[float]:
-        """One launch of a function on the GPU (cupy), its figures."""
-        threads, args = self.module.launch_of(function, active)
-        bufs = {n: cp.zeros(words, dtype) for n, (dtype, words) in self.module.BUFFERS.items()}
-        f((1,), (threads,), tuple(bufs[a] if isinstance(a, str) else a for a in args))
-        cp.cuda.runtime.deviceSynchronize()
-        return self.module.figures({n: b.get() for n, b in bufs.items()}, function, active)
+        """One launch of a function on the GPU (cupy) per case, their figures."""
+        figures = []
+        for case in self.cases():
+            threads, args = self.launch_of(function, active, case)
+            bufs = {n: cp.asarray(fresh(spec)) for n, spec in self.module.BUFFERS.items()}
+            f((1,), (threads,), tuple(bufs[a] if isinstance(a, str) else a for a in args))
+            cp.cuda.runtime.deviceSynchronize()
+            figures += self.module.figures({n: b.get() for n, b in bufs.items()}, function, active)
+        return figures
 
     def replay(self, overrides=(), rows=None) -> list[tuple[str, list[float], list[float]]]:
         """(row, recorded figures, the model's) for `rows` (default: all)."""

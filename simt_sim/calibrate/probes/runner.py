@@ -30,10 +30,11 @@ def add_arguments(parser) -> None:
 
 def list_lines() -> list[str]:
     from simt_sim.calibrate.probes import all_probes
-    lines = []
-    for p in all_probes():
+    lines, probes = [], all_probes()
+    width = max(len(p.name) for p in probes) + 1
+    for p in probes:
         keys = ", ".join(p.keys) if p.keys else "no key (a check of the model)"
-        lines.append(f"{p.name:<16} {p.meaning}  [keys: {keys}]")
+        lines.append(f"{p.name:<{width}} {p.meaning}  [keys: {keys}]")
     return lines
 
 
