@@ -229,9 +229,10 @@ def run_study(root: Path, study: Study, gpu: str = "h100", isa: str | None = Non
             "measure": study.measure, "isa": modes.pop() if len(modes) == 1 else "mixed", "rows": rows, "summary": summarize(rows)}
 
 
-def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8) -> list[Path]:
+def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8, progress=None) -> list[Path]:
     """For every variant that has a base other than itself: its execution history and its base's
-    as two panels on one cycle axis (the first max_warps warps), out_dir/VARIANT.png."""
+    as two panels on one cycle axis (the first max_warps warps), out_dir/VARIANT.png (progress:
+    told of each picture drawn, observe/progress.steps)."""
     from simt_sim.observe.plots import side_by_side_histories
     out_dir.mkdir(parents=True, exist_ok=True)
     runs: dict[str, object] = {}
@@ -242,9 +243,7 @@ def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8
         return runs[v.name]
     by_name = {v.name: v for v in study.variants}
     paths = []
-    for v in study.variants:
-        if v.base == v.name:
-            continue
+    for v in steps([v for v in study.variants if v.base != v.name], progress, lambda v: f"{v.name}.png"):
         base = by_name[v.base]
         path = out_dir / (re.sub(r"[^A-Za-z0-9._-]+", "-", v.name).strip("-") + ".png")
         side_by_side_histories([run(base), run(v)], [f"{base.name} (base)", v.name], path, max_warps=max_warps,

@@ -656,7 +656,7 @@ def cmd_study(ns) -> int:
         write_atomic(ns.json, json.dumps(doc, indent=1, default=float))
     if ns.csv:
         write_atomic(ns.csv, S.to_csv(doc))
-    pictures = S.history_pictures(root, spec, Path(ns.pictures)) if ns.pictures else []
+    pictures = S.history_pictures(root, spec, Path(ns.pictures), progress=step_lines(ns.quiet)) if ns.pictures else []
     if ns.plot:
         from simt_sim.observe.plots import speedup_plot
         speedup_plot(doc["rows"], ns.plot, title=doc["title"])
