@@ -375,7 +375,13 @@ def quotient_error(op, a, b):
     result minus the rounded one (from the exact remainder, an error-free transformation)."""
     if op == E.OP_DIV:
         d = a / b
-        r = fma64(-d, b, a)                           # exact remainder a - d*b
+        if a != 0.0 and (abs(d) < TINY64 or abs(a) < TINY64):
+            # a - d*b falls below the subnormals for a tiny a or quotient: its sign from a and d
+            # scaled by 2^600 (exact; |a| < 4 when d is tiny, d < 2^424 when a is; __ddiv_rd with
+            # a subnormal quotient: generated corpus k07222)
+            r = fma64(-math.ldexp(d, 600), b, math.ldexp(a, 600))
+        else:
+            r = fma64(-d, b, a)                       # exact remainder a - d*b
         return d, (r if b > 0.0 else -r)
     if op == E.OP_SQRT:
         d = math.sqrt(a)
