@@ -200,3 +200,19 @@ def test_set_cannot_change_the_base():
     """A base is laid under a file when it loads; --set base=... would change nothing, so it is refused."""
     with pytest.raises(InputError, match="--set base: a base config is read when a config file loads"):
         C.load_config("h200", ["base=a100"])
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"warp_size": 65}, "warp_size must be between 1 and 64 (found 65)"),
+    ({"policy": "random"}, "simt.divergence_policy must be one of fewer-first, fallthrough-first, taken-first"),
+    ({"stack_depth": 0}, "simt.stack_depth must be between 1 and 1024 (found 0)"),
+    ({"memcheck": "off"}, "simt.memcheck must be one of fault, report"),
+    ({"history_rows": -1}, "limits.history_rows must be between 0 and"),
+    ({"warp_size": 8.5}, "warp_size expected int, found float 8.5"),
+])
+def test_launch_settings_are_checked_by_the_key_declarations(settings, message):
+    """LaunchConfig (the API's functional runs without a GPU config) has no bounds of its own."""
+    import numpy as np
+    C.LaunchConfig(warp_size=np.int64(8), wall_seconds=None).validate()
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        C.LaunchConfig(**settings).validate()

@@ -6,6 +6,7 @@ impossible value is reported with file:line:column.
 from __future__ import annotations
 
 import copy
+import numbers
 from dataclasses import dataclass, field, replace
 from typing import Any
 from pathlib import Path
@@ -871,18 +872,14 @@ class LaunchConfig:
     memcheck: str = DEFAULTS["simt"]["memcheck"]     # "fault" or "report" (simt.memcheck)
 
     def validate(self) -> None:
-        if not 1 <= self.warp_size <= 64:
-            raise InputError(f"warp_size must be between 1 and 64, got {self.warp_size}")
-        if self.policy not in POLICY_NAMES:
-            raise InputError(f"divergence policy must be one of {', '.join(POLICY_NAMES)}, got {self.policy!r}")
-        if self.stack_depth < 1:
-            raise InputError("stack_depth must be at least 1")
-        if self.call_depth < 1:
-            raise InputError("call_depth must be at least 1")
-        if self.memcheck not in ("fault", "report"):
-            raise InputError(f"memcheck must be fault or report, got {self.memcheck!r}")
-        if self.wall_seconds is not None and not 0 <= self.wall_seconds <= 1e9:
-            raise InputError(f"wall_seconds must be between 0 and 1e9, got {self.wall_seconds}")
+        """Each setting against its config key's declaration (LAUNCH_KEYS): type and bounds."""
+        for attr, dotted in LAUNCH_KEYS.items():
+            value = getattr(self, attr)
+            if value is None and attr == "wall_seconds":
+                continue
+            problem = check_value(dotted, value)
+            if problem:
+                raise InputError(f"{dotted} {problem}")
 
     def wall_budget(self) -> float:
         """The run's wall-clock budget in seconds (0: none): wall_seconds, or the schema's default
@@ -900,6 +897,38 @@ class LaunchConfig:
                                             "host_memory_mib": self.host_memory_mib,
                                             "history_rows": self.history_rows}})
         return GPUConfig("launch", "<launch settings>", data)
+
+
+# LaunchConfig's settings and the config keys whose declarations check them
+LAUNCH_KEYS = {"warp_size": "warp_size", "stack_depth": "simt.stack_depth", "call_depth": "simt.call_depth",
+               "policy": "simt.divergence_policy", "memcheck": "simt.memcheck",
+               "max_warp_insts": "limits.max_warp_instructions", "wall_seconds": "limits.wall_seconds",
+               "max_resident_blocks": "sm.max_resident_blocks", "num_sms": "num_sms",
+               "shared_memory": "sm.shared_memory", "host_memory_mib": "limits.host_memory_mib",
+               "history_rows": "limits.history_rows"}
+
+
+def key_of(dotted: str) -> Key:
+    """The declaration of a config key by its dotted name (KeyError: no such key)."""
+    node = SCHEMA
+    for part in dotted.split("."):
+        node = node[part]
+    if not isinstance(node, Key):
+        raise KeyError(dotted)
+    return node
+
+
+def check_value(dotted: str, value) -> str | None:
+    """What is wrong with `value` for key `dotted` (its declared type and bounds), or None."""
+    spec = key_of(dotted)
+    kinds = spec.kind if isinstance(spec.kind, tuple) else (spec.kind,)
+    # numbers as Python's and numpy's alike (an API caller's np.int64); a bool is no number here
+    accepted = tuple({int: numbers.Integral, float: numbers.Real}.get(k, k) for k in kinds)
+    ok = isinstance(value, accepted) and not (isinstance(value, bool) and bool not in kinds)
+    if not ok:
+        return f"expected {' or '.join(k.__name__ for k in kinds)}, found {type(value).__name__} {value!r}"
+    problem = spec.check(value) if spec.check else None
+    return f"{problem} (found {value!r})" if problem else None
 
 
 def config_path(name_or_path: str, relative_to: Path | None = None) -> Path:
