@@ -285,6 +285,8 @@ CLASSES_F64 = {
     "k04405": "div.rn.f64 by 0d8000000000000000 beside an integer immediate of the same bits (d0)",
     "k02904": "-0.0 literal beside an integer immediate of the same bits: the sign of d0 (d0)",
     "k03618": "mul.rz.f64 of -0.0 and a NaN literal: ptxas's DMUL.RZ RZ, -QNAN gives the negated NaN (d0)",
+    "k00623": "__dsqrt_rz of a subnormal d0, compiled engine (d0)",
+    "k07222": "__ddiv_rd of a subnormal d0: the remainder below the subnormals (d0)",
 }
 
 NEG_ZERO_PTX = HEAD + """.visible .entry k(.param .u64 p)
