@@ -88,13 +88,17 @@ def test_the_notice_comes_before_a_cold_compile_only(tmp_path, monkeypatch):
     call = N.EngineCall(numba.njit(cache=True)(loop.py_func), "timed SASS runs", stream=warm)
     assert call(np.arange(4)) == 18 and call(np.arange(4)) == 18
     assert warm.getvalue() == ""                           # a warm cache: nothing
-    N.set_enabled(False)                                   # run --quiet
-    try:
+    with N.silenced():                                     # run --quiet
         quiet = io.StringIO()
         N.EngineCall(loop, "functional PTX runs", stream=quiet)(np.arange(4.0))
         assert quiet.getvalue() == ""
-    finally:
-        N.set_enabled(True)
+    assert N._enabled                                      # restored after the run
+
+
+def test_run_quiet_silences_the_notice_for_its_own_run_only(capsys):
+    assert N._enabled
+    assert main(VEC_ADD + ["--functional", "--quiet"]) == 0
+    assert N._enabled
 
 
 def test_the_estimate_is_the_last_measured_compile(tmp_path):

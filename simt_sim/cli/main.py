@@ -292,9 +292,13 @@ def cmd_run(ns) -> int:
     program, grid, block, args, specs, config, expect, dyn = prepare_run(ns)
     check_show(ns.show, specs)
     check_applicable(ns)
-    if ns.quiet:
-        from simt_sim.run.compile_notice import set_enabled
-        set_enabled(False)
+    from simt_sim.run.compile_notice import silenced
+    with silenced(ns.quiet):           # --quiet: no compile notice either
+        return run_checked(ns, program, grid, block, args, specs, config, expect, dyn)
+
+
+def run_checked(ns, program, grid, block, args, specs, config, expect, dyn) -> int:
+    """`simt-sim run` once its options are checked: the config overrides, the buffers, the run."""
     if ns.scheduler:
         config = config.with_overrides([f"scheduler.policy={ns.scheduler}"])
     if ns.memcheck:

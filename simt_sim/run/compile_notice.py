@@ -17,6 +17,7 @@ cache (COMPILE_TIMES) so that the next cold compile's estimate is this machine's
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -32,10 +33,21 @@ TICK_SECONDS = 5.0
 _enabled = True
 
 
-def set_enabled(flag: bool) -> None:
-    """Turn the notice on or off for this process (`simt-sim run --quiet` turns it off)."""
+def set_enabled(flag: bool) -> bool:
+    """Turn the notice on or off for this process; -> the setting before."""
     global _enabled
-    _enabled = bool(flag)
+    before, _enabled = _enabled, bool(flag)
+    return before
+
+
+@contextlib.contextmanager
+def silenced(quiet: bool = True):
+    """No notice inside the block when `quiet` (`simt-sim run --quiet`); the setting is restored after."""
+    before = set_enabled(_enabled and not quiet)
+    try:
+        yield
+    finally:
+        set_enabled(before)
 
 
 def needs_compile(dispatcher, args) -> bool:
