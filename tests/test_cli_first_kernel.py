@@ -166,7 +166,17 @@ def test_without_jit_nothing_is_announced(tmp_path):
 # ---- b) what a run cannot apply ---------------------------------------------------------------
 
 def test_the_functional_keys_are_what_launch_config_reads():
+    from simt_sim.machine.config import GPUConfig, load_config
+    asked = set()
+
+    class Recording(GPUConfig):
+        def get(self, dotted, default=None):
+            asked.add(dotted)
+            return super().get(dotted, default)
+    cfg = load_config("h100")
+    Recording(cfg.name, cfg.path, cfg.data).launch_config()
     keys = functional_keys()
+    assert keys == asked | {"name", "description", "sources"}
     assert {"warp_size", "num_sms", "simt.divergence_policy", "simt.stack_depth", "limits.max_warp_instructions",
             "limits.wall_seconds", "sm.shared_memory"} <= keys
     assert not keys & {"scheduler.policy", "scheduler.issue_width", "memory.l1.latency", "limits.max_cycles"}

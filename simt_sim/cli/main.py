@@ -325,19 +325,10 @@ def check_show(names: list[str], specs) -> None:
 
 
 def functional_keys() -> set[str]:
-    """The config keys a functional run reads: those GPUConfig.launch_config() asks for (recorded
-    as it asks, so that the list follows the code), and the config's name and description."""
-    from simt_sim.machine.config import GPUConfig, load_config
-    asked: set[str] = set()
-
-    class Recording(GPUConfig):
-        def get(self, dotted, default=None):
-            asked.add(dotted)
-            return super().get(dotted, default)
-
-    cfg = load_config("h100")
-    Recording(cfg.name, cfg.path, cfg.data).launch_config()
-    return asked | {"name", "description", "sources"}
+    """The config keys a functional run reads: the launch settings' keys (machine/config.LAUNCH_KEYS,
+    what GPUConfig.launch_config() reads), and the config's name, description and sources."""
+    from simt_sim.machine.config import LAUNCH_KEYS
+    return set(LAUNCH_KEYS.values()) | {"name", "description", "sources"}
 
 
 def timing_only_keys(items: list[str]) -> list[str]:
