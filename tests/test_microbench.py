@@ -135,7 +135,7 @@ def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
 
 
 def test_a_queued_store_reads_its_data_when_it_issues_not_when_it_enters_the_pipe():
-    """sass.memory_queue and the read barrier (tools/store_read.py): each step of a loop issues 0 or 4
+    """sass.memory_queue and the read barrier (probe store_read): each step of a loop issues 0 or 4
     STS.128 (4 passes through the banks each), then a store of x and an FFMA that overwrites x, which
     waits for that store's read barrier.  On the H100 each STS.128 ahead of x adds 11.2 cycles to a
     step with one warp and 34.7 with four warps on one sub-partition: what the pipe takes for it,
@@ -143,90 +143,85 @@ def test_a_queued_store_reads_its_data_when_it_issues_not_when_it_enters_the_pip
     whose queued instructions read their sources at issue (`operand_read_latency` after it), adds
     9.3 and 35.9 (stop 44: 11.8 and 32.1; reading them when each store enters the pipe gave 17.5
     and 44, as the FFMA then waits for the STS.128 ahead to pass every step).  The lone warp's 9.3
-    is 17% short since x's 4-pass STS.32 holds it 8 cycles, 2 a pass as tools/shared_rate.py's
+    is 17% short since x's 4-pass STS.32 holds it 8 cycles, 2 a pass as probe shared_rate's
     lone conflicted stores measure, not 16 (docs/timing.md)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import store_read as SR
-    hw = json.loads(SR.RECORDED.read_text())["cycles_per_step"]
-    for label, active in (("1 warp", 0x1), ("4 warps, 1 sub-partition", 0x1111)):
+    SR = probes.get("store_read")
+    hw = SR.recorded()
+    for label in ("1 warp", "4 warps, 1 sub-partition"):
         def per_fill(steps):
             return (np.mean(steps("k_sts_fill4")) - np.mean(steps("k_sts_fill0"))) / 4
-        model = per_fill(lambda name: SR.simulated_steps(name, active))
+        model = per_fill(lambda name: SR.simulated(f"{name} / {label}"))
         h100 = per_fill(lambda name: hw[f"{name} / {label}"])
         assert model == pytest.approx(h100, rel=0.2 if label == "1 warp" else 0.1), label
 
 
 def test_a_store_reads_its_data_after_its_address_a_global_one_later_still():
     """sass.store_data_read_cycles and sass.global_store_data_read_cycles (t-opread,
-    tools/store_read.py): a lone warp's loop whose FFMA overwrites the x a store just stored takes
+    probe store_read): a lone warp's loop whose FFMA overwrites the x a store just stored takes
     34.1 cycles a step on the H100 with an STS of x and 36.1 with an STG (37.1 after an STS.128),
     so a global store reads its data 2-3 cycles after a shared one, which itself reads it 2 after
     the address a queued LDS.128 gives up at operand_read_latency (tools/mio_queue.py).  The model
     gives the STS loop within 1.1 cycles and the STG loops with h100.yaml's
     global_store_data_read_cycles 5; with 2 they come out 3 cycles short."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import store_read as SR
-    hw = json.loads(SR.RECORDED.read_text())["cycles_per_step"]
+    SR = probes.get("store_read")
+    hw = SR.recorded()
     sooner = ("sass.global_store_data_read_cycles=2",)
     for name in ("k_sts_fill0", "k_stg_fill0", "k_stg_fill1"):
         h100 = np.mean(hw[f"{name} / 1 warp"])
-        assert np.mean(SR.simulated_steps(name, 0x1)) == pytest.approx(h100, abs=1.1), name
+        assert np.mean(SR.simulated(f"{name} / 1 warp")) == pytest.approx(h100, abs=1.1), name
         if name.startswith("k_stg"):
-            assert np.mean(SR.simulated_steps(name, 0x1, sooner)) < h100 - 2.5, name
+            assert np.mean(SR.simulated(f"{name} / 1 warp", sooner)) < h100 - 2.5, name
 
 
 def test_a_global_stores_data_wait_behind_the_data_of_the_stores_before_it():
-    """sass.global_store_bytes_per_cycle (tools/stg_read.py, recorded on an H200, the H100's SM): a
+    """sass.global_store_bytes_per_cycle (probe stg_read, recorded on an H200, the H100's SM): a
     lone warp's loop of K STG.64 (256 bytes each, issued 4 cycles apart) and two FFMAs overwriting
     their data takes 40.3 / 46.3 / 54.3 / 86.3 cycles a step for K = 1, 2, 4, 8: each store's data
     go through the sub-partition at 32 bytes a cycle after those of the stores before it.  The
     model's steps grow by the H100's 6, 8 and 32 cycles (within 1); reading at issue they grew by
     3, 0 and 17.  With 16 or 32 warps the SM's store port bounds the loop either way (within 5%)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import stg_read as SG
-    hw = json.loads(SG.RECORDED.read_text())["cycles_per_step"]
+    SG = probes.get("stg_read")
+    hw = SG.recorded()
     kernels = ("k_stg1", "k_stg2", "k_stg4", "k_stg8")
 
     def growth(steps):
         return np.diff([steps[k] for k in kernels])
     h100 = growth({k: hw[f"{k} / 1 warp"][0] for k in kernels})
-    assert growth({k: SG.simulated(k, 0x1)[0] for k in kernels}) == pytest.approx(h100, abs=1.0)
-    at_issue = growth({k: SG.simulated(k, 0x1, ("sass.global_store_bytes_per_cycle=0",))[0] for k in kernels})
+    assert growth({k: SG.simulated(f"{k} / 1 warp")[0] for k in kernels}) == pytest.approx(h100, abs=1.0)
+    at_issue = growth({k: SG.simulated(f"{k} / 1 warp", ("sass.global_store_bytes_per_cycle=0",))[0] for k in kernels})
     assert at_issue[-1] < h100[-1] - 10
     for k in ("k_stg4", "k_stg8"):
-        for label, active in (("16 warps", 0xFFFF), ("32 warps", 0xFFFFFFFF)):
-            assert SG.simulated(k, active)[0] == pytest.approx(hw[f"{k} / {label}"][0], rel=0.05), (k, label)
+        for label in ("16 warps", "32 warps"):
+            assert SG.simulated(f"{k} / {label}")[0] == pytest.approx(hw[f"{k} / {label}"][0], rel=0.05), (k, label)
 
 
 def test_global_stores_pass_through_the_banks_shared_accesses_use():
-    """sass.global_store_line_passes (tools/stg_read.py's tile epilogue, recorded on an H200): 16
+    """sass.global_store_line_passes (probe stg_read's tile epilogue, recorded on an H200): 16
     warps each storing their 16 x 16 tile (4 STG.64 of 4 lines each, 4 STS.64) and reading rows of it
     back with conflicted LDS take 895.6 cycles a step, the sum of the shared banks' passes of all of
     it; the SM's store port alone would allow 512.  The model gives 920.0 (32 warps: 1,841 against
     1,768), within 5%; without the stores' passes, 669."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import stg_read as SG
-    hw = json.loads(SG.RECORDED.read_text())["cycles_per_step"]
-    for label, active in (("16 warps", 0xFFFF), ("32 warps", 0xFFFFFFFF)):
+    SG = probes.get("stg_read")
+    hw = SG.recorded()
+    for label in ("16 warps", "32 warps"):
         h100 = hw[f"k_tile_epilogue / {label}"][0]
-        assert SG.simulated("k_tile_epilogue", active)[0] == pytest.approx(h100, rel=0.05), label
-    without = SG.simulated("k_tile_epilogue", 0xFFFF, ("sass.global_store_line_passes=0",))[0]
+        assert SG.simulated(f"k_tile_epilogue / {label}")[0] == pytest.approx(h100, rel=0.05), label
+    without = SG.simulated("k_tile_epilogue / 16 warps", ("sass.global_store_line_passes=0",))[0]
     assert without < 0.8 * hw["k_tile_epilogue / 16 warps"][0]
 
 
 def test_a_shared_stores_data_wait_behind_the_global_stores_before_it():
-    """sass.shared_store_bytes_per_cycle (tools/stg_read.py, recorded on an H200): four warps on one
+    """sass.shared_store_bytes_per_cycle (probe stg_read, recorded on an H200): four warps on one
     sub-partition each storing 4 STG.64 and then 4 STS.64 of the same registers take 215.7 cycles a
     step, 88 more than the STG.64 alone: the shared stores' data wait behind the global ones' in the
     sub-partition's port.  The model gives 191 (within 15%), 159 without the port; a lone warp's
     step 63 against 76.2 (51 without)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import stg_read as SG
-    hw = json.loads(SG.RECORDED.read_text())["cycles_per_step"]
-    for label, active in (("4 warps, 1 sub-partition", 0x1111), ("1 warp", 0x1)):
+    SG = probes.get("stg_read")
+    hw = SG.recorded()
+    for label in ("4 warps, 1 sub-partition", "1 warp"):
         h100 = hw[f"k_stg4_sts4 / {label}"][0]
-        assert SG.simulated("k_stg4_sts4", active)[0] == pytest.approx(h100, rel=0.18), label
-        assert SG.simulated("k_stg4_sts4", active, ("sass.shared_store_bytes_per_cycle=0",))[0] < 0.8 * h100, label
+        assert SG.simulated(f"k_stg4_sts4 / {label}")[0] == pytest.approx(h100, rel=0.18), label
+        assert SG.simulated(f"k_stg4_sts4 / {label}", ("sass.shared_store_bytes_per_cycle=0",))[0] < 0.8 * h100, label
 
 
 def test_a_sub_partition_pays_a_shared_stores_width_and_the_sm_its_bank_conflicts():
@@ -530,7 +525,7 @@ def test_a_dmul_costs_a_lone_warp_one_cycle_a_loop_however_many_its_neighbours()
 
 
 def test_conversions_and_exponentials_among_fmuls_lose_the_h100s_dispatch_cycles():
-    """sass.write_port_units includes sfu (tools/dispatch_stall.py, recorded on the H100): with 8
+    """sass.write_port_units includes sfu (probe dispatch_stall, recorded on the H100): with 8
     warps per sub-partition, 1 or 2 F2F.F64.F32 + DADD or MUFU.EX2 + FADD chains among 8 FMUL
     chains cost the H100 1.3-2 cycles a step beyond their issue slots (Nsight Compute: dispatch
     stalls).  XU results taking the register-file write port as FMA and FP64 ones do brings each
@@ -538,16 +533,15 @@ def test_conversions_and_exponentials_among_fmuls_lose_the_h100s_dispatch_cycles
     (sass.sm_unit_cycles) staggers the 32 warps' starts by their S2R SR_TID.X, 2 cycles a warp,
     2 EX2 + FADD comes out 10% long (20.09 against 18.27; 18.34 without the unit): 8 warps'
     packing on the XU pipe depends on their phase (tools/dmul_phase.py)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import dispatch_stall as DS
-    rec = json.loads(DS.RECORDED.read_text())["cycles_per_step"]
-    eight = DS.THREADS["8 warps/SMSP"]
+    DS = probes.get("dispatch_stall")
+    rec = DS.recorded()
     without = ("sass.write_port_units=[fp32, int, fp64]",)
     short = 0
     for name in ("k_f2f1", "k_f2f2", "k_ex2_1", "k_ex2_2"):
-        h100 = rec[f"{name} / 8 warps/SMSP"][0]
-        assert DS.simulated(name, eight)[0] == pytest.approx(h100, rel=0.11 if name == "k_ex2_2" else 0.05), name
-        short += DS.simulated(name, eight, without)[0] < 0.95 * h100
+        row = f"{name} / 8 warps/SMSP"
+        h100 = rec[row][0]
+        assert DS.simulated(row)[0] == pytest.approx(h100, rel=0.11 if name == "k_ex2_2" else 0.05), name
+        short += DS.simulated(row, without)[0] < 0.95 * h100
     assert short >= 3
 
 
@@ -788,30 +782,29 @@ def test_the_fusion_cuda_core_kernels_mean_block_span_matches_the_h100_at_one_to
 
 
 def test_each_group_reaching_a_bsync_apart_costs_a_lone_warp_the_h100s_switch():
-    """tools/reconverge_groups.py (recorded on an H200): a lone warp whose lanes leave a chain in
+    """Probe reconverge_groups (recorded on an H200): a lone warp whose lanes leave a chain in
     2, 8 or 32 groups, each reaching the chain's BSYNC on its own, spends 17 / 145 / 637 cycles an
     iteration more than when its lanes leave together after the same instructions: about 20 a
     further group.  With sass.group_switch_latency 16 (a BSYNC that leaves its group waiting holds
     the warp that long before the next group runs) the model's cost a further group is within 1.5
     cycles of the H100's (16.0 / 20.4 / 20.5 against 17.0 / 20.7 / 20.5); with the taken-branch
     latency alone (10) it was 10.0 / 14.4 / 14.7."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import reconverge_groups as RG
-    rec = json.loads(RG.RECORDED.read_text())["cycles_per_warp_iteration"]["k_exit_groups / 1 warp"]
+    RG = probes.get("reconverge_groups")
+    rec = RG.recorded()["k_exit_groups / 1 warp"]
 
     def added(row, g):              # split - together over the further groups, cycles a warp-iteration
-        i = RG.GROUPS.index(g)
+        i = RG.module.GROUPS.index(g)
         return (row[2 * i] - row[2 * i + 1]) / (g - 1)
 
-    now = RG.simulated(RG.WARP_SETS["1 warp"])
-    before = RG.simulated(RG.WARP_SETS["1 warp"], ("sass.group_switch_latency=0",))
+    now = RG.simulated("k_exit_groups / 1 warp")
+    before = RG.simulated("k_exit_groups / 1 warp", ("sass.group_switch_latency=0",))
     for g in (2, 8, 32):
         assert added(now, g) == pytest.approx(added(rec, g), abs=1.5), g
         assert added(before, g) < added(rec, g) - 5, g
 
 
 def test_the_lanes_that_go_on_after_a_partial_exit_wait_as_after_a_completed_bsync():
-    """tools/partial_exit.py (recorded on an H200): when 31 or 16 lanes of a warp exit, the others
+    """Probe partial_exit (recorded on an H200): when 31 or 16 lanes of a warp exit, the others
     reach the clock read after the EXIT 8 cycles later than when none exits (21 -> 29 cycles a lone
     warp, 23 -> 31.4 with 16 warps), whether or not the exiting lanes left stores behind.  The model
     holds them sass.reconverge_latency (13) after the EXIT, its stall count being 5: a lone warp's
@@ -819,16 +812,15 @@ def test_the_lanes_that_go_on_after_a_partial_exit_wait_as_after_a_completed_bsy
     7.3 against 8.4 / 8.8 / 8.8: the model's 16 warps, leaving their first constant miss together, cross the EXIT 4 cycles
     later than the H100's in every case, 27.5 against 23.0 where none exits); without it they went
     on at the stall count."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import partial_exit as PE
-    rec = json.loads(PE.RECORDED.read_text())["exit_and_before_cycles"]
-    cases = list(PE.CASES)
+    PE = probes.get("partial_exit")
+    rec = PE.recorded()
+    cases = PE.cases()
 
     def across(row, case):
         return row[2 * cases.index(case)]
 
     for label in ("1 warp", "16 warps"):
-        h100, model = rec[f"k_partial_exit / {label}"], PE.simulated(PE.WARP_SETS[label])
+        h100, model = rec[f"k_partial_exit / {label}"], PE.simulated(f"k_partial_exit / {label}")
         for case in ("no stores, 31 exit", "no stores, 16 exit", "16 stores, 31 exit"):
             none = case.split(",")[0] + ", none exit"
             if label == "1 warp":
@@ -841,16 +833,18 @@ def test_the_lanes_that_go_on_after_a_partial_exit_wait_as_after_a_completed_bsy
 def test_a_group_switchs_wait_is_counted_at_the_instruction_after_the_bsync_as_nsight_compute_does():
     """Nsight Compute counts the wait after a BSYNC that leaves its group waiting at the instruction
     after the BSYNC (CUDA-EC's BSYNC reached by 4.9 groups: 93 cycles there a completion), so the
-    model does: with tools/reconverge_groups.py's 8 groups, the instruction after the chain's BSYNC
+    model does: with probe reconverge_groups' 8 groups, the instruction after the chain's BSYNC
     gains 16 cycles of wait and branch resolving a further group and iteration over the same
     instructions left together; the kernel's total is what the switches cost, counted once."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import reconverge_groups as RG
-    from probe_output import simulate_block
+    import simt_sim
+    RG = probes.get("reconverge_groups")
+    prog = simt_sim.load_program(str(RG.ptx), "k_exit_groups", isa="sass")
 
     def stalls(mode):
-        rows = simulate_block(RG.PTX, "k_exit_groups", 32, RG.args_for("clk", "out", 8, mode), RG.buffers()).stalls_by_pc()
-        return {r["pc"]: r for r in rows}
+        threads, args = RG.launch_of("k_exit_groups", 32, (8, mode))
+        bufs = {n: np.zeros(words, dtype) for n, (dtype, words) in RG.module.BUFFERS.items()}
+        res = simt_sim.simulate(simt_sim.Launch(prog, 1, threads, args), bufs, simt_sim.load_config("h100", ["num_sms=1"]))
+        return {r["pc"]: r for r in res.stalls_by_pc()}
 
     split, together = stalls("split"), stalls("together")
     after = 1 + next(pc for pc, r in split.items() if r["instruction"].startswith("BSYNC"))
@@ -858,10 +852,10 @@ def test_a_group_switchs_wait_is_counted_at_the_instruction_after_the_bsync_as_n
     def switch_cycles(rows):
         return rows[after]["stalls"].get("wait", 0) + rows[after]["stalls"].get("branch_resolving", 0)
 
-    per_switch = (switch_cycles(split) - switch_cycles(together)) / (7 * RG.STEPS)
+    per_switch = (switch_cycles(split) - switch_cycles(together)) / (7 * RG.module.STEPS)
     assert per_switch == pytest.approx(16, abs=1)
     total = sum(r["cycles"] for r in split.values()) - sum(r["cycles"] for r in together.values())
-    assert total / (7 * RG.STEPS) == pytest.approx(20.4, abs=1.5)     # tools/reconverge_groups.py's figure
+    assert total / (7 * RG.module.STEPS) == pytest.approx(20.4, abs=1.5)     # probe reconverge_groups' figure
 
 
 def test_a_constant_operands_first_read_waits_for_its_line_in_the_sub_partitions_cache():
@@ -954,35 +948,35 @@ def test_the_gpus_constant_requests_in_flight_are_the_recordings_fit():
 
 
 def test_the_l1_keeps_lines_a_power_of_two_apart_as_it_keeps_neighbouring_ones():
-    """memory.l1.hash_sets (tools/l1_sets.py, recorded on the H200): one thread chases 6 to 128
+    """memory.l1.hash_sets (probe l1_sets, recorded on the H200): one thread chases 6 to 128
     lines twice; the H100's L1 keeps them all whether they lie 128 B or 1 MiB apart (40-85 cycles a
     load in the second pass, the same at every stride).  A 4-way L1 of 512 sets put lines 64 KiB
     apart into one set and lost all but four of them (282-306 a load); with the sets hashed it
     keeps them as the H100 does."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import l1_sets as LS
-    rec = json.loads(LS.RECORDED.read_text())["cycles_per_load"]
+    LS = probes.get("l1_sets")
+    rec = {row: v[0] for row, v in LS.recorded().items()}
     assert load_config("h100").get("memory.l1.hash_sets") is True
-    for stride, count in ((1 << 20, 8), (1 << 20, 128), (65536, 32)):
-        assert LS.simulated(stride, count, MEAN_FIRST_TOUCH) == pytest.approx(rec[LS.key(stride, count)], rel=0.2)
-        assert LS.simulated(stride, count, ("memory.l1.hash_sets=false", "memory.l1.ways=4")) > 3 * rec[LS.key(stride, count)]
-    assert LS.simulated(128, 128, ("memory.l1.hash_sets=false", "memory.l1.ways=4")) == pytest.approx(rec[LS.key(128, 128)], rel=0.1)
+    four_ways = ("memory.l1.hash_sets=false", "memory.l1.ways=4")
+    for row in ("l1_chase / 1048576/8", "l1_chase / 1048576/128", "l1_chase / 65536/32"):
+        assert LS.simulated(row, MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[row], rel=0.2)
+        assert LS.simulated(row, four_ways)[0] > 3 * rec[row]
+    assert LS.simulated("l1_chase / 128/128", four_ways)[0] == pytest.approx(rec["l1_chase / 128/128"], rel=0.1)
 
 
 def test_the_l1_keeps_32_lines_that_fewer_ways_would_put_into_one_set():
-    """memory.l1.ways (tools/l1_ways.py, recorded on the H200): one thread chases 4 to 32 lines
+    """memory.l1.ways (probe l1_ways, recorded on the H200): one thread chases 4 to 32 lines
     that the model's hashed sets put into one set when its 256 KiB have 4, 8 or 16 ways, twice;
     the GPU keeps all 32 of every family (44-46 cycles a load in the second pass).  32 ways keep
     them too; with 8, family 8's lines miss from 10 lines on, with 4 family 9's from 6."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import l1_ways as LW
-    rec = json.loads(LW.RECORDED.read_text())["cycles_per_load"]
+    LW = probes.get("l1_ways")
+    rec = {row: v[0] for row, v in LW.recorded().items()}
     assert load_config("h100").get("memory.l1.ways") == 32
-    for family in LW.FAMILIES:
-        assert rec[LW.key(family, 32)] < 60
-        assert LW.simulated(family, 32) == pytest.approx(rec[LW.key(family, 32)], rel=0.1)
-    assert LW.simulated(8, 10, ("memory.l1.ways=8",)) > 4 * rec[LW.key(8, 10)]
-    assert LW.simulated(9, 6, ("memory.l1.ways=4",)) > 3 * rec[LW.key(9, 6)]
+    for family in LW.module.FAMILIES:
+        row = f"l1_chase / {family}/32"
+        assert rec[row] < 60
+        assert LW.simulated(row)[0] == pytest.approx(rec[row], rel=0.1)
+    assert LW.simulated("l1_chase / 8/10", ("memory.l1.ways=8",))[0] > 4 * rec["l1_chase / 8/10"]
+    assert LW.simulated("l1_chase / 9/6", ("memory.l1.ways=4",))[0] > 3 * rec["l1_chase / 9/6"]
 
 
 def test_a_warps_first_code_line_waits_longer_after_nsight_computes_cache_flush():
@@ -1065,36 +1059,31 @@ def test_dram_lines_fit_gives_h100_yamls_dram_spread_and_refresh():
 
 
 def test_a_memory_instruction_guarded_off_takes_its_pipe_as_one_guarded_on():
-    """tools/pred_off.py (recorded on the H200): LDS.32, STS.32 and L1-hit LDG under a guard false
+    """Probe pred_off (recorded on the H200): LDS.32, STS.32 and L1-hit LDG under a guard false
     for every lane cost the H100 what they cost under a true one (16 warps: 16.3 against 16.6
     cycles an LDS a warp): the LD/ST pipe takes them.  The model's come within 10% of the shared
     accesses' figures and the guarded-off LDGs' (its guarded-on L1-hit LDGs with 16 warps take
     19.7 cycles against 17.3, apart from this); a guarded-off LDS held the pipe for the unit's
     interval instead of a pass before (21.3 cycles with 16 warps)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import pred_off as PO
-    rec = json.loads(PO.RECORDED.read_text())["cycles_per_instruction"]
-    for name in PO.KERNELS:
-        for label, active in PO.ACTIVE.items():
-            for guard, on in PO.GUARDS.items():
-                if name == "k_ldg" and on:
-                    continue
-                want = rec[PO.key(name, label, guard)]
-                assert PO.simulated(name, active, on) == pytest.approx(want, rel=0.1), PO.key(name, label, guard)
-    assert rec[PO.key("k_lds", "16 warps", "false")][0] > 0.95 * rec[PO.key("k_lds", "16 warps", "true")][0]
+    PO = probes.get("pred_off")
+    rec = PO.recorded()
+    for row in PO.rows():
+        if not row.startswith("k_ldg") or row.endswith("false"):
+            assert PO.simulated(row) == pytest.approx(rec[row], rel=0.1), row
+    assert rec["k_lds / 16 warps / false"][0] > 0.95 * rec["k_lds / 16 warps / true"][0]
 
 
 def test_a_dependent_lds_beside_other_warps_lds_bursts_as_the_h100s_up_to_three_loaders():
-    """tools/lds_loaded.py (recorded on the H200): one warp per sub-partition chases dependent
+    """Probe lds_loaded (recorded on the H200): one warp per sub-partition chases dependent
     LDS.32 while 0, 1, 3 or 7 more per sub-partition issue independent LDS bursts.  With up to 3
     the model's chase step and the SM's LDS rate come within 5% of the H100's (32.6 / 33.4 / 36.7
     cycles a step); with 7 the H100's chase steps 41.9 cycles and its SM takes 2.91 LDS a cycle,
     the model's 56.0 and 2.58 (not modelled: docs/timing.md)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import lds_loaded as LL
-    rec = json.loads(LL.RECORDED.read_text())["figures"]
+    LL = probes.get("lds_loaded")
+    rec = LL.recorded()
     for loaders in (0, 1, 3):
-        sim, hw = LL.simulated(loaders), rec[str(loaders)]
+        row = f"k_lds_loaded / {loaders} loaders"
+        sim, hw = LL.simulated(row), rec[row]
         assert sim[0] == pytest.approx(hw[0], rel=0.05), loaders
         assert sim[2] == pytest.approx(hw[2], rel=0.05), loaders
 
@@ -1152,15 +1141,14 @@ def test_a_cp_async_passes_the_data_banks_twice_a_line():
 
 
 def test_a_load_allocating_in_l1_pays_nothing_more_for_its_miss():
-    """tools/l1_miss.py (recorded on the H200): one warp's chase over lines in L2 and not in L1
+    """Probe l1_miss (recorded on the H200): one warp's chase over lines in L2 and not in L1
     steps every 282.2 cycles with LDG.E.STRONG.GPU (ld.global.cg) and with a plain LDG.E, which
     allocates in L1: the H100 charges the L1 miss nothing, and neither does the model (within 1%)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import l1_miss as LM
-    rec = json.loads(LM.RECORDED.read_text())["runs"]
+    LM = probes.get("l1_miss")
+    rec = LM.recorded()
     assert rec["k_chase_ca / 1 warp"] == rec["k_chase_cg / 1 warp"]
-    for name in LM.KERNELS:
-        assert LM.simulated(name)[0] == pytest.approx(rec[f"{name} / 1 warp"][0], rel=0.01), name
+    for name in LM.functions:
+        assert LM.simulated(f"{name} / 1 warp")[0] == pytest.approx(rec[f"{name} / 1 warp"][0], rel=0.01), name
 
 
 def test_a_warps_loads_past_l1_deliver_in_the_order_they_issued():

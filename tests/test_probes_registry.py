@@ -103,3 +103,13 @@ def test_probe_replays_one_against_its_recording_as_a_table_and_json(tmp_path):
     assert rows["k_lc_indexed / 1 warp"]["recorded"] == [754.0]
     # the window of a parameter's LDC.64: its latency (30) beyond the pointer formed before it
     assert rows["k_lc_first / 1 warp"]["model"][0] - rows["k_lc_none / 1 warp"]["model"][0] > 30
+
+
+def test_docs_list_every_probe_with_its_meaning_keys_and_recording():
+    table = [ln for ln in (ROOT / "docs" / "probes.md").read_text().splitlines() if ln.startswith("| ")]
+    listed = {ln.split(" | ")[0][2:]: ln for ln in table}
+    for name in REGISTERED:
+        p = get(name)
+        assert name in listed, f"docs/probes.md: add {name}"
+        assert p.meaning in listed[name] and p.module.RECORDING in listed[name], name
+        assert all(k in listed[name] for k in p.keys), name

@@ -26,6 +26,12 @@ REGISTERED = (
     "lds_conflict", "shared_rate",
     # one warp's work beside its sub-partition's busy neighbours
     "hmma_beside", "mio_beside", "store_beside",
+    # when stores read their data; lanes that leave (a partial exit, groups reaching a BSYNC apart)
+    "store_read", "stg_read", "partial_exit", "reconverge_groups",
+    # the L1 data cache: which lines it keeps, what its miss costs
+    "l1_sets", "l1_ways", "l1_miss",
+    # issue under load: dispatch stalls among FMULs, a dependent LDS beside LDS bursts, guarded-off accesses
+    "dispatch_stall", "lds_loaded", "pred_off",
 )
 
 

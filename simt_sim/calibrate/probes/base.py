@@ -16,11 +16,15 @@ A probe module (simt_sim/calibrate/probes/NAME.py) declares:
     CHECKS      {row: relative tolerance}: rows whose figures the model must match
                 (tests/test_probes_registry.py)
     BUFFERS     {name: (dtype, words) zeroed, or an array}: the kernel's buffers, fresh each launch
+                (or BUFFERS(name, set) -> that, where they differ by row)
     launch_of(name, set[, case]) -> (threads, args)   one block's threads and the kernel's
                 arguments (a buffer's name stands for the buffer); with CASES, one launch per case
                 and the row's figures in their order
     figures(outputs, name, set) -> [figures]  from the buffers after the launch (GPU or model)
     HEADER      the recording's other fields (what the figures mean), beside probe and device
+optionally:
+    row_key(name, set) -> the recording's name of a row (default "NAME / SET")
+    measure() -> the recording, for a probe that measures on the GPU its own way
 """
 from __future__ import annotations
 
@@ -152,8 +156,23 @@ class Probe:
         return json.loads(self.recording.read_text())
 
     def recorded(self) -> dict:
-        """{"FUNCTION / SET": [figures]} as recorded."""
-        return self.document()[self.module.FIGURES]
+        """{"FUNCTION / SET": [figures]} as recorded (a probe whose recording names its rows
+        otherwise maps them with row_key(function, set), a lone figure read as a list of one)."""
+        figures = self.document()[self.module.FIGURES]
+        row_key = getattr(self.module, "row_key", None)
+        if row_key is None:
+            return figures
+        out = {}
+        for f in self.functions:
+            for s in self.sets:
+                if row_key(f, s) in figures:
+                    v = figures[row_key(f, s)]
+                    out[f"{f} / {s}"] = v if isinstance(v, list) else [v]
+        return out
+
+    def buffers(self, function: str, active) -> dict:
+        b = self.module.BUFFERS
+        return {n: fresh(spec) for n, spec in (b(function, active) if callable(b) else b).items()}
 
     def cases(self) -> list:
         """CASES: the launches one row's figures come from, one after another (one launch each,
@@ -173,7 +192,7 @@ class Probe:
             active, figures = self.sets[label], []
             for case in self.cases():
                 threads, args = self.launch_of(function, active, case)
-                bufs = {n: fresh(spec) for n, spec in self.module.BUFFERS.items()}
+                bufs = self.buffers(function, active)
                 out = run_block(self.ptx, function, threads, args, bufs, overrides)
                 figures += [float(v) for v in self.module.figures(out, function, active)]
             self._cache[key] = figures
@@ -184,7 +203,7 @@ class Probe:
         figures = []
         for case in self.cases():
             threads, args = self.launch_of(function, active, case)
-            bufs = {n: cp.asarray(fresh(spec)) for n, spec in self.module.BUFFERS.items()}
+            bufs = {n: cp.asarray(b) for n, b in self.buffers(function, active).items()}
             f((1,), (threads,), tuple(bufs[a] if isinstance(a, str) else a for a in args))
             cp.cuda.runtime.deviceSynchronize()
             figures += self.module.figures({n: b.get() for n, b in bufs.items()}, function, active)
@@ -212,7 +231,11 @@ class Probe:
 
     def measure(self) -> dict:
         """On the GPU (cupy): the recording, every function x set."""
+        if hasattr(self.module, "measure"):          # a probe that measures its own way
+            return self.module.measure()
         header = dict(getattr(self.module, "HEADER", {}))
-        return {"probe": self.name, "device": gpu_name(), **header,
-                self.module.FIGURES: gpu_medians(self.ptx, self.functions, self.sets, self.gpu_launch,
-                                                 getattr(self.module, "DECIMALS", 2))}
+        figures = gpu_medians(self.ptx, self.functions, self.sets, self.gpu_launch, getattr(self.module, "DECIMALS", 2))
+        row_key = getattr(self.module, "row_key", None)
+        if row_key:
+            figures = {row_key(*row.split(" / ", 1)): v for row, v in figures.items()}
+        return {"probe": self.name, "device": gpu_name(), **header, self.module.FIGURES: figures}
