@@ -88,10 +88,21 @@ def test_probe_list_names_each_probe_once_with_its_keys():
     (("no_such_probe",), "unknown probe 'no_such_probe'; known: xu_rate"),
     ((), "name a probe, or --list"),
     (("ldc_latency", "--set", "sass.constants"), "--set expects key=value"),
+    (("hmma_beside", "--fit"), "probe hmma_beside pins no key to fit"),
 ])
 def test_probe_refuses_bad_input_without_a_traceback(args, message):
     r = cli(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_probe_gpu_without_cupy_says_so():
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("cupy is installed here")
+    except ImportError:
+        pass
+    r = cli("xu_rate", "--gpu")
+    assert r.returncode == 2 and "needs cupy and a CUDA GPU" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_probe_replays_one_against_its_recording_as_a_table_and_json(tmp_path):

@@ -48,13 +48,13 @@ def run(ns) -> int:
     probe = get(ns.name)
     if ns.gpu:
         return measure(probe, ns.out)
+    if ns.fit and not probe.fit_candidates:
+        raise InputError(f"probe {probe.name} pins no key to fit (its keys: {', '.join(probe.keys) or 'none'})")
     doc = probe.document()
     print(f"{probe.name}: {probe.meaning}")
     print(f"recording: {probe.recording.relative_to(probe.recording.parents[2])} ({doc.get('device', 'device not named')})"
           f"; kernels: {probe.kernels.name}; keys: {', '.join(probe.keys) or '-'}")
     if ns.fit:
-        if not probe.fit_candidates:
-            raise InputError(f"probe {probe.name} pins no key to fit (its keys: {', '.join(probe.keys) or 'none'})")
         from simt_sim.machine.config import load_config
         cfg = load_config("h100", list(ns.set))
         fits = probe.fit(ns.set)
@@ -84,7 +84,12 @@ def measure(probe, out) -> int:
         raise InputError(f"simt-sim probe {probe.name} --gpu needs cupy and a CUDA GPU") from None
     import re
     from simt_sim.calibrate.probes.base import REFERENCES, write_result
-    doc = probe.measure()
+    try:
+        doc = probe.measure()
+    except Exception as e:             # cupy's own errors: no device, no driver
+        if not type(e).__module__.startswith("cupy"):
+            raise
+        raise InputError(f"simt-sim probe {probe.name} --gpu: {e}") from None
     gpu = re.search(r"\b([A-Z]\d{2,3})\b", doc["device"])
     write_result(doc, out or REFERENCES / (gpu.group(1).lower() if gpu else "other") / f"{probe.name}.json")
     return 0
