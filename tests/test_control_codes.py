@@ -399,7 +399,7 @@ def test_sass_latency_overrides_name_sass_families(tmp_path):
 
 def test_sm_unit_cycles_name_sass_families_and_queue_the_four_sub_partitions(tmp_path):
     """sass.sm_unit_cycles (h100.yaml: {LDC: 2, S2R: 2, BAR: 2}, tools/control_rate.py,
-    tools/tile_loop.py): keys are SASS families timed by a latency or barriers (a bad one is an
+    probe tile_loop): keys are SASS families timed by a latency or barriers (a bad one is an
     error at its file:line:column, as are cycles outside 1..10^6); each family gets its own SM-wide
     unit, which takes one warp-instruction per `cycles` from all four sub-partitions, first come
     first served, and the result comes its latency after that."""

@@ -1089,7 +1089,7 @@ def test_a_dependent_lds_beside_other_warps_lds_bursts_as_the_h100s_up_to_three_
 
 
 def test_a_barrier_takes_two_cycles_a_warp_at_the_sms_barrier_unit():
-    """tools/tile_loop.py (recorded on the H200): a loop of __syncthreads alone costs the H100 29.7 /
+    """Probe tile_loop (recorded on the H200): a loop of __syncthreads alone costs the H100 29.7 /
     31.7 / 39.9 / 56.5 / 89.5 cycles an iteration with 1 / 4 / 8 / 16 / 32 warps, 2 more per warp:
     the SM's barrier unit takes one arrival per 2 cycles (sass.sm_unit_cycles BAR) and releases the
     barrier 14 cycles after the last (sass.barrier_latency); the last warp to arrive issues on like
@@ -1097,47 +1097,44 @@ def test_a_barrier_takes_two_cycles_a_warp_at_the_sms_barrier_unit():
     every warp count, and a barrier after 8 dependent FFMAs within 5% (the FFMAs read their one
     register for two slots once: 142 cycles with 32 warps when read twice).  Without the unit and
     with the scheduler's latency of 4 the 32 warps' loop is 13% short."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import tile_loop as TL
-    rec = json.loads(TL.RECORDED.read_text())["runs"]
-    for warps in TL.BARRIER_WARPS:
-        assert TL.simulated("k_bar", warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[f"k_bar / {warps}"][0],
+    TL = probes.get("tile_loop")
+    rec = TL.recorded()
+    for warps in TL.module.BARRIER_WARPS:
+        assert TL.simulated(f"k_bar / {warps}", MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[f"k_bar / {warps}"][0],
                                                                                rel=0.03), warps
-        assert TL.simulated("k_bar_chain", warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(
+        assert TL.simulated(f"k_bar_chain / {warps}", MEAN_FIRST_TOUCH)[0] == pytest.approx(
             rec[f"k_bar_chain / {warps}"][0], rel=0.05), warps
-    plain = TL.simulated("k_bar", 32, ("sass.sm_unit_cycles={LDC: 2, S2R: 2}", "sass.barrier_latency=4"))[0]
+    plain = TL.simulated("k_bar / 32", ("sass.sm_unit_cycles={LDC: 2, S2R: 2}", "sass.barrier_latency=4"))[0]
     assert plain < 0.9 * rec["k_bar / 32"][0]
 
 
 def test_the_sgemm_tile_loop_as_the_h100s():
-    """tools/tile_loop.py: the matmul's shared-memory inner loop alone (8 broadcast LDS.128 and 32
+    """Probe tile_loop: the matmul's shared-memory inner loop alone (8 broadcast LDS.128 and 32
     LDS.32 feeding 32 FFMAs a tile) with 4 to 32 warps: within 5% of the H100's cycles per tile
     (1,548 against 1,547 with 32 warps: the SM's shared port as the H100's for this mix), with a
     barrier after each tile within 4%; staged from L1 as w-matmul-pipeline (cp.async) within 5%
     and as w-matmul-plain (LDG, STS) within 3%; staged from L2 by LDG and STS within 2%, by cp.async
     within 4% with 2 to 8 warps per sub-partition (with one the model is 11% short: each tile's
     copies wait on L2 there)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import tile_loop as TL
-    rec = json.loads(TL.RECORDED.read_text())["runs"]
-    for name, rel, warp_counts in (("k_tile", 0.05, TL.WARPS), ("k_tile_sync", 0.04, TL.WARPS),
-                                   ("k_tile_copy", 0.05, TL.WARPS), ("k_tile_store", 0.03, TL.WARPS),
-                                   ("k_tile_copy_l2", 0.04, TL.WARPS[1:]), ("k_tile_store_l2", 0.02, TL.WARPS)):
+    TL = probes.get("tile_loop")
+    rec = TL.recorded()
+    for name, rel, warp_counts in (("k_tile", 0.05, TL.module.WARPS), ("k_tile_sync", 0.04, TL.module.WARPS),
+                                   ("k_tile_copy", 0.05, TL.module.WARPS), ("k_tile_store", 0.03, TL.module.WARPS),
+                                   ("k_tile_copy_l2", 0.04, TL.module.WARPS[1:]), ("k_tile_store_l2", 0.02, TL.module.WARPS)):
         for warps in warp_counts:
-            assert TL.simulated(name, warps, MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[f"{name} / {warps}"][0],
+            assert TL.simulated(f"{name} / {warps}", MEAN_FIRST_TOUCH)[0] == pytest.approx(rec[f"{name} / {warps}"][0],
                                                                                 rel=rel), (name, warps)
 
 
 def test_a_cp_async_passes_the_data_banks_twice_a_line():
     """sass.copy_line_passes (h100.yaml 2): a cp.async's line is read from L1 (or filled from L2)
-    and written into shared memory through the data banks shared accesses use.  tools/tile_loop.py's
+    and written into shared memory through the data banks shared accesses use.  probe tile_loop's
     32 warps staging their tiles by cp.async from L2: the H100 2,231 cycles a tile, the model within
     2% with 2 passes a line and 4.7% short with none (every copy free beside the LDS)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import tile_loop as TL
-    hw = json.loads(TL.RECORDED.read_text())["runs"]["k_tile_copy_l2 / 32"][0]
-    assert TL.simulated("k_tile_copy_l2", 32)[0] == pytest.approx(hw, rel=0.02)
-    assert TL.simulated("k_tile_copy_l2", 32, ("sass.copy_line_passes=0",))[0] < 0.96 * hw
+    TL = probes.get("tile_loop")
+    hw = TL.recorded()["k_tile_copy_l2 / 32"][0]
+    assert TL.simulated("k_tile_copy_l2 / 32")[0] == pytest.approx(hw, rel=0.02)
+    assert TL.simulated("k_tile_copy_l2 / 32", ("sass.copy_line_passes=0",))[0] < 0.96 * hw
 
 
 def test_a_load_allocating_in_l1_pays_nothing_more_for_its_miss():
@@ -1193,20 +1190,19 @@ def test_an_sm_and_the_whole_gpu_take_lines_from_l2_at_the_measured_rates():
 
 def test_a_warp_arrives_at_a_barrier_once_its_shared_stores_are_written():
     """sass.barrier_after_stores (h100.yaml true): __syncthreads orders the block's shared memory, so a
-    warp's arrival counts once its STS are written.  tools/tile_loop.py's 4 warps staging each tile
+    warp's arrival counts once its STS are written.  probe tile_loop's 4 warps staging each tile
     by LDG and STS before the barrier: the H100 392 cycles a tile from L1 and 694 from L2, the model
     within 2% (368 and 660, 6% and 5% short, without it); the cp.async and barrier-only loops,
     which store nothing before their barriers, do not move."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import tile_loop as TL
-    rec = json.loads(TL.RECORDED.read_text())["runs"]
+    TL = probes.get("tile_loop")
+    rec = TL.recorded()
     off = ("sass.barrier_after_stores=false", *MEAN_FIRST_TOUCH)
     for name in ("k_tile_store", "k_tile_store_l2"):
         hw = rec[f"{name} / 4"][0]
-        assert TL.simulated(name, 4, MEAN_FIRST_TOUCH)[0] == pytest.approx(hw, rel=0.02), name
-        assert TL.simulated(name, 4, off)[0] < 0.96 * hw, name
+        assert TL.simulated(f"{name} / 4", MEAN_FIRST_TOUCH)[0] == pytest.approx(hw, rel=0.02), name
+        assert TL.simulated(f"{name} / 4", off)[0] < 0.96 * hw, name
     for name in ("k_tile_copy", "k_tile_sync"):
-        assert TL.simulated(name, 4, MEAN_FIRST_TOUCH)[0] == TL.simulated(name, 4, off)[0], name
+        assert TL.simulated(f"{name} / 4", MEAN_FIRST_TOUCH)[0] == TL.simulated(f"{name} / 4", off)[0], name
 
 
 def test_a_parameters_first_ldc_does_not_wait_behind_the_sms_stores():

@@ -6,7 +6,7 @@ in L1).  1 to 32 warps a block, one block or one on every SM (132).  Per set, th
 timed launches of: lines per cycle per SM (a block's lines over its span, first warp's start to
 last warp's end, the mean over the blocks) and a warp's mean cycles from its first load to its
 last line.  The SGEMM's tile loop staging from L2 with one warp per sub-partition is 11% short in
-the model (tools/tile_loop.py): is it how fast an SM's lines come back?
+the model (probe tile_loop): is it how fast an SM's lines come back?
 
     python tools/l2_rate.py --gpu --out programs/w-matmul-pipeline/reference/h200-l2-rate.json
     python tools/l2_rate.py            # the simulator beside the recording

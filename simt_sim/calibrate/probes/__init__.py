@@ -32,6 +32,8 @@ REGISTERED = (
     "l1_sets", "l1_ways", "l1_miss",
     # issue under load: dispatch stalls among FMULs, a dependent LDS beside LDS bursts, guarded-off accesses
     "dispatch_stall", "lds_loaded", "pred_off",
+    # the matmul's tile loop and the barrier
+    "tile_loop",
 )
 
 

@@ -24,6 +24,7 @@ A probe module (simt_sim/calibrate/probes/NAME.py) declares:
     HEADER      the recording's other fields (what the figures mean), beside probe and device
 optionally:
     row_key(name, set) -> the recording's name of a row (default "NAME / SET")
+    ROWS        the rows ("NAME / SET") where a probe runs only some sets of some functions
     measure() -> the recording, for a probe that measures on the GPU its own way
 """
 from __future__ import annotations
@@ -148,7 +149,9 @@ class Probe:
         return w[0] if isinstance(w, tuple) else w
 
     def rows(self) -> list[str]:
-        return [f"{f} / {s}" for f in self.functions for s in self.sets]
+        """Every "FUNCTION / SET" the probe runs: ROWS where it runs only some of them."""
+        rows = getattr(self.module, "ROWS", None)
+        return list(rows) if rows else [f"{f} / {s}" for f in self.functions for s in self.sets]
 
     def document(self) -> dict:
         if not self.recording.exists():
@@ -234,7 +237,10 @@ class Probe:
         if hasattr(self.module, "measure"):          # a probe that measures its own way
             return self.module.measure()
         header = dict(getattr(self.module, "HEADER", {}))
-        figures = gpu_medians(self.ptx, self.functions, self.sets, self.gpu_launch, getattr(self.module, "DECIMALS", 2))
+        figures, rows = {}, set(self.rows())
+        for f in self.functions:
+            sets = {s: v for s, v in self.sets.items() if f"{f} / {s}" in rows}
+            figures.update(gpu_medians(self.ptx, [f], sets, self.gpu_launch, getattr(self.module, "DECIMALS", 2)))
         row_key = getattr(self.module, "row_key", None)
         if row_key:
             figures = {row_key(*row.split(" / ", 1)): v for row, v in figures.items()}
