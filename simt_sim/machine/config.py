@@ -122,7 +122,7 @@ def _unit_schema(what: str, pipes=NO_DEFAULT, lanes=NO_DEFAULT, latency=NO_DEFAU
                                      doc="with sass.memory_queue: a shared-memory store holds the pipe for a "
                                          "warp's width of its data at shared_bytes_per_cycle and this many "
                                          "cycles more, whatever its bank conflicts, which cost the SM's port "
-                                         "(tools/shared_rate.py; 0: for its passes, as a load)"),
+                                         "(probe shared_rate; 0: for its passes, as a load)"),
         "warp_shared_store_bytes_per_cycle": Key(float, between(0, 1e6),
                                                    doc="where shared_store_cycles is set, a warp's next memory "
                                                        "instruction waits for its shared store's width at "
@@ -363,7 +363,7 @@ SCHEMA = {
                 doc="associativity (LRU)"),
             "hash_sets": Key(bool, default=False, doc="a line's set folds its address's higher digits in (line ^ line "
                                                       "/ sets ^ line / sets^2, mod sets), so lines a power of two "
-                                                      "apart spread over the sets (tools/l1_sets.py: the H100's L1 "
+                                                      "apart spread over the sets (probe l1_sets: the H100's L1 "
                                                       "keeps 1,536 lines 128 B, 64 KiB or 256 KiB apart alike); "
                                                       "false: line mod sets"),
             "sectors_per_cycle": Key(float, positive, default=4, doc="bandwidth per SM"),
@@ -462,14 +462,14 @@ SCHEMA = {
                                           default=0, doc="passes a global (or local) store takes through its SM's "
                                                          "shared-memory port for each 128-byte line it writes, since "
                                                          "L1 and shared memory share their data banks: a shared "
-                                                         "access waits behind them (tools/stg_read.py's tile "
+                                                         "access waits behind them (the stg_read probe's tile "
                                                          "epilogue); 0: none"),
         "copy_line_passes": Key(int, bounded(0, 64, "passes per 128 bytes, each holding the SM's shared-memory "
                                                        "port a cycle; H100: 1"),
                                   default=0, doc="passes a cp.async (LDGSTS) takes through its SM's shared-memory "
                                                  "port for each 128 bytes of its data, when they arrive: L1 and "
                                                  "shared memory share their data banks, which read (or fill) the line "
-                                                 "and write it into shared memory (tools/tile_loop.py's k_tile_copy, "
+                                                 "and write it into shared memory (the tile_loop probe's k_tile_copy, "
                                                  "k_tile_copy_l2); 0: none"),
         "convergence_unit_cycles": Key(int, non_negative,
                                          default=0, doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
@@ -503,12 +503,12 @@ SCHEMA = {
         "barrier_latency": Key(int, non_negative,
                                  doc="over scheduler.barrier_latency for SASS runs: cycles from the SM's barrier "
                                      "unit taking the last arrival (sm_unit_cycles BAR) to the release "
-                                     "(tools/tile_loop.py)"),
+                                     "(probe tile_loop)"),
         "greedy_cycles": Key(int, between(1, 64), doc="over scheduler.greedy_cycles for SASS runs, whose "
                                                         "instructions carry the yield hint (tools/alu_rate.py)"),
         "barrier_after_stores": Key(bool, default=False, doc="a warp's arrival at a barrier counts once its "
                                                              "shared-memory stores are written (__syncthreads orders "
-                                                             "the block's shared memory; tools/tile_loop.py's "
+                                                             "the block's shared memory; the tile_loop probe's "
                                                              "k_tile_store, k_tile_store_l2)"),
         "loads_in_order": Key(bool, default=False, doc="a warp's loads that go past L1 deliver their data in the "
                                                        "order they issued: one whose line comes back early waits for "
@@ -576,7 +576,7 @@ SCHEMA = {
                                     default={}, doc="per-family cycles a SASS instruction holds its pipe, key "
                                                     "`family`, `family.type` as in latency_overrides, or "
                                                     "`family.WIDE` for the WIDE modifier (IMAD.WIDE); replaces the "
-                                                    "interval its unit's lanes give (tools/xu_rate.py measures F2F "
+                                                    "interval its unit's lanes give (probe xu_rate measures F2F "
                                                     "with a 64-bit operand at 8.6-9.05 cycles)"),
         "sm_unit_cycles": Key(dict, _latency_table(_sass_sm_unit_families, "a SASS family timed by a "
                                                      "latency or a barrier (family or family.type expected, "
@@ -588,7 +588,7 @@ SCHEMA = {
                                                 "unit takes it, a barrier releases scheduler.barrier_latency after "
                                                 "the unit took its last arrival (tools/control_rate.py: LDC and S2R "
                                                 "at one per 2 cycles per SM, apart from each other and from LDS; "
-                                                "tools/tile_loop.py: a loop of __syncthreads costs 2 cycles more per "
+                                                "probe tile_loop: a loop of __syncthreads costs 2 cycles more per "
                                                 "warp of the block); {} = not modelled"),
         "constants": {
             "line_bytes": Key(int, between(4, 4096),

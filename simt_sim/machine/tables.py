@@ -427,7 +427,7 @@ def shared_pass_cycles(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
 def shared_store_passes(cfg: GPUConfig, row: np.ndarray, unit: str) -> int:
     """A warp's width of a shared-memory store's data in passes through the banks (banks x
     bank_bytes each), whatever its lanes and conflicts: with sass.memory_queue it holds its pipe for
-    these and units.UNIT.shared_store_cycles more (tools/shared_rate.py); 0 where that key is 0."""
+    these and units.UNIT.shared_store_cycles more (probe shared_rate); 0 where that key is 0."""
     if not cfg.get(f"units.{unit}.shared_store_cycles", 0) or int(row[E.F_OP]) != E.OP_ST:
         return 0
     return warp_width_passes(cfg, row)
@@ -501,7 +501,7 @@ def register_reads(row, vecs, numbering: RegisterNumbering) -> list[tuple[int, i
 
 def fragment_reads(row, slots: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """An HMMA names each fragment by its first register but reads all of them: m16n8k16 A 4, B 2;
-    m16n8k8 A 2, B 1; C 4 with f32 accumulators, 2 with f16 (tools/hmma_rate.py, hmma_beside.py)."""
+    m16n8k8 A 2, B 1; C 4 with f32 accumulators, 2 with f16 (probes hmma_rate, hmma_beside)."""
     if opcode_name(int(row[E.F_OP])) != "HMMA":
         return slots
     k16 = int(row[E.F_CMP]) == E.SHAPE_CODE["m16n8k16"]

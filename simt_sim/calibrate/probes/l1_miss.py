@@ -3,7 +3,7 @@ only.  tools/kernels/l1_miss.cu: one warp chases 64 lines 64 KiB apart, first wi
 (the lines into L2, not L1), then timed with the same LDG.E.STRONG.GPU (k_chase_cg) or with a plain
 LDG.E, which allocates in L1 (k_chase_ca).  The figure: cycles per step of the timed chase (the
 median of 8 launches after one).  The tile loop staged from L2 with one warp per sub-partition
-(tools/tile_loop.py) is 34-43 cycles a tile longer on the H100 than in the model."""
+(probe tile_loop) is 34-43 cycles a tile longer on the H100 than in the model."""
 from __future__ import annotations
 
 import numpy as np

@@ -64,7 +64,7 @@ def memory_ready(ext, rows, regs, mt, tc, tf, scratch, geom, w, gid, pc, exec_ma
             lanes[n] = lane
             n += 1
     is_atomic = op == E.OP_ATOM or op == E.OP_RED
-    if n == 0:          # guarded off: a shared access still takes its pipe for a pass (tools/pred_off.py)
+    if n == 0:          # guarded off: a shared access still takes its pipe for a pass (probe pred_off)
         if space == E.SP_SHARED:
             scratch[SCRATCH_WAVEFRONTS] = 1
         return cycle + 1, R_WAIT
