@@ -2,6 +2,7 @@
 values it pins, or measure it again on a GPU.
 
     simt-sim probe --list
+    simt-sim probe --doc                            # docs/timing.md's table of keys, values, probes, recordings
     simt-sim probe xu_rate                          # the model beside the recorded figures
     simt-sim probe xu_rate --set units.sfu.lanes=2  # ... with a config key changed
     simt-sim probe xu_rate --fit                    # the pinned keys' candidates, the closest one
@@ -17,6 +18,10 @@ from simt_sim.errors import InputError
 def add_arguments(parser) -> None:
     parser.add_argument("name", nargs="?", help="the probe (see --list)")
     parser.add_argument("--list", action="store_true", help="one line per probe: what it measures, which keys")
+    parser.add_argument("--doc", action="store_true",
+                        help="print docs/timing.md's generated table: each timing key, its h100 value, meaning, the "
+                             "probes that pin it and their recordings (python -m simt_sim.calibrate.probes.doc --write "
+                             "rewrites it there)")
     parser.add_argument("--gpu", action="store_true",
                         help="measure on the GPU (cupy) and write the recording (references/GPU/NAME.json, or --out)")
     parser.add_argument("--out", metavar="FILE", help="with --gpu: write the recording here instead")
@@ -42,6 +47,10 @@ def run(ns) -> int:
     from simt_sim.calibrate.probes import get
     if ns.list:
         print("\n".join(list_lines()))
+        return 0
+    if ns.doc:
+        from simt_sim.calibrate.probes.doc import section
+        print(section(), end="")
         return 0
     if not ns.name:
         raise InputError("simt-sim probe: name a probe, or --list")
