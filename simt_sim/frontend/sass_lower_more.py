@@ -13,7 +13,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from simt_sim.frontend import sass_lower as SL
+from simt_sim.frontend import sass_rows as SL
+from simt_sim.frontend.sass_modifiers import pick, picks
 from simt_sim.isa import encoding as E
 
 _NUMBER_RE = re.compile(r"^[+-]?(\d+\.?\d*(e[+-]?\d+)?|0x[0-9a-f]+|INF|QNAN|SNAN|NAN)$", re.I)   # +INF too
@@ -102,8 +103,8 @@ def lower_f2fp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     if "PACK_AB" not in mods or "F32" not in mods:
         raise b.error("only F2FP.{F16,BF16}.F32.PACK_AB is supported")
     ops = [b.operand(t, number="f32", dest=k == 0) for k, t in enumerate(inst.operands)]
-    fields = {"F_TYPE": SL.pick(mods, {"BF16": E.T_BF16, "F16": E.T_F16}, E.T_F16)}
-    rnd = SL.pick(mods, SL.ROUNDING)
+    fields = {"F_TYPE": pick(mods, {"BF16": E.T_BF16, "F16": E.T_F16}, E.T_F16)}
+    rnd = pick(mods, SL.ROUNDING)
     if rnd is not None:
         fields["F_RND"] = rnd
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), **fields)
@@ -128,7 +129,7 @@ REDUX_OPS = {"SUM": "add", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or",
 def lower_redux(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """REDUX[.SUM|.MIN|.MAX|.OR|.XOR][.S32] d, a (no operation word: .AND)."""
     mods = inst.modifiers
-    op = SL.pick(mods, REDUX_OPS, "and")     # nvdisasm prints .AND as plain REDUX
+    op = pick(mods, REDUX_OPS, "and")     # nvdisasm prints .AND as plain REDUX
     ops = [b.operand(inst.operands[0], dest=True), b.operand(inst.operands[1])]
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_CMP=E.REDUX_CODE[op],
                  F_TYPE=E.T_S32 if "S32" in mods else E.T_U32)
@@ -137,7 +138,7 @@ def lower_redux(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 def lower_hmma(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """HMMA.{16816,1688}.{F32,F16}[.BF16] D, A, B, C: each operand a fragment's first register."""
     mods = inst.modifiers
-    shape = SL.pick(mods, HMMA_SHAPES)
+    shape = pick(mods, HMMA_SHAPES)
     if shape is None:
         raise b.error(f"HMMA shape {'.'.join(mods)} is not supported (16816, 1688)")
     f16, f32 = "F16" in mods, "F32" in mods          # both asked, so both are consumed
@@ -163,7 +164,7 @@ def lower_fragment_op(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 def lower_ldsm(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """LDSM.16.{M88,MT88}.{1,2,4} D, [a] -> ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16."""
     mods = inst.modifiers
-    count = SL.pick(mods, {"1": 1, "2": 2, "4": 4}, 1)
+    count = pick(mods, {"1": 1, "2": 2, "4": 4}, 1)
     if "16" not in mods or not ("M88" in mods or "MT88" in mods):
         raise b.error("only LDSM.16.M88 / LDSM.16.MT88 are supported")
     kind, first, _, _ = b.operand(inst.operands[0], dest=True)
@@ -185,7 +186,7 @@ def lower_ldgsts(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     zfill = "ZFILL" in mods
     if len(texts) != 2 and not (zfill and len(texts) == 3):
         raise b.error("LDGSTS takes a shared and a global address (.ZFILL: and a predicate)")
-    size = SL.pick(mods, LDGSTS_SIZES, 4)
+    size = pick(mods, LDGSTS_SIZES, 4)
     dst, src = b.address(texts[0]), b.address(texts[1])
     k, i, _, _ = b.imm(size)
     ops = [dst, src, (k, i, 0, E.TYPE_CODE["u32"])]
@@ -208,14 +209,14 @@ def lower_frnd(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
         return (E.K_RPAIR,) + tuple(op[1:]) if op[0] == E.K_R32 else op
     ops = [f64_operand(t, k == 0) if f64 else b.operand(t, number="f32", dest=k == 0)
            for k, t in enumerate(inst.operands)]
-    rnd = SL.pick(mods, SL.ROUNDING, E.RND_RN)
+    rnd = pick(mods, SL.ROUNDING, E.RND_RN)
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_FLAGS=SL.sass_flags(mods), F_RND=rnd,
                  F_TYPE=E.T_F64 if f64 else E.T_F32)
 
 
 def lower_i2i(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """I2I.<dst>.<src>[.SAT] d, a (I2I.S8.S32.SAT: cvt.sat.s8.s32)."""
-    words = SL.picks(inst.modifiers, E.SASS_TYPE_CODE)
+    words = picks(inst.modifiers, E.SASS_TYPE_CODE)
     if len(words) != 2:
         raise b.error("I2I needs a destination and a source type")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
@@ -230,8 +231,8 @@ def lower_idp(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """IDP.4A.<a>.<b> d, a, b, c (dp4a) and IDP.2A.{LO,HI}.<a>.<b> d, a, b, c (dp2a): F_CMP holds
     the PTX opcode whose arithmetic it is (alu.dot_bytes), F_TYPE a's type, F_TYPE2 b's."""
     mods = inst.modifiers
-    kind = SL.pick(mods, IDP_KINDS)
-    words = SL.picks(mods, E.SASS_TYPE_CODE)
+    kind = pick(mods, IDP_KINDS)
+    words = picks(mods, E.SASS_TYPE_CODE)
     if kind is None or len(words) != 2:
         raise b.error("IDP needs .4A or .2A and the types of a and b")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(inst.operands)]
@@ -251,7 +252,7 @@ def lower_p2r(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     if len(operands) != 3:
         raise b.error("P2R needs a destination, a register and a mask")
     ops = [b.operand(t, dest=k == 0) for k, t in enumerate(operands)]
-    byte = SL.pick(inst.modifiers, P2R_BYTES, 0)
+    byte = pick(inst.modifiers, P2R_BYTES, 0)
     return b.row(E.SASS_OPCODE[family], ops, ndst=1, F_VEC=byte)
 
 
@@ -259,7 +260,7 @@ def lower_r2p(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """R2P[.B1|.B2|.B3] PR, b, mask: P_i = bit i of byte F_VEC of b, for the bits i (0..6) of mask.
     `PR` (the whole predicate file, an operand or, as nvdisasm -json may print it, the guard) is
     no operand of the row; the row has no destination register."""
-    byte = SL.pick(inst.modifiers, P2R_BYTES, 0)
+    byte = pick(inst.modifiers, P2R_BYTES, 0)
     has_pr = "PR" in inst.operands or inst.predicate == "PR"
     operands = tuple(t for t in inst.operands if t != "PR")
     if inst.predicate == "PR":
@@ -273,7 +274,7 @@ def lower_r2p(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
 def lower_qspc(b: SL.RowBuilder, inst, family: str) -> np.ndarray:
     """QSPC.E.{S|D} P, RZ, [Ra]: isspacep.shared of the 64-bit generic address Ra:Ra+1, as the PTX
     isspacep row (engine/functional/execute.py: in_space)."""
-    space = SL.pick(inst.modifiers, {"S": E.SP_SHARED, "D": E.SP_SHARED})
+    space = pick(inst.modifiers, {"S": E.SP_SHARED, "D": E.SP_SHARED})
     ops = inst.operands
     m = re.match(r"^\[(R\d+)\]$", ops[2]) if len(ops) == 3 else None
     if "E" not in inst.modifiers or space is None or m is None or ops[1] != "RZ":
