@@ -26,6 +26,8 @@ optionally:
     row_key(name, set) -> the recording's name of a row (default "NAME / SET")
     ROWS        the rows ("NAME / SET") where a probe runs only some sets of some functions
     measure() -> the recording, for a probe that measures on the GPU its own way
+    launches(name, set) -> how many launches in a row the model runs on the same buffers and
+                caches (default 1; the figures come from the last)
 """
 from __future__ import annotations
 
@@ -196,7 +198,8 @@ class Probe:
             for case in self.cases():
                 threads, args = self.launch_of(function, active, case)
                 bufs = self.buffers(function, active)
-                out = run_block(self.ptx, function, threads, args, bufs, overrides)
+                runs = self.module.launches(function, active) if hasattr(self.module, "launches") else 1
+                out = run_block(self.ptx, function, threads, args, bufs, overrides, runs)
                 figures += [float(v) for v in self.module.figures(out, function, active)]
             self._cache[key] = figures
         return self._cache[key]
