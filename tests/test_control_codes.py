@@ -380,8 +380,8 @@ def test_fmuls_spare_the_fma_heavy_pipe_for_the_imad(spare):
 
 
 def test_sass_latency_overrides_name_sass_families(tmp_path):
-    """sass.latency_overrides (h100.yaml: F2F.f32, t-fp64-issue-cvt2-w1; S2R, tools/sreg_latency.py
-    --delay; LDC, tools/control_rate.py) time SASS rows only."""
+    """sass.latency_overrides (h100.yaml: F2F.f32, t-fp64-issue-cvt2-w1; S2R, probe sreg_delay;
+    LDC, tools/control_rate.py) time SASS rows only."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: c\nwarp_size: 32\nsass:\n  latency_overrides: {F2X.f64: 19}\n")
     with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family"):

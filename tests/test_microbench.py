@@ -280,37 +280,38 @@ def test_each_pass_through_the_banks_adds_two_cycles_to_a_shared_load():
     assert latency["k_chain_ldsm4"] - flat == 3
 
 
-def test_special_register_read_probe_prints_the_model_beside_the_recording():
-    """tools/sreg_latency.py without --gpu: every kernel's recorded H100 span beside the model's,
-    and the figures docs/timing.md quotes ("Special-register reads"): the H100's S2R after four
-    loads adds 15 cycles, and so does the model's since its S2R takes 23 cycles
-    (sass.latency_overrides; it took 4 and added 2 before)."""
-    r = subprocess.run([sys.executable, "tools/sreg_latency.py"], cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if line.startswith("k_")}
-    rec = json.loads((ROOT / "programs" / "t-clock-read" / "reference" / "h100-sreg-latency.json").read_text())
-    assert set(rows) == set(rec["spans"])
-    for name, span in rec["spans"].items():
-        assert float(rows[name][0]) == span
-    assert rows["k_loads_sr_laneid"][2:] == ["15.0", "15"]
-    assert [abs(float(rows[k][2]) - float(rows[k][3])) <= 4 for k in ("k_sr_laneid", "k_sr_ctaid_x")] == [True] * 2
+def test_special_register_read_probe_replays_the_recording():
+    """probe sreg_latency (references/h100/sreg_latency.json): every kernel's recorded H100 span
+    beside the model's, and the figures docs/calibration-log.md quotes ("Special-register reads"):
+    the H100's S2R after four loads adds 15 cycles, and so does the model's since its S2R takes 23
+    cycles (sass.latency_overrides; it took 4 and added 2 before)."""
+    SL = probes.get("sreg_latency")
+    rows = {row: (rec, model) for row, rec, model in SL.replay()}
+    spans = {r: v for r, v in rows.items() if not r.startswith("k_sr14")}
+    assert len(spans) == 6 and rows["k_sr_tid_x / 1 warp"][0] == [1256.0]
+    recorded_latency = SL.module.s2r_latency({r: rec for r, (rec, _) in spans.items()})
+    model_latency = SL.module.s2r_latency({r: model for r, (_, model) in spans.items()})
+    assert recorded_latency == SL.document()["s2r_latency"]         # the recording's own differences
+    assert recorded_latency["k_loads_sr_laneid"] == model_latency["k_loads_sr_laneid"] == 15
+    for k in ("k_sr_laneid", "k_sr_ctaid_x"):
+        assert abs(recorded_latency[k] - model_latency[k]) <= 4, k
 
 
 def test_an_s2r_takes_the_same_23_cycles_whenever_a_warp_issues_it():
-    """tools/sreg_latency.py --delay (tools/kernels/sreg_delay.cu, recorded 2026-11-27): one warp
-    spins 0 to 6,400 cycles, then times one S2R and the add that uses it.  On the H100 the read
-    adds 23 cycles (SR_LANEID, also after an S2R SR_TID.X) or 25 (SR_CTAID.X) at every spin: no
-    slow first read, no warming.  The model's S2R (sass.latency_overrides S2R: 23) adds the same
-    23 everywhere."""
-    r = subprocess.run([sys.executable, "tools/sreg_latency.py", "--delay"], cwd=ROOT, capture_output=True,
-                       text=True)
-    assert r.returncode == 0, r.stderr
-    rows = {" ".join(line.split()[:2]): [int(v) for v in line.split()[2:]] for line in r.stdout.splitlines()
-            if line.startswith("k_sd_")}
-    assert rows["k_sd_laneid H100"] == rows["k_sd_second H100"] == [23] * 8
-    assert rows["k_sd_ctaid_x H100"] == [25] * 8
+    """probe sreg_delay (tools/kernels/sreg_delay.cu, recorded 2026-11-27): one warp spins 0 to
+    6,400 cycles, then times one S2R and the add that uses it.  On the H100 the read adds 23 cycles
+    (SR_LANEID, also after an S2R SR_TID.X) or 25 (SR_CTAID.X) at every spin: no slow first read,
+    no warming.  The model's S2R (sass.latency_overrides S2R: 23) adds the same 23 everywhere."""
+    SD = probes.get("sreg_delay")
+    rows = {row: (rec[0], model[0]) for row, rec, model in SD.replay()}
+    spins = SD.module.SPINS
+
+    def added(name, side):
+        return [rows[f"{name} / {s}"][side] - rows[f"k_sd_none / {s}"][side] for s in spins]
+    assert added("k_sd_laneid", 0) == added("k_sd_second", 0) == [23] * 8
+    assert added("k_sd_ctaid_x", 0) == [25] * 8
     for name in ("k_sd_laneid", "k_sd_second", "k_sd_ctaid_x"):
-        assert rows[f"{name} model"] == [23] * 8, name
+        assert added(name, 1) == [23] * 8, name
 
 
 def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_earlier_ones():

@@ -1,5 +1,5 @@
 """What the GPU probe tools not yet in the probe registry share (profiled_chase, host_copy_strides,
-launch_sequence, imc_miss, latency_spread, stream_load, shared_ops, sreg_latency, mio_queue,
+launch_sequence, imc_miss, latency_spread, stream_load, shared_ops, mio_queue,
 store_read, dispatch_stall, dmul_phase, warp_ends, control_rate, stg_read, tc_tile_rate,
 sched_beside, alu_rate, ...; `simt-sim probe --list` lists those moved): an argument parser with --out, the recorded JSON written there and printed
 (with the GPU's name), Nsight Compute's CSV and source page read back into a recording of runs,

@@ -21,7 +21,7 @@ from simt_sim.errors import InputError
 # the kernel probes, by family (the module names are the probe names)
 REGISTERED = (
     # pipe rates and latencies: one block, clocks around a loop
-    "xu_rate", "hmma_rate", "ldc_latency",
+    "xu_rate", "hmma_rate", "ldc_latency", "sreg_delay", "sreg_latency",
     # shared memory
     "lds_conflict", "shared_rate",
     # one warp's work beside its sub-partition's busy neighbours

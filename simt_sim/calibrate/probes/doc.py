@@ -75,7 +75,6 @@ TOOLS = {
     "shared_ops": (("memory.shared.wavefront_latency", "units.ldst.shared_bytes_per_cycle"),
                    ("t-mio-w1/reference/h100-shared-ops.json",)),
     "span_conditions": (("memory.l2.host_copy_latency",), ("v-lat-l2/reference/h100-span-conditions.json",)),
-    "sreg_latency": (("sass.latency_overrides",), ("t-clock-read/reference/h100-sreg-latency.json",)),
     "stream_events": (("host.event_overhead", "host.stream_start_delay", "host.stream_join"),
                       ("w-fusion-streams/reference/h200-stream-events.json",)),
     "stream_load": (("memory.dram.inflight_cycles",), ("v-lat-l2/reference/h100-stream-load.json",)),
