@@ -589,20 +589,19 @@ def test_the_h100s_warp_order_follows_ptxas_yield_hints():
 
 
 def test_yield_hints_on_independent_fmul_chains_grade_the_h100s_slots():
-    """tools/yield_hints.py (recorded on the H100): t-fp64-issue-f0's loop, 8 independent FMUL
+    """probe yield_hints (recorded on the H100): t-fp64-issue-f0's loop, 8 independent FMUL
     chains and one yield hint per iteration, ends its 32 warps within 0.3% of each other; with
     the hint set on every FMUL the higher slots finish first (slot 7 1,330 cycles, 5.8%, before
     slot 0), as the dependent chains of tools/warp_ends.py do with ptxas's hints.  h100.yaml's grr
     ignores the hints (every variant alike); gwf grades the every-FMUL variant weakly (docs/timing.md)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import yield_hints as YH
-    rec = json.loads(YH.RECORDED.read_text())["cycles"]
-    plain = np.array(rec["ptxas's hints"]["fp64_issue / 8 warps/SMSP"][1:])
+    YH = probes.get("yield_hints")
+    rec = YH.recorded()
+    plain = np.array(rec["yield_f0 / 8 warps/SMSP"][1:])
     assert (plain.max() - plain.min()) / plain.max() < 0.005
-    every = YH.slot_ends(rec["a hint on every FMUL"]["fp64_issue / 8 warps/SMSP"])
+    every = YH.module.slot_ends(rec["yield_f0_all / 8 warps/SMSP"])
     assert list(np.argsort(-every)) == list(range(8)) and (every[0] - every[7]) / every[0] > 0.04
-    assert YH.simulated("yield_f0") == YH.simulated("yield_f0_all")          # grr: hints play no part
-    gwf = YH.slot_ends(YH.simulated("yield_f0_all", ("scheduler.policy=gwf",)))
+    assert YH.simulated("yield_f0 / 8 warps/SMSP") == YH.simulated("yield_f0_all / 8 warps/SMSP")   # grr: hints play no part
+    gwf = YH.module.slot_ends(YH.simulated("yield_f0_all / 8 warps/SMSP", ("scheduler.policy=gwf",)))
     assert gwf[7] == gwf.min() and gwf[0] > gwf[7]
 
 

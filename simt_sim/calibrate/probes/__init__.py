@@ -36,6 +36,8 @@ REGISTERED = (
     "dispatch_stall", "lds_loaded", "pred_off",
     # the matmul's tile loop and the barrier
     "tile_loop",
+    # the schedulers' fairness: yield hints on independent chains
+    "yield_hints",
 )
 
 

@@ -28,6 +28,9 @@ optionally:
     measure() -> the recording, for a probe that measures on the GPU its own way
     launches(name, set) -> how many launches in a row the model runs on the same buffers and
                 caches (default 1; the figures come from the last)
+    CUDA_SOURCE the CUDA source, from the repository's root, where it is not tools/kernels/KERNELS.cu
+    kernel_of(name) -> (stem, kernel function): where a FUNCTIONS entry runs another file's kernel
+                (tools/kernels/STEM.ptx and its committed cubin; default KERNELS and the name itself)
 """
 from __future__ import annotations
 
@@ -140,11 +143,20 @@ class Probe:
         self.fit_rows: tuple[str, ...] = tuple(getattr(module, "FIT_ROWS", ()))
         self.checks: dict = dict(getattr(module, "CHECKS", {}))
         self.recording = REFERENCES / module.RECORDING
-        self.kernels = KERNELS_DIR / f"{module.KERNELS}.cu"
+        # the CUDA source: tools/kernels/KERNELS.cu, or CUDA_SOURCE (from the root) where the PTX came from elsewhere
+        source = getattr(module, "CUDA_SOURCE", None)
+        self.kernels = ROOT / source if source else KERNELS_DIR / f"{module.KERNELS}.cu"
         self.ptx = ptx_of(module.KERNELS)
         self.functions: dict = module.FUNCTIONS
         self.sets: dict = module.SETS
         self._cache: dict = {}
+
+    def kernel_of(self, function: str):
+        """(PTX, kernel function) a FUNCTIONS entry runs: KERNELS's unless the module says otherwise."""
+        if hasattr(self.module, "kernel_of"):
+            stem, kernel = self.module.kernel_of(function)
+            return ptx_of(stem), kernel
+        return self.ptx, function
 
     def what(self, function: str) -> str:
         w = self.functions[function]
@@ -199,7 +211,8 @@ class Probe:
                 threads, args = self.launch_of(function, active, case)
                 bufs = self.buffers(function, active)
                 runs = self.module.launches(function, active) if hasattr(self.module, "launches") else 1
-                out = run_block(self.ptx, function, threads, args, bufs, overrides, runs)
+                ptx, kernel = self.kernel_of(function)
+                out = run_block(ptx, kernel, threads, args, bufs, overrides, runs)
                 figures += [float(v) for v in self.module.figures(out, function, active)]
             self._cache[key] = figures
         return self._cache[key]

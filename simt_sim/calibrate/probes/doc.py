@@ -80,7 +80,6 @@ TOOLS = {
     "stream_load": (("memory.dram.inflight_cycles",), ("v-lat-l2/reference/h100-stream-load.json",)),
     "warp_ends": (("scheduler.policy", "scheduler.slot_weight_step"), ("w-warpspec-fp64w8/reference/h100-warp-ends.json",)),
     "warp_progress": (("scheduler.policy", "scheduler.age_weight_step"), ("w-fusion-cd-only/reference/h100-warp-progress.json",)),
-    "yield_hints": (("scheduler.policy",), ("t-fp64-issue-f0/reference/h100-yield-hints.json",)),
 }
 
 UNIT_ROW = re.compile(r"^((?:sass\.)?units)\.([a-z0-9_]+)\.([a-z0-9_]+)$")
