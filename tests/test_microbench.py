@@ -1149,30 +1149,29 @@ def test_a_load_allocating_in_l1_pays_nothing_more_for_its_miss():
 
 
 def test_a_warps_loads_past_l1_deliver_in_the_order_they_issued():
-    """sass.loads_in_order (off in h100.yaml, docs/timing.md says why), tools/load_pair.py (recorded
+    """sass.loads_in_order (off in h100.yaml, docs/timing.md says why), probe load_pair (recorded
     on the H200): a warp loads a line from DRAM, then another; the second's data are never there
     before the first's (the first's further wait 4.3-4.7 cycles, never over 100), as ld.global.cg,
     .nc and plain ld.global alike, even when the second hits L2 (it then arrives after 691-717
     cycles, the DRAM line's time); an L1 hit does not wait (59 cycles).  The model the same with
     the key on and one block; without it the first-issued DRAM line comes back over 100 cycles
     after the second for 19% of the warps and an L2 hit in 321 cycles."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import load_pair as LP
-    rec = json.loads(LP.RECORDED.read_text())["figures"]
-    for grid in LP.GRIDS:
+    LP = probes.get("load_pair")
+    rec = LP.recorded()
+    for grid in LP.module.GRIDS:
         for name in ("k_load_pair", "k_load_pair_nc", "k_load_pair_plain"):
             assert rec[f"{name} / {grid}"][1] < 10 and rec[f"{name} / {grid}"][2] == 0
         for name in ("k_load_pair_l2", "k_load_pair_nc_l2"):
             assert rec[f"{name} / {grid}"][0] > 600 and rec[f"{name} / {grid}"][2] == 0
         assert rec[f"k_load_pair_l1 / {grid}"][0] < 100
     on = ("sass.loads_in_order=true",)
-    dram, l2, l1 = (LP.simulated(name, 1, on) for name in LP.KERNELS[:3])
+    dram, l2, l1 = (LP.simulated(f"{name} / 1", on) for name in ("k_load_pair", "k_load_pair_l2", "k_load_pair_l1"))
     assert dram[1] < 10 and dram[2] == 0
     assert l2[0] > 600 and l2[1] < 10 and l2[2] == 0
     assert l1[0] < 100 and l1[1] > 400
-    assert LP.simulated("k_load_pair_nc_l2", 1, on)[0] > 600
-    assert LP.simulated("k_load_pair", 1)[2] > 0.1
-    assert LP.simulated("k_load_pair_l2", 1)[0] < 400
+    assert LP.simulated("k_load_pair_nc_l2 / 1", on)[0] > 600
+    assert LP.simulated("k_load_pair / 1")[2] > 0.1
+    assert LP.simulated("k_load_pair_l2 / 1")[0] < 400
 
 
 def test_an_sm_and_the_whole_gpu_take_lines_from_l2_at_the_measured_rates():

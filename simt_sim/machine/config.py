@@ -513,7 +513,7 @@ SCHEMA = {
         "loads_in_order": Key(bool, default=False, doc="a warp's loads that go past L1 deliver their data in the "
                                                        "order they issued: one whose line comes back early waits for "
                                                        "the warp's earlier misses; L1 hits do not wait "
-                                                       "(tools/load_pair.py)"),
+                                                       "(probe load_pair)"),
         "deferred_barrier": Key(bool, default=False, doc="a warp at BAR.SYNC.DEFER_BLOCKING whose block has not all "
                                                          "arrived goes on issuing ALU instructions and waits at the "
                                                          "first other one (Nsight Compute's PC samples: the barrier "

@@ -96,7 +96,7 @@ WF_BAR_RELEASE = WARP_FIELDS.index("bar_release")
 # arrival at a barrier counts no sooner
 WF_STORES_DONE = WARP_FIELDS.index("stores_done")
 # the cycle the data of the warp's last load that went past L1 arrive: with sass.loads_in_order a
-# later such load of the warp delivers no sooner (tools/load_pair.py)
+# later such load of the warp delivers no sooner (probe load_pair)
 WF_MISSES_DONE = WARP_FIELDS.index("misses_done")
 # named barriers (`bar.sync a, b` with b below the block's threads, `bar.arrive a, b`): the barrier a
 # warp waits at, that barrier's thread count (-1: the whole block), the barriers it passed with

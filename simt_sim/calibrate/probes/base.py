@@ -28,6 +28,8 @@ optionally:
     measure() -> the recording, for a probe that measures on the GPU its own way
     launches(name, set) -> how many launches in a row the model runs on the same buffers and
                 caches (default 1; the figures come from the last)
+    simulated(name, set, overrides) -> [figures], for a probe whose model side is not one block on
+                one SM (a whole grid, a flushed cache): the row's figures its own way
     CUDA_SOURCE the CUDA source, from the repository's root, where it is not tools/kernels/KERNELS.cu
     kernel_of(name) -> (stem, kernel function): where a FUNCTIONS entry runs another file's kernel
                 (tools/kernels/STEM.ptx and its committed cubin; default KERNELS and the name itself)
@@ -109,20 +111,22 @@ def warp_rate(clk, warps: int, per_warp: int) -> float:
     return warps * per_warp / float(c[:, 1].max() - c[:, 0].min())
 
 
-def run_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), launches: int = 1) -> dict:
+def run_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), launches: int = 1,
+              grid: int = 1, machine=("num_sms=1",)) -> dict:
     """One block of a probe kernel's SASS (the cubin committed beside its PTX) on one SM of the
     h100 config with `overrides` (KEY=VALUE), `launches` times in a row sharing the buffers and
-    the caches: the buffers afterwards.  What simt_sim.simulate does, through the layers below the
-    API (the calibrate layer sits under it): ptxas's register count, then the timed run."""
+    the caches: the buffers afterwards (`grid` blocks on the machine `machine` sets instead, for a
+    probe that runs a grid).  What simt_sim.simulate does, through the layers below the API (the
+    calibrate layer sits under it): ptxas's register count, then the timed run."""
     import dataclasses
     from simt_sim.frontend.ptxas import allocated_registers
     from simt_sim.frontend.sass_lower import load_kernel
     from simt_sim.machine.config import load_config
     from simt_sim.run.timed import KernelLaunch, simulate
     prog = load_kernel(str(ptx), kernel, "sass")
-    launch = KernelLaunch(prog, 1, threads, args)
+    launch = KernelLaunch(prog, grid, threads, args)
     launch = dataclasses.replace(launch, registers=allocated_registers(prog).registers)
-    cfg = load_config("h100", ["num_sms=1", *overrides])
+    cfg = load_config("h100", [*machine, *overrides])
     return simulate([launch] * launches, buffers, cfg).buffers
 
 
@@ -207,6 +211,9 @@ class Probe:
             if function not in self.functions or label not in self.sets:
                 raise InputError(f"probe {self.name}: no row {row!r}")
             active, figures = self.sets[label], []
+            if hasattr(self.module, "simulated"):        # a probe that runs the model its own way
+                self._cache[key] = [float(v) for v in self.module.simulated(function, active, tuple(overrides))]
+                return self._cache[key]
             for case in self.cases():
                 threads, args = self.launch_of(function, active, case)
                 bufs = self.buffers(function, active)

@@ -68,7 +68,6 @@ TOOLS = {
     "latency_spread": (("memory.l2.latency_spread_ns",), ("v-lat-l2/reference/h100-latency-spread.json",)),
     "launch_sequence": (("sm.stream_kernel_gap", "sass.stream_kernel_gap"), ("t-launch-1/reference/h100-launch-sequence.json",)),
     "ldc_behind_stores": (("sass.constants.ldc_miss_ns",), ("launch-empty/reference/h100-ldc-behind-stores.json",)),
-    "load_pair": (("sass.loads_in_order",), ("w-matmul-plain/reference/h200-load-pair.json",)),
     "mio_queue": (("sass.memory_queue", "sass.units.ldst.shared_bytes_per_cycle",
                    "sass.units.ldst.warp_shared_bytes_per_cycle"), ("t-mio-w1/reference/h100-mio-queue.json",)),
     "sched_beside": (("sass.interval_overrides",), ("t-mio-w1/reference/h100-sched-beside.json",)),
