@@ -107,3 +107,27 @@ def test_tool_output_that_is_not_utf8_is_read_not_raised():
     from simt_sim.frontend.sass import _run
     r = _run([sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'ok \\xa0 \\xff end')"], "a tool")
     assert r.stdout == "ok \ufffd \ufffd end"
+
+
+def test_an_empty_npy_file_is_a_bad_initialiser(tmp_path):
+    """fuzz seed 0 input 4580 (long profile): `file(a.npy)` of an empty a.npy raised EOFError from
+    numpy instead of the buffer spec's own error."""
+    from simt_sim.frontend.manifest import parse_buffer_spec
+    (tmp_path / "a.npy").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"buffer 'a': bad initialiser .*a\.npy.* is not a numeric \.npy array"):
+        parse_buffer_spec("a", "i16[100]:file(a.npy)", tmp_path)
+
+
+def test_a_64_bit_float_pattern_in_a_32_bit_operand_is_no_overflow(tmp_path):
+    """fuzz seed 0 input 6264 (long profile): `shl.b32 %r2, %r1, 0dFFFFFFFFFFFFFFFF;` raised
+    OverflowError writing the pattern into the row's int64 immediate field."""
+    from simt_sim.frontend.assembler import load_program
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+                   " .reg .b32 %r<4>;\n .reg .b64 %rd<3>;\n ld.param.u64 %rd1, [p];\n mov.u32 %r1, 5;\n"
+                   " mov.b32 %r3, 0dFFFFFFFFFFFFFFFF;\n shl.b32 %r2, %r1, 0dFFFFFFFFFFFFFFFF;\n"
+                   " st.global.u32 [%rd1], %r2;\n ret;\n}\n")
+    try:
+        load_program(str(ptx))
+    except InputError:
+        pass                                 # refusing it is fine too; a traceback is not

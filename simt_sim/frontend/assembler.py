@@ -515,7 +515,8 @@ class Assembler:
             if dtype not in ("f32", "f64"):
                 if op.text.lstrip("-")[:2].lower() in ("0f", "0d"):   # raw bit pattern in a .b op
                     bits, _ = _float_bits(op, "f32" if op.text.lstrip("-")[:2].lower() == "0f" else "f64")
-                    return E.K_IMM, self.const(bits, 0.0, 0.0), bits
+                    # the row's immediate field is an int64: a 0d pattern with its top bit set wraps
+                    return E.K_IMM, self.const(bits, 0.0, 0.0), bits - (1 << 64) if bits >> 63 else bits
                 raise InputError(f"a floating-point literal needs a float type, not .{dtype}", op.loc)
             bits, val = _float_bits(op, dtype)
             with np.errstate(over="ignore"):        # an f64 literal past the f32 range rounds to +-inf there

@@ -123,7 +123,7 @@ def npy_values(spec: BufferSpec, dt: np.dtype, pos: list[str], kw: dict[str, str
         values = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise ValueError(f"no such file {str(path)!r}") from None
-    except (OSError, ValueError) as e:       # not a .npy file, or an object array
+    except (OSError, ValueError, EOFError) as e:   # not a .npy file (empty: EOFError), or an object array
         raise ValueError(f"{str(path)!r} is not a numeric .npy array ({e})") from None
     if values.dtype != dt:
         raise ValueError(f"{pos[0]} holds {values.dtype}, the buffer is {spec.dtype} ({dt})")
