@@ -36,6 +36,7 @@ import math
 import multiprocessing
 import os
 import random
+import signal
 import re
 import shutil
 import subprocess
@@ -739,12 +740,19 @@ def run_subprocess(case: Case, workdir: Path, timeout: float, mem_bytes: int, ji
         resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
     rec = {"index": case.index, "category": case.category, "outcome": "ok", "located": False, "subprocess": True}
     t0 = time.perf_counter()
-    try:
-        r = subprocess.run([sys.executable, "-m", "simt_sim", *case.action[1]], cwd=workdir, env=env, timeout=timeout,
-                           capture_output=True, text=True, errors="replace", preexec_fn=cap)
-    except subprocess.TimeoutExpired:
-        rec.update(outcome="timeout", exc="Timeout", frame=f"{case.category} (subprocess)")
-        return rec
+    # a session of its own, so a timeout kills the run together with the tools it started
+    with subprocess.Popen([sys.executable, "-m", "simt_sim", *case.action[1]], cwd=workdir, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                          preexec_fn=cap, start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            rec.update(outcome="timeout", exc="Timeout", frame=f"{case.category} (subprocess)")
+            return rec
+    r = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     err = r.stderr
     if r.returncode < 0:
         rec.update(outcome="crash", exc=f"signal {-r.returncode}", frame=case.category, message=err[-300:])
@@ -780,6 +788,9 @@ def worker_main(conn, mem_bytes: int, jit: bool) -> None:
     """A worker: capped memory, then runs the cases it receives, one at a time, each in a fresh
     directory."""
     import resource
+    # a process group of its own: killing the worker (timeout, restart, Ctrl-C) then also kills the
+    # nvdisasm/ptxas/python children it started, instead of leaving them running as orphans
+    os.setpgrp()
     if not jit:
         os.environ["NUMBA_DISABLE_JIT"] = "1"
     if mem_bytes:
@@ -828,9 +839,15 @@ class Worker:
         self.deadline = time.monotonic() + timeout + startup
         self.conn.send(case)
 
-    def restart(self):
+    def kill(self):
+        """The worker and every process it started (its process group)."""
+        with contextlib.suppress(Exception):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.proc.kill()
+
+    def restart(self):
+        self.kill()
         self.proc.join(5)
         self.start()
 
@@ -839,7 +856,10 @@ class Worker:
             self.conn.send(None)
         self.proc.join(2)
         if self.proc.is_alive():
-            self.proc.kill()
+            self.kill()
+        else:                               # children a finished worker left behind
+            with contextlib.suppress(Exception):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 def run_cases(cases: list[Case], workers: int, timeout: float, mem_bytes: int, jit: bool,
