@@ -47,6 +47,7 @@ CLASSES = {
     "k08926": "cvt.f32.bf16 of a constant NaN folded by ptxas to 0x7fffffff (f0 f1)",
     "k02718": "div.approx.f32 by 2^126 or more is 0 (MUFU.RCP flushes): ilogbf(fmodf(x, x)) (i1)",
     "k08000": "div.approx.f32 inside fmodf(x, x) (i0)",
+    "k09729": "f2u(fabsf(x)) of a NaN: ptxas folds setp.gt.f32 |x|, -1.0 to true, so the loop runs 3 times (d0 gp64)",
 }
 
 
@@ -108,6 +109,77 @@ def test_folds_chain_through_copies_and_constant_nan_conversions_fold():
               ".reg .b64 %rd<4>; .reg .b16 %rs<8>; .reg .f64 %fd<3>; .reg .f32 %f<3>;")
     assert "mov.b32 %f1, 2147483647;" in t and "mov.b64 %fd1, 9223372036317904896;" in t
     assert "cvt.f32.bf16 %f2, %rs3;" in t
+
+
+def test_range_folded_compares_are_true_for_a_nan():
+    """ptxas bounds f32 values as if never NaN and folds the ordered compares the bounds decide to
+    true (measured on ptxas 13, sm_90: the SASS has no FSETP), so PTX mode makes them unordered."""
+    t = texts("""
+ ld.f32 %f1, [%rd1]; ld.f32 %f2, [%rd1+4]; abs.f32 %f3, %f1; abs.ftz.f32 %f4, %f1;
+ setp.gt.f32 %p1, %f3, 0fBF800000; setp.ge.f32 %p1, %f3, 0f00000000; setp.gt.f32 %p1, %f3, 0f00000000;
+ setp.lt.f32 %p1, 0fBF800000, %f3; setp.gt.f32 %p1, %f3, 0fFF800000; setp.gt.and.f32 %p1, %f3, 0fBF800000, %p2;
+ setp.gt.f32 %p1, %f4, 0fBF800000; setp.gt.f64 %p1, %fd1, 0dBFF0000000000000;
+ add.f32 %f5, %f3, 0f3F800000; setp.gt.f32 %p1, %f5, 0f3F000000; add.rn.f32 %f6, %f3, 0f3F800000;
+ setp.gt.f32 %p1, %f6, 0f3F000000; mul.f32 %f7, %f3, 0f40000000; setp.gt.f32 %p1, %f7, 0fBF800000;
+ neg.f32 %f8, %f3; setp.lt.f32 %p1, %f8, 0f3F800000; setp.le.f32 %p1, %f8, 0f3F800000;
+ ex2.approx.ftz.f32 %f9, %f2; setp.gt.f32 %p1, %f9, 0fBF800000; max.f32 %f10, %f3, %f2;
+ setp.gt.f32 %p1, %f10, 0fBF800000; selp.f32 %f11, %f3, 0f40000000, %p2; setp.gt.f32 %p1, %f11, 0fBF800000;""",
+              ".reg .f32 %f<20>; .reg .f64 %fd<2>; .reg .b64 %rd<4>; .reg .pred %p<3>;")
+    s = [x for x in t if x.startswith("setp")]
+    assert s == ["setp.gtu.f32 %p1, %f3, 0fBF800000;", "setp.geu.f32 %p1, %f3, 0f00000000;",
+                 "setp.gt.f32 %p1, %f3, 0f00000000;",             # |x| > 0: false for 0, kept
+                 "setp.ltu.f32 %p1, 0fBF800000, %f3;",            # -1 < |x|: swapped, folded
+                 "setp.gt.f32 %p1, %f3, 0fFF800000;",             # an infinite bound: kept
+                 "setp.gt.and.f32 %p1, %f3, 0fBF800000, %p2;",    # a boolean operation: kept
+                 "setp.gt.f32 %p1, %f4, 0fBF800000;",             # abs.ftz: not bounded
+                 "setp.gt.f64 %p1, %fd1, 0dBFF0000000000000;",    # f64: kept
+                 "setp.gtu.f32 %p1, %f5, 0f3F000000;",            # |x| + 1 > 0.5
+                 "setp.gt.f32 %p1, %f6, 0f3F000000;",             # add.rn: not bounded
+                 "setp.gt.f32 %p1, %f7, 0fBF800000;",             # mul: not bounded
+                 "setp.ltu.f32 %p1, %f8, 0f3F800000;",            # -|x| < 1
+                 "setp.le.f32 %p1, %f8, 0f3F800000;",             # -|x| <= 1: ptxas keeps it
+                 "setp.gtu.f32 %p1, %f9, 0fBF800000;",            # ex2
+                 "setp.gt.f32 %p1, %f10, 0fBF800000;",            # max with an unbounded operand
+                 "setp.gtu.f32 %p1, %f11, 0fBF800000;"]           # selp of |x| and 2
+
+
+RANGE_FOLD_PTX = HEAD + """.visible .entry k(.param .u64 p)
+{
+ .reg .f32 %f<4>; .reg .b64 %rd<4>; .reg .b32 %r<8>; .reg .pred %p<3>;
+ ld.param.u64 %rd1, [p];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 4;
+ add.s64 %rd3, %rd1, %rd2;
+ ld.global.f32 %f1, [%rd3];
+ abs.f32 %f2, %f1;
+ setp.gt.f32 %p1, %f2, 0fBF800000;
+ selp.b32 %r2, -1, 0, %p1;
+ st.global.u32 [%rd3+256], %r2;
+ ret;
+}
+"""
+
+
+def range_fold(tmp_path, mode):
+    from simt_sim.frontend.sass_lower import load_kernel
+    path = tmp_path / "range_fold.ptx"
+    path.write_text(RANGE_FOLD_PTX)
+    buf = np.zeros(128, np.uint32)
+    buf[:64] = np.float32(np.linspace(-3, 3, 64)).view(np.uint32)
+    buf[[3, 17, 40]] = [0x7FC00000, 0xFFFFFFFF, 0x7F800001]          # NaNs
+    got = launch(load_kernel(str(path), "k", mode), 1, 64, ["p"], {"p": buf}).buffers["p"].view(np.uint32)
+    return [int(w) for w in got[64:]]
+
+
+def test_range_folded_compare_of_a_nan_runs_as_ptxas_made_it(tmp_path):
+    """f2u(fabsf(x)) of a NaN x: `!(|x| > -1)` is false on the H100 (ptxas folds the compare), so
+    the selected word is -1 for every lane, the NaN lanes included (generated corpus k09729)."""
+    assert range_fold(tmp_path, "ptx") == [0xFFFFFFFF] * 64
+
+
+@needs_ptxas
+def test_range_folded_compare_matches_sass_mode(tmp_path):
+    assert range_fold(tmp_path, "ptx") == range_fold(tmp_path, "sass")
 
 
 def test_min_max_of_a_register_with_itself_folds_for_f16_not_bf16():

@@ -189,9 +189,124 @@ def flip_selected_negations(items: list) -> list:
     return out
 
 
+ORDERED_TO_UNORDERED = {"gt": "gtu", "ge": "geu", "lt": "ltu", "le": "leu"}
+SWAPPED = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
+
+
+def _f32_constant(op: Operand, consts: dict) -> float | None:
+    """The value of an f32 literal operand or of a register set once by a mov of one (None: neither)."""
+    import struct
+    if op.kind == "reg":
+        op = consts.get(op.name)
+        if op is None:
+            return None
+    bits = _immediate_bits(op, "f32") if op.kind in ("imm", "fimm") else None
+    if bits is None:
+        return None
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def fold_range_compares(items: list) -> list:
+    """ptxas's range folds of f32 compares (measured on ptxas 13 for sm_90, docs/ptx-subset.md): it
+    bounds an f32 value as if it were never NaN, and folds an ordered compare its bounds decide to
+    true, so a NaN compares true where setp gives false (`f2u(fabsf(x))`: `setp.gt.f32 p, |x|, -1.0`
+    is true for a NaN x; generated corpus k09729).  The bounds, over every definition of a register:
+      abs.f32 (not .ftz) and ex2.approx[.ftz].f32: [0, +inf];  neg: [-hi, -lo];  a mov of a constant
+      or of a bounded register;  add/sub.f32 without a rounding modifier (.ftz allowed): the sum of
+      the bounds;  min/max/selp.f32 of two bounded operands: their union.
+      Not bounded: mul, fma, sqrt, rcp, div, cvt, add/sub with a rounding modifier, abs.ftz.
+    Folded to true (written here as the unordered compare, true for a NaN and the same otherwise):
+    setp.gt.f32 v, c with c < lo, setp.ge.f32 v, c with c <= lo, setp.lt.f32 v, c with c > hi, and
+    the same with the operands swapped (c < v, c <= v, c > v); c a finite constant; .ftz allowed, no
+    boolean operation (setp.gt.and ptxas keeps).  Not folded by ptxas: v <= c from an upper bound;
+    f64 and f16 compares.  The folds that give false agree with setp on a NaN and need nothing."""
+    consts: dict[str, Operand] = {}
+    defs: dict[str, list[Instruction]] = {}
+    for it in items:
+        if isinstance(it, Instruction) and it.operands:
+            for n in _written(it):
+                defs.setdefault(n, []).append(it)
+    for n, ds in defs.items():
+        it = ds[0]
+        if (len(ds) == 1 and it.opcode == "mov" and it.guard is None and len(it.operands) == 2
+                and it.operands[1].kind in ("imm", "fimm")):
+            consts[n] = it.operands[1]
+    inf = float("inf")
+    bounds: dict[str, tuple[float, float]] = {}
+
+    def bound(op: Operand):
+        if op.kind == "reg":
+            if op.name in bounds:
+                return bounds[op.name]
+        c = _f32_constant(op, consts)
+        if c is None or c != c:
+            return None
+        return (c, c)
+
+    def of(it: Instruction):
+        """The bounds one definition gives its destination (None: unbounded)."""
+        ty = it.suffixes[-1] if it.suffixes else ""
+        mods = set(it.suffixes[:-1])
+        ops = it.operands
+        if ty != "f32" or ops[0].kind != "reg" or ops[0].extra is not None:
+            return None
+        if it.opcode == "abs" and not mods and len(ops) == 2:
+            return (0.0, inf)
+        if it.opcode == "ex2" and mods <= {"approx", "ftz"} and "approx" in mods and len(ops) == 2:
+            return (0.0, inf)
+        if it.opcode == "neg" and not mods and len(ops) == 2:
+            b = bound(ops[1])
+            return None if b is None else (-b[1], -b[0])
+        if it.opcode == "mov" and len(ops) == 2:
+            return bound(ops[1])
+        if it.opcode in ("add", "sub") and mods <= {"ftz"} and len(ops) == 3:
+            a, b = bound(ops[1]), bound(ops[2])
+            if a is None or b is None:
+                return None
+            if it.opcode == "sub":
+                b = (-b[1], -b[0])
+            return (a[0] + b[0], a[1] + b[1])
+        if it.opcode in ("min", "max", "selp") and not mods and len(ops) in (3, 4):
+            a, b = bound(ops[1]), bound(ops[2])
+            if a is None or b is None:
+                return None
+            return (min(a[0], b[0]), max(a[1], b[1]))
+        return None
+
+    changed = True
+    while changed:                      # to a fixed point; a register in a cycle stays unbounded
+        changed = False
+        for n, ds in defs.items():
+            if n in bounds or n in consts:
+                continue
+            got = [of(d) for d in ds]
+            if got and None not in got:
+                bounds[n] = (min(g[0] for g in got), max(g[1] for g in got))
+                changed = True
+    if not bounds:
+        return items
+    out = []
+    for it in items:
+        if (isinstance(it, Instruction) and it.opcode == "setp" and len(it.operands) == 3 and it.suffixes
+                and it.suffixes[-1] == "f32" and it.suffixes[0] in ORDERED_TO_UNORDERED
+                and set(it.suffixes[1:-1]) <= {"ftz"}):
+            cmp, a, b = it.suffixes[0], it.operands[1], it.operands[2]
+            if b.kind == "reg" and b.name in bounds and not (a.kind == "reg" and a.name in bounds):
+                cmp, a, b = SWAPPED[cmp], b, a          # c < v is v > c
+            c = _f32_constant(b, consts) if a.kind == "reg" and a.name in bounds else None
+            if c is not None and abs(c) != inf and c == c:
+                lo, hi = bounds[a.name]
+                if (cmp == "gt" and c < lo) or (cmp == "ge" and c <= lo) or (cmp == "lt" and c > hi):
+                    new = [ORDERED_TO_UNORDERED[it.suffixes[0]]] + list(it.suffixes[1:])
+                    it = replace(it, suffixes=new,
+                                 text=f"setp.{'.'.join(new)} ...;  // ptxas folds {it.text.strip() or 'setp'} to true")
+        out.append(it)
+    return out
+
+
 def contract_instructions(items: list) -> list:
     """The body with ptxas's mul+add contraction and self-min/max folding applied."""
-    items = flip_selected_negations(negate_products(fold_identities(list(items))))
+    items = flip_selected_negations(negate_products(fold_identities(fold_range_compares(list(items)))))
     block = _blocks(items)
     occurrences = _occurrences(items)
     muls = {it.operands[0].name: i for i, it in enumerate(items)
