@@ -513,8 +513,19 @@ class Assembler:
                 raise InputError(f"a .{dtype} operand takes a register or a 16-bit integer pattern "
                                  f"(like 0x3C00), not a floating-point literal", op.loc)
             if dtype not in ("f32", "f64"):
-                if op.text.lstrip("-")[:2].lower() in ("0f", "0d"):   # raw bit pattern in a .b op
-                    bits, _ = _float_bits(op, "f32" if op.text.lstrip("-")[:2].lower() == "0f" else "f64")
+                prefix = op.text.lstrip("-")[:2].lower()
+                if prefix in ("0f", "0d"):   # raw bit pattern in a .b op
+                    # ptxas 13 takes a 0f pattern only where the operand is .b32 and a 0d pattern
+                    # only where it is .b64 (mov, and/or/xor/not, selp, prmt, shl's value, st.b32 ...);
+                    # an .s/.u operand (a shift amount, bfe's positions, add.s32) or a size that
+                    # differs is its 'Arguments mismatch'
+                    want = "b32" if prefix == "0f" else "b64"
+                    if dtype != want:
+                        kind_ = "32-bit (0f)" if prefix == "0f" else "64-bit (0d)"
+                        raise InputError(f"{what}: the {kind_} floating-point bit pattern {op.text} "
+                                         f"needs a .{want} (or .{'f32' if prefix == '0f' else 'f64'}) operand, "
+                                         f"not .{dtype} (ptxas: 'Arguments mismatch')", op.loc)
+                    bits, _ = _float_bits(op, "f32" if prefix == "0f" else "f64")
                     # the row's immediate field is an int64: a 0d pattern with its top bit set wraps
                     return E.K_IMM, self.const(bits, 0.0, 0.0), bits - (1 << 64) if bits >> 63 else bits
                 raise InputError(f"a floating-point literal needs a float type, not .{dtype}", op.loc)
