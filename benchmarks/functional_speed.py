@@ -20,8 +20,8 @@ CASES = [
 ]
 
 
-PROGRAMS = [("FP32 chains", "programs/w-ilp-fp32-n32"), ("tiled matmul", "programs/w-matmul-ilp"),
-            ("divergent regroup", "programs/w-regroup-tree-base"), ("shared reduce", "programs/v-smem-reduce")]
+PROGRAMS = [("FP32 chains", "programs/workloads/w-ilp-fp32-n32"), ("tiled matmul", "programs/workloads/w-matmul-ilp"),
+            ("divergent regroup", "programs/workloads/w-regroup-tree-base"), ("shared reduce", "programs/validation/v-smem-reduce")]
 
 
 def kernels_table():

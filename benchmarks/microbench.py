@@ -4,7 +4,7 @@ to the values the config implies.
     python benchmarks/microbench.py                 # every config in configs/
     python benchmarks/microbench.py h100 a100       # some; a name or a path to a .yaml
 
-Programs: programs/micro-*/ (see docs/microbenchmarks.md).  A `*` marks a latency that differs
+Programs: programs/probes/micro-*/ (see docs/microbenchmarks.md).  A `*` marks a latency that differs
 from the configured one.
 """
 import sys

@@ -80,8 +80,8 @@ def main() -> int:
               f"{mib['new'] if mib['new'] is not None else '-':>8}")
     for v, path in versions.items():
         imp = wall([sys.executable, "-c", "import simt_sim"], path)
-        empty = wall([sys.executable, "-m", "simt_sim", "run", "programs/launch-empty", "--quiet"], path)
-        print(f"{v}: import simt_sim {imp:.2f} s; `simt-sim run programs/launch-empty` {empty:.2f} s")
+        empty = wall([sys.executable, "-m", "simt_sim", "run", "programs/probes/launch-empty", "--quiet"], path)
+        print(f"{v}: import simt_sim {imp:.2f} s; `simt-sim run programs/probes/launch-empty` {empty:.2f} s")
     if ns.cold:
         for v, warm in cold_compiles(versions).items():
             print(f"{v}: cold compile (empty numba cache) + first runs: {warm:.1f} s")

@@ -4,9 +4,9 @@
     python docs/figures.py                 # everything into docs/img, tables on stdout
     python docs/figures.py --only 1-3      # or --only 8-9; --out DIR for another folder
 
-Figures 1-3: programs/article-fig1-shader on configs/article-4waves.yaml with issue width 2
+Figures 1-3: programs/examples/article-fig1-shader on configs/article-4waves.yaml with issue width 2
 (Figure 1, "4:2"), 1 (Figure 2, "4:1") and 4 (Figure 3, "4:4"), drawn as execution histories.
-Figures 8-9: programs/article-fig8-loop on configs/article-simd.yaml for SIMD widths 1-64, with
+Figures 8-9: programs/examples/article-fig8-loop on configs/article-simd.yaml for SIMD widths 1-64, with
 random loop counts and with the same counts sorted; one wave per block and one block resident at
 a time, so a wave's span is its own runtime.  Everything is deterministic (fixed seeds).
 """
@@ -31,8 +31,8 @@ from simt_sim.frontend.manifest import load_manifest  # noqa: E402
 from simt_sim.observe.pictures import WAITING, cell_states, figure_png  # noqa: E402
 from simt_sim.observe.trace import pipe_assignment  # noqa: E402
 
-SHADER = ROOT / "programs/article-fig1-shader"
-LOOP = ROOT / "programs/article-fig8-loop"
+SHADER = ROOT / "programs/examples/article-fig1-shader"
+LOOP = ROOT / "programs/examples/article-fig8-loop"
 # (file stem, issue width, article figure)
 SHADER_FIGURES = (("fig1-issue2", 2, "Figure 1 (4:2)"), ("fig2-issue1", 1, "Figure 2 (4:1)"),
                   ("fig3-issue4", 4, "Figure 3 (4:4)"))
@@ -258,7 +258,7 @@ def main(argv=None) -> int:
     if ns.only in (None, "1-3"):
         rows = shader_figures(out)
         numbers["figures_1_3"] = rows
-        print("Figures 1-3 (programs/article-fig1-shader, configs/article-4waves.yaml)\n")
+        print("Figures 1-3 (programs/examples/article-fig1-shader, configs/article-4waves.yaml)\n")
         print(shader_table(rows) + "\n")
     if ns.only in (None, "8-9"):
         num = loop_figures(out)
@@ -266,7 +266,7 @@ def main(argv=None) -> int:
                                                           {kk: vv for kk, vv in v.items() if kk != "thread_cycles"})
                                                       for k, v in e.items()} for w, e in num["widths"].items()},
                                   "counts_unsorted": num["counts_unsorted"]}
-        print("Figures 8-9 (programs/article-fig8-loop, configs/article-simd.yaml)\n")
+        print("Figures 8-9 (programs/examples/article-fig8-loop, configs/article-simd.yaml)\n")
         print(loop_table(num) + "\n")
     name = "figures.json" if ns.only is None else f"figures-{ns.only}.json"
     (out / name).write_text(json.dumps(numbers, indent=1, sort_keys=True) + "\n", encoding="utf-8")

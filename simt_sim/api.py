@@ -1,6 +1,6 @@
 """The public Python API, re-exported by `import simt_sim` (docs/api.md).
 
-    result = simt_sim.run_program("programs/data-loop")
+    result = simt_sim.run_program("programs/examples/data-loop")
     print(result.cycles, result.outputs["out"][:4])
 
 Load a program and a GPU config, run it functionally (`run_functional`) or cycle by cycle

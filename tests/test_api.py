@@ -71,8 +71,8 @@ def test_functional_outputs_and_stats():
 
 def test_program_directory_outputs_functional_and_timed():
     want = [10] * 4 + [20] * 4                         # the manifest's expect
-    assert simt_sim.run_program("programs/article-ex3-mask", functional=True).outputs["out"].tolist() == want
-    assert simt_sim.run_program("programs/article-ex3-mask").outputs["out"].tolist() == want
+    assert simt_sim.run_program("programs/examples/article-ex3-mask", functional=True).outputs["out"].tolist() == want
+    assert simt_sim.run_program("programs/examples/article-ex3-mask").outputs["out"].tolist() == want
 
 
 def test_cycles_and_metrics_equal_the_driver():
@@ -90,7 +90,7 @@ def test_cycles_and_metrics_equal_the_driver():
 
 
 def test_metrics_table_rows_are_flat():
-    res = simt_sim.run_program("programs/two-streams")
+    res = simt_sim.run_program("programs/examples/two-streams")
     rows = res.metrics_table()
     assert [r["kernel"] for r in rows] == ["saxpy", "ffma_loop"]
     for row, m in zip(rows, res.metrics):
@@ -102,7 +102,7 @@ def test_metrics_table_rows_are_flat():
 
 
 def test_to_dataframe_with_and_without_pandas(monkeypatch):
-    res = simt_sim.run_program("programs/article-ex3-mask", functional=True)
+    res = simt_sim.run_program("programs/examples/article-ex3-mask", functional=True)
 
     class FakePandas:
         @staticmethod
@@ -119,8 +119,8 @@ def test_to_dataframe_with_and_without_pandas(monkeypatch):
 @pytest.mark.parametrize("cli_flags,functional", [([], False), (["--functional"], True)])
 def test_to_json_is_the_cli_document(cli_flags, functional, tmp_path, capsys):
     cli_path, api_path = tmp_path / "cli.json", tmp_path / "api.json"
-    assert main(["run", "programs/article-ex3-mask", "--quiet", "--json", str(cli_path), *cli_flags]) == 0
-    res = simt_sim.run_program("programs/article-ex3-mask", functional=functional, history=True)
+    assert main(["run", "programs/examples/article-ex3-mask", "--quiet", "--json", str(cli_path), *cli_flags]) == 0
+    res = simt_sim.run_program("programs/examples/article-ex3-mask", functional=functional, history=True)
     doc = res.to_json(api_path)
     assert api_path.read_bytes() == cli_path.read_bytes()
     assert json.loads(cli_path.read_text()) == json.loads(json.dumps(doc, default=float))
@@ -128,16 +128,16 @@ def test_to_json_is_the_cli_document(cli_flags, functional, tmp_path, capsys):
 
 
 def test_masks_are_the_cli_text(capsys):
-    assert main(["run", "programs/figure2-ifelse", "--quiet", "--masks"]) == 0
+    assert main(["run", "programs/examples/figure2-ifelse", "--quiet", "--masks"]) == 0
     printed = capsys.readouterr().out
-    res = simt_sim.run_program("programs/figure2-ifelse", history=True)
+    res = simt_sim.run_program("programs/examples/figure2-ifelse", history=True)
     assert printed == res.masks() + "\n"
     assert res.masks(warp=1) == res.masks(warp=[1])
     assert "# warp 1: block (0,0,0) warp 1" in res.masks(warp=1) and "# warp 0" not in res.masks(warp=1)
 
 
 def test_picture_and_trace_files(tmp_path):
-    res = simt_sim.run_program("programs/figure2-ifelse", trace=True)
+    res = simt_sim.run_program("programs/examples/figure2-ifelse", trace=True)
     res.picture(tmp_path / "h.svg", cycles=(0, 50), warps=[0])
     assert (tmp_path / "h.svg").read_text().startswith("<svg")
     res.picture(tmp_path / "h.png")
@@ -148,22 +148,22 @@ def test_picture_and_trace_files(tmp_path):
 
 
 def test_misuse_is_an_input_error(tmp_path):
-    untraced = simt_sim.run_program("programs/figure2-ifelse")
+    untraced = simt_sim.run_program("programs/examples/figure2-ifelse")
     with pytest.raises(InputError, match=r"picture\(\) needs a run recorded with trace=True"):
         untraced.picture(tmp_path / "x.svg")
     with pytest.raises(InputError, match=r"trace\(\) needs a run recorded with trace=True"):
         untraced.trace(tmp_path / "x.json")
     with pytest.raises(InputError, match=r"masks\(\) needs a run recorded with history=True"):
         untraced.masks()
-    functional = simt_sim.run_program("programs/figure2-ifelse", functional=True, history=True)
+    functional = simt_sim.run_program("programs/examples/figure2-ifelse", functional=True, history=True)
     with pytest.raises(InputError, match="needs the timing model"):
         functional.picture(tmp_path / "x.svg")
     with pytest.raises(InputError, match="no launch 1: the run had 1"):
         functional.masks(launch=1)
     with pytest.raises(InputError, match="more_launches need the timing model"):
-        simt_sim.run_program("programs/two-streams", functional=True)
+        simt_sim.run_program("programs/examples/two-streams", functional=True)
     with pytest.raises(InputError, match="trace=True needs the timing model"):
-        simt_sim.run_program("programs/figure2-ifelse", functional=True, trace=True)
+        simt_sim.run_program("programs/examples/figure2-ifelse", functional=True, trace=True)
     with pytest.raises(InputError, match="expected a Program from simt_sim.load_program"):
         simt_sim.run_functional("tests/cuda/saxpy.ptx", 1, 32, [2.0, "x", "y", 32])
     with pytest.raises(InputError, match="expected a Program from simt_sim.load_program"):
@@ -182,12 +182,12 @@ def test_load_config_overrides_list_dict_and_config_object():
                                             "units.fp32.latency": 7})
     assert as_list.data == as_dict.data and as_dict.get("num_sms") == 4
     assert simt_sim.load_config(ROOT / "configs/h100.yaml").data == simt_sim.load_config().data
-    res = simt_sim.run_program("programs/article-ex3-mask", config=as_dict, overrides={"num_sms": 1})
+    res = simt_sim.run_program("programs/examples/article-ex3-mask", config=as_dict, overrides={"num_sms": 1})
     assert res.config.get("num_sms") == 1 and res.config.get("units.fp32.latency") == 7
 
 
 def test_load_program_from_directory_manifest_or_ptx():
-    by_dir = simt_sim.load_program("programs/two-streams")
-    by_manifest = simt_sim.load_program("programs/two-streams/manifest.yaml", "ffma_loop")
+    by_dir = simt_sim.load_program("programs/examples/two-streams")
+    by_manifest = simt_sim.load_program("programs/examples/two-streams/manifest.yaml", "ffma_loop")
     assert by_dir.name == "saxpy" and by_manifest.name == "ffma_loop"
-    assert by_dir.texts == simt_sim.load_program("programs/two-streams/kernel.ptx", "saxpy").texts
+    assert by_dir.texts == simt_sim.load_program("programs/examples/two-streams/kernel.ptx", "saxpy").texts

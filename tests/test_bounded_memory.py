@@ -19,10 +19,10 @@ BOUND = 200 * 2**20
 @pytest.mark.parametrize("mode", [[], ["--functional"]], ids=["timed", "functional"])
 def test_huge_grid_stops_at_the_instruction_limit_in_bounded_memory(mode, isa, capsys):
     # one block first, so that compiling the engine (when the cache is cold) is not measured
-    assert main(["run", str(ROOT / "programs" / "data-loop"), "--grid", "1", "--quiet", "--isa", isa] + mode) == 0
+    assert main(["run", str(ROOT / "programs" / "examples" / "data-loop"), "--grid", "1", "--quiet", "--isa", isa] + mode) == 0
     tracemalloc.start()
     try:
-        rc = main(["run", str(ROOT / "programs" / "data-loop"), "--grid", HUGE_GRID, "--quiet", "--isa", isa,
+        rc = main(["run", str(ROOT / "programs" / "examples" / "data-loop"), "--grid", HUGE_GRID, "--quiet", "--isa", isa,
                    "--set", f"limits.max_warp_instructions={LIMIT}"] + mode)
         _, peak = tracemalloc.get_traced_memory()
     finally:

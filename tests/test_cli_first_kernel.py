@@ -206,7 +206,7 @@ def test_options_a_run_cannot_apply_are_refused_by_name(capsys, tmp_path, monkey
 
 
 def test_buffers_and_args_of_a_program_directory_are_its_manifests(capsys):
-    assert main(["run", str(ROOT / "programs/article-ex1-mask"), "--buffer", "x=u32[4]", "--args", "x"]) == 2
+    assert main(["run", str(ROOT / "programs/examples/article-ex1-mask"), "--buffer", "x=u32[4]", "--args", "x"]) == 2
     assert ("error: --buffer and --args: a program's buffers and arguments come from its manifest (edit its "
             "manifest.yaml, or run its kernel file with --buffer and --args)") in capsys.readouterr().err
 
@@ -222,7 +222,7 @@ def test_a_manifests_own_timing_keys_are_not_the_users(tmp_path):
     only --set on the command line is checked."""
     import shutil
     d = tmp_path / "p"
-    shutil.copytree(ROOT / "programs/article-ex1-mask", d)
+    shutil.copytree(ROOT / "programs/examples/article-ex1-mask", d)
     (d / "manifest.yaml").write_text((d / "manifest.yaml").read_text() + 'set: ["scheduler.issue_width=2"]\n')
     assert main(["run", str(d), "--functional", "--quiet"]) == 0
     assert main(["run", str(d), "--functional", "--quiet", "--set", "scheduler.issue_width=1"]) == 2
@@ -232,7 +232,7 @@ def test_a_manifests_own_timing_keys_are_not_the_users(tmp_path):
 
 def test_every_metric_names_its_unit_and_its_bracketed_figure(tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["run", str(ROOT / "programs/data-loop"), "--json", str(out)]) == 0
+    assert main(["run", str(ROOT / "programs/examples/data-loop"), "--json", str(out)]) == 0
     text = capsys.readouterr().out
     m = json.loads(out.read_text())["metrics"]["kernels"][0]       # --json keys as before
     rows = {}

@@ -160,7 +160,7 @@ def test_h200_differs_from_h100_only_where_an_h200_was_recorded(user_defaults):
 def test_h200_profiler_clock_is_its_recording():
     """Nsight Compute's clock on the H200: the median of gpc__cycles_elapsed.avg.per_second over the
     30 launches of tools/kernel_ends.py's recording."""
-    rec = json.loads((ROOT / "programs/launch-empty/reference/h100-kernel-ends.json").read_text())
+    rec = json.loads((ROOT / "programs/probes/launch-empty/reference/h100-kernel-ends.json").read_text())
     assert rec["device"] == "NVIDIA H200"
     mhz = sorted(case["mhz"] for cond in ("flushed", "warm") for case in rec[cond].values())
     assert len(mhz) == 30
@@ -173,7 +173,7 @@ def test_h200_stream_keys_are_their_recording():
     later a second stream's first kernel starts (median over the cases) and what two streams ending
     together add to the event time (median over the paired cases)."""
     import statistics
-    rec = json.loads((ROOT / "programs/w-fusion-streams/reference/h200-stream-events.json").read_text())
+    rec = json.loads((ROOT / "programs/workloads/w-fusion-streams/reference/h200-stream-events.json").read_text())
     assert rec["device"] == "NVIDIA H200"
     cases = rec["cases"]
     one = ("1 stream, 1 kernel", "1 stream, spin", "1 stream, 528 blocks")

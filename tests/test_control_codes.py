@@ -17,6 +17,7 @@ from simt_sim.isa import encoding as E
 from simt_sim.machine import layout as L
 from simt_sim.machine.config import load_config
 from simt_sim.run.timed import manifest_launches, simulate
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 # the control codes alone: no fetch model, no extra taken-branch cost
@@ -25,7 +26,7 @@ BARE = ["sass.fetch.enabled=false", "sass.taken_branch_latency=0",   # no waits 
 
 
 def sass_run(name: str, sets: list[str]):
-    m = load_manifest(str(ROOT / "programs" / name))
+    m = load_manifest(str(program_dir(name)))
     prog = load_kernel(str(m.kernel_file), m.kernel, "sass")
     res = simulate(manifest_launches(m, prog, "sass"), {s.name: s.make() for s in m.buffers},
                    load_config(m.config, (m.overrides or []) + sets), record_trace=True)
@@ -44,7 +45,7 @@ def control(prog, pc: int) -> int:
 def test_rows_carry_the_control_code_of_their_instruction():
     prog, _ = sass_run("t-clock-read", BARE)
     assert (prog.code[:, E.F_CTRL] >= 0).all()
-    m = load_manifest(str(ROOT / "programs" / "t-clock-read"))
+    m = load_manifest(str(ROOT / "programs" / "probes" / "t-clock-read"))
     ptx = load_kernel(str(m.kernel_file), m.kernel, "ptx")
     assert (ptx.code[:, E.F_CTRL] == -1).all()          # PTX has none: the register scoreboard times it
     # the row's field decodes to what the disassembly prints
@@ -434,7 +435,7 @@ def test_write_port_units_must_name_units(tmp_path):
 
 
 def test_warps_left_waiting_behind_a_held_or_full_dispatch_count_as_nsight_compute_counts_them():
-    """The H100's Nsight Compute counts (programs/t-fp64-issue-*/reference/h100.json) per
+    """The H100's Nsight Compute counts (programs/probes/t-fp64-issue-*/reference/h100.json) per
     warp-iteration: where the dispatch holds a warp for the register-file write port, every other
     ready warp of the scheduler waits in dispatch_stall too (8 warps per scheduler: 5.95 warp-cycles
     for about 0.85 held cycles; 4 warps: 3.03 for one); where another warp issued, a ready warp whose
@@ -445,7 +446,7 @@ def test_warps_left_waiting_behind_a_held_or_full_dispatch_count_as_nsight_compu
     6.71 with h100.yaml's 68)."""
     stalls = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
     for name, warps in (("t-fp64-issue-d1", 32), ("t-fp64-issue-d1-w4", 16), ("t-fp64-issue-f0", 32)):
-        ncu = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())["ncu"][0]
+        ncu = json.loads((program_dir(name) / "reference" / "h100.json").read_text())["ncu"][0]
         per_iteration = ncu["smsp__inst_executed.sum"] / (warps * 256)
         _, res = sass_run(name, [])
         model = {k: v / (warps * 256) for k, v in res.kernels[0]["stall_cycles"].items()}

@@ -230,8 +230,8 @@ def test_the_check_finds_what_a_user_would_trip_on(monkeypatch):
     monkeypatch.chdir(ROOT)
     assert "does not exist" in check("simt-sim run programs/no-such-program")
     assert "does not exist" in check("python tools/no_such_tool.py --inputs 3")
-    assert "unrecognized arguments" in check("simt-sim run programs/figure2-ifelse --no-such-option")
+    assert "unrecognized arguments" in check("simt-sim run programs/examples/figure2-ifelse --no-such-option")
     assert "no module" in check("python -m simt_sim.calibrate.no_such_module compare x")
-    assert "invalid choice" in check("simt-sim run programs/figure2-ifelse --scheduler fastest")
-    assert check("simt-sim run programs/NAME --json out.json") is None           # a placeholder
-    assert check("simt-sim run programs/figure2-ifelse --json out.json") is None  # an output is not read
+    assert "invalid choice" in check("simt-sim run programs/examples/figure2-ifelse --scheduler fastest")
+    assert check("simt-sim run programs/PURPOSE/NAME --json out.json") is None           # a placeholder
+    assert check("simt-sim run programs/examples/figure2-ifelse --json out.json") is None  # an output is not read

@@ -27,7 +27,7 @@ def test_same_results_without_jit(tmp_path):
     for jit_off in ("0", "1"):
         out = tmp_path / f"r{jit_off}.json"
         env = dict(os.environ, NUMBA_DISABLE_JIT=jit_off)
-        r = subprocess.run([sys.executable, "-m", "simt_sim", "run", "programs/figure2-ifelse", "--quiet",
+        r = subprocess.run([sys.executable, "-m", "simt_sim", "run", "programs/examples/figure2-ifelse", "--quiet",
                             "--json", str(out)], cwd=ROOT, env=env, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         outs.append(json.loads(out.read_text()))

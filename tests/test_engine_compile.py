@@ -10,6 +10,7 @@ import pytest
 import simt_sim
 from simt_sim.engine.jit import compiled, unless_none
 from simt_sim.machine.lower import link
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,8 +52,8 @@ def test_called_from_python_it_makes_the_same_choice():
 
 
 def test_code_marks_the_instruction_sets_it_holds():
-    ptx = simt_sim.load_program(ROOT / "programs" / "article-ex3-mask")
-    sass = simt_sim.load_program(ROOT / "programs" / "v-smem-reduce", isa="sass")
+    ptx = simt_sim.load_program(ROOT / "programs" / "examples" / "article-ex3-mask")
+    sass = simt_sim.load_program(ROOT / "programs" / "validation" / "v-smem-reduce", isa="sass")
     assert (ptx.isa, sass.isa) == ("ptx", "sass")
     for programs, marks in (([ptx], (True, None)), ([sass], (None, True)), ([ptx, sass], (True, True))):
         code = link(programs)[0]
@@ -67,7 +68,7 @@ def test_code_marks_the_instruction_sets_it_holds():
     ("v-smem-reduce", "sass", True),         # SASS code counts as holding them all
 ])
 def test_code_marks_whether_it_holds_calls_tensor_rows_or_async_copies(name, isa, ext):
-    code = link([simt_sim.load_program(ROOT / "programs" / name, isa=isa)])[0]
+    code = link([simt_sim.load_program(program_dir(name), isa=isa)])[0]
     assert code.ext is ext
 
 

@@ -64,7 +64,7 @@ def test_cli_bad_program_exit_2_without_traceback(tmp_path):
 
 
 def test_cli_bad_manifest_and_config(tmp_path):
-    (tmp_path / "kernel.ptx").write_text((ROOT / "programs/article-ex1-mask/kernel.ptx").read_text())
+    (tmp_path / "kernel.ptx").write_text((ROOT / "programs/examples/article-ex1-mask/kernel.ptx").read_text())
     (tmp_path / "manifest.yaml").write_text("kernel_file: kernel.ptx\ngrid: 1\nblock: 8\nargs: [out]\n"
                                             "buffers:\n  out: u32[8]\nbogus: 1\n")
     assert main(["run", str(tmp_path)]) == 2
@@ -76,9 +76,9 @@ def test_cli_bad_manifest_and_config(tmp_path):
     assert r.returncode == 2 and "manifest.yaml:6:8: error: buffer 'out': expected DTYPE[SIZE]" in r.stderr
     cfg = tmp_path / "gpu.yaml"
     cfg.write_text("name: x\nwarp_size: 100\n")
-    r = run_cli("run", "programs/article-ex1-mask", "--config", str(cfg))
+    r = run_cli("run", "programs/examples/article-ex1-mask", "--config", str(cfg))
     assert r.returncode == 2 and f"{cfg}:2:12: error: warp_size must be between 1 and 64" in r.stderr
-    r = run_cli("run", "programs/article-ex1-mask", "--set", "simt.divergence_policy=random")
+    r = run_cli("run", "programs/examples/article-ex1-mask", "--set", "simt.divergence_policy=random")
     assert r.returncode == 2 and "divergence_policy must be one of" in r.stderr
 
 
@@ -148,7 +148,7 @@ def test_instruction_limit_exit_3():
 
 
 def test_cli_runtime_fault_exit_3():
-    r = run_cli("run", "programs/data-loop", "--set", "limits.max_warp_instructions=10")
+    r = run_cli("run", "programs/examples/data-loop", "--set", "limits.max_warp_instructions=10")
     assert r.returncode == 3
     assert "instruction limit of 10 warp-instructions reached; kernel while_loop" in r.stderr
     assert "Traceback" not in r.stderr
@@ -156,7 +156,7 @@ def test_cli_runtime_fault_exit_3():
 
 def test_cli_run_manifest_and_json(tmp_path):
     out = tmp_path / "r.json"
-    r = run_cli("run", "programs/article-ex3-mask", "--masks", "--json", str(out))
+    r = run_cli("run", "programs/examples/article-ex3-mask", "--masks", "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert "   2  br_push %r1, ELSE, CONVERGE;            11111111" in r.stdout
     import json
@@ -227,7 +227,7 @@ buffers:
 
 
 def write_program(folder: Path, manifest: str) -> Path:
-    (folder / "kernel.ptx").write_text((ROOT / "programs/article-ex1-mask/kernel.ptx").read_text())
+    (folder / "kernel.ptx").write_text((ROOT / "programs/examples/article-ex1-mask/kernel.ptx").read_text())
     (folder / "manifest.yaml").write_text(manifest)
     return folder
 
@@ -276,14 +276,14 @@ def test_manifest_accepts_the_largest_legal_launch(tmp_path):
 ])
 def test_cli_launch_limits(capsys, option, value, message):
     for mode in ([], ["--functional"]):
-        assert main(["run", "programs/article-ex1-mask", option, value, *mode]) == 2
+        assert main(["run", "programs/examples/article-ex1-mask", option, value, *mode]) == 2
         assert message in capsys.readouterr().err
 
 
 def test_cli_accepts_the_largest_legal_values(capsys):
     assert cli_main.parse_dims("2147483647,65535,65535", "grid") == Dim3(2147483647, 65535, 65535)
     assert cli_main.parse_dims("1,1024", "block") == Dim3(1, 1024)
-    assert main(["run", "programs/article-ex1-mask", "--registers", "255", "--block", "8,1,1", "--quiet"]) == 0
+    assert main(["run", "programs/examples/article-ex1-mask", "--registers", "255", "--block", "8,1,1", "--quiet"]) == 0
 
 
 def test_buffer_size_limit():
@@ -306,19 +306,19 @@ VEC_ADD = ["run", "tests/cuda/vec_add_int.ptx", "--grid", "1", "--block", "4"]
     (VEC_ADD + ["--buffer", "a=i32[4]:lane_id(0)"], "lane_id width must be at least 1, found 0"),
     (VEC_ADD + ["--buffer", "a=i32[4]", "--buffer", "a=i32[8]"], "--buffer: buffer 'a' is given twice"),
     (VEC_ADD + ["--buffer", "=i32[4]"], "--buffer expects NAME=SPEC, found '=i32[4]'"),
-    (["run", "programs/article-ex1-mask", "--set", "simt.stack_depth=100000000000"],
+    (["run", "programs/examples/article-ex1-mask", "--set", "simt.stack_depth=100000000000"],
      "simt.stack_depth must be between 1 and 1024 (found 100000000000)"),
-    (["run", "programs/article-ex1-mask", "--set", "units.fp32.pipes=100000000000"],
+    (["run", "programs/examples/article-ex1-mask", "--set", "units.fp32.pipes=100000000000"],
      "units.fp32.pipes must be between 1 and 64"),
-    (["run", "programs/article-ex1-mask", "--set", "memory.l2.size_kb=100000000000"],
+    (["run", "programs/examples/article-ex1-mask", "--set", "memory.l2.size_kb=100000000000"],
      "memory.l2.size_kb must be between 1 and 1048576"),
-    (["run", "programs/article-ex1-mask", "--set", "num_sms=100000000000000000000"],
+    (["run", "programs/examples/article-ex1-mask", "--set", "num_sms=100000000000000000000"],
      "num_sms must be between 1 and 1,024 (the engine keeps caches, ports and block slots for every SM"),
-    (["run", "programs/article-ex1-mask", "--set", "units.fp32.lanes=1.0e-300"],
+    (["run", "programs/examples/article-ex1-mask", "--set", "units.fp32.lanes=1.0e-300"],
      "units.fp32.lanes must be positive (at least 0.001) and at most 64"),
-    (["run", "programs/article-ex1-mask", "--functional", "--registers", "0"], "--registers must be between 1 and 255"),
-    (["run", "programs/article-ex1-mask", "--cycles", "a:b"], "--cycles expects FIRST:END, found 'a:b'"),
-    (["run", "programs/article-ex1-mask", "--json", "/nonexistent-folder/r.json"],
+    (["run", "programs/examples/article-ex1-mask", "--functional", "--registers", "0"], "--registers must be between 1 and 255"),
+    (["run", "programs/examples/article-ex1-mask", "--cycles", "a:b"], "--cycles expects FIRST:END, found 'a:b'"),
+    (["run", "programs/examples/article-ex1-mask", "--json", "/nonexistent-folder/r.json"],
      "cannot write /nonexistent-folder/r.json: no folder '/nonexistent-folder'"),
 ])
 def test_former_tracebacks_are_input_errors(capsys, argv, message):
@@ -351,5 +351,5 @@ def test_out_of_host_memory_is_a_clean_exit_3(monkeypatch, capsys):
     def exhaust(ns):
         raise MemoryError
     monkeypatch.setattr(cli_main, "cmd_run", exhaust)
-    assert main(["run", "programs/article-ex1-mask"]) == 3
+    assert main(["run", "programs/examples/article-ex1-mask"]) == 3
     assert "runtime error: out of host memory while running simt-sim run" in capsys.readouterr().err

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUN_LIMITS = ["--set", "limits.max_warp_instructions=20000", "--set", "limits.max_cycles=200000"]
 EXIT_CODES = {0, 1, 2, 3}
 
-# programs/two-streams' kernels (saxpy, then ffma_loop in another stream), shrunk to a few warps
+# programs/examples/two-streams' kernels (saxpy, then ffma_loop in another stream), shrunk to a few warps
 BASE_MANIFEST = {
     "description": "fuzz base: saxpy beside an FFMA loop",
     "kernel_file": "kernel.ptx",
@@ -62,7 +62,7 @@ def assert_clean_exit(argv: list[str]) -> int:
 @pytest.fixture(scope="module")
 def program_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("fuzz-program")
-    shutil.copy(ROOT / "programs/two-streams/kernel.ptx", folder / "kernel.ptx")
+    shutil.copy(ROOT / "programs/examples/two-streams/kernel.ptx", folder / "kernel.ptx")
     return folder
 
 

@@ -69,7 +69,7 @@ def test_ctrl_c_of_a_timed_run_marks_json_and_trace_and_skips_pictures(isa, tmp_
 
 def test_a_finished_run_is_complete(tmp_path):
     out = tmp_path / "r.json"
-    r = simt_sim("run", "programs/data-loop", "--isa", "ptx", "--functional", "--json", str(out), "--quiet",
+    r = simt_sim("run", "programs/examples/data-loop", "--isa", "ptx", "--functional", "--json", str(out), "--quiet",
                  sigint_at=None)
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["complete"] is True
@@ -99,7 +99,7 @@ def endless_program(folder: Path) -> Path:
 def test_ctrl_c_stops_a_sweep_keeps_finished_rows_and_the_rerun_redoes_the_cut_one(tmp_path):
     table = tmp_path / "r.csv"
     endless = endless_program(tmp_path)
-    sweep = ["sweep", "programs/data-loop", str(endless), "--workers", "0", "--out", str(table), "--quiet",
+    sweep = ["sweep", "programs/examples/data-loop", str(endless), "--workers", "0", "--out", str(table), "--quiet",
              "--set", "limits.max_warp_instructions=2000000"]
     r = simt_sim(*sweep)
     assert r.returncode == 130, r.stderr

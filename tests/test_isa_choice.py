@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from simt_sim import api
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 CUDA = ROOT / "tests" / "cuda"
 
 SAXPY = r"""
@@ -33,11 +33,11 @@ def simt_sim(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
 def test_the_reason_follows_what_chose_the_isa(tmp_path):
     nvcc = api.load_program(CUDA / "memcheck.ptx", "stencil5")
     assert (nvcc.isa, nvcc.isa_reason) == ("sass", "nvcc-compiled: memcheck.cu beside memcheck.ptx")
-    hand = api.load_program(PROGRAMS / "figure2-ifelse")
+    hand = api.load_program(program_dir("figure2-ifelse"))
     assert (hand.isa, hand.isa_reason) == ("ptx", "hand-written PTX: no .cu beside kernel.ptx")
-    given = api.load_program(PROGRAMS / "v-smem-reduce", isa="ptx")
+    given = api.load_program(program_dir("v-smem-reduce"), isa="ptx")
     assert (given.isa, given.isa_reason) == ("ptx", "the isa argument says ptx")
-    src = PROGRAMS / "v-smem-reduce"
+    src = program_dir("v-smem-reduce")
     text = (src / "manifest.yaml").read_text().replace("kernel_file: kernel.ptx", f"kernel_file: {src}/kernel.ptx")
     (tmp_path / "manifest.yaml").write_text(text + "isa: ptx\n")
     keyed = api.load_program(tmp_path)
@@ -56,16 +56,16 @@ def test_the_result_and_its_json_say_which_isa_ran():
         assert (result.isa, result.isa_reason) == ("sass", "nvcc-compiled: memcheck.cu beside memcheck.ptx")
         doc = result.to_json()
         assert (doc["isa"], doc["isa_reason"]) == ("sass", "nvcc-compiled: memcheck.cu beside memcheck.ptx")
-    ptx = api.run_program(PROGRAMS / "figure2-ifelse", functional=True)
+    ptx = api.run_program(program_dir("figure2-ifelse"), functional=True)
     assert (ptx.isa, ptx.isa_reason) == ("ptx", "hand-written PTX: no .cu beside kernel.ptx")
-    forced = api.run_program(PROGRAMS / "v-smem-reduce", functional=True, isa="ptx")
+    forced = api.run_program(program_dir("v-smem-reduce"), functional=True, isa="ptx")
     assert (forced.isa, forced.isa_reason) == ("ptx", "the isa argument says ptx")
 
 
 @pytest.mark.parametrize("args, line", [
-    (["programs/v-smem-reduce"], "  isa sass: nvcc-compiled: kernel.cu beside kernel.ptx"),
-    (["programs/v-smem-reduce", "--isa", "ptx"], "  isa ptx: --isa ptx"),
-    (["programs/figure2-ifelse"], "  isa ptx: hand-written PTX: no .cu beside kernel.ptx"),
+    (["programs/validation/v-smem-reduce"], "  isa sass: nvcc-compiled: kernel.cu beside kernel.ptx"),
+    (["programs/validation/v-smem-reduce", "--isa", "ptx"], "  isa ptx: --isa ptx"),
+    (["programs/examples/figure2-ifelse"], "  isa ptx: hand-written PTX: no .cu beside kernel.ptx"),
 ])
 def test_the_run_header_says_which_isa_and_why(args, line, tmp_path):
     out = simt_sim("run", *args, "--functional", "--json", str(tmp_path / "r.json"))

@@ -8,7 +8,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "simt_sim"
 # earlier layers first; modules in one layer may import each other
 LAYERS = [
-    ["errors", "files"],
+    ["errors", "files", "programs"],
     ["isa"],
     ["frontend"],
     ["machine"],

@@ -69,7 +69,7 @@ def test_every_numeric_config_field_has_an_upper_bound():
 ])
 def test_config_values_out_of_range_are_refused_with_the_reason(item, message, capsys):
     start = time.monotonic()
-    rc = main(["run", str(ROOT / "programs" / "data-loop"), "--functional", "--quiet", "--set", item])
+    rc = main(["run", str(ROOT / "programs" / "examples" / "data-loop"), "--functional", "--quiet", "--set", item])
     err = capsys.readouterr().err
     assert rc == 2 and message in err and "(found" in err and "Traceback" not in err, err
     assert "(" in err.split(message, 1)[1]           # the reason follows the range
@@ -126,7 +126,7 @@ def test_resident_state_over_the_budget_is_refused_naming_it(tmp_path):
 @pytest.mark.parametrize("mode", [["--functional"], []], ids=["functional", "timed"])
 def test_history_is_bounded_and_says_so(tmp_path, mode, capsys):
     full, cut = tmp_path / "full.json", tmp_path / "cut.json"
-    program = str(ROOT / "programs" / "article-ex3-mask")
+    program = str(ROOT / "programs" / "examples" / "article-ex3-mask")
     assert main(["run", program, "--quiet", "--json", str(full), *mode]) == 0
     assert "warning" not in capsys.readouterr().err
     assert main(["run", program, "--quiet", "--json", str(cut), "--set", "limits.history_rows=5", *mode]) == 0
@@ -143,7 +143,7 @@ def test_history_is_bounded_and_says_so(tmp_path, mode, capsys):
 
 
 def test_streamed_json_is_the_document(tmp_path):
-    res = api.run_program(ROOT / "programs" / "article-ex3-mask", functional=True, history=True)
+    res = api.run_program(ROOT / "programs" / "examples" / "article-ex3-mask", functional=True, history=True)
     path = tmp_path / "doc.json"
     doc = res.to_json(path)
     res.write_json(tmp_path / "again.json")
@@ -161,14 +161,14 @@ def test_streamed_json_is_the_document(tmp_path):
 
 
 def test_issue_trace_is_bounded_and_says_so(tmp_path, capsys):
-    program = str(ROOT / "programs" / "article-ex3-mask")
+    program = str(ROOT / "programs" / "examples" / "article-ex3-mask")
     full, cut = tmp_path / "full.trace.json", tmp_path / "cut.trace.json"
     assert main(["run", program, "--quiet", "--trace", str(full)]) == 0
     assert "warning" not in capsys.readouterr().err
     assert main(["run", program, "--quiet", "--trace", str(cut), "--set", "limits.history_rows=3"]) == 0
     err = capsys.readouterr().err
     assert "warning: the issue trace keeps its first 3 rows;" in err and "limits.history_rows" in err
-    res = api.run_program(ROOT / "programs" / "article-ex3-mask", trace=True, overrides=["limits.history_rows=3"])
+    res = api.run_program(ROOT / "programs" / "examples" / "article-ex3-mask", trace=True, overrides=["limits.history_rows=3"])
     assert len(res.raw.trace) == 3 and res.raw.trace_dropped > 0
 
 

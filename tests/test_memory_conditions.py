@@ -11,9 +11,10 @@ import pytest
 import simt_sim
 from simt_sim.calibrate import microbench as MB
 from simt_sim.errors import InputError
+from simt_sim.programs import program_dir, program_dirs
 
 ROOT = Path(__file__).resolve().parents[1]
-CHASE = json.loads((ROOT / "programs/v-lat-dram/reference/h100-profiled-chase.json").read_text())
+CHASE = json.loads((ROOT / "programs/validation/v-lat-dram/reference/h100-profiled-chase.json").read_text())
 
 
 def h100(*overrides):
@@ -86,7 +87,7 @@ def test_under_profiler_flushes_and_locks_the_clock():
 
 def test_validate_compares_ncu_cycles_with_a_profiled_run_and_spans_with_a_plain_one():
     from simt_sim.calibrate.compare import validate_program
-    row = validate_program(ROOT / "programs" / "v-lat-dram", isa="sass")
+    row = validate_program(ROOT / "programs" / "validation" / "v-lat-dram", isa="sass")
     assert row["profiled_clock_mhz"] == 1590
     # 32 flushed loads at 1590 MHz: the whole kernel within 5% of ncu's cycles (it was -30% when
     # the model ran ncu's launches with the plain launches' L2 and clock)
@@ -108,7 +109,7 @@ def test_bad_clock_and_condition_values_are_input_errors(item, message):
 def test_the_host_copy_latency_is_what_scattered_first_touches_cost_on_the_h100():
     """tools/host_copy_strides.py: lines at least 256 B apart cost the host copy's latency on
     their first touch (353-367 cycles at 1980 MHz); lines 128 B apart cost an L2 hit."""
-    rec = json.loads((ROOT / "programs/v-lat-dram/reference/h100-host-copy-strides.json").read_text())["per_load"]
+    rec = json.loads((ROOT / "programs/validation/v-lat-dram/reference/h100-host-copy-strides.json").read_text())["per_load"]
     cfg = h100()
     for stride, states in rec.items():
         fresh, warm = np.median(states["fresh"]), np.median(states["warm"])
@@ -123,9 +124,9 @@ def test_one_more_kernel_in_a_stream_costs_about_what_the_h100_measures_at_its_p
     """tools/launch_sequence.py: back-to-back empty kernels in one stream cost 1.96-2.02 us each on
     the H100 (events, plain launches at 1980 MHz); the model charges kernel_launch_latency per
     launch of a stream, in SM cycles (calibrated on ncu's 1590 MHz): 1.82 us, 9% short."""
-    rec = json.loads((ROOT / "programs/t-launch-1/reference/h100-launch-sequence.json").read_text())
+    rec = json.loads((ROOT / "programs/probes/t-launch-1/reference/h100-launch-sequence.json").read_text())
     cfg = h100()
-    prog = simt_sim.load_program(str(ROOT / "programs/launch-empty/kernel.ptx"))
+    prog = simt_sim.load_program(str(ROOT / "programs/probes/launch-empty/kernel.ptx"))
     cycles = [simt_sim.simulate([simt_sim.Launch(prog, 1, 32, ["out"]) for _ in range(n)], {"out": np.zeros(32, np.uint32)},
                                cfg).cycles for n in (1, 9)]
     per_kernel_ns = (cycles[1] - cycles[0]) / 8 * 1000 / cfg.get("clock_mhz")
@@ -143,7 +144,7 @@ def test_a_reference_that_recorded_ncus_clock_is_simulated_at_that_clock():
     assert h100().under_profiler(None).get("clock_mhz") == 1590
 
 
-SPREAD = json.loads((ROOT / "programs/v-lat-l2/reference/h100-latency-spread.json").read_text())
+SPREAD = json.loads((ROOT / "programs/validation/v-lat-l2/reference/h100-latency-spread.json").read_text())
 
 
 def l2_hit_latencies(cfg, sms, lines):
@@ -205,8 +206,8 @@ def test_workload_block_spans_are_recorded_in_one_condition_the_warm_launch():
     streams excepted: which released kernel the H100 starts first varies from run to run, so
     w-fusion-streams holds a queued `hw record` run whose kernels started in launch order."""
     from simt_sim.frontend.manifest import load_manifest
-    rec = json.loads((ROOT / "programs/v-lat-l2/reference/h100-span-conditions.json").read_text())["spans"]
-    programs = sorted(d for d in (ROOT / "programs").glob("w-*") if (d / "reference" / "h100.json").exists())
+    rec = json.loads((ROOT / "programs/validation/v-lat-l2/reference/h100-span-conditions.json").read_text())["spans"]
+    programs = program_dirs(pattern="w-*", needs="reference/h100.json")
     assert len(programs) == len(rec) == 53
     concurrent = []
     for d in programs:
@@ -313,7 +314,7 @@ def test_lbms_warm_block_spans_follow_its_gathers_slowest_partition(name):
     over one mean latency: within 10% of the H100's warm span (6,344 / 6,044 / 6,084 cycles),
     where the one mean comes 6-11% short."""
     from simt_sim.calibrate.compare import clock_spans, recorded_array
-    pdir = ROOT / "programs" / name
+    pdir = program_dir(name)
     ref = json.loads((pdir / "reference" / "h100.json").read_text())
     hw = max(clock_spans(recorded_array(ref["outputs"]["clk"])))
 

@@ -1,6 +1,6 @@
 """Where global sectors go: the simulator's counts (a kernel's `global_sectors`) on kernels whose
 answer is known, and beside Nsight Compute's on recorded programs (simt_sim/calibrate/memory_counters.py,
-programs/*/reference/h200-memory.json)."""
+programs/*/*/reference/h200-memory.json)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +13,7 @@ import pytest
 import simt_sim
 from simt_sim.calibrate import memory_counters as MC
 from simt_sim.frontend.assembler import assemble_text
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,7 +82,7 @@ def test_a_kernel_starts_with_every_l1_empty_when_the_config_says_so(invalidate)
 
 
 def recorded_total(name: str) -> dict:
-    return json.loads((ROOT / "programs" / name / "reference" / "h200-memory.json").read_text())["total"]
+    return json.loads((program_dir(name) / "reference" / "h200-memory.json").read_text())["total"]
 
 
 @pytest.mark.parametrize("name", ["w-regroup-lbm-base", "w-regroup-lbm-index", "w-regroup-lbm-permuted"])
@@ -90,14 +91,14 @@ def test_lbms_gathers_hit_l1_as_often_as_on_the_gpu(name):
     read from L2: 79,685 and 79,541 for w-regroup-lbm-index); the model's hits and L2 reads within
     1 pp / 1% of the H200's."""
     hw = recorded_total(name)
-    sim = MC.simulated(ROOT / "programs" / name)
+    sim = MC.simulated(program_dir(name))
     assert sim["load"] == hw["load"]
     assert abs(sim["l1_hit"] / sim["load"] - hw["l1_hit"] / hw["load"]) < 0.01
     assert abs(sim["l2_read"] / hw["l2_read"] - 1) < 0.01
 
 
 def test_record_parses_and_sums_every_launchs_counters():
-    doc = json.loads((ROOT / "programs" / "w-fusion-streams" / "reference" / "h200-memory.json").read_text())
+    doc = json.loads((ROOT / "programs" / "workloads" / "w-fusion-streams" / "reference" / "h200-memory.json").read_text())
     assert len(doc["launches"]) == 2 and doc["metrics"] == MC.METRICS
     for k in MC.COMPARED:
         assert doc["total"][k] == sum(lc[k] for lc in doc["launches"])
@@ -127,9 +128,9 @@ def test_a_warm_launch_reads_its_inputs_from_l2_on_the_gpu_and_in_the_model():
     two runs, as the block clocks were recorded): w-regroup-lbm-base's host copies leave its inputs
     in L2, 296 of 79,546 sectors read from L2 come from DRAM (49,432 flushed); the model's warm
     run reads none from DRAM and as many from L2."""
-    rec = json.loads((ROOT / "programs" / "w-regroup-lbm-base" / "reference" / "h200-memory-warm.json").read_text())
+    rec = json.loads((ROOT / "programs" / "workloads" / "w-regroup-lbm-base" / "reference" / "h200-memory-warm.json").read_text())
     hw = rec["total"]
     assert rec["conditions"].startswith("warm") and hw["dram_read"] < 0.01 * hw["l2_read"]
-    sim = MC.simulated(ROOT / "programs" / "w-regroup-lbm-base", warm=True)
+    sim = MC.simulated(ROOT / "programs" / "workloads" / "w-regroup-lbm-base", warm=True)
     assert sim["dram_read"] == 0 and abs(sim["l2_read"] / hw["l2_read"] - 1) < 0.01
     assert abs(sim["l1_hit"] / sim["load"] - hw["l1_hit"] / hw["load"]) < 0.01

@@ -16,6 +16,7 @@ import pytest
 from simt_sim.machine.config import list_configs, load_config
 from simt_sim.calibrate import microbench as MB
 from simt_sim.calibrate import probes
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 # One SM's few host-copied lines: the H100 recorded them from wherever its address mapping put
@@ -83,14 +84,14 @@ def test_shared_chase_is_bounded_by_the_ldst_interval():
 
 @pytest.mark.parametrize("name", MB.program_names())
 def test_checked_in_programs_match_the_generator(name):
-    d = ROOT / "programs" / f"micro-{name}"
+    d = program_dir(f"micro-{name}")
     assert (d / "kernel.ptx").read_text() == MB.program_text(name), "run: python -m simt_sim.calibrate.microbench"
     assert (d / "manifest.yaml").read_text() == MB.manifest_text(name)
 
 
 def test_chase_manifest_runs_from_the_cli():
     """The manifest's range() buffer holds the right absolute pointers (the chain buffer is first)."""
-    r = subprocess.run([sys.executable, "-m", "simt_sim", "run", "programs/micro-chase-l2",
+    r = subprocess.run([sys.executable, "-m", "simt_sim", "run", "programs/probes/micro-chase-l2",
                         "--set", "memory.l2.latency_spread_ns=[]"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -376,7 +377,7 @@ def test_a_dram_load_waits_longer_the_more_loads_are_in_flight():
 
 
 def test_a_plain_launchs_host_copied_lines_come_from_l2_however_many_loads_are_in_flight():
-    """tools/host_load.py's host_over_l2 condition (programs/v-lat-l2/reference/
+    """tools/host_load.py's host_over_l2 condition (programs/validation/v-lat-l2/reference/
     h100-host-load-over-l2.json): 132 SMs stream through lines a first launch read in and the host
     then copied over, as a benchmark loop's inputs (the workload references' block clocks).  A step
     waits 384-388 cycles with one warp per SM and 390-408 with 16 (DRAM: 719-723 and 756-795), so
@@ -385,7 +386,7 @@ def test_a_plain_launchs_host_copied_lines_come_from_l2_however_many_loads_are_i
     (tools/stream_load.py) 386 and 389, where the DRAM lines of a flushed launch take 699 and 849."""
     sys.path.insert(0, str(ROOT / "tools"))
     import stream_load as SL
-    rec = json.loads((ROOT / "programs" / "v-lat-l2" / "reference" / "h100-host-load-over-l2.json").read_text())
+    rec = json.loads((ROOT / "programs" / "validation" / "v-lat-l2" / "reference" / "h100-host-load-over-l2.json").read_text())
     over_l2 = {w: np.mean([r["host_over_l2"] for r in rec["mean_wait_per_step"]
                            if r["warps_per_sm"] == w and r["buffer_mib"] < 20]) for w in (1, 16)}
     rows = {(r["sms"], r["warps_per_sm"], r["lines_per_step"]): r

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from simt_sim.calibrate.probes import all_probes, doc
 from simt_sim.machine.config import LAUNCH_KEYS, key_of
+from simt_sim.programs import program_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +42,7 @@ def test_each_row_reads_the_schema_the_config_and_the_probes():
     assert "probe hmma_rate (HMMA)" in rows["sass.interval_overrides"][3]
     # sass_fit's program probes with the t-* program's recording
     _, _, pinned, recording = rows["sass.fetch.l1.line_cycles"][1:]
-    assert pinned == "fetch_4096_warm (sass_fit)" and recording == "programs/t-icache-4096/reference/h100.json"
+    assert pinned == "fetch_4096_warm (sass_fit)" and recording == "programs/probes/t-icache-4096/reference/h100.json"
     # a key no probe pins says so
     assert rows["sm.sub_partitions"][3:] == ("—", "—")
 
@@ -52,7 +53,7 @@ def test_every_pin_is_a_declared_key_and_every_recording_exists():
         for key in keys:
             key_of(key)                                     # KeyError: not declared
         for rec in recordings:
-            assert (ROOT / "programs" / rec).exists(), (tool, rec)
+            assert program_file(rec).exists(), (tool, rec)
     timing = set(doc.timing_keys())
     for pinned, entries in doc.pinned_by().items():
         assert any(pinned == k or pinned.startswith(k + ".") for k in timing), pinned

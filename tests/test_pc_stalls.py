@@ -1,5 +1,5 @@
 """Per-instruction stall reasons, the H100's (Nsight Compute's PC sampling, recorded in
-programs/*/reference/h100-pc-stalls.json) beside the simulator's (calibrate/pc_stalls.py), and
+programs/*/*/reference/h100-pc-stalls.json) beside the simulator's (calibrate/pc_stalls.py), and
 `simt-sim run --stalls-by-pc`."""
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from simt_sim.calibrate import pc_stalls as PS
 from simt_sim.errors import InputError
 from simt_sim.machine.layout import STALL_NAMES
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = list(PS.NCU_REASONS)
@@ -62,8 +63,8 @@ def test_shares_and_agreement():
 def test_a_recorded_program_compares_per_instruction():
     """w-regroup-lbm-base: every recorded instruction matches the SASS here, the agreement lies in
     [0, 1] and the table lists the instruction with the most H100 samples first."""
-    rec = json.loads((ROOT / "programs" / "w-regroup-lbm-base" / "reference" / PS.FILE_NAME).read_text())
-    out = PS.comparison(ROOT / "programs" / "w-regroup-lbm-base", 5)
+    rec = json.loads((ROOT / "programs" / "workloads" / "w-regroup-lbm-base" / "reference" / PS.FILE_NAME).read_text())
+    out = PS.comparison(ROOT / "programs" / "workloads" / "w-regroup-lbm-base", 5)
     first, header, top, *_ = out.splitlines()
     assert 0.0 <= float(first.split("agreement ")[1].split()[0]) <= 1.0
     busiest = int(np.argmax(np.sum(rec["samples"], axis=1)))
@@ -77,7 +78,7 @@ def test_gaps_list_the_instructions_where_the_h100_and_the_model_differ_most():
     4.9 groups (pc 315): the 16-cycle group switch (docs/timing.md) brings the model from 48 to 71
     warp-cycles an execution, the H100's samples there standing for 113 (counted as the model's SM
     then holds 15 warps; 89 if as the kernel's mean of 12)."""
-    out = PS.gaps(ROOT / "programs" / "w-regroup-ec-base", 60).splitlines()
+    out = PS.gaps(ROOT / "programs" / "workloads" / "w-regroup-ec-base", 60).splitlines()
     rows = [line.split() for line in out[2:]]
     assert len(rows) == 60
     gaps = [abs(float(r[4])) for r in rows]
@@ -86,7 +87,7 @@ def test_gaps_list_the_instructions_where_the_h100_and_the_model_differ_most():
         assert float(r[4]) == pytest.approx((float(r[2]) - float(r[3])) * int(r[1]), abs=0.11 * int(r[1]) + 1)   # each figure rounded to 0.1
     after_bsync = next(r for r in rows if r[0] == "315")
     assert 0.55 * float(after_bsync[2]) < float(after_bsync[3]) < float(after_bsync[2])
-    _, cycles, _ = PS.simulated(ROOT / "programs" / "w-regroup-ec-base", ("sass.group_switch_latency=0",))
+    _, cycles, _ = PS.simulated(ROOT / "programs" / "workloads" / "w-regroup-ec-base", ("sass.group_switch_latency=0",))
     assert cycles[315].sum() / PS.executions(cycles)[315] < 0.8 * float(after_bsync[3])
 
 
@@ -120,7 +121,7 @@ def test_lbms_lone_epilogue_warp_is_sampled_as_a_whole_sm():
     block's 8 warps weigh one each there, the lone warp 8, and counted so the H100's wait is
     the model's within 10%."""
     for variant in ("base", "index", "permuted"):
-        rec, texts, hw, sim, reasons, cycles, samples = PS.compared(ROOT / "programs" / f"w-regroup-lbm-{variant}")
+        rec, texts, hw, sim, reasons, cycles, samples = PS.compared(program_dir(f"w-regroup-lbm-{variant}"))
         assert texts[389].startswith("IMAD.WIDE.U32 R2, R5, 0x8")
         runs = PS.executions(cycles)
         model = cycles[389].sum() / runs[389]
@@ -145,7 +146,7 @@ def test_the_table_ranks_programs_by_agreement_and_the_queue_moves_the_sgemm_wai
 
 
 def test_a_recompiled_kernel_is_refused(tmp_path):
-    src = ROOT / "programs" / "w-regroup-lbm-base"
+    src = ROOT / "programs" / "workloads" / "w-regroup-lbm-base"
     rec = json.loads((src / "reference" / PS.FILE_NAME).read_text())
     rec["sass"][0] = "NOP"
     (tmp_path / "reference").mkdir()
@@ -158,7 +159,7 @@ def test_a_recompiled_kernel_is_refused(tmp_path):
 
 
 def test_run_prints_the_instructions_whose_warps_waited_longest():
-    r = subprocess.run([sys.executable, "-m", "simt_sim.cli.main", "run", "programs/data-loop", "--stalls-by-pc", "3"],
+    r = subprocess.run([sys.executable, "-m", "simt_sim.cli.main", "run", "programs/examples/data-loop", "--stalls-by-pc", "3"],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -175,7 +176,7 @@ def test_a_warp_issues_past_a_deferred_barrier_until_its_next_memory_or_control_
     (none on the ISETP or IMAD.MOV; its third barrier, followed by ALU instructions only, shows no
     wait), and so does the model with sass.deferred_barrier (h100.yaml); without it the wait falls
     on the instruction right after each barrier."""
-    pdir = ROOT / "programs" / "w-fusion-cd-only"
+    pdir = ROOT / "programs" / "workloads" / "w-fusion-cd-only"
     rec = json.loads((pdir / "reference" / PS.FILE_NAME).read_text())
     hw = np.array(rec["samples"], float)[:, rec["reasons"].index("barrier")]
     barrier = STALL_NAMES.index("barrier")
@@ -202,7 +203,7 @@ def test_the_warm_samples_compare_with_the_models_plain_launch_and_show_lbms_sec
     ISETP on it (pc 70) waits about 15 warp-cycles an execution on the H100, an L1 hit.  With the
     L1's sets hashed (memory.l1.hash_sets) the model waits 41 there; with line-mod-sets sets of 4
     ways, where the workload's 128 KiB buffers meet in one set, 125."""
-    pdir = ROOT / "programs" / "w-regroup-lbm-index"
+    pdir = ROOT / "programs" / "workloads" / "w-regroup-lbm-index"
     rec, texts, hw, sim, reasons, cycles, samples = PS.compared(pdir, warm=True)
     assert texts[70].startswith("@!P0 ISETP.NE.AND P2") and rec["conditions"].startswith("warm")
     runs = PS.executions(cycles)

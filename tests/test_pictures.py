@@ -75,7 +75,7 @@ def loop_run():
     """A bigger run: the data-dependent loop, 8 warps of 8 lanes."""
     from simt_sim.frontend.assembler import load_program
     from simt_sim.frontend.manifest import load_manifest
-    m = load_manifest("programs/data-loop")
+    m = load_manifest("programs/examples/data-loop")
     prog = load_program(str(m.kernel_file))
     cfg = load_config("teaching-w8")
     return simulate([KernelLaunch(prog, m.grid, m.block, m.args)], {s.name: s.make() for s in m.buffers}, cfg,
@@ -277,7 +277,7 @@ def test_perfetto_has_every_instruction(loop_run, tmp_path):
 def test_pipe_assignment_two_pipes():
     """With two ALU pipes and issue width 2 both pipes are used; with issue width 1 only pipe 0."""
     from simt_sim.frontend.assembler import load_program
-    prog = load_program("programs/article-fig1-shader/kernel.ptx", "shade")
+    prog = load_program("programs/examples/article-fig1-shader/kernel.ptx", "shade")
     tex = np.zeros(192, np.float32)
     used = []
     for width in (1, 2):
@@ -295,7 +295,7 @@ def test_default_window_starts_at_the_first_issue():
     """On the h100 config a launch takes ~3600 cycles before the first issue: the default window
     starts there (rounded down to 100), not in the black start; a run starting at once keeps 0."""
     import simt_sim
-    res = simt_sim.run_program("programs/data-loop", trace=True).raw
+    res = simt_sim.run_program("programs/examples/data-loop", trace=True).raw
     first = int(res.warp_spans[res.warp_spans[:, 1] >= 0, 0].min())
     assert first > 1000
     sel = P.select(res, max_cycles=500)

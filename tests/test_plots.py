@@ -9,6 +9,7 @@ from PIL import Image
 
 import simt_sim
 from simt_sim.errors import InputError
+from simt_sim.programs import program_dir
 from simt_sim.observe import pictures as P
 from simt_sim.observe import plots
 
@@ -65,7 +66,7 @@ def test_speedup_plot_without_references(tmp_path):
 @pytest.fixture(scope="module")
 def figure2_runs():
     """Figure 2 as written and after regrouping (teaching-w4: 2 warps of 4 lanes)."""
-    return [simt_sim.run_program(f"programs/{name}", trace=True) for name in ("figure2-ifelse", "figure2-regrouped")]
+    return [simt_sim.run_program(program_dir(name), trace=True) for name in ("figure2-ifelse", "figure2-regrouped")]
 
 
 def test_side_by_side_panels_show_each_run(figure2_runs):
@@ -100,6 +101,6 @@ def test_side_by_side_file_and_errors(figure2_runs, tmp_path):
     assert image.size[0] == 900
     with pytest.raises(InputError, match="two or more"):
         plots.side_by_side_histories(figure2_runs[:1], ["base"], path)
-    untraced = simt_sim.run_program("programs/figure2-ifelse")
+    untraced = simt_sim.run_program("programs/examples/figure2-ifelse")
     with pytest.raises(InputError, match="record_trace=True"):
         plots.side_by_side_histories([figure2_runs[0], untraced], ["a", "b"], path)

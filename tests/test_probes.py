@@ -10,19 +10,20 @@ import pytest
 from simt_sim.calibrate.probes import programs as P
 from simt_sim.calibrate.compare import recorded_array
 from simt_sim.errors import InputError
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def h100_clk(name: str) -> np.ndarray:
-    ref = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
+    ref = json.loads((program_dir(name) / "reference" / "h100.json").read_text())
     return recorded_array(ref["outputs"]["clk"]).view(np.int64)
 
 
 def test_every_probe_program_has_an_h100_reference():
     for p in P.PROBES:
         for name in p.programs:
-            assert (ROOT / "programs" / name / "reference" / "h100.json").exists(), name
+            assert (program_dir(name) / "reference" / "h100.json").exists(), name
 
 
 def test_h100_values_follow_from_the_recorded_clocks():

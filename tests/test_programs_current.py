@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from simt_sim.programs import program_dir, program_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 nvcc = shutil.which("nvcc")
 pytestmark = pytest.mark.skipif(nvcc is None, reason="nvcc not installed")
 
@@ -19,7 +19,7 @@ UNSUPPORTED = {
 
 ENTRY_SITE = 1     # every kernel.cu marks its entry with SIMT_SITE(1)
 
-ALL = sorted(p.parent.name for p in PROGRAMS.glob("*/kernel.cu"))
+ALL = [d.name for d in program_dirs(needs="kernel.cu")]
 
 
 def _param(name):
@@ -49,15 +49,15 @@ def test_ptx_current():
 
 @pytest.mark.parametrize("name", [_expect_param(n) for n in ALL])
 def test_program_runs_and_matches_expect(name, capsys):
-    # `python -m simt_sim run programs/NAME --quiet`, in-process (a subprocess per program costs
+    # `python -m simt_sim run programs/PURPOSE/NAME --quiet`, in-process (a subprocess per program costs
     # about a second of start-up each); exit code 0 means the outputs match `expect`.
     from simt_sim.cli.main import main
     from simt_sim.frontend.manifest import load_manifest
     # outputs do not depend on timing: one launch runs functionally (its default ISA, SASS for nvcc
     # programs); several launches need the timing model.  Timing is tested against the H100 in
     # test_validate.py and test_probes.py.
-    functional = [] if load_manifest(str(PROGRAMS / name)).more_launches else ["--functional"]
-    rc = main(["run", str(PROGRAMS / name), "--quiet", *functional])
+    functional = [] if load_manifest(str(program_dir(name))).more_launches else ["--functional"]
+    rc = main(["run", str(program_dir(name)), "--quiet", *functional])
     out = capsys.readouterr()
     assert rc == 0, f"{name}: exit {rc}\n{out.out[-2000:]}\n{out.err[-2000:]}"
 
@@ -70,8 +70,8 @@ def test_trace_variant(name):
     from simt_sim.frontend.manifest import load_manifest
     from simt_sim.calibrate.masktrace import decode
 
-    m = load_manifest(str(PROGRAMS / name))
-    program = load_program(str(PROGRAMS / name / "kernel.trace.ptx"), m.kernel)
+    m = load_manifest(str(program_dir(name)))
+    program = load_program(str(program_dir(name) / "kernel.trace.ptx"), m.kernel)
     config = load_config(m.config, m.overrides)
     buffers = {s.name: s.make() for s in m.buffers}
     res = launch(program, m.grid, m.block, list(m.args), buffers, config.launch_config(), m.dynamic_shared)

@@ -3,7 +3,7 @@
 integer forms nvcc emits that were refused (scoped `.reg.b16` blocks of the half-precision headers,
 packed 16-bit integer SIMD, `mad.cc` / `madc`, `lop3`), and several `__shared__` arrays side by
 side.  The engine and the oracle agree bit for bit; the expected values come from numpy and from
-the H100's recorded outputs of programs/s-* (never from the simulator)."""
+the H100's recorded outputs of programs/sass-diff/s-* (never from the simulator)."""
 from __future__ import annotations
 
 import json
@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CUDA = Path(__file__).parent / "cuda"
 sys.path.insert(0, str(ROOT / "tools"))
 import make_sass_diff  # noqa: E402  (tools/ is not a package)
+from simt_sim.programs import program_dir
 
 CANONICAL32 = 0x7FFFFFFF
 
@@ -199,7 +200,7 @@ def test_half_nan_results_are_canonical():
     assert bf_nan.any() and nan16(a, False).any()
 
 
-# The H100's own outputs of the s-* differential programs (programs/*/reference/h100.json): PTX
+# The H100's own outputs of the s-* differential programs (programs/*/*/reference/h100.json): PTX
 # mode reproduces them bit for bit, NaN payloads included, but where ptxas contracts two PTX
 # instructions into one (s-fp32 result 23, s-fp64 result 12: 1 ulp, and which NaN goes on).
 H100_PROGRAMS = {"s-fp32": (23,), "s-fp64": (24, 25), "s-half": (), "s-convert": (), "s-extra": (),
@@ -208,8 +209,8 @@ H100_PROGRAMS = {"s-fp32": (23,), "s-fp64": (24, 25), "s-half": (), "s-convert":
 
 @pytest.mark.parametrize("name", sorted(H100_PROGRAMS))
 def test_ptx_mode_matches_the_h100_on_float_programs(name):
-    ref = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
-    out = run_program(ROOT / "programs" / name, functional=True, isa="ptx").outputs
+    ref = json.loads((program_dir(name) / "reference" / "h100.json").read_text())
+    out = run_program(program_dir(name), functional=True, isa="ptx").outputs
     n = make_sass_diff.PROGRAMS[name][0]
     bad = []
     for buf, recorded in ref["outputs"].items():

@@ -10,12 +10,13 @@ from simt_sim.isa import encoding as E
 from simt_sim.errors import RuntimeFault
 from simt_sim.frontend.assembler import assemble_text
 from simt_sim.run.functional import mask_bits
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_program(name, **overrides):
-    return simt_sim.run_program(ROOT / "programs" / name, functional=True, overrides=overrides, history=True,
+    return simt_sim.run_program(program_dir(name), functional=True, overrides=overrides, history=True,
                                 isa="ptx")    # the PTX reconvergence model (SASS mode: test_sass_convergence.py)
 
 

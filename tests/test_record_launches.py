@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from simt_sim.calibrate import record
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 KERNEL_MS = {"tc_kernel": 0.25, "cd_kernel": 0.5}     # what each fake kernel "takes"
 TRUE_CLOCK_KHZ = 1_755_000                           # the fake GPU's SM clock
 
@@ -100,7 +100,7 @@ def gpu(monkeypatch, tmp_path):
 
 
 def prepared(gpu, name, tmp_path, variant="plain"):
-    return record.Prepared(gpu, PROGRAMS / name, variant, tmp_path)
+    return record.Prepared(gpu, program_dir(name), variant, tmp_path)
 
 
 def test_two_streams_run_every_launch_on_its_own_stream(gpu, tmp_path):
@@ -236,11 +236,11 @@ def reference_from(result, extra: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def two_streams(tmp_path_factory):
-    """programs/two-streams (saxpy in stream 0, an FFMA loop in stream 1) and its simulated run."""
+    """programs/examples/two-streams (saxpy in stream 0, an FFMA loop in stream 1) and its simulated run."""
     import shutil
     import simt_sim
     d = tmp_path_factory.mktemp("p") / "two-streams"
-    shutil.copytree(PROGRAMS / "two-streams", d)
+    shutil.copytree(program_dir("two-streams"), d)
     (d / "reference").mkdir()
     return d, simt_sim.run_program(d)
 

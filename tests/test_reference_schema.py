@@ -11,6 +11,7 @@ import pytest
 from simt_sim.calibrate.reference import load_reference
 from simt_sim.cli.main import main
 from simt_sim.errors import InputError
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = "v-split-8-24"          # a small suite program, exact on the H100 in both modes
@@ -18,7 +19,7 @@ DAMAGED = "s-control"           # copies of it get the corrupted references
 
 
 def text_of(name: str, file: str = "h100.json") -> str:
-    return (ROOT / "programs" / name / "reference" / file).read_text()
+    return (program_dir(name) / "reference" / file).read_text()
 
 
 def doc_of(name: str, file: str = "h100.json") -> dict:
@@ -26,9 +27,9 @@ def doc_of(name: str, file: str = "h100.json") -> dict:
 
 
 def corrupt(tmp_path: Path, text: str, file: str = "h100.json", name: str = DAMAGED) -> Path:
-    """A copy of programs/NAME whose reference `file` holds `text`."""
+    """A copy of programs/PURPOSE/NAME whose reference `file` holds `text`."""
     d = tmp_path / name
-    shutil.copytree(ROOT / "programs" / name, d, dirs_exist_ok=True)
+    shutil.copytree(program_dir(name), d, dirs_exist_ok=True)
     (d / "reference" / file).write_text(text)
     return d / "reference" / file
 
@@ -118,8 +119,8 @@ def test_every_recorded_reference_passes_its_schema():
     """Nothing recorded is refused: the schema holds every reference validate and the calibrate
     modules read."""
     found = 0
-    for pattern in ("*/reference/h100.json", "*/reference/h100-sass-counts.json", "*/reference/*-pc-stalls*.json",
-                    "*/reference/*-memory.json", "*/reference/*-memory-warm.json"):
+    for pattern in ("*/*/reference/h100.json", "*/*/reference/h100-sass-counts.json", "*/*/reference/*-pc-stalls*.json",
+                    "*/*/reference/*-memory.json", "*/*/reference/*-memory-warm.json"):
         for path in sorted((ROOT / "programs").glob(pattern)):
             load_reference(path)
             found += 1

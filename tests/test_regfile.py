@@ -14,9 +14,9 @@ from simt_sim.frontend.sass_patch import apply_patch, find_patch, load_patch
 from simt_sim.frontend.cubin_elf import read_cubin
 from simt_sim.isa import encoding as E
 from simt_sim.machine.tables import RegisterNumbering, register_reads
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 
 
 def cycles_per_ffma(name: str, sets=()) -> float:
@@ -27,13 +27,13 @@ def cycles_per_ffma(name: str, sets=()) -> float:
 def test_the_patch_renumbers_ptxas_cubin_into_the_committed_one():
     """ptxas's cubin (t-regbank-ptxas, unpatched) with t-regbank-same3's patch applied is, byte for
     byte, the cubin that program commits and the H100 ran."""
-    plain = committed_cubin_path(PROGRAMS / "t-regbank-ptxas" / "kernel.ptx")
-    patch = find_patch(PROGRAMS / "t-regbank-same3" / "kernel.ptx")
+    plain = committed_cubin_path(program_dir("t-regbank-ptxas") / "kernel.ptx")
+    patch = find_patch(program_dir("t-regbank-same3") / "kernel.ptx")
     kernels = disassemble_cubin(plain)
     offsets = read_cubin(plain).offsets
     patched = apply_patch(plain.read_bytes(), {k.name: offsets[f".text.{k.name}"] for k in kernels}, kernels, patch)
-    assert patched == committed_cubin_path(PROGRAMS / "t-regbank-same3" / "kernel.ptx").read_bytes()
-    ffma = [i for i in sass_listing(str(PROGRAMS / "t-regbank-same3")).kernel("regbank").instructions
+    assert patched == committed_cubin_path(program_dir("t-regbank-same3") / "kernel.ptx").read_bytes()
+    ffma = [i for i in sass_listing(str(program_dir("t-regbank-same3"))).kernel("regbank").instructions
             if i.opcode == "FFMA"]
     assert len(ffma) == 256
     assert ffma[:4] and [i.operands[1:] for i in ffma[:2]] == [("R4", "R8", "R12"), ("R5", "R9", "R13")]
@@ -77,7 +77,7 @@ def test_bad_patches_name_file_line_and_column(tmp_path, text, where, message):
 def test_register_reads_per_source_slot():
     """FFMA R4, R12.reuse, R4, R13.reuse reads R12, R4 and R13 in slots 0-2; an address reads
     its register pair; immediates, constants and RZ read nothing."""
-    prog = load_kernel(str(PROGRAMS / "t-regbank-ptxas" / "kernel.ptx"), None, "sass")
+    prog = load_kernel(str(program_dir("t-regbank-ptxas") / "kernel.ptx"), None, "sass")
     by_text = {t: prog.code[pc] for pc, t in enumerate(prog.texts)}
     numbering = RegisterNumbering(prog.n_r32, prog.n_r64, prog.n_pred)
     ffma = next(r for t, r in by_text.items() if t.startswith("FFMA R4, R12.reuse, R4"))

@@ -2,9 +2,9 @@
 banks 3 and 4 (module globals, __constant__ data) read from the cubin's ELF, and the mask traces
 of the trace variants (module-global trace buffers reached through bank 4) against the H100's.
 
-The kernels' cubins are committed (tests/cuda/*.sm_90.cubin, programs/*/kernel*.sm_90.cubin), so
+The kernels' cubins are committed (tests/cuda/*.sm_90.cubin, programs/*/*/kernel*.sm_90.cubin), so
 ptxas is not needed; nvdisasm comes from NVIDIA's wheel, a project dependency.  Mask traces are
-compared with the recorded references (programs/*/reference/h100.json): no GPU."""
+compared with the recorded references (programs/*/*/reference/h100.json): no GPU."""
 from __future__ import annotations
 
 import json
@@ -27,6 +27,7 @@ from simt_sim.frontend.sass import (DEFAULT_ARCH, SassInstruction, SassKernel, C
 from simt_sim.frontend.sass_banks import ConstantBanks
 from simt_sim.isa import encoding as E
 from test_calls import divergent_reference, recursive_reference
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA = Path(__file__).parent / "cuda"
@@ -156,12 +157,12 @@ def test_divergent_calls_and_recursion_match_the_numpy_references():
 
 
 def test_s_control_calls_recursion_and_warp_synchronous_paths():
-    """programs/s-control (two __noinline__ functions, one recursive with BMOV save / restore of B6,
+    """programs/sass-diff/s-control (two __noinline__ functions, one recursive with BMOV save / restore of B6,
     generic stores to a local array through the local window's address c[0x0][0x20]): SASS mode
     gives PTX mode's outputs.  BRA.DIV URn goes to the WARPSYNC.COLLECTIVE slow path only when a
     thread URn names is not running: not for __syncwarp(__activemask()) in an if on odd values
     (URn is the running group itself) nor for the shuffle of a whole warp (URn = 0xffffffff)."""
-    pdir = ROOT / "programs" / "s-control"
+    pdir = ROOT / "programs" / "sass-diff" / "s-control"
     sass = api.run_program(pdir, functional=True, isa="sass", history=True)
     ptx = api.run_program(pdir, functional=True)
     assert sass.outputs["out"].tobytes() == ptx.outputs["out"].tobytes()
@@ -236,7 +237,7 @@ def test_relocation_names_agree_with_cuobjdump():
         cuobjdump = tool_path("cuobjdump")
     except InputError:
         pytest.skip("cuobjdump not installed")
-    cubin = ROOT / "programs" / "v-switch8" / "kernel.trace.sm_90.cubin"
+    cubin = ROOT / "programs" / "validation" / "v-switch8" / "kernel.trace.sm_90.cubin"
     text = subprocess.run([cuobjdump, "-elf", str(cubin)], capture_output=True, text=True, check=True).stdout
     listed = text.split(".section .rela.nv.constant4")[1].split(".section")[0].split("\n\n")[0]
     theirs = sorted((int(f[0], 16), f[1], f[2]) for f in (ln.split() for ln in listed.splitlines()) if len(f) >= 3)
@@ -250,13 +251,13 @@ def _trace_recorded_whole(ref: dict) -> bool:
     return "mask_trace" in ref and ref.get("trace_count", 0) <= CAPACITY
 
 
-_DIFF_AND_PROBES = sorted(p.parent.parent for p in ROOT.glob("programs/[st]-*/reference/h100.json"))
+_DIFF_AND_PROBES = sorted(p.parent.parent for p in ROOT.glob("programs/*/[st]-*/reference/h100.json"))
 TRACED = [d.name for d in [*reference_programs(ROOT), *_DIFF_AND_PROBES]
           if _trace_recorded_whole(json.loads((d / "reference" / "h100.json").read_text()))]
 
 
 def test_every_trace_variant_has_its_committed_cubin():
-    for d in sorted((ROOT / "programs").glob("*/kernel.trace.ptx")):
+    for d in sorted((ROOT / "programs").glob("*/*/kernel.trace.ptx")):
         text = d.read_bytes()
         if b"push_mask" in text or b"br_push" in text:
             continue
@@ -285,7 +286,7 @@ CI_TRACES = ("v-switch8", "nested-ifelse", "v-loop-break", "v-while-collatz", "e
 def test_sass_mask_trace_identical_to_hardware(name):
     """The SASS of kernel.trace.ptx (the bytes the H100 ran) gives the recorded per-warp (site,
     mask) sequence, v-switch8 included (ptxas's own branch tree for the switch)."""
-    r = functional_check(ROOT / "programs" / name, isa="sass")
+    r = functional_check(program_dir(name), isa="sass")
     assert r["mask_trace_match"] is True, r["notes"]
     assert r["outputs_match"] or name == "s-mufu", r["notes"]     # MUFU: within bounds, test_sass_diff_programs
 

@@ -1,4 +1,4 @@
-"""The SASS differential-test programs programs/s-* (issue 12, points 3 and 7;
+"""The SASS differential-test programs programs/sass-diff/s-* (issue 12, points 3 and 7;
 docs/sass-differential.md): each names in its manifest (`sass_families`) the opcode families it
 exists to check, and ptxas really emits them; together they cover every family of isa/sass.yaml
 but the commented exclusions; the operand files are what tools/make_sass_diff.py writes; every
@@ -27,8 +27,9 @@ from simt_sim.isa.sass_table import sass_table
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_sass_diff  # noqa: E402  (tools/ is not a package)
+from simt_sim.programs import program_dir
 
-PROGRAMS = sorted(p.parent.name for p in (ROOT / "programs").glob("s-*/manifest.yaml"))
+PROGRAMS = sorted(p.parent.name for p in (ROOT / "programs").glob("sass-diff/s-*/manifest.yaml"))
 
 # Families of isa/sass.yaml that no s-* program checks, with the reason.
 NOT_CHECKED = {
@@ -71,11 +72,11 @@ def private_cache(tmp_path_factory, monkeypatch):
 
 
 def manifest(name: str):
-    return load_manifest(str(ROOT / "programs" / name))
+    return load_manifest(str(program_dir(name)))
 
 
 def emitted_families(name: str) -> set[str]:
-    listing = sass_listing(str(ROOT / "programs" / name))
+    listing = sass_listing(str(program_dir(name)))
     return {inst.family for kernel in listing.kernels for inst in kernel.instructions}
 
 
@@ -100,7 +101,7 @@ def test_manifest_is_a_differential_test(name):
 def test_operand_files_are_current(name):
     """The committed .npy files are byte for byte what the generator writes (fixed seed)."""
     for array_name, values in make_sass_diff.operands(name).items():
-        committed = np.load(ROOT / "programs" / name / f"{array_name}.npy")
+        committed = np.load(program_dir(name) / f"{array_name}.npy")
         assert committed.dtype == values.dtype and committed.shape == values.shape, (name, array_name)
         assert committed.tobytes() == values.tobytes(), f"{name}/{array_name}.npy: run tools/make_sass_diff.py"
 
@@ -148,10 +149,10 @@ def test_union_covers_the_table():
 
 
 def test_manifest_rejects_a_bad_family(tmp_path):
-    text = (ROOT / "programs/s-iadd3/manifest.yaml").read_text()
-    for npy in (ROOT / "programs/s-iadd3").glob("*.npy"):
+    text = (ROOT / "programs/sass-diff/s-iadd3/manifest.yaml").read_text()
+    for npy in (ROOT / "programs/sass-diff/s-iadd3").glob("*.npy"):
         (tmp_path / npy.name).write_bytes(npy.read_bytes())
-    (tmp_path / "kernel.ptx").write_text((ROOT / "programs/s-iadd3/kernel.ptx").read_text())
+    (tmp_path / "kernel.ptx").write_text((ROOT / "programs/sass-diff/s-iadd3/kernel.ptx").read_text())
     (tmp_path / "manifest.yaml").write_text(text.replace("sass_families: [IADD3, VIADD]",
                                                          "sass_families: [IADD3, iadd3.x]"))
     with pytest.raises(InputError) as e:
@@ -183,7 +184,7 @@ def test_emitted_families_are_known(name):
 def results(name: str) -> tuple[dict, dict, int]:
     """(outputs, operands, n) of a functional PTX-mode run."""
     n = make_sass_diff.PROGRAMS[name][0]
-    return run_program(ROOT / "programs" / name, functional=True).outputs, make_sass_diff.operands(name), n
+    return run_program(program_dir(name), functional=True).outputs, make_sass_diff.operands(name), n
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -242,7 +243,7 @@ MUFU_PROGRAM = "s-mufu"
 @functools.lru_cache(maxsize=None)
 def sass_results(name: str) -> dict:
     """One SASS-mode run per program for all tests of this module (read-only arrays)."""
-    outputs = run_program(ROOT / "programs" / name, functional=True, isa="sass").outputs
+    outputs = run_program(program_dir(name), functional=True, isa="sass").outputs
     for a in outputs.values():
         a.flags.writeable = False
     return outputs
@@ -299,7 +300,7 @@ KNOWN_ENGINE_BUGS = {
                                   if p in KNOWN_ENGINE_BUGS else p for p in PROGRAMS if p != MUFU_PROGRAM])
 def test_sass_mode_matches_ptx_mode(name):
     sass_out = sass_results(name)
-    ptx_out = run_program(ROOT / "programs" / name, functional=True, isa="ptx").outputs
+    ptx_out = run_program(program_dir(name), functional=True, isa="ptx").outputs
     bad = mismatches(name, sass_out, ptx_out)
     assert not bad, f"{name}: SASS and PTX modes differ:\n" + "\n".join(bad)
 
@@ -398,7 +399,7 @@ def test_mufu_results_within_bounds():
     """s-mufu in SASS mode: each MUFU-based result within the PTX ISA bound of its instruction
     (docs/sass-differential.md, 'MUFU bounds'), and special values equal to PTX mode's."""
     out = sass_results(MUFU_PROGRAM)["out"].reshape(-1, 512)
-    ptx = run_program(ROOT / "programs" / MUFU_PROGRAM, functional=True).outputs["out"].reshape(-1, 512)
+    ptx = run_program(program_dir(MUFU_PROGRAM), functional=True).outputs["out"].reshape(-1, 512)
     assert check_mufu_results(out, make_sass_diff.operands(MUFU_PROGRAM)) > 3000
     # special values (non-finite results) as in PTX mode; NaN payloads may differ
     for k in range(16):
@@ -437,7 +438,7 @@ def test_h100_mufu_results_within_bounds():
 # ---- against the H100 (once `simt-sim hw record` has run) --------------------------------------
 
 def h100_reference(name: str) -> dict | None:
-    path = ROOT / "programs" / name / "reference" / "h100.json"
+    path = program_dir(name) / "reference" / "h100.json"
     return json.loads(path.read_text()) if path.exists() else None
 
 

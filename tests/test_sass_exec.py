@@ -2,7 +2,7 @@
 
 The programs' committed cubins (tools/commit_cubins.py) make these tests independent of ptxas;
 nvdisasm comes from NVIDIA's wheel, a project dependency.  Counts are checked against Nsight
-Compute's, recorded on the H100 in programs/*/reference/h100.json."""
+Compute's, recorded on the H100 in programs/*/*/reference/h100.json."""
 from __future__ import annotations
 
 import json
@@ -19,9 +19,9 @@ from simt_sim.errors import InputError
 from simt_sim.frontend import sass_lower as L
 from simt_sim.frontend.sass import ControlCodes, SassInstruction, SassKernel
 from simt_sim.isa import encoding as E
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 
 # Programs whose SASS-mode warp- and pred-on thread-instruction counts equal ncu's (all measured
 # this way when this list was written; the rest are listed in docs/sass-execution.md with why).
@@ -34,18 +34,18 @@ IDENTICAL_COUNTS = ["early-return", "switch4", "v-early-return", "v-lat-dram", "
 
 
 def ncu_counts(name: str) -> tuple[float, float]:
-    ncu = json.loads((PROGRAMS / name / "reference" / "h100.json").read_text())["ncu"][0]
+    ncu = json.loads((program_dir(name) / "reference" / "h100.json").read_text())["ncu"][0]
     return ncu["smsp__inst_executed.sum"], ncu["smsp__thread_inst_executed_pred_on.sum"]
 
 
 @pytest.mark.parametrize("name", IDENTICAL_COUNTS)
 def test_counts_equal_ncu_and_outputs_expected(name):
-    r = api.run_program(PROGRAMS / name, functional=True, isa="sass")
+    r = api.run_program(program_dir(name), functional=True, isa="sass")
     m = r.metrics[0]
     assert (m["warp_instructions"], m["thread_instructions"]) == ncu_counts(name)
-    ref = json.loads((PROGRAMS / name / "reference" / "h100.json").read_text())["outputs"]
-    mf = load_manifest(str(PROGRAMS / name))
-    ok, notes = compare_outputs(r.outputs, ref, uses_approx(api.load_program(PROGRAMS / name)),
+    ref = json.loads((program_dir(name) / "reference" / "h100.json").read_text())["outputs"]
+    mf = load_manifest(str(program_dir(name)))
+    ok, notes = compare_outputs(r.outputs, ref, uses_approx(api.load_program(program_dir(name))),
                                 tuple(mf.clock_outputs))
     assert ok, notes
 
@@ -53,10 +53,10 @@ def test_counts_equal_ncu_and_outputs_expected(name):
 def test_divergent_switch_masks_follow_the_hardware_side_order():
     """v-switch8: the sides of each divergent branch run fewer-threads-first, one at a time, and
     reconverge at BSYNC with every thread of the BSSY."""
-    r = api.run_program(PROGRAMS / "v-switch8", functional=True, isa="sass", history=True)
+    r = api.run_program(program_dir("v-switch8"), functional=True, isa="sass", history=True)
     h = r.raw.history
     warp0 = h[h[:, 0] == 0]
-    prog = api.load_program(PROGRAMS / "v-switch8", isa="sass")
+    prog = api.load_program(program_dir("v-switch8"), isa="sass")
     texts = prog.texts
     bssy = next(i for i, t in enumerate(texts) if t.startswith("BSSY"))
     bsync = next(i for i, t in enumerate(texts) if t.startswith("BSYNC"))
@@ -136,7 +136,7 @@ def test_half_immediate_pair_is_upper_half_first():
 
 def test_sass_mode_needs_32_lane_warps_for_teaching_configs():
     with pytest.raises(InputError, match="32-lane warps"):
-        api.run_program(PROGRAMS / "figure2-ifelse", functional=True, isa="sass")
+        api.run_program(program_dir("figure2-ifelse"), functional=True, isa="sass")
 
 
 @pytest.mark.parametrize("program", ["v-smem-reduce", "s-tensor", "s-fp64", "s-memory", "s-control", "w-matmul-ilp"])
@@ -145,7 +145,7 @@ def test_register_rows_are_ptxas_register_count(program):
     uniform registers, and no instruction names a register beyond them."""
     from simt_sim.frontend.cubin_elf import read_cubin
     from simt_sim.frontend.sass import sass_listing
-    ptx = ROOT / "programs" / program / "kernel.ptx"
+    ptx = program_dir(program) / "kernel.ptx"
     prog = L.load_kernel(str(ptx), isa="sass")
     count = max(read_cubin(sass_listing(str(ptx)).cubin).register_counts().values())
     assert 8 <= count <= 255

@@ -37,14 +37,14 @@ def private_cache(tmp_path_factory, monkeypatch):
 # ---- control codes on encodings recorded from ptxas 13.0 sm_90 listings --------------------------
 
 @pytest.mark.parametrize("text, high, want", [
-    # programs/v-lat-dram: the pointer-chasing load sets write barrier 2 ...
+    # programs/validation/v-lat-dram: the pointer-chasing load sets write barrier 2 ...
     ("LDG.E.STRONG.GPU R7, desc[UR4][R6.64]", 0x000EA4000C1EF900, (2, 1, 2, None, 0b000000, 0)),
     # ... and the IMAD.WIDE that uses R7 waits on barrier 2 (mask bit 2)
     ("IMAD.WIDE.U32 R8, R7, 0x4, R4", 0x004FCC00078E0004, (6, 0, None, None, 0b000100, 0)),
     # LDC.64 R4 sets write barrier 0; the first IMAD.WIDE reading R4 waits on mask bit 0
     ("LDC.64 R4, c[0x0][0x210]", 0x000E240000000A00, (2, 1, 0, None, 0, 0)),
     ("IMAD.WIDE.U32 R6, R7, 0x4, R4", 0x001FCC00078E0004, (6, 0, None, None, 0b000001, 0)),
-    # programs/v-loop-break: F2I sets write barrier 1 and read barrier 0
+    # programs/validation/v-loop-break: F2I sets write barrier 1 and read barrier 0
     ("F2I.FTZ.U32.TRUNC.NTZ R3, R2", 0x000064000021F000, (2, 1, 1, 0, 0, 0)),
     # IMAD R7, R0.reuse, R3, R7: reuse flag of the first source slot
     ("IMAD R7, R0.reuse, R3, R7", 0x040FE400078E0207, (2, 1, None, None, 0, 0b0001)),
@@ -145,7 +145,7 @@ def test_bad_table_entry_is_a_clear_error(tmp_path):
 
 @needs_tools
 def test_listing_of_a_small_kernel():
-    listing = sass_listing(str(ROOT / "programs/v-lat-dram"))
+    listing = sass_listing(str(ROOT / "programs/validation/v-lat-dram"))
     (kernel,) = listing.kernels
     insts = kernel.instructions
     assert kernel.name == "lat_dram"
@@ -164,7 +164,7 @@ def test_listing_of_a_small_kernel():
 def test_every_load_consumer_waits_on_the_loads_barrier():
     """The decoded control codes are consistent on a real listing: the first instruction that reads a
     load's destination register waits on the write barrier the load set."""
-    insts = sass_listing(str(ROOT / "programs/v-lat-dram")).kernels[0].instructions
+    insts = sass_listing(str(ROOT / "programs/validation/v-lat-dram")).kernels[0].instructions
     checked = 0
     for n, inst in enumerate(insts):
         if inst.family != "LDG":
@@ -179,7 +179,7 @@ def test_every_load_consumer_waits_on_the_loads_barrier():
 
 @needs_tools
 def test_bssy_names_its_reconvergence_point():
-    kernel = sass_listing(str(ROOT / "programs/v-loop-break")).kernels[0]
+    kernel = sass_listing(str(ROOT / "programs/validation/v-loop-break")).kernels[0]
     regions = kernel.reconvergence_points()
     assert regions, "a divergent loop gets convergence barriers"
     by_pc = {i.pc: i for i in kernel.instructions}
@@ -203,7 +203,7 @@ def test_recorded_inventory_is_current():
 
 @needs_tools
 def test_cli_disasm_sass(capsys):
-    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/v-loop-break")]) == 0
+    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/validation/v-loop-break")]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith("// loop_break: ") and "SASS instructions" in lines[0]
@@ -219,14 +219,14 @@ def test_cli_disasm_sass(capsys):
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_cli_disasm_cuda_source(capsys):
     """A .cu goes through nvcc -ptx -O3 -lineinfo first; the listing is the same kernel's SASS."""
-    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/v-lat-dram/kernel.cu")]) == 0
+    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/validation/v-lat-dram/kernel.cu")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("// lat_dram: ") and out.count(" LDG.E.STRONG.GPU ") == 32 and " EXIT " in out
 
 
 @needs_tools
 def test_cli_disasm_ptx_default_unchanged(capsys):
-    assert main(["disasm", str(ROOT / "programs/v-lat-dram/kernel.ptx")]) == 0
+    assert main(["disasm", str(ROOT / "programs/validation/v-lat-dram/kernel.ptx")]) == 0
     out = capsys.readouterr().out
     assert "ld.global" in out and "LDG" not in out
 
@@ -240,7 +240,7 @@ def test_not_ptx_is_a_located_error(tmp_path):
 
 
 def test_mask_stack_program_has_no_sass(capsys):
-    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/article-ex1-mask")]) == 2
+    assert main(["disasm", "--isa", "sass", str(ROOT / "programs/examples/article-ex1-mask")]) == 2
     err = capsys.readouterr().err
     assert "article-ex1-mask/kernel.ptx:13:1: error: push_mask is the simulator's mask-stack ISA" in err
 

@@ -92,9 +92,9 @@ def test_hmma_needs_the_whole_warp():
 
 
 def test_dmma_gives_the_ptx_results():
-    """programs/v-mma-f64: sixteen chained DMMA.8x8x4 on non-integer doubles (rounding order matters)."""
+    """programs/validation/v-mma-f64: sixteen chained DMMA.8x8x4 on non-integer doubles (rounding order matters)."""
     from simt_sim.frontend.manifest import load_manifest
-    m = load_manifest(str(ROOT / "programs" / "v-mma-f64"))
+    m = load_manifest(str(ROOT / "programs" / "validation" / "v-mma-f64"))
     bufs = {spec.name: spec.make() for spec in m.buffers}
     rng = np.random.default_rng(5)
     for name, arr in bufs.items():
@@ -236,7 +236,7 @@ def test_redux_and_match_give_the_ptx_results_on_a_partial_warp(tmp_path):
 
 def test_lowering_of_ldsm_and_ldgsts_gives_the_ptx_rows():
     """LDSM.16.{M88,MT88}.4 -> ldmatrix.x4[.trans]; LDGSTS.E -> cp.async of 4 bytes."""
-    listing = sass_listing(str(ROOT / "programs" / "w-fusion-cd-only" / "kernel.ptx"))
+    listing = sass_listing(str(ROOT / "programs" / "workloads" / "w-fusion-cd-only" / "kernel.ptx"))
     kernel = listing.kernel("tc_kernel")
     b = RowBuilder(kernel, "test")
     ldsm = [(i, lower_instruction(b, i)) for i in kernel.instructions if i.family == "LDSM"]
@@ -246,7 +246,7 @@ def test_lowering_of_ldsm_and_ldgsts_gives_the_ptx_rows():
         assert bool(row[E.F_FLAGS] & E.FL_TRANS) == ("MT88" in inst.modifiers)
         first = E.SASS_R_BASE + int(inst.operands[0][1:])
         assert list(b.vecs[row[E.F_OPS + 1]][:4]) == [first, first + 1, first + 2, first + 3]
-    listing = sass_listing(str(ROOT / "programs" / "w-matmul-pipeline" / "kernel.ptx"))
+    listing = sass_listing(str(ROOT / "programs" / "workloads" / "w-matmul-pipeline" / "kernel.ptx"))
     kernel = listing.kernel(None)
     b = RowBuilder(kernel, "test")
     rows = [lower_instruction(b, i) for i in kernel.instructions if i.family == "LDGSTS"]

@@ -202,7 +202,7 @@ def test_every_cuda_test_listing_lowers_strictly():
 @needs_tools
 @pytest.mark.slow
 def test_every_listing_lowers_strictly():
-    """programs/*/kernel.ptx (their committed cubins) and tests/cuda/*.ptx: nothing is left
+    """programs/*/*/kernel.ptx (their committed cubins) and tests/cuda/*.ptx: nothing is left
     unconsumed and nothing that lowered before is refused now (~1 minute with nvdisasm's listings
     cached, several without)."""
     check_files(sass.corpus_files(ROOT))
@@ -213,7 +213,7 @@ def test_strict_baseline_names_existing_kernels():
     assert len(before) > 250
     for name in before:
         assert (ROOT / name.split(":")[0]).is_file(), name
-        assert re.match(r"^(programs/[\w.-]+/kernel|tests/cuda/[\w.-]+)\.ptx:\S+$", name)
+        assert re.match(r"^(programs/[\w.-]+/[\w.-]+/kernel|tests/cuda/[\w.-]+)\.ptx:\S+$", name)
 
 
 @pytest.mark.parametrize("text", ["LDG.E R2", "ATOMG.E.CAS.STRONG.GPU PT, R6[R8+0x4], R4, R6", "STS"])

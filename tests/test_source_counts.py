@@ -1,6 +1,6 @@
 """Every SASS instruction's counts (warp-instructions, thread-instructions, predicated-on
 thread-instructions) against Nsight Compute's source page, recorded on the H100
-(programs/*/reference/h100-sass-counts.json, calibrate/source_counts.py)."""
+(programs/*/*/reference/h100-sass-counts.json, calibrate/source_counts.py)."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from simt_sim.calibrate import source_counts as SC
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{SC.FILE_NAME}"))
+RECORDED = sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/*/reference/{SC.FILE_NAME}"))
 # workload programs CI compares (a functional SASS run each; the rest with --run-slow): one of each
 # study's shapes
 CI_WORKLOADS = ("w-fusion-tc-only", "w-cslow-c2", "w-ilp-mixed-n8", "w-matmul-plain", "w-pipe-double",
@@ -48,7 +49,7 @@ def test_every_validation_program_is_recorded():
 
 @pytest.mark.parametrize("name", [_counted(n) for n in RECORDED])
 def test_every_instruction_counts_as_on_the_h100(name):
-    assert SC.differences(ROOT / "programs" / name) == []
+    assert SC.differences(program_dir(name)) == []
 
 
 @pytest.mark.slow
@@ -57,7 +58,7 @@ def test_every_launch_of_a_multi_launch_program_is_compared(tmp_path):
     and compared: a changed count in the second launch is reported with that launch's name."""
     import shutil
     d = tmp_path / "w-fusion-serial"
-    shutil.copytree(ROOT / "programs" / "w-fusion-serial", d)
+    shutil.copytree(ROOT / "programs" / "workloads" / "w-fusion-serial", d)
     path = d / "reference" / SC.FILE_NAME
     ref = json.loads(path.read_text())
     assert [ref["kernel"], *(k["kernel"] for k in ref["more_launches"])] == ["tc_kernel", "cd_kernel"]
@@ -72,8 +73,8 @@ def test_separate_groups_arrive_at_a_bsync_one_by_one():
     """nested-ifelse's warp 1 splits 16/16, then its fall-through half 9/7: the H100 runs BSYNC
     three times in it (7, 9 and 16 threads; 6 times in the two warps), not twice with the two
     waiting groups merged."""
-    ref = json.loads((ROOT / "programs" / "nested-ifelse" / "reference" / SC.FILE_NAME).read_text())
-    ((texts, sim),) = SC.simulated_counts(ROOT / "programs" / "nested-ifelse")
+    ref = json.loads((ROOT / "programs" / "examples" / "nested-ifelse" / "reference" / SC.FILE_NAME).read_text())
+    ((texts, sim),) = SC.simulated_counts(ROOT / "programs" / "examples" / "nested-ifelse")
     bsync = texts.index("BSYNC B0")
     assert ref["counts"][bsync] == sim[bsync] == [6, 64, 64]
 
@@ -81,7 +82,7 @@ def test_separate_groups_arrive_at_a_bsync_one_by_one():
 def test_a_changed_kernel_is_reported_not_compared(tmp_path):
     import shutil
     d = tmp_path / "nested-ifelse"
-    shutil.copytree(ROOT / "programs" / "nested-ifelse", d)
+    shutil.copytree(ROOT / "programs" / "examples" / "nested-ifelse", d)
     path = d / "reference" / SC.FILE_NAME
     ref = json.loads(path.read_text())
     ref["sass"], ref["counts"] = ref["sass"][:-1], ref["counts"][:-1]
@@ -90,12 +91,12 @@ def test_a_changed_kernel_is_reported_not_compared(tmp_path):
 
 
 def test_waiting_groups_join_as_the_probe_shows():
-    """programs/t-bsync-join: how many groups execute the BSYNC on the H100, one warp per launch,
+    """programs/probes/t-bsync-join: how many groups execute the BSYNC on the H100, one warp per launch,
     patterns A-E (kernel.cu); test_every_instruction_counts_as_on_the_h100 holds the simulator to
     them.  Taken sides parked by an ALU-only chain of exits join only once a third group is parked
     (A: 3 of 4 groups, D and E: no join); a load between the exits joins them all; a loop's leavers
     (fall-through sides) never join the threads that skipped it (a taken side)."""
-    ref = json.loads((ROOT / "programs" / "t-bsync-join" / "reference" / SC.FILE_NAME).read_text())
+    ref = json.loads((ROOT / "programs" / "probes" / "t-bsync-join" / "reference" / SC.FILE_NAME).read_text())
     executed = {}
     for launch in [ref, *ref["more_launches"]]:
         bsync = next(pc for pc, t in enumerate(launch["sass"]) if t.startswith("BSYNC"))

@@ -8,6 +8,7 @@ import pytest
 from simt_sim.calibrate import study as S
 from simt_sim.cli.main import main
 from simt_sim.errors import InputError
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = """title: "split sizes of one branch"
@@ -23,7 +24,7 @@ def tree(tmp_path_factory):
     """A project tree with three recorded programs and one study over them."""
     root = tmp_path_factory.mktemp("study")
     for name in ("v-split-1-31", "v-split-16-16", "v-split-8-24"):
-        shutil.copytree(ROOT / "programs" / name, root / "programs" / name)
+        shutil.copytree(program_dir(name), program_dir(name, root))
     (root / "studies").mkdir()
     (root / "studies" / "splits.yaml").write_text(SPLITS)
     return root
@@ -37,7 +38,7 @@ def doc(tree):
 def test_rows_carry_simulated_and_measured_values(doc):
     rows = {r["variant"]: r for r in doc["rows"]}
     for name, program in (("1-31", "v-split-1-31"), ("16-16", "v-split-16-16")):
-        ref = json.loads((ROOT / "programs" / program / "reference" / "h100.json").read_text())
+        ref = json.loads((program_dir(program) / "reference" / "h100.json").read_text())
         cycles = sorted(c["sm__cycles_elapsed.max"] for c in ref["ncu"])
         assert rows[name]["hw_cycles"] == cycles[len(cycles) // 2]
         assert rows[name]["outputs"] is True

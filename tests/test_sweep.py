@@ -14,7 +14,7 @@ from simt_sim.sweep.execute import run_one
 from simt_sim.sweep.table import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
-FIG2 = ["programs/figure2-ifelse", "programs/figure2-regrouped"]      # teaching-w4: a few hundred cycles
+FIG2 = ["programs/examples/figure2-ifelse", "programs/examples/figure2-regrouped"]      # teaching-w4: a few hundred cycles
 GRID = dict(schedulers=["lrr,gto"], sets=["scheduler.issue_width=1,2"])
 
 
@@ -42,7 +42,7 @@ def test_plan_crosses_axes_and_ties_keys():
 
 
 def test_plan_defaults_and_globs():
-    plan = make_plan([str(ROOT / "programs/figure2-*")], ROOT)
+    plan = make_plan([str(ROOT / "programs/examples/figure2-*")], ROOT)
     assert [r.program for r in plan.runs] == ["figure2-ifelse", "figure2-regrouped"]
     assert [(r.config, r.scheduler, r.sets, r.seed) for r in plan.runs] == [("teaching-w4", "gto", (), 0)] * 2
     assert [r.program for r in make_plan(["data-loop"], ROOT).runs] == ["data-loop"]      # a name under programs/
@@ -83,9 +83,9 @@ def test_row_holds_the_runs_metrics():
 
 
 def test_seed_offsets_draw_new_inputs():
-    plan = plan_of(["programs/article-fig8-loop"], seeds=["0,1"])
+    plan = plan_of(["programs/examples/article-fig8-loop"], seeds=["0,1"])
     rows = [run_one(spec) for spec in plan.runs]
-    base = simt_sim.run_program(ROOT / "programs/article-fig8-loop")
+    base = simt_sim.run_program(ROOT / "programs/examples/article-fig8-loop")
     assert rows[0]["cycles"] == base.cycles                  # seed 0: the manifest's own inputs
     assert rows[1]["cycles"] != base.cycles and rows[1]["status"] == "ok"
     assert rows[1]["outputs"] == "unchecked"
@@ -94,7 +94,7 @@ def test_seed_offsets_draw_new_inputs():
 def test_grid_and_block_resize_the_main_launch():
     """article-fig8-loop is 32 blocks of 8 threads; --grid 1 --block 256 runs the same threads as
     one block (same work), and a block too big for the SM is that run's error."""
-    path = [str(ROOT / "programs/article-fig8-loop")]
+    path = [str(ROOT / "programs/examples/article-fig8-loop")]
     manifest_dims, one_block = (run_one(make_plan(path, ROOT, grid=g, block=b).runs[0])
                                 for g, b in (("", ""), ("1", "256")))
     assert (one_block["grid"], one_block["block"], one_block["status"]) == ("1", "256", "ok")

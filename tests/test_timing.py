@@ -476,7 +476,7 @@ def test_cli_prints_metrics_and_writes_json(tmp_path, capsys):
     from simt_sim.cli.main import Progress, main
     import json
     out = tmp_path / "m.json"
-    assert main(["run", "programs/data-loop", "--scheduler", "lrr", "--json", str(out)]) == 0
+    assert main(["run", "programs/examples/data-loop", "--scheduler", "lrr", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     for label in ("cycles, launch to end", "IPC, warp-instr/cycle, all SMs", "CFE, share of lanes", "issue-slot use",
                   "stall reasons, warp-cycles per issue\n  selected", "scheduler lrr"):
@@ -506,17 +506,17 @@ def test_register_override_from_the_command_line_changes_occupancy(tmp_path, cap
     from simt_sim.cli.main import main
     import json
     out = tmp_path / "m.json"
-    assert main(["run", "programs/data-loop", "--quiet", "--registers", "255", "--json", str(out)]) == 0
+    assert main(["run", "programs/examples/data-loop", "--quiet", "--registers", "255", "--json", str(out)]) == 0
     occ = json.loads(out.read_text())["metrics"]["kernels"][0]["occupancy"]
     assert occ["registers_per_thread"] == 255
-    assert main(["run", "programs/data-loop", "--quiet", "--registers", "0"]) == 2
+    assert main(["run", "programs/examples/data-loop", "--quiet", "--registers", "0"]) == 2
 
 
 def test_manifest_more_launches_run_concurrently(tmp_path):
     from simt_sim.cli.main import main
     import json
     out = tmp_path / "m.json"
-    assert main(["run", "programs/two-streams", "--quiet", "--json", str(out)]) == 0
+    assert main(["run", "programs/examples/two-streams", "--quiet", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     k0, k1 = doc["metrics"]["kernels"]
     assert (k0["kernel"], k1["kernel"]) == ("saxpy", "ffma_loop")
@@ -525,8 +525,8 @@ def test_manifest_more_launches_run_concurrently(tmp_path):
     y = np.array(doc["outputs"]["y"][:4])
     assert list(y) == [1.0, 3.0, 5.0, 7.0]
     # the same launches in one stream run one after the other
-    text = (ROOT_DIR / "programs/two-streams/manifest.yaml").read_text().replace("    stream: 1", "    stream: 0")
-    (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/two-streams/kernel.ptx").read_text())
+    text = (ROOT_DIR / "programs/examples/two-streams/manifest.yaml").read_text().replace("    stream: 1", "    stream: 0")
+    (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/examples/two-streams/kernel.ptx").read_text())
     (tmp_path / "manifest.yaml").write_text(text)
     assert main(["run", str(tmp_path), "--quiet", "--json", str(out)]) == 0
     k0, k1 = json.loads(out.read_text())["metrics"]["kernels"]
@@ -535,8 +535,8 @@ def test_manifest_more_launches_run_concurrently(tmp_path):
 
 def test_manifest_more_launches_errors(tmp_path):
     from simt_sim.frontend.manifest import load_manifest
-    (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/two-streams/kernel.ptx").read_text())
-    base = (ROOT_DIR / "programs/two-streams/manifest.yaml").read_text()
+    (tmp_path / "kernel.ptx").write_text((ROOT_DIR / "programs/examples/two-streams/kernel.ptx").read_text())
+    base = (ROOT_DIR / "programs/examples/two-streams/manifest.yaml").read_text()
     (tmp_path / "manifest.yaml").write_text(base.replace("    grid: 16\n    block: 256\n    args: [o, 20]",
                                                          "    block: 256\n    args: [o, 20]"))
     with pytest.raises(InputError, match="missing required key 'more_launches.0.grid'") as e:

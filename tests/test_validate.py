@@ -1,4 +1,4 @@
-"""The simulator against the recorded H100 references (programs/*/reference/h100.json): outputs and
+"""The simulator against the recorded H100 references (programs/*/*/reference/h100.json): outputs and
 mask traces must be identical; cycle error is reported and held under a regression bound.
 No GPU is needed: the references are committed (`simt-sim hw record` re-records them)."""
 import json
@@ -11,6 +11,7 @@ from simt_sim.cli.main import main
 from simt_sim.calibrate.compare import functional_check, reference_programs, summarize, validate_program
 from simt_sim.calibrate.record import program_dirs
 from simt_sim.frontend.manifest import load_manifest
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = reference_programs(ROOT)                       # the validation suite
@@ -29,7 +30,7 @@ _rows: dict[str, dict] = {}
 
 def row(name: str) -> dict:
     if name not in _rows:
-        _rows[name] = validate_program(ROOT / "programs" / name)
+        _rows[name] = validate_program(program_dir(name))
     return _rows[name]
 
 
@@ -64,7 +65,7 @@ def test_workload_outputs_and_masks_identical_to_hardware(name, isa):
     functional run, or from the timed run when the program is several launches, in the default
     mode (SASS) unless `isa` says.  The fusion programs are compared in
     tests/test_workloads_fusion.py, on the timed runs made there."""
-    pdir = ROOT / "programs" / name
+    pdir = program_dir(name)
     r = validate_program(pdir, isa=isa) if load_manifest(str(pdir)).more_launches else functional_check(pdir, isa=isa)
     assert r["outputs_match"], r["notes"]
     assert r["mask_trace_match"] in (True, None), r["notes"]

@@ -1,4 +1,4 @@
-"""The kernel-fusion workloads (programs/w-fusion-*, studies/fusion.yaml, docs/workloads.md):
+"""The kernel-fusion workloads (programs/workloads/w-fusion-*, studies/fusion.yaml, docs/workloads.md):
 every variant computes exactly what the two unfused kernels compute (and what numpy computes, the
 tensor-core arithmetic bit for bit through the H100 model in oracle/tensor_math), writes a clock
 pair for each of its blocks, and the simulated overlap rates have the shape the seeds describe."""
@@ -16,9 +16,9 @@ from simt_sim.calibrate import fusion, study
 from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.oracle.tensor_math import mma_tile
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 STUDY = ROOT / "studies" / "fusion.yaml"
 VARIANTS = ["tc-only", "cd-only", "serial", "streams", "inner-thread", "inner-block", "inter-block", "ptb"]
 CD_BLOCK, CLASSES, TILE = 128, 10, 16
@@ -29,12 +29,12 @@ BLOCKS = {"tc-only": 528, "cd-only": 528, "serial": 1056, "streams": 1056, "inne
 @pytest.fixture(scope="module")
 def runs():
     """Every variant simulated once (timed: serial and streams have two launches)."""
-    return {v: simt_sim.run_program(PROGRAMS / f"w-fusion-{v}", isa="ptx") for v in VARIANTS}   # PTX mma counts
+    return {v: simt_sim.run_program(program_dir(f"w-fusion-{v}"), isa="ptx") for v in VARIANTS}   # PTX mma counts
 
 
 @pytest.fixture(scope="module")
 def inputs():
-    m = load_manifest(str(PROGRAMS / "w-fusion-serial"))
+    m = load_manifest(str(program_dir("w-fusion-serial")))
     return {s.name: s.make() for s in m.buffers}
 
 
@@ -128,9 +128,9 @@ def test_every_block_writes_one_clock_pair(runs, variant):
 
 def test_fused_blocks_synchronise_each_part_with_its_own_named_barrier():
     for v in ("inner-block", "ptb"):
-        ptx = (PROGRAMS / f"w-fusion-{v}" / "kernel.ptx").read_text()
+        ptx = (program_dir(f"w-fusion-{v}") / "kernel.ptx").read_text()
         assert re.search(r"bar\.sync\s+1,\s*128;", ptx) and re.search(r"bar\.sync\s+2,\s*128;", ptx), v
-    unfused = (PROGRAMS / "w-fusion-serial" / "kernel.ptx").read_text()
+    unfused = (program_dir("w-fusion-serial") / "kernel.ptx").read_text()
     assert not re.search(r"bar\.sync\s+[12],", unfused)                 # the kernels as written: bar.sync 0
 
 
@@ -149,7 +149,7 @@ def test_registers_are_what_ptxas_allocates(variant):
         from set_registers import ptxas_registers
     finally:
         sys.path.pop(0)
-    d = PROGRAMS / f"w-fusion-{variant}"
+    d = program_dir(f"w-fusion-{variant}")
     for shape in fusion.launch_shapes(load_manifest(str(d))):
         assert shape["registers"] == ptxas_registers(d / "kernel.ptx", shape["kernel"]), shape
 
@@ -185,7 +185,7 @@ def test_table2_times_the_simulation_as_the_h100_is_timed():
     config's event overhead (t-launch-1), so that both overlap rates count the same things."""
     from simt_sim.machine.config import load_config
     from simt_sim.run.timed import simulate_manifest
-    pdir = PROGRAMS / "w-fusion-tc-only"
+    pdir = program_dir("w-fusion-tc-only")
     cycles = simulate_manifest(load_manifest(str(pdir))).cycles
     assert fusion.simulated_cycles(pdir) == cycles + load_config("h100").get("host.event_overhead")
 
@@ -213,7 +213,7 @@ def test_simulated_overlap_has_the_seeds_shape(runs):
 def test_outputs_identical_to_the_h100(runs, variant):
     """The recorded H100 run of the same PTX gives the same bytes (clock buffers aside)."""
     from simt_sim.calibrate.compare import compare_outputs
-    pdir = PROGRAMS / f"w-fusion-{variant}"
+    pdir = program_dir(f"w-fusion-{variant}")
     ref = json.loads((pdir / "reference" / "h100.json").read_text())
     ok, notes = compare_outputs(runs[variant].outputs, ref["outputs"], False, ("clk",))
     assert ok, notes

@@ -13,24 +13,24 @@ from simt_sim.calibrate.record import program_dirs
 from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.oracle.tensor_math import mma_tile
+from simt_sim.programs import program_dir, program_file
 from simt_sim.workloads import regroup as rg
 
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAMS = ROOT / "programs"
-PRED = PROGRAMS / "w-regroup-predictor"
+PRED = program_dir("w-regroup-predictor")
 KERNELS = ("tree", "ec", "lbm")
 VARIANTS = ("base", "index", "permuted")
 LBM_NX = 256
 
 
 def npy(path) -> np.ndarray:
-    return np.load(PROGRAMS / path)
+    return np.load(program_file(path))
 
 
 @lru_cache(maxsize=None)
 def simulated(program: str):
     """One timed run of a program (cached: several tests read the same run)."""
-    return simt_sim.run_program(PROGRAMS / program)
+    return simt_sim.run_program(program_dir(program))
 
 
 def exact_mma(a_bits, b_bits, c, rows=2048):
@@ -252,16 +252,16 @@ def test_hw_record_follows_kernel_file_to_the_shared_source():
         assert {f"w-regroup-{kernel}-{v}" for v in VARIANTS} <= dirs
     assert {"w-regroup-predictor", "w-regroup-predictor-ec", "w-loopsort-sorted"} <= dirs
     assert "micro-lat-fp32" not in dirs                  # generated PTX, no CUDA source
-    m = load_manifest(str(PROGRAMS / "w-regroup-tree-index"))
-    base = (PROGRAMS / "w-regroup-tree-base").resolve()
+    m = load_manifest(str(program_dir("w-regroup-tree-index")))
+    base = (program_dir("w-regroup-tree-base")).resolve()
     assert m.cuda_source.resolve() == base / "kernel.cu"
     assert m.trace_kernel_file.resolve() == base / "kernel.trace.ptx" and m.trace_kernel_file.exists()
-    assert program_dirs(["w-regroup-tree-permuted"], ROOT) == [PROGRAMS / "w-regroup-tree-permuted"]
+    assert program_dirs(["w-regroup-tree-permuted"], ROOT) == [program_dir("w-regroup-tree-permuted")]
     with pytest.raises(InputError, match="no kernel.cu"):
         program_dirs(["micro-lat-fp32"], ROOT)
 
 
 def test_shared_kernel_manifests_repeat_the_base_registers():
     for kernel in KERNELS:
-        regs = {load_manifest(str(PROGRAMS / f"w-regroup-{kernel}-{v}")).registers for v in VARIANTS}
+        regs = {load_manifest(str(program_dir(f"w-regroup-{kernel}-{v}"))).registers for v in VARIANTS}
         assert len(regs) == 1 and None not in regs, kernel

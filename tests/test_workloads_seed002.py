@@ -1,4 +1,4 @@
-"""Seed 002 workloads (programs/w-ilp-*, w-warpspec-*, w-matmul-*; studies ilp, warp-specialisation,
+"""Seed 002 workloads (programs/workloads/w-ilp-*, w-warpspec-*, w-matmul-*; studies ilp, warp-specialisation,
 matmul): outputs bit for bit against numpy references that compute each part in its own precision,
 and per study the direction of the effect in simulated cycles (docs/workloads.md)."""
 from __future__ import annotations
@@ -14,15 +14,15 @@ from simt_sim.calibrate.study import find_study
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.isa import encoding as E
 from simt_sim.oracle.interpreter import fma_rn
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
 STUDIES = ROOT / "studies"
 
 
 def manifest_inputs(name: str) -> tuple[dict[str, np.ndarray], list]:
     """The manifest's initial buffers (as the run makes them) and its kernel arguments."""
-    m = load_manifest(str(PROGRAMS / name))
+    m = load_manifest(str(program_dir(name)))
     return {s.name: s.make() for s in m.buffers}, list(m.args)
 
 
@@ -145,7 +145,7 @@ def test_ilp_outputs(n, form):
     name = f"w-ilp-{form}-n{n}"
     bufs, args = manifest_inputs(name)
     m, md, iters = args[4:7]
-    result = simt_sim.run_program(PROGRAMS / name, functional=True, isa="ptx")
+    result = simt_sim.run_program(program_dir(name), functional=True, isa="ptx")
     out32, out64 = ilp_reference(bufs["inp"], n, form, m, md, iters)
     assert_bits_equal(result.outputs["out32"], out32, f"{name} out32")
     assert_bits_equal(result.outputs["out64"], out64, f"{name} out64")
@@ -155,7 +155,7 @@ def test_ilp_outputs(n, form):
 def test_ilp_paper_form_outputs(n, form):
     name = f"w-ilp-paper-{form}-n{n}"
     bufs, args = manifest_inputs(name)
-    result = simt_sim.run_program(PROGRAMS / name, functional=True, isa="ptx")
+    result = simt_sim.run_program(program_dir(name), functional=True, isa="ptx")
     want = ilp_paper_reference(bufs["values"], n, form == "mixed", args[3], bufs["out"].size)
     assert_bits_equal(result.outputs["out"], want, f"{name} out")
 
@@ -166,7 +166,7 @@ def test_warpspec_outputs(fp64_warps):
     bufs, args = manifest_inputs(name)
     m, md, iters, warps = args[4:8]
     assert warps == fp64_warps
-    result = simt_sim.run_program(PROGRAMS / name, functional=True, isa="ptx")
+    result = simt_sim.run_program(program_dir(name), functional=True, isa="ptx")
     out32, out64 = warpspec_reference(bufs["inp"], fp64_warps, m, md, iters)
     assert_bits_equal(result.outputs["out32"], out32, f"{name} out32")
     assert_bits_equal(result.outputs["out64"], out64, f"{name} out64")
@@ -183,7 +183,7 @@ def test_matmul_outputs(name, form, fp64_warps):
     bufs, args = manifest_inputs(name)
     n = args[4]
     assert args[5] == fp64_warps
-    result = simt_sim.run_program(PROGRAMS / name, functional=True, isa="ptx")
+    result = simt_sim.run_program(program_dir(name), functional=True, isa="ptx")
     want = matmul_reference(bufs["A"], bufs["B"], n, form, fp64_warps)
     assert_bits_equal(result.outputs["C"], want, f"{name} C")
     if form != "plain":      # the mixed-precision forms round differently from FP32 alone
@@ -199,7 +199,7 @@ _TIMED: dict[str, simt_sim.Result] = {}
 def timed(name: str) -> simt_sim.Result:
     """One timed run per program for the whole module (the study tests share them)."""
     if name not in _TIMED:
-        _TIMED[name] = simt_sim.run_program(PROGRAMS / name, isa="ptx")   # the PTX model these tests reason about
+        _TIMED[name] = simt_sim.run_program(program_dir(name), isa="ptx")   # the PTX model these tests reason about
     return _TIMED[name]
 
 
@@ -231,15 +231,15 @@ def test_studies_load_and_name_existing_programs_and_bases():
         names = [v.name for v in s.variants]
         assert len(set(names)) == len(names)
         for v in s.variants:
-            assert (PROGRAMS / v.program / "manifest.yaml").exists(), v
+            assert (program_dir(v.program) / "manifest.yaml").exists(), v
             assert v.base in names, v
 
 
 def test_matmul_timed_run_is_bit_exact_and_repeatable():
     # The same outputs as the functional run, and the same cycles and outputs on a second run.
     first = timed("w-matmul-ilp")
-    functional = simt_sim.run_program(PROGRAMS / "w-matmul-ilp", functional=True, isa="ptx")
-    again = simt_sim.run_program(PROGRAMS / "w-matmul-ilp", isa="ptx")      # as timed() runs it
+    functional = simt_sim.run_program(program_dir("w-matmul-ilp"), functional=True, isa="ptx")
+    again = simt_sim.run_program(program_dir("w-matmul-ilp"), isa="ptx")      # as timed() runs it
     assert first.outputs["C"].tobytes() == functional.outputs["C"].tobytes()
     assert first.outputs["C"].tobytes() == again.outputs["C"].tobytes()
     assert first.cycles == again.cycles

@@ -14,16 +14,16 @@ from simt_sim.frontend.manifest import load_manifest, parse_buffer_spec
 from simt_sim.machine.config import load_config
 from simt_sim.observe.metrics import active_smsps, hw_issue_slot_use, issue_slot_use
 from simt_sim.run.functional import launch
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-PROGRAMS = ROOT / "programs"
 MIX = np.uint32(0x2C1B3C6D)
 
 
 def run_functional(name: str) -> tuple[dict, dict]:
-    """(manifest buffers as made, buffers after a functional run) of programs/NAME."""
-    m = load_manifest(str(PROGRAMS / name))
-    program = load_program(str(PROGRAMS / name / "kernel.ptx"), m.kernel)
+    """(manifest buffers as made, buffers after a functional run) of programs/PURPOSE/NAME."""
+    m = load_manifest(str(program_dir(name)))
+    program = load_program(str(program_dir(name) / "kernel.ptx"), m.kernel)
     inputs = {s.name: s.make() for s in m.buffers}
     res = launch(program, m.grid, m.block, list(m.args), {k: v.copy() for k, v in inputs.items()},
                  load_config(m.config, m.overrides).launch_config(), m.dynamic_shared)
@@ -59,7 +59,7 @@ PIPE = [f"w-pipe-{v}{occ}" for occ in ("", "-w8") for v in ("plain", "double")]
 
 @pytest.mark.parametrize("name", CSLOW)
 def test_cslow_filters_match_numpy_bit_for_bit(name):
-    m = load_manifest(str(PROGRAMS / name))
+    m = load_manifest(str(program_dir(name)))
     x_name, y_name, _clk, n, steps, *coeffs = m.args
     inputs, out = run_functional(name)
     want = biquad_reference(inputs[x_name], n, steps, *coeffs)
@@ -71,7 +71,7 @@ def test_cslow_filters_match_numpy_bit_for_bit(name):
 def test_cslow_variants_do_the_same_work(occupancy):
     """Within one occupancy the three variants launch the same threads on the same data; they
     differ by the kernel's C alone."""
-    manifests = [load_manifest(str(PROGRAMS / f"w-cslow-c{c}{occupancy}")) for c in (1, 2, 4)]
+    manifests = [load_manifest(str(program_dir(f"w-cslow-c{c}{occupancy}"))) for c in (1, 2, 4)]
     launches = {(str(m.grid), str(m.block), tuple(m.args), tuple((b.name, b.dtype, b.size, b.init) for b in m.buffers)) for m in manifests}
     assert len(launches) == 1
 
@@ -80,7 +80,7 @@ def test_cslow_variants_do_the_same_work(occupancy):
 
 @pytest.mark.parametrize("name", PIPE)
 def test_pipelined_loop_matches_numpy(name):
-    m = load_manifest(str(PROGRAMS / name))
+    m = load_manifest(str(program_dir(name)))
     x_name, out_name, _clk, n, iters = m.args
     inputs, out = run_functional(name)
     x = inputs[x_name].reshape(iters, n)
@@ -183,7 +183,7 @@ def test_hw_issue_slot_use_from_nsight_counters():
 def test_cslow_raises_gpu_loading_in_the_simulator():
     """The study's claim as the simulator predicts it today: interleaving C chains per thread raises
     the issue-slot use and shortens the kernel (cycles and loading pinned loosely, by ordering)."""
-    runs = {c: simt_sim.run_program(str(PROGRAMS / f"w-cslow-c{c}"), isa="ptx").metrics[0] for c in (1, 2, 4)}
+    runs = {c: simt_sim.run_program(str(program_dir(f"w-cslow-c{c}")), isa="ptx").metrics[0] for c in (1, 2, 4)}
     assert runs[1]["cycles"] > runs[2]["cycles"] > runs[4]["cycles"]
     assert runs[1]["issue_slot_use"] < runs[2]["issue_slot_use"] < runs[4]["issue_slot_use"]
     assert all(r["active_smsps"] == 16 for r in runs.values())

@@ -17,7 +17,7 @@ pipes, its IADD3 and ISETP the ALU; BRA the branch unit):
     k_mix       8 x seed 003's round (SHF.R.U32.HI, LOP3.LUT, IMAD), VIADD, ISETP, BRA
                                                                             ALU 17, FMA-heavy 8
 
-    python tools/alu_rate.py --gpu --out programs/w-pipe-plain-w8/reference/h100-alu-rate.json
+    python tools/alu_rate.py --gpu --out programs/workloads/w-pipe-plain-w8/reference/h100-alu-rate.json
     python tools/alu_rate.py            # the simulator beside the recorded figures
     python tools/alu_rate.py --set sass.greedy_cycles=2
 
@@ -25,7 +25,7 @@ Nsight Compute's per-pipe counts (each (kernel, set) launched twice under ncu, t
 
     ncu --csv --log-file ncu.csv --metrics "$(python tools/alu_rate.py --ncu-metrics)" \\
         python tools/alu_rate.py --gpu --ncu-launches
-    python tools/alu_rate.py --ncu-csv ncu.csv --out programs/w-pipe-plain-w8/reference/h100-alu-rate-ncu.json
+    python tools/alu_rate.py --ncu-csv ncu.csv --out programs/workloads/w-pipe-plain-w8/reference/h100-alu-rate-ncu.json
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ from probe_output import (PIPE_METRIC, STALL_METRIC, gpu_medians, ncu_launch_set
                           ncu_probe_parser, ncu_rows_per_set, print_stalls_beside, recorded, simulate_block,  # noqa: E402
                           write_result)  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "alu_rate.ptx"
-RECORDED = ROOT / "programs" / "w-pipe-plain-w8" / "reference" / "h100-alu-rate.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-pipe-plain-w8" / "reference" / "h100-alu-rate.json"
 RECORDED_NCU = RECORDED.with_name("h100-alu-rate-ncu.json")
 STEPS = 256
 KERNELS = {"k_shf": "16 SHF", "k_lop": "18 LOP3", "k_imad": "16 IMAD", "k_shf_lop": "8 SHF, 10 LOP3",

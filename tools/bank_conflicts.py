@@ -7,7 +7,7 @@ committed cubin beside it); one warp's dependent chain of each (its address addi
 data) gives its latency plus one IADD.  Printed: warp-instructions per cycle per SM over the span
 from the first warp's start to the last warp's end, and the chains' cycles per step.
 
-    python tools/bank_conflicts.py --gpu --out programs/t-mio-w1/reference/h100-bank-conflicts.json
+    python tools/bank_conflicts.py --gpu --out programs/probes/t-mio-w1/reference/h100-bank-conflicts.json
     python tools/bank_conflicts.py           # the simulator beside the recorded figures
 
 The wavefronts Nsight Compute counts for each kernel's shared loads, per instruction (recorded into
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import (gpu_medians, gpu_name, model_probe_parser, ncu_csv_kernels, simulate_block, warp_rate,  # noqa: E402
                           write_result)
 PTX = ROOT / "tools" / "kernels" / "bank_conflicts.ptx"
-RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-bank-conflicts.json"
+RECORDED = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-bank-conflicts.json"
 KERNELS = {"ldsm_s16_m128": "LDSM.x4, 1 pass a matrix", "ldsm_s32_m256": "LDSM.x4, 2 a matrix",
            "ldsm_s64_m16": "LDSM.x4, 4 a matrix", "ldsm_s128_m16": "LDSM.x4, 8 a matrix",
            "lds_s4": "LDS.32, 1 pass", "lds_s16": "LDS.32, 4 passes", "lds_s32": "LDS.32, 8 passes"}

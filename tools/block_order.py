@@ -11,7 +11,7 @@ times longer, then 2 blocks per SM of the plain loop in a second stream, which s
 microseconds later, while the first kernel's blocks still fill every scheduler; the figures are
 each rank's span (end - own start), the second kernel's ranks 4-5.
 
-    python tools/block_order.py --gpu --out programs/w-fusion-cd-only/reference/h100-block-order.json
+    python tools/block_order.py --gpu --out programs/workloads/w-fusion-cd-only/reference/h100-block-order.json
     python tools/block_order.py                 # the simulator beside the recorded figures
     python tools/block_order.py --set scheduler.policy=ogr
 
@@ -20,7 +20,7 @@ cubins with the hint set on every FMUL (tools/kernels/block_order_yield: k_chain
 none from ptxas) and cleared on every FMUL (block_order_noyield: k_chain's have it), their
 sass-patch.yaml files beside them:
 
-    python tools/block_order.py --yield-hints --gpu --out programs/w-fusion-cd-only/reference/h100-block-order-yield.json
+    python tools/block_order.py --yield-hints --gpu --out programs/workloads/w-fusion-cd-only/reference/h100-block-order-yield.json
     python tools/block_order.py --yield-hints [--set scheduler.policy=ogr]
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "block_order.ptx"
-RECORDED = ROOT / "programs" / "w-fusion-cd-only" / "reference" / "h100-block-order.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-fusion-cd-only" / "reference" / "h100-block-order.json"
 RECORDED_YIELD = RECORDED.with_name("h100-block-order-yield.json")
 YIELD_VARIANTS = {"a hint on every FMUL": "block_order_yield", "no FMUL hints": "block_order_noyield"}
 YIELD_SETS = ("4 blocks of 128", "8 blocks of 128", "4 blocks of 256")

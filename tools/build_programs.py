@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""(Re)generate kernel.ptx and kernel.trace.ptx for every programs/*/kernel.cu with nvcc.
+"""(Re)generate kernel.ptx and kernel.trace.ptx for every programs/*/*/kernel.cu with nvcc.
 
     python tools/build_programs.py                 # regenerate all
     python tools/build_programs.py v-lat-fp32 ...  # only these programs (names or directories)
@@ -23,19 +23,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ROOT / "programs"
+sys.path.insert(0, str(ROOT))
+from simt_sim.programs import program_dir, program_dirs as all_program_dirs  # noqa: E402
+
 FLAGS = ["-ptx", "-arch=sm_90", "-O3"]
 VARIANTS = (("kernel.ptx", []), ("kernel.trace.ptx", ["-DSIMT_TRACE"]))
 
 
 def program_dirs(names: list[str] | None = None) -> list[Path]:
     if names:
-        dirs = [Path(n) if Path(n).is_dir() else PROGRAMS / n for n in names]
+        dirs = [Path(n) if Path(n).is_dir() else program_dir(n) for n in names]
         missing = [str(d) for d in dirs if not (d / "kernel.cu").exists()]
         if missing:
             raise SystemExit(f"no kernel.cu in: {', '.join(missing)}")
         return [d.resolve() for d in dirs]
-    return sorted(p.parent for p in PROGRAMS.glob("*/kernel.cu"))
+    return all_program_dirs(ROOT, needs="kernel.cu")
 
 
 def nvcc_path() -> str | None:
@@ -72,7 +74,7 @@ def build(dirs: list[Path], nvcc: str) -> None:
 
 
 def stale(dirs: list[Path], nvcc: str) -> list[str]:
-    """-> 'programs/NAME/FILE' for each generated file that is missing or differs from nvcc's output."""
+    """-> 'programs/PURPOSE/NAME/FILE' for each generated file that is missing or differs from nvcc's output."""
     with tempfile.TemporaryDirectory() as tmp:
         def work(job):
             d, name, extra = job

@@ -38,6 +38,7 @@ from simt_sim.frontend.assembler import load_program  # noqa: E402
 from simt_sim.frontend.manifest import load_manifest  # noqa: E402
 from simt_sim.run.timed import manifest_launch, simulate  # noqa: E402
 from simt_sim.calibrate.compare import clock_spans, recorded_array  # noqa: E402
+from simt_sim.programs import program_dir
 
 CONFIG = ROOT / "configs" / "h100.yaml"
 # program, dependent steps timed, config key calibrated
@@ -54,9 +55,9 @@ LATENCIES = [
 ]
 PASSES = 4
 LAUNCH = ("launch-empty", "sm.kernel_launch_latency")
-CHASE = ROOT / "programs" / "v-lat-dram" / "reference" / "h100-profiled-chase.json"
-SPREAD = ROOT / "programs" / "v-lat-l2" / "reference" / "h100-latency-spread.json"
-SHARED_OPS = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
+CHASE = ROOT / "programs" / "validation" / "v-lat-dram" / "reference" / "h100-profiled-chase.json"
+SPREAD = ROOT / "programs" / "validation" / "v-lat-l2" / "reference" / "h100-latency-spread.json"
+SHARED_OPS = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
 # tools/shared_ops.py's kernels: passes through the banks of a conflict-free warp access (32 warps)
 SHARED_PASSES = {"k_lds64": 2, "k_lds128": 4, "k_sts64": 2, "k_sts128": 4, "k_ldsm4": 4, "k_lds32_2way": 2}
 # ... and its dependent chains: (chain, the chain one pass shorter or more, extra passes)
@@ -140,11 +141,11 @@ def set_shared_passes(text: str) -> tuple[str, list]:
 
 
 def reference(name):
-    return json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
+    return json.loads((program_dir(name) / "reference" / "h100.json").read_text())
 
 
 def simulate_program(name, cfg):
-    d = ROOT / "programs" / name
+    d = program_dir(name)
     m = load_manifest(str(d))
     prog = load_program(str(d / "kernel.ptx"), m.kernel)
     cfg = cfg.with_overrides(m.overrides) if m.overrides else cfg

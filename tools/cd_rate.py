@@ -1,13 +1,13 @@
 #!/usr/bin/env python
 """How long a block of the fusion workloads' CUDA-core kernel runs with 1, 2 or 4 blocks on each SM:
 on the GPU (--gpu) and in the simulator (default).  w-fusion-cd-only's cd_kernel (its PTX and the
-committed cubin of programs/w-fusion-cd-only) is launched with 132, 264 or 528 blocks of 128 threads
+committed cubin of programs/workloads/w-fusion-cd-only) is launched with 132, 264 or 528 blocks of 128 threads
 (one, two or four warps per sub-partition; the workload runs 528), each block one unit of the
 divergent loop.  Printed: the blocks' mean and longest clock span (start at entry, end after the
 block's closing barrier), and the mean span of each launch wave (blocks 0-131, 132-263, ...: one
 block of each SM, the first to start on it first).
 
-    python tools/cd_rate.py --gpu --out programs/w-fusion-cd-only/reference/h100-cd-rate.json
+    python tools/cd_rate.py --gpu --out programs/workloads/w-fusion-cd-only/reference/h100-cd-rate.json
     python tools/cd_rate.py             # the simulator beside the recorded figures
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, gpu_name, model_probe_parser, write_result  # noqa: E402  (tools/, beside this file)
-PROGRAM = ROOT / "programs" / "w-fusion-cd-only"
+PROGRAM = ROOT / "programs" / "workloads" / "w-fusion-cd-only"
 PTX = PROGRAM / "kernel.ptx"
 RECORDED = PROGRAM / "reference" / "h100-cd-rate.json"
 THREADS, UNITS, CLK_FIRST, SMS = 128, 528, 528, 132

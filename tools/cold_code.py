@@ -8,7 +8,7 @@ the median of the others.
 
 Figures: the mean over warps of each pass's cycles.
 
-    python tools/cold_code.py --gpu --out programs/t-icache-512/reference/h100-cold-code.json
+    python tools/cold_code.py --gpu --out programs/probes/t-icache-512/reference/h100-cold-code.json
     python tools/cold_code.py            # the simulator beside the recorded figures
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "cold_code.ptx"
-RECORDED = ROOT / "programs" / "t-icache-512" / "reference" / "h100-cold-code.json"
+RECORDED = ROOT / "programs" / "probes" / "t-icache-512" / "reference" / "h100-cold-code.json"
 PASSES = 4
 WARP_SETS = {"1 warp": 32, "4 warps": 128}
 A, B = np.float32(0.999), np.float32(0.001)

@@ -1,4 +1,4 @@
-"""Write each program's sm_90 cubins beside its PTX (programs/NAME/kernel.sm_90.cubin + .key, and
+"""Write each program's sm_90 cubins beside its PTX (programs/PURPOSE/NAME/kernel.sm_90.cubin + .key, and
 kernel.trace.sm_90.cubin + .key for the mask-trace variant), so that `--isa sass` runs and
 `simt-sim hw record` use the very SASS ptxas made, also on machines without ptxas (the key is the
 sha256 of the ptxas flags and the PTX; a stale cubin is ignored).
@@ -17,13 +17,14 @@ sys.path.insert(0, str(ROOT))
 from simt_sim.errors import InputError  # noqa: E402
 from simt_sim.frontend.sass import (DEFAULT_ARCH, _MASK_ISA_RE, commit_cubin, committed_cubin,  # noqa: E402
                                     ptxas_flags)
+from simt_sim.programs import program_dir, program_dirs  # noqa: E402
 
 
 VARIANTS = ("kernel.ptx", "kernel.trace.ptx")      # the kernel and its mask-trace variant
 
 
 def program_ptx(names: list[str]) -> list[Path]:
-    dirs = [ROOT / "programs" / n for n in names] if names else sorted((ROOT / "programs").iterdir())
+    dirs = [program_dir(n) for n in names] if names else program_dirs(ROOT, needs="kernel*.ptx")
     files = [d / v for d in dirs for v in VARIANTS if (d / v).is_file()]
     return [f for f in files if not _MASK_ISA_RE.search(f.read_bytes())]
 

@@ -9,7 +9,7 @@ k_imc_one with its window 2,000 cycles after the pre-read.  Grids of 1 to 132
 blocks (264: two an SM); 9 launches, the first dropped (the code's own first fetch).  Figures: the mean window over
 the grid's warps and the mean of each launch's longest, medians over the launches.
 
-    python tools/constant_congestion.py --gpu --out programs/launch-empty/reference/h100-constant-congestion.json
+    python tools/constant_congestion.py --gpu --out programs/probes/launch-empty/reference/h100-constant-congestion.json
     python tools/constant_congestion.py            # the simulator beside the recorded figures
     python tools/constant_congestion.py --fit      # the sass.constants.gpu_misses that fits the recording
 """
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_name, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "constant_congestion.ptx"
-RECORDED = ROOT / "programs" / "launch-empty" / "reference" / "h100-constant-congestion.json"
+RECORDED = ROOT / "programs" / "probes" / "launch-empty" / "reference" / "h100-constant-congestion.json"
 KERNELS = {"k_imc_one": "one line, immediate-constant cache",
            "k_imc_late": "the same, 2,000 cycles after the pre-read", "k_ldc_one": "one line, LDC cache",
            "k_mixed_three": "three lines: two immediate, one LDC"}

@@ -19,7 +19,7 @@ What ptxas 13.0 makes of each loop (sm_90), per iteration:
     k_ldc_lds       2 LDS, 2 LDC, 9 integer ops, 2 FFMA, ISETP                   2 LDS, 2 LDC, 1 BRA
     k_lds           2 LDS, 7 integer ops, 2 FFMA, ISETP                          2 LDS, 1 BRA
 
-    python tools/control_rate.py --gpu --out programs/t-diverge-w8/reference/h100-control-rate.json
+    python tools/control_rate.py --gpu --out programs/probes/t-diverge-w8/reference/h100-control-rate.json
     python tools/control_rate.py            # the simulator beside the recorded figures
     python tools/control_rate.py --set sass.units.control.lanes=7
 
@@ -28,7 +28,7 @@ set) launched twice under ncu, the second kept):
 
     ncu --csv --log-file ncu.csv --metrics "$(python tools/control_rate.py --ncu-metrics)" \\
         python tools/control_rate.py --gpu --ncu-launches
-    python tools/control_rate.py --ncu-csv ncu.csv --out programs/t-diverge-w8/reference/h100-control-rate-ncu.json
+    python tools/control_rate.py --ncu-csv ncu.csv --out programs/probes/t-diverge-w8/reference/h100-control-rate-ncu.json
     python tools/control_rate.py --stalls   # recorded beside the model
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ from probe_output import (PIPE_METRIC, STALL_METRIC, gpu_medians, ncu_launch_set
                           ncu_probe_parser, ncu_rows_per_set, print_stalls_beside, recorded, simulate_block,  # noqa: E402
                           write_result)  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "control_rate.ptx"
-RECORDED = ROOT / "programs" / "t-diverge-w8" / "reference" / "h100-control-rate.json"
+RECORDED = ROOT / "programs" / "probes" / "t-diverge-w8" / "reference" / "h100-control-rate.json"
 RECORDED_NCU = RECORDED.with_name("h100-control-rate-ncu.json")
 STEPS = 256
 KERNELS = {"k_loop": "1 BRA", "k_exits": "4 BRA", "k_uniform_if": "2.5 BRA", "k_lane_if": "2 BRA, BSSY, BSYNC",

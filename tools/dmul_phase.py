@@ -5,7 +5,7 @@ of 8 independent multiplies, 0, 1, 2 or 4 of them DMUL (the t-fp64-issue-f0/d1/d
 the loop the warp in slot s of its sub-partition runs s x PAD steps of an FMUL chain, so each PAD
 starts the warps in another phase (tools/kernels/dmul_phase.cu, its PTX and the committed cubin).
 
-    python tools/dmul_phase.py --gpu --out programs/t-fp64-issue-d2/reference/h100-dmul-phase.json
+    python tools/dmul_phase.py --gpu --out programs/probes/t-fp64-issue-d2/reference/h100-dmul-phase.json
     python tools/dmul_phase.py              # the simulator beside the recorded figures
     python tools/dmul_phase.py --set 'sass.write_port_units=[fp32, int, fp64]'
 
@@ -14,7 +14,7 @@ Where the warps wait (Nsight Compute's issue-stall reasons per warp-iteration, e
 
     ncu --csv --log-file ncu.csv --metrics "$(python tools/dmul_phase.py --ncu-metrics)" \
         python tools/dmul_phase.py --gpu
-    python tools/dmul_phase.py --ncu-csv ncu.csv --out programs/t-fp64-issue-d2/reference/h100-dmul-phase-stalls.json
+    python tools/dmul_phase.py --ncu-csv ncu.csv --out programs/probes/t-fp64-issue-d2/reference/h100-dmul-phase-stalls.json
     python tools/dmul_phase.py --stalls
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from probe_output import (STALL_METRIC, gpu_medians, ncu_csv_launches, ncu_optio
                           ncu_stall_cycles, print_stalls_beside, recorded, simulate_block, span_per_warp_step,
                           write_result)  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "dmul_phase.ptx"
-RECORDED = ROOT / "programs" / "t-fp64-issue-d2" / "reference" / "h100-dmul-phase.json"
+RECORDED = ROOT / "programs" / "probes" / "t-fp64-issue-d2" / "reference" / "h100-dmul-phase.json"
 RECORDED_STALLS = RECORDED.with_name("h100-dmul-phase-stalls.json")
 REASONS = ("dispatch_stall", "not_selected", "math_pipe_throttle", "wait", "selected", "no_instruction",
            "branch_resolving")

@@ -9,7 +9,7 @@ again (L2).  Figures per stride and W: the warps' mean, shortest and
 longest load, and the cycles from the first warp's data to the last's (the median of 5 launches,
 each at another base).
 
-    python tools/dram_lines.py --gpu --out programs/w-cslow-c2-w4/reference/h100-dram-lines.json
+    python tools/dram_lines.py --gpu --out programs/workloads/w-cslow-c2-w4/reference/h100-dram-lines.json
     python tools/dram_lines.py           # the simulator beside the recorded figures
     python tools/dram_lines.py --fit     # memory.dram.latency_spread_ns and refresh_* from the recording
 """
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from simt_sim.machine.config import dram_refresh_mean_ns  # noqa: E402
 from probe_output import beside, gpu_name, model_probe_parser, recorded, simulate_block, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "dram_lines.ptx"
-RECORDED = ROOT / "programs" / "w-cslow-c2-w4" / "reference" / "h100-dram-lines.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-cslow-c2-w4" / "reference" / "h100-dram-lines.json"
 STRIDES = (128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 1 << 18, 1 << 20, 1 << 21, 1 << 22)
 WARPS = (1, 8, 16, 32)
 SOURCES = ("DRAM", "L2")

@@ -10,7 +10,7 @@ mean over the blocks of their slowest line less their median line.
 The model (default) runs each grid once: its lines' latencies differ only by the refreshes and the
 load (memory.dram.latency_spread_ns is off), so a stray is counted against the launch's median.
 
-    python tools/dram_load.py --gpu --out programs/w-matmul-plain/reference/h100-dram-load.json
+    python tools/dram_load.py --gpu --out programs/workloads/w-matmul-plain/reference/h100-dram-load.json
     python tools/dram_load.py           # the simulator beside the recorded figures
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import beside, gpu_name, model_probe_parser, recorded, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "dram_load.ptx"
-RECORDED = ROOT / "programs" / "w-matmul-plain" / "reference" / "h100-dram-load.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-matmul-plain" / "reference" / "h100-dram-load.json"
 GRIDS, WARPS, REPEATS, BASES = (1, 16, 66, 132), 32, 9, 4
 REGION = 1 << 18                        # floats between blocks' first lines (1 MiB)
 THRESHOLD = 150                         # cycles above a line's median counted as a stray (dram_lines --fit)

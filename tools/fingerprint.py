@@ -1,6 +1,6 @@
 """Fingerprint every program's results, to show that a refactoring changed nothing.
 
-Runs each `programs/*` manifest through the command line (timed with mask history and a trace,
+Runs each `programs/*/*` manifest through the command line (timed with mask history and a trace,
 then functional), under two warp schedulers, and records a digest of everything written:
 outputs, metrics, stall reasons, mask histories, Perfetto trace, exit codes and messages.
 
@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from simt_sim.cli.main import main  # noqa: E402
+from simt_sim.programs import program_dirs  # noqa: E402
 
 VARIANTS = {
     "timed": ["--masks", "--quiet"],
@@ -57,7 +58,7 @@ def run_one(program: Path, extra: list[str], tmp: Path) -> dict:
 def fingerprint() -> dict:
     result = {}
     with tempfile.TemporaryDirectory() as d:
-        for program in sorted(p for p in (ROOT / "programs").iterdir() if (p / "manifest.yaml").exists()):
+        for program in program_dirs(ROOT):
             for name, extra in VARIANTS.items():
                 result[f"{program.name}/{name}"] = run_one(program, extra, Path(d))
     return result

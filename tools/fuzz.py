@@ -163,7 +163,7 @@ def generated_corpus(modules: int, kernels: int = 3) -> list[Path]:
 
 
 def find_seeds(corpus_dir: Path | None = None, generate: int = 0) -> Seeds:
-    programs = sorted(d for d in (ROOT / "programs").iterdir()
+    programs = sorted(d for d in (ROOT / "programs").glob("*/*")
                       if (d / "manifest.yaml").is_file() and (d / "kernel.ptx").is_file() and small(d / "kernel.ptx")
                       and sum(f.stat().st_size for f in d.iterdir() if f.is_file()) < 400_000
                       and "more_launches" not in (d / "manifest.yaml").read_text())
@@ -174,7 +174,7 @@ def find_seeds(corpus_dir: Path | None = None, generate: int = 0) -> Seeds:
     ptx += generated_corpus(generate)
     refs = []
     for pattern in ("h100.json", "h100-sass-counts.json", "h100-pc-stalls.json", "h200-memory.json"):
-        refs += sorted(p for p in (ROOT / "programs").glob(f"*/reference/{pattern}") if p.stat().st_size < 200_000)
+        refs += sorted(p for p in (ROOT / "programs").glob(f"*/*/reference/{pattern}") if p.stat().st_size < 200_000)
     cubins = [d for d in programs if (d / "kernel.sm_90.cubin.key").is_file()]
     opcodes = set()
     for p in ptx[:80]:
@@ -473,7 +473,7 @@ def make_case(seed: int, index: int, seeds: Seeds, categories: tuple[str, ...]) 
                 *[a for s in specs for a in ("--buffer", s)], "--args", ",".join(args), "--functional", *limits]
         files = {"vec_add_int.ptx": ptx.read_bytes()}
         if rng.random() < 0.2:
-            files["a.npy"] = rng.choice([b"", b"\x93NUMPY garbage", (ROOT / "programs/s-control/a.npy").read_bytes()])
+            files["a.npy"] = rng.choice([b"", b"\x93NUMPY garbage", (ROOT / "programs/sass-diff/s-control/a.npy").read_bytes()])
         return Case(index, cat, "vec_add_int", files, ("cli", argv), None, " ".join(specs))
     if cat == "reference":
         ref = rng.choice(seeds.references)

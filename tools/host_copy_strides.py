@@ -4,7 +4,7 @@
 copied ("fresh"), the same chain after a launch that read it ("warm"), and the chain copied after
 40 MB of other copies ("fresh-big"); the stride runs from 32 bytes to 1 MiB.
 
-    python tools/host_copy_strides.py --out programs/v-lat-dram/reference/h100-host-copy-strides.json
+    python tools/host_copy_strides.py --out programs/validation/v-lat-dram/reference/h100-host-copy-strides.json
 """
 from __future__ import annotations
 

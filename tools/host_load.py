@@ -9,8 +9,8 @@ lines flushed out of L2 ("dram"), lines a first launch read in ("l2") and lines 
 in, then copied over by the host ("host_over_l2": a benchmark loop's fresh inputs, the conditions
 of the workload references' block clocks).  Mean wait per step over the steps after the first two.
 
-    python tools/host_load.py --out programs/v-lat-l2/reference/h100-host-load.json
-    python tools/host_load.py --out programs/v-lat-l2/reference/h100-host-load-over-l2.json   # with host_over_l2
+    python tools/host_load.py --out programs/validation/v-lat-l2/reference/h100-host-load.json
+    python tools/host_load.py --out programs/validation/v-lat-l2/reference/h100-host-load-over-l2.json   # with host_over_l2
 """
 from __future__ import annotations
 

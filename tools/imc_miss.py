@@ -12,7 +12,7 @@ k_imc_blocks: 528 one-warp blocks run one after the other on each SM (tools/ldc_
 arrangement): which blocks pay.  Figures: the window, the first of 9 launches and the median of the
 other 8 (1024 threads: the mean over the 32 warps, and each warp's arrival and wait by arrival).
 
-    python tools/imc_miss.py --gpu --out programs/t-diverge-w8/reference/h100-imc-miss.json
+    python tools/imc_miss.py --gpu --out programs/probes/t-diverge-w8/reference/h100-imc-miss.json
     python tools/imc_miss.py            # the simulator beside the recorded figures
     python tools/imc_miss.py --fit      # the sass.constants miss times that fit the recording
 """
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from ldc_blocks import BLOCKS, SHARED  # noqa: E402  (tools/, beside this file)
 from probe_output import gpu_name, model_probe_parser, recorded, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "imc_miss.ptx"
-RECORDED = ROOT / "programs" / "t-diverge-w8" / "reference" / "h100-imc-miss.json"
+RECORDED = ROOT / "programs" / "probes" / "t-diverge-w8" / "reference" / "h100-imc-miss.json"
 PAD_WORDS = 256
 RANKS = 8
 # case -> (threads, what its window reads); the two-warp kernels time warp 1 or 4, the others all

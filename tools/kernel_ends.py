@@ -15,7 +15,7 @@ as validate's references) and without (`none`: the code and constants a launch b
     ncu --csv --log-file all.csv --cache-control all --metrics "$M" python tools/kernel_ends.py --gpu --ncu-launches
     ncu --csv --log-file none.csv --cache-control none --metrics "$M" python tools/kernel_ends.py --gpu --ncu-launches
     python tools/kernel_ends.py --ncu-csv all.csv --ncu-csv-warm none.csv \\
-        --out programs/launch-empty/reference/h100-kernel-ends.json
+        --out programs/probes/launch-empty/reference/h100-kernel-ends.json
     python tools/kernel_ends.py            # the recording beside the model
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import STALL_METRIC, model_probe_parser, ncu_csv_launches, recorded, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "kernel_ends.ptx"
-RECORDED = ROOT / "programs" / "launch-empty" / "reference" / "h100-kernel-ends.json"
+RECORDED = ROOT / "programs" / "probes" / "launch-empty" / "reference" / "h100-kernel-ends.json"
 SPIN = 3000                       # cycles: a store's L2 write is some 250
 CASES = {"empty": ("k_empty", None), "store, flag 0": ("k_store", 0), "store": ("k_store", 1),
          "spin": ("k_store_spin", 0), "store, spin": ("k_store_spin", 1)}

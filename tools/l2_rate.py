@@ -8,7 +8,7 @@ last warp's end, the mean over the blocks) and a warp's mean cycles from its fir
 last line.  The SGEMM's tile loop staging from L2 with one warp per sub-partition is 11% short in
 the model (probe tile_loop): is it how fast an SM's lines come back?
 
-    python tools/l2_rate.py --gpu --out programs/w-matmul-pipeline/reference/h200-l2-rate.json
+    python tools/l2_rate.py --gpu --out programs/workloads/w-matmul-pipeline/reference/h200-l2-rate.json
     python tools/l2_rate.py            # the simulator beside the recording
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import beside, gpu_name, model_probe_parser, recorded, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "l2_rate.ptx"
-RECORDED = ROOT / "programs" / "w-matmul-pipeline" / "reference" / "h200-l2-rate.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-matmul-pipeline" / "reference" / "h200-l2-rate.json"
 WARPS, GRIDS, STEPS = (1, 4, 8, 16, 32), (1, 132), 4
 LINES = 8 * STEPS                     # per warp
 

@@ -16,7 +16,7 @@ Per condition: mean, standard deviation, the 32 quantiles (at (i + 0.5) / 32) le
 and for the repeated chases the correlation of the two runs' per-load latencies.  The quantiles of
 "l2" are what `memory.l2.latency_spread_ns` holds (tools/calibrate_h100.py).
 
-    python tools/latency_spread.py --out programs/v-lat-l2/reference/h100-latency-spread.json
+    python tools/latency_spread.py --out programs/validation/v-lat-l2/reference/h100-latency-spread.json
 """
 from __future__ import annotations
 

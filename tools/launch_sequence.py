@@ -4,7 +4,7 @@ kernel that keeps the stream busy until every launch is queued, events around N 
 (one warp each), N = 1 to 32, 20 timed runs after 5 warm-ups, five rounds.  The least-squares slope of
 each round's medians is what one more kernel in a stream costs; the median round is kept.
 
-    python tools/launch_sequence.py --out programs/t-launch-1/reference/h100-launch-sequence.json
+    python tools/launch_sequence.py --out programs/probes/t-launch-1/reference/h100-launch-sequence.json
     python tools/launch_sequence.py --fit   # the model beside it, and the sass.stream_kernel_gap that matches (PTX runs: sm.stream_kernel_gap, fitted before stop 40 with the PTX launch latency)
 
 The model runs the same empty kernel (tools/kernels/launch_sequence.ptx and its committed cubin).
@@ -18,7 +18,7 @@ from pathlib import Path
 from probe_output import probe_parser, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = ROOT / "programs" / "t-launch-1" / "reference" / "h100-launch-sequence.json"
+RECORDED = ROOT / "programs" / "probes" / "t-launch-1" / "reference" / "h100-launch-sequence.json"
 
 KERNELS = r'''
 extern "C" __global__ void empty_k() {}

@@ -11,10 +11,10 @@ stores of one sector a warp (lanes 0-7).  Grids of 1 to 264 blocks;
 9 launches, the first dropped (constant_congestion.measure_windows).  Figures: the mean window over the blocks and the mean of each
 launch's longest, medians over the launches.
 
-    python tools/ldc_behind_stores.py --gpu --out programs/launch-empty/reference/h100-ldc-behind-stores.json
+    python tools/ldc_behind_stores.py --gpu --out programs/probes/launch-empty/reference/h100-ldc-behind-stores.json
     python tools/ldc_behind_stores.py            # the simulator beside the recorded figures
     ncu --cache-control all -k 'regex:^k_s(0|9|18)_(ldc|ldchit|none)$' --metrics sm__cycles_elapsed.max \
-        python tools/ldc_behind_stores.py --gpu --out programs/launch-empty/reference/h100-ldc-behind-stores-ncu.json
+        python tools/ldc_behind_stores.py --gpu --out programs/probes/launch-empty/reference/h100-ldc-behind-stores-ncu.json
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from constant_congestion import measure_windows, print_windows, simulated_windows  # noqa: E402  (tools/, beside this file)
 from probe_output import model_probe_parser, write_result  # noqa: E402
 PTX = ROOT / "tools" / "kernels" / "ldc_behind_stores.ptx"
-RECORDED = ROOT / "programs" / "launch-empty" / "reference" / "h100-ldc-behind-stores.json"
+RECORDED = ROOT / "programs" / "probes" / "launch-empty" / "reference" / "h100-ldc-behind-stores.json"
 KERNELS = {"k_s0_none": "no stores, nothing read", "k_s9_none": "9 stores a thread, nothing read",
            "k_s0_ldc": "no stores, LDC of a cold line", "k_s3_ldc": "3 stores a thread, LDC",
            "k_s9_ldc": "9 stores a thread, LDC", "k_s18_ldc": "18 stores a thread, LDC",

@@ -7,7 +7,7 @@ parameter (k_lcb_first: LDC.64 c[0x0][0x210], IMAD.WIDE) or before it (k_lcb_non
 each SM are ranked by start (its clock); figures: the mean window by rank (the first block on its
 SM, the second, ...), for the first of 9 launches and the median of the other 8.
 
-    python tools/ldc_blocks.py --gpu --out programs/t-diverge-w8/reference/h100-ldc-blocks.json
+    python tools/ldc_blocks.py --gpu --out programs/probes/t-diverge-w8/reference/h100-ldc-blocks.json
 """
 from __future__ import annotations
 

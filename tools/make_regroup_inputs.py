@@ -10,11 +10,11 @@ the workload's inputs computed with the tensor core's exact arithmetic (simt_sim
 tensor_math.py, what the WMMA kernel computes), Algorithm 1's index array from those predictions,
 and the physically permuted inputs.  Files:
 
-    programs/w-regroup-K-base/      inputs in the original order (idx = range)
-    programs/w-regroup-K-index/     idx.npy: Algorithm 1's order (inputs read from -base)
-    programs/w-regroup-K-permuted/  the inputs permuted by that order (idx = range; lbm: the
+    programs/workloads/w-regroup-K-base/      inputs in the original order (idx = range)
+    programs/workloads/w-regroup-K-index/     idx.npy: Algorithm 1's order (inputs read from -base)
+    programs/workloads/w-regroup-K-permuted/  the inputs permuted by that order (idx = range; lbm: the
                                     cell and slot maps, see seed000_lbm.cuh)
-    programs/w-regroup-predictor/   K_x.npy (f16 feature rows), K_w1/b1/w2/b2.npy (the network)
+    programs/workloads/w-regroup-predictor/   K_x.npy (f16 feature rows), K_w1/b1/w2/b2.npy (the network)
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from simt_sim.oracle.tensor_math import mma_tile  # noqa: E402
 from simt_sim.workloads import regroup as rg  # noqa: E402
+from simt_sim.programs import program_dir
 
 N_THREADS = 65536             # per user kernel: 256 blocks of 256, as the paper's EC (Table 2)
 LBM_NX, LBM_NY = 256, 128      # 32768 cells: 128 blocks of 256 (the nine f32 planes, twice, stay small)
@@ -82,7 +83,7 @@ def permute_items(values: np.ndarray, per_item: int, order: np.ndarray) -> np.nd
 
 def build(name: str, case: dict) -> tuple[dict[Path, np.ndarray], dict]:
     files: dict[Path, np.ndarray] = {}
-    pred_dir = ROOT / "programs" / "w-regroup-predictor"
+    pred_dir = ROOT / "programs" / "workloads" / "w-regroup-predictor"
     mlp = rg.train_mlp(*case["train"], classes=case["classes"], seed=SEEDS[name] + 7)
     net = rg.quantise(mlp)
     x_bits = rg.features_f16(case["features"])
@@ -95,7 +96,7 @@ def build(name: str, case: dict) -> tuple[dict[Path, np.ndarray], dict]:
     files[pred_dir / f"{name}_w2.npy"] = net.w2.reshape(-1)
     files[pred_dir / f"{name}_b2.npy"] = net.b2
     files[pred_dir / f"{name}_pred.npy"] = pred.astype(np.uint8)     # every thread's predicted class
-    base, idx_dir, perm_dir = (ROOT / "programs" / f"w-regroup-{name}-{v}" for v in ("base", "index", "permuted"))
+    base, idx_dir, perm_dir = (program_dir(f"w-regroup-{name}-{v}") for v in ("base", "index", "permuted"))
     for key, (values, per_item) in case["data"].items():
         files[base / f"{key}.npy"] = values.reshape(-1)
         files[perm_dir / f"{key}.npy"] = permute_items(values, per_item, index)
@@ -130,7 +131,7 @@ def main(argv=None) -> int:
     for name, case in (("tree", tree_case), ("ec", ec_case), ("lbm", lbm_case)):
         files, summaries[name] = build(name, case())
         all_files.update(files)
-    all_files[ROOT / "programs" / "w-regroup-predictor" / "summary.json"] = summaries
+    all_files[ROOT / "programs" / "workloads" / "w-regroup-predictor" / "summary.json"] = summaries
     stale = []
     for path, values in sorted(all_files.items()):
         data = (json.dumps(values, indent=1, sort_keys=True) + "\n").encode() if path.suffix == ".json" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the operand files of the SASS differential-test programs (programs/s-*/*.npy).
+"""Write the operand files of the SASS differential-test programs (programs/sass-diff/s-*/*.npy).
 
     python tools/make_sass_diff.py                 # every s-* program
     python tools/make_sass_diff.py s-fp32 s-half   # only these
@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260512
@@ -340,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     stale = []
     for name in args.programs or list(PROGRAMS):
         for array_name, values in operands(name).items():
-            path = ROOT / "programs" / name / f"{array_name}.npy"
+            path = program_dir(name) / f"{array_name}.npy"
             if args.check:
                 if not path.exists() or not np.array_equal(np.load(path).view(np.uint8), values.view(np.uint8)):
                     stale.append(str(path.relative_to(ROOT)))

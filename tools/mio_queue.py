@@ -7,7 +7,7 @@ at its issue rate while the queue in front of the LSU has room, then at the rate
 Bursting warps: one; four on four sub-partitions; two and four on one sub-partition (warps 0, 4,
 8, 12 share sub-partition 0).
 
-    python tools/mio_queue.py --gpu --out programs/t-mio-w1/reference/h100-mio-queue.json
+    python tools/mio_queue.py --gpu --out programs/probes/t-mio-w1/reference/h100-mio-queue.json
     python tools/mio_queue.py            # the simulator's clock steps beside the recorded ones
     python tools/mio_queue.py --fit      # the sass values these steps pin (queue depth, shared rates)
 """
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, simulate_block, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "mio_queue.ptx"
-RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-mio-queue.json"
+RECORDED = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-mio-queue.json"
 BURST = 32
 BLOCK = 16 * 32
 KERNELS = {"k_lds32": "LDS.32", "k_lds128": "LDS.128 (16 of them)", "k_sts32": "STS.32", "k_ldg32": "LDG.32, L1 hits"}

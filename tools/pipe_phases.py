@@ -10,7 +10,7 @@ warp is in its own (iterations 32-39): 0 if the warps' chains never meet, 7 if e
 compute in lockstep.  And the same loop without its load (`chain_only`, 256 iterations): the
 cycles a warp-iteration, from which the chain's own contention shows.
 
-    python tools/pipe_phases.py --gpu --out programs/w-pipe-plain-w8/reference/h100-pipe-phases.json
+    python tools/pipe_phases.py --gpu --out programs/workloads/w-pipe-plain-w8/reference/h100-pipe-phases.json
     python tools/pipe_phases.py                  # the simulator beside the recording
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "pipe_phases.ptx"
-RECORDED = ROOT / "programs" / "w-pipe-plain-w8" / "reference" / "h100-pipe-phases.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-pipe-plain-w8" / "reference" / "h100-pipe-phases.json"
 BLOCKS, ITERS, FIRST, WINDOW = 4, 64, 32, 8          # as in the kernel (FIRST, WINDOW)
 CHAIN_ITERS = 256
 SETS = {"1 warp/SMSP": 128, "2 warps/SMSP": 256, "4 warps/SMSP": 512, "8 warps/SMSP": 1024}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The DRAM chase of programs/v-lat-dram timed in the cache and clock states its references
+"""The DRAM chase of programs/validation/v-lat-dram timed in the cache and clock states its references
 come from, on the GPU machine.  `simt-sim hw record` reads clock spans from plain launches (the
 chain freshly copied by the host, clocks as the driver sets them) and `simt-sim validate`
 compares cycles with Nsight Compute's `sm__cycles_elapsed.max` (ncu flushes the caches and locks
@@ -8,7 +8,7 @@ twice the L2) and warm (a second launch); ncu runs with each of its cache and cl
 Each launch reads clock64() and %globaltimer around the 32 dependent loads, so each state also
 gives its SM clock.
 
-    python tools/profiled_chase.py --out programs/v-lat-dram/reference/h100-profiled-chase.json
+    python tools/profiled_chase.py --out programs/validation/v-lat-dram/reference/h100-profiled-chase.json
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ NCU_CONTROLS = {"default": [], "cache-none": ["--cache-control", "none"],
 def chain_buffer():
     """v-lat-dram's chain, as its manifest makes it."""
     from simt_sim.frontend.manifest import load_manifest
-    manifest = load_manifest(str(Path(__file__).resolve().parents[1] / "programs" / "v-lat-dram"))
+    manifest = load_manifest(str(Path(__file__).resolve().parents[1] / "programs" / "validation" / "v-lat-dram"))
     return next(b for b in manifest.buffers if b.name == "chain").make()
 
 

@@ -1,5 +1,5 @@
 """Record tests/data/sass_inventory.json: every SASS opcode family ptxas 13.0 emits for sm_90 in
-programs/*/kernel.ptx and tests/cuda/*.ptx, its modifiers and how often it sets a scoreboard.
+programs/*/*/kernel.ptx and tests/cuda/*.ptx, its modifiers and how often it sets a scoreboard.
 
     python tools/sass_inventory.py           # rewrite the file
     python tools/sass_inventory.py --check   # exit 1 when it is stale

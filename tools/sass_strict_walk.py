@@ -3,7 +3,7 @@ each file is compiled (ptxas sm_90, cached) and lowered; refusals are grouped by
 example instruction each, so a new corpus shows at once which opcodes, modifiers and operand forms
 the simulator does not take yet.
 
-    python tools/sass_strict_walk.py                          # programs/*/kernel.ptx and tests/cuda/*.ptx
+    python tools/sass_strict_walk.py                          # programs/*/*/kernel.ptx and tests/cuda/*.ptx
     python tools/sass_strict_walk.py build/corpus/m000/*.ptx  # any PTX or .cu files
 
 Exit status 1 when some lowering stopped with an error that is not a refusal by name (a bug).

@@ -7,7 +7,7 @@ cubin beside it).  Probe hmma_beside (simt-sim probe hmma_beside) found a depend
 than in the model beside three FFMA warps.  Printed: the chain warp's cycles per load (per FFMA),
 and the FFMA warps' cycles per FFMA of the sub-partition.
 
-    python tools/sched_beside.py --gpu --out programs/t-mio-w1/reference/h100-sched-beside.json
+    python tools/sched_beside.py --gpu --out programs/probes/t-mio-w1/reference/h100-sched-beside.json
     python tools/sched_beside.py           # the simulator beside the recorded figures
 
 Where the warps wait, per SASS instruction (Nsight Compute's PC sampling, 10 launches a kernel):
@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import (add_to_recording, gpu_medians, gpu_name, model_probe_parser, ncu_csv_launches,  # noqa: E402
                           recorded, recorded_samples, simulate_block, source_page_run, write_result)
 PTX = ROOT / "tools" / "kernels" / "sched_beside.ptx"
-RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside.json"
-STALLS = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside-stalls.json"
-PIPES = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-sched-beside-pipes.json"
+RECORDED = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-sched-beside.json"
+STALLS = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-sched-beside-stalls.json"
+PIPES = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-sched-beside-pipes.json"
 PIPE_METRICS = ("sm__inst_executed_pipe_fmaheavy.sum", "sm__inst_executed_pipe_fmalite.sum",
                 "sm__pipe_fmaheavy_cycles_active.sum", "sm__pipe_fmalite_cycles_active.sum", "smsp__inst_executed.sum")
 STEPS, FFMA_ITERS, THREADS = 64, 640, 512

@@ -3,12 +3,13 @@
 (`registers:`), so that the simulator's occupancy matches the hardware's (PTX `.reg` declarations
 count virtual registers, often far more than ptxas uses).
 
-    python tools/set_registers.py [programs...]      # default: every programs/*/kernel.cu
+    python tools/set_registers.py [programs...]      # default: every programs/*/*/kernel.cu
 """
 import re
 import subprocess
 import sys
 from pathlib import Path
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +33,7 @@ def ptxas_registers(ptx: Path, kernel: str | None) -> int:
 
 def main(names):
     import yaml
-    dirs = [ROOT / "programs" / n for n in names] if names else sorted(p.parent for p in ROOT.glob("programs/*/kernel.cu"))
+    dirs = [program_dir(n) for n in names] if names else sorted(p.parent for p in ROOT.glob("programs/*/*/kernel.cu"))
     for d in dirs:
         manifest = d / "manifest.yaml"
         text = manifest.read_text()

@@ -8,7 +8,7 @@ lanes on each bank); the rate is the warps' instructions over
 the span from the first warp's start to the last warp's end.  Dependent chains (one warp, each
 load's address taking the previous load's data) give each kind's latency plus one IADD.
 
-    python tools/shared_ops.py --gpu --out programs/t-mio-w1/reference/h100-shared-ops.json
+    python tools/shared_ops.py --gpu --out programs/probes/t-mio-w1/reference/h100-shared-ops.json
     python tools/shared_ops.py            # the simulator's rates beside the recorded ones
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tools" / "kernels" / "shared_ops.ptx"
 sys.path.insert(0, str(ROOT))
 from probe_output import simulate_block, warp_rate  # noqa: E402  (tools/, beside this file)
-RECORDED = ROOT / "programs" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
+RECORDED = ROOT / "programs" / "probes" / "t-mio-w1" / "reference" / "h100-shared-ops.json"
 KERNELS = {"k_lds32": "LDS.32", "k_lds64": "LDS.64", "k_lds128": "LDS.128", "k_sts16": "STS.U16",
            "k_sts64": "STS.64", "k_sts128": "STS.128", "k_ldsm4": "LDSM.16.M88.4", "k_ldsm4t": "LDSM.16.MT88.4",
            "k_lds128_bcast": "LDS.128 broadcast", "k_lds32_2way": "LDS.32 2-way"}

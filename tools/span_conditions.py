@@ -13,9 +13,9 @@ clock buffer of the warm run whose longest span is that median.  The workload re
 their clock spans from that warm run (`--apply`): the same condition for every program, and the
 one the model's host-copied lines stand for (in L2, `memory.l2.host_copy_latency`).
 
-    python tools/span_conditions.py --gpu --out programs/v-lat-l2/reference/h100-span-conditions.json [w-...]
+    python tools/span_conditions.py --gpu --out programs/validation/v-lat-l2/reference/h100-span-conditions.json [w-...]
     python tools/span_conditions.py          # the conditions' spans beside the references' and the model's
-    python tools/span_conditions.py --apply  # the warm clocks into programs/w-*/reference/h100.json
+    python tools/span_conditions.py --apply  # the warm clocks into programs/workloads/w-*/reference/h100.json
 """
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import probe_parser, write_result  # noqa: E402  (tools/, beside this file)
-RECORDED = ROOT / "programs" / "v-lat-l2" / "reference" / "h100-span-conditions.json"
+from simt_sim.programs import program_dir
+RECORDED = ROOT / "programs" / "validation" / "v-lat-l2" / "reference" / "h100-span-conditions.json"
 CONDITIONS = ("flushed", "warm")
 
 
@@ -50,7 +51,7 @@ def gpu_spans(names) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         spin = spin_kernel(cp, Path(tmp))
         for name in names:
-            p = Prepared(cp, ROOT / "programs" / name, "plain", Path(tmp))
+            p = Prepared(cp, program_dir(name), "plain", Path(tmp))
             clock = p.manifest.clock_outputs[0]
             runs, warm_clocks = {c: [] for c in CONDITIONS}, []
             p.launch()                                  # every kernel loaded
@@ -77,10 +78,10 @@ def apply_warm_clocks(rec: dict) -> None:
     model starts them."""
     from simt_sim.frontend.manifest import load_manifest
     for name, r in rec.items():
-        if load_manifest(str(ROOT / "programs" / name)).concurrent_streams:
+        if load_manifest(str(program_dir(name))).concurrent_streams:
             print(f"{name}: concurrent streams, reference clocks kept (see apply_warm_clocks)")
             continue
-        path = ROOT / "programs" / name / "reference" / "h100.json"
+        path = program_dir(name) / "reference" / "h100.json"
         ref = json.loads(path.read_text())
         c = r["warm_clocks"]
         ref["outputs"][c["buffer"]] = {"dtype": c["dtype"], "hex": c["hex"]}
@@ -92,15 +93,15 @@ def apply_warm_clocks(rec: dict) -> None:
 def reference_spans(name: str) -> dict:
     from simt_sim.calibrate.compare import recorded_array
     from simt_sim.frontend.manifest import load_manifest
-    ref = json.loads((ROOT / "programs" / name / "reference" / "h100.json").read_text())
-    return spans_of(recorded_array(ref["outputs"][load_manifest(str(ROOT / "programs" / name)).clock_outputs[0]]))
+    ref = json.loads((program_dir(name) / "reference" / "h100.json").read_text())
+    return spans_of(recorded_array(ref["outputs"][load_manifest(str(program_dir(name))).clock_outputs[0]]))
 
 
 def model_spans(name: str, overrides=()) -> dict:
     import simt_sim
     from simt_sim.frontend.manifest import load_manifest
-    res = simt_sim.run_program(str(ROOT / "programs" / name), isa="sass", overrides=list(overrides))
-    return spans_of(res.outputs[load_manifest(str(ROOT / "programs" / name)).clock_outputs[0]])
+    res = simt_sim.run_program(str(program_dir(name)), isa="sass", overrides=list(overrides))
+    return spans_of(res.outputs[load_manifest(str(program_dir(name))).clock_outputs[0]])
 
 
 def main() -> int:
@@ -110,7 +111,7 @@ def main() -> int:
     ap.add_argument("--apply", action="store_true", help="write the recorded warm clocks into the references")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key in the model")
     args = ap.parse_args()
-    names = args.programs or sorted(d.name for d in (ROOT / "programs").glob("w-*"))
+    names = args.programs or sorted(d.name for d in (ROOT / "programs" / "workloads").glob("w-*"))
     if args.gpu:
         write_result({"tool": os.path.basename(__file__), "spans": gpu_spans(names)}, args.out)
         return 0

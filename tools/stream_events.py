@@ -12,7 +12,7 @@ event time over 3 x 20 runs (each after 5), and per launch the median of its fir
 its last block's end, in µs from the blocker's end (the model's: from the cycle its launches are
 issued).
 
-    python tools/stream_events.py --gpu --out programs/w-fusion-streams/reference/h200-stream-events.json
+    python tools/stream_events.py --gpu --out programs/workloads/w-fusion-streams/reference/h200-stream-events.json
     python tools/stream_events.py          # the model beside the recording (µs at h100.yaml's clock)
     python tools/stream_events.py --fit    # the host.stream_* values the recording gives, the model with them
 """
@@ -28,8 +28,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import model_probe_parser, write_result  # noqa: E402
+from simt_sim.programs import program_dir
 PTX = ROOT / "tools" / "kernels" / "stream_events.ptx"
-RECORDED = ROOT / "programs" / "w-fusion-streams" / "reference" / "h200-stream-events.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-fusion-streams" / "reference" / "h200-stream-events.json"
 RUNS, WARMUP, ROUNDS = 20, 5, 3
 # the fusion study's variants, timed as their references are (a machine beside the H100 shows
 # whether its streams' costs carry over): serial is the study's base
@@ -104,7 +105,7 @@ def measure_fusion() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         spin = spin_kernel(cp, Path(tmp))
         khz = measure_sm_clock_khz(cp, spin, cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"])
-        prepared = {n: Prepared(cp, ROOT / "programs" / n, "plain", Path(tmp)) for n in FUSION}
+        prepared = {n: Prepared(cp, program_dir(n), "plain", Path(tmp)) for n in FUSION}
         for p in prepared.values():
             p.launch()                          # every kernel loaded before any timing
         rounds = [{n: p.elapsed(spin, khz) for n, p in prepared.items()} for _ in range(ROUNDS)]

@@ -5,7 +5,7 @@ x[t * n + f], one or two lines per warp and step, lane 0 timing each step) on 1,
 SMs with 1 to 32 warps each, through host-copied, flushed (DRAM) and L2-resident lines: the mean
 wait per step, and how a wait goes with another warp's at the same step and with the warp's next.
 
-    python tools/stream_load.py --out programs/v-lat-l2/reference/h100-stream-load.json
+    python tools/stream_load.py --out programs/validation/v-lat-l2/reference/h100-stream-load.json
     python tools/stream_load.py --model     # the model's DRAM waits beside the recorded ones (no GPU)
     python tools/stream_load.py --fit       # the memory.dram.inflight_cycles that comes closest
 
@@ -26,7 +26,7 @@ from latency_spread import KERNELS, stream_waits
 
 STEPS, SKIP = 64, 4
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = ROOT / "programs" / "v-lat-l2" / "reference" / "h100-stream-load.json"
+RECORDED = ROOT / "programs" / "validation" / "v-lat-l2" / "reference" / "h100-stream-load.json"
 INFLIGHT = (0.0, 0.005, 0.01, 0.015, 0.02, 0.03)    # memory.dram.inflight_cycles tried by --fit
 
 

@@ -5,7 +5,7 @@ and in the simulator (default).  One block of 1, 4, 8 or 16 warps runs tc_part.c
 their x rows in L2 (read past L1 first), with the tile's epilogue whole or without its global or
 its shared store.  Printed: each warp's cycles per tile (the mean and the slowest warp's).
 
-    python tools/tc_tile_rate.py --gpu --out programs/w-fusion-tc-only/reference/h100-tc-tile-rate.json
+    python tools/tc_tile_rate.py --gpu --out programs/workloads/w-fusion-tc-only/reference/h100-tc-tile-rate.json
     python tools/tc_tile_rate.py           # the simulator beside the recorded figures
 
 Where the warps wait, per SASS instruction (Nsight Compute's PC sampling, as
@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import (add_to_recording, gpu_medians, gpu_name, model_probe_parser, recorded,  # noqa: E402
                           recorded_samples, simulate_block, source_page_run, write_result)  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "tc_tile_rate.ptx"
-RECORDED = ROOT / "programs" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-rate.json"
-STALLS = ROOT / "programs" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-stalls.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-rate.json"
+STALLS = ROOT / "programs" / "workloads" / "w-fusion-tc-only" / "reference" / "h100-tc-tile-stalls.json"
 LAUNCHES = 10                   # launches profiled per kernel and block size
 TILES, MAX_WARPS = 8, 16
 KERNELS = {"k_tiles": "tile as tc_part.cuh", "k_tiles_nostg": "no global store of the logits",

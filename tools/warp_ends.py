@@ -7,7 +7,7 @@ cubin).  With 8 FP64 warps two of them share each scheduler with six FP32 warps:
 behind is what the study's block span shows only in sum.  The same loop unrolled 8 times takes a
 branch once per 64 multiplies instead of 8.
 
-    python tools/warp_ends.py --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends.json
+    python tools/warp_ends.py --gpu --out programs/workloads/w-warpspec-fp64w8/reference/h100-warp-ends.json
     python tools/warp_ends.py              # the simulator beside the recorded figures
     python tools/warp_ends.py --sweep 0 0.01 0.015 0.02 0.025 0.03   # gwf's scheduler.slot_weight_step
     python tools/warp_ends.py --set scheduler.policy=gwf                # gwf beside the recording
@@ -18,7 +18,7 @@ tools/kernels/warp_ends_noyield's, the same SASS with the hint cleared on every 
 warp_ends_noyields', cleared on the loops' FMULs, DMULs and counter additions too (their
 sass-patch.yaml files):
 
-    python tools/warp_ends.py --yield-hints --gpu --out programs/w-warpspec-fp64w8/reference/h100-warp-ends-yield.json
+    python tools/warp_ends.py --yield-hints --gpu --out programs/workloads/w-warpspec-fp64w8/reference/h100-warp-ends-yield.json
     python tools/warp_ends.py --yield-hints
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ PTX = ROOT / "tools" / "kernels" / "warp_ends.ptx"
 ITERS, THREADS = 512, 1024
 NO_YIELD = ROOT / "tools" / "kernels" / "warp_ends_noyield.ptx"
 NO_YIELDS = ROOT / "tools" / "kernels" / "warp_ends_noyields.ptx"
-RECORDED = ROOT / "programs" / "w-warpspec-fp64w8" / "reference" / "h100-warp-ends.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-warpspec-fp64w8" / "reference" / "h100-warp-ends.json"
 RECORDED_YIELD = RECORDED.with_name("h100-warp-ends-yield.json")
 YIELD_SETS = {"0 FP64 warps": (0, THREADS), "8 FP64 warps": (8, THREADS),     # (FP64 warps, threads)
               "0 FP64 warps, 4 warps/SMSP": (0, 512), "0 FP64 warps, 2 warps/SMSP": (0, 256),

@@ -12,7 +12,7 @@ stand still; an even share as every rank advancing together.  Each kernel also r
 committed cubins with the yield hint set on every FMUL (warp_progress_yield) and cleared on every
 FMUL (warp_progress_noyield), their sass-patch.yaml files beside them.
 
-    python tools/warp_progress.py --gpu --out programs/w-fusion-cd-only/reference/h100-warp-progress.json
+    python tools/warp_progress.py --gpu --out programs/workloads/w-fusion-cd-only/reference/h100-warp-progress.json
     python tools/warp_progress.py                 # the simulator beside the recorded figures
     python tools/warp_progress.py --set scheduler.policy=awf --set scheduler.age_weight_step=0.1
 """
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from probe_output import gpu_medians, model_probe_parser, recorded, write_result  # noqa: E402  (tools/, beside this file)
 PTX = ROOT / "tools" / "kernels" / "warp_progress.ptx"
-RECORDED = ROOT / "programs" / "w-fusion-cd-only" / "reference" / "h100-warp-progress.json"
+RECORDED = ROOT / "programs" / "workloads" / "w-fusion-cd-only" / "reference" / "h100-warp-progress.json"
 VARIANTS = {"ptxas's hints": "warp_progress", "a hint on every FMUL": "warp_progress_yield",
             "no FMUL hints": "warp_progress_noyield"}
 ITERS, CHECK = 256, 16                 # as in the kernel

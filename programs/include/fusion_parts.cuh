@@ -1,4 +1,4 @@
-// The kernel-fusion workloads (programs/w-fusion-*, docs/workloads-fusion.md): one tensor-core
+// The kernel-fusion workloads (programs/workloads/w-fusion-*, docs/workloads-fusion.md): one tensor-core
 // part (the MLP predictor of tc_part.cuh) and one divergent CUDA-core part (cd_unit below), each
 // run alone, in one stream, in two streams, and fused inner-thread, inner-block, inter-block and
 // with persistent threaded blocks (seed 000 Algorithm 2).  Every variant reads the same inputs and

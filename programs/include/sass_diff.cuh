@@ -1,4 +1,4 @@
-// Shared by the SASS differential-test programs (programs/s-*, docs/sass-differential.md).
+// Shared by the SASS differential-test programs (programs/sass-diff/s-*, docs/sass-differential.md).
 //
 // Every s-* kernel reads its operands from arrays made by tools/make_sass_diff.py (edge cases
 // first, then random values) and writes result k of operand i to out[k * n + i], so that a

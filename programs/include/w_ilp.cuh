@@ -1,4 +1,4 @@
-// Seed 002, ILP: FP32 vs FP32 + FP64 instruction-level parallelism (programs/w-ilp-*).
+// Seed 002, ILP: FP32 vs FP32 + FP64 instruction-level parallelism (programs/workloads/w-ilp-*).
 //
 // Every thread runs `iters` iterations; each iteration does ILP_N multiplies on independent chains:
 //   ILP_FP32       ILP_N FP32 chains (x[k] *= m);

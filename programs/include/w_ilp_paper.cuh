@@ -1,4 +1,4 @@
-// Seed 002, ILP in the paper's own form (programs/w-ilp-paper-*): the A100 kernel of the report,
+// Seed 002, ILP in the paper's own form (programs/workloads/w-ilp-paper-*): the A100 kernel of the report,
 // test_speed in Experiments/fp32_fp64.cu, with its loop unchanged:
 //   FP32 only:  for j < n:      b *= sdata[(i + j) % 32];
 //   mixed:      a *= sdata[i % 32];  for j < n - 1: b *= sdata[(i + j) % 32];

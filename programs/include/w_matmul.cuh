@@ -1,4 +1,4 @@
-// Seed 002, tiled matrix multiplication (programs/w-matmul-*): C = A * B for n x n row-major
+// Seed 002, tiled matrix multiplication (programs/workloads/w-matmul-*): C = A * B for n x n row-major
 // float matrices, n a multiple of 32.  Blocks of 32 x 32 threads, one output element per thread;
 // each step stages a 32 x 32 tile of A and of B in shared memory (the paper's mat_mul.cu).
 //

@@ -1,4 +1,4 @@
-// Seed 002, warp specialisation (programs/w-warpspec-*): in a 1024-thread block the first
+// Seed 002, warp specialisation (programs/workloads/w-warpspec-*): in a 1024-thread block the first
 // `fp64_warps` warps do their work in FP64, the others the same work in FP32.
 //
 // Every warp does `iters` iterations of 8 dependent multiplies on one chain per thread (the paper's

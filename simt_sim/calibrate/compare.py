@@ -1,4 +1,4 @@
-"""Compare the simulator with recorded hardware references (programs/NAME/reference/h100.json).
+"""Compare the simulator with recorded hardware references (programs/PURPOSE/NAME/reference/h100.json).
 
 Per program: outputs (bit-exact, or within a stated ulp bound where the PTX uses approximate
 transcendentals), the per-warp (site, mask) trace, CFE, cycles and per-pipe instruction counts.
@@ -30,6 +30,7 @@ from simt_sim.observe.progress import steps
 from simt_sim.calibrate.masktrace import CAPACITY, decode, site_masks
 from simt_sim.calibrate.reference import load_reference
 from simt_sim.calibrate.source_counts import FILE_NAME as SOURCE_COUNTS_FILE, differences
+from simt_sim.programs import program_dir
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
 # The pipes whose counts the H100 repeats exactly.  adu does not: three ncu runs of one program
@@ -47,13 +48,13 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
     """Programs with a recorded reference: those named, else the validation suite (and the seed
     workload programs `w-*` too when `workloads`)."""
     if names:
-        dirs = [Path(n) if Path(n).is_dir() else root / "programs" / n for n in names]
+        dirs = [Path(n) if Path(n).is_dir() else program_dir(n, root) for n in names]
         for d in dirs:
             if not (d / "reference" / f"{gpu}.json").exists():
                 raise InputError(f"{d}: no recorded reference reference/{gpu}.json (run `simt-sim hw record` "
                                  "on a GPU machine)")
         return dirs
-    found = sorted(p.parent.parent for p in (root / "programs").glob(f"*/reference/{gpu}.json"))
+    found = sorted(p.parent.parent for p in (root / "programs").glob(f"*/*/reference/{gpu}.json"))
     found = [d for d in found if not d.name.startswith(NOT_IN_SUITE_PREFIXES)]
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 
@@ -498,5 +499,5 @@ def run_validation(root: Path, names: list[str] | None = None, gpu: str = "h100"
                 raise
             errors.append((d.name, e))
     if not rows and not errors:
-        raise InputError("no recorded references found under programs/*/reference/ (run `simt-sim hw record`)")
+        raise InputError("no recorded references found under programs/*/*/reference/ (run `simt-sim hw record`)")
     return rows, summarize(rows)

@@ -26,6 +26,7 @@ from simt_sim.frontend.dims import Dim3
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.run.timed import simulate_manifest
 from simt_sim.calibrate.reference import load_reference
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +64,7 @@ def table2(study: Path, root: Path = ROOT, gpu: str = "h100", cycles=simulated_c
         raise InputError(f"{study}: Table 2 needs `overlap: {{t_cd: VARIANT, t_tc: VARIANT}}`")
     rows = []
     for v in spec.variants:
-        pdir = root / "programs" / v.program
+        pdir = program_dir(v.program, root)
         rows.append({"name": v.name, "program": v.program, "launches": launch_shapes(load_manifest(str(pdir))),
                      "sim_cycles": cycles(pdir), "hw_cycles": recorded_cycles(pdir, gpu)})
     by_name = {r["name"]: r for r in rows}
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m simt_sim.calibrate.fusion",
                                 description="Table 2 (grid, block, registers, overlap) of the fusion study")
     p.add_argument("--study", default=str(ROOT / "studies" / "fusion.yaml"))
-    p.add_argument("--gpu", default="h100", help="reference name: programs/*/reference/GPU.json")
+    p.add_argument("--gpu", default="h100", help="reference name: programs/*/*/reference/GPU.json")
     p.add_argument("--json", help="also write the rows to this JSON file")
     ns = p.parse_args(argv)
     rows = table2(Path(ns.study), ROOT, ns.gpu)

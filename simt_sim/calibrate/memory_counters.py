@@ -7,7 +7,7 @@ Nsight Compute counts them on the GPU, beside the simulator's own counts (a kern
     ... record --warm NAME... / compare --warm [NAME...]             # caches not flushed, as the block clocks
 
 `record` profiles every launch of each program once (ncu's default cache control: caches flushed
-before each launch, as `validate` simulates) and writes programs/NAME/reference/GPU-memory.json
+before each launch, as `validate` simulates) and writes programs/PURPOSE/NAME/reference/GPU-memory.json
 (GPU: h100, h200, ... from the device's name), every launch's counters and their sum.
 `compare` runs each recorded program as ncu ran it (compare.simulate_as_profiled) and prints the
 two side by side: sectors loaded, the share of them that hit L1, sectors read from L2 and the
@@ -28,6 +28,7 @@ from simt_sim.files import write_atomic
 from simt_sim.calibrate.source_counts import ROOT, action_parser
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
+from simt_sim.programs import program_dir
 
 # name -> Nsight Compute metric (sm_90); the first six are compared, the rest kept for context
 METRICS = {
@@ -169,10 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(str(p) for p in record(ns.programs, warm=ns.warm)))
         return 0
     end = suffix(ns.warm)
-    names = ns.programs or sorted({p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/*{end}")})
+    names = ns.programs or sorted({p.parent.parent.name for p in (ROOT / "programs").glob(f"*/*/reference/*{end}")})
     rows, tags = [], set()
     for name in names:
-        pdir = ROOT / "programs" / name
+        pdir = program_dir(name)
         rec = recording(pdir, ns.warm)
         if rec is None:
             raise InputError(f"{name}: no memory counters recorded (programs/{name}/reference/*{end}; "

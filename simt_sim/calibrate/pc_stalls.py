@@ -14,7 +14,7 @@ of their kernel's total samples.
     python -m simt_sim.calibrate.pc_stalls compare --table    # one row per recorded program (docs/timing.md)
     python -m simt_sim.calibrate.pc_stalls compare NAME... --gaps 12   # where the two differ most
 
-`record` writes programs/NAME/reference/h100-pc-stalls.json (the main launch: the SASS text and
+`record` writes programs/PURPOSE/NAME/reference/h100-pc-stalls.json (the main launch: the SASS text and
 the samples per reason of every instruction); `compare` runs the program's SASS timed and prints,
 for the instructions with the most samples, both shares and their largest reasons, the kernel's
 reasons side by side, and the agreement: the sum over instructions and reasons of the smaller of
@@ -38,6 +38,7 @@ from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
 from simt_sim.machine.layout import STALL_NAMES
 from simt_sim.observe.progress import step_lines, steps
+from simt_sim.programs import program_dir
 
 FILE_NAME = "h100-pc-stalls.json"
 WARM_FILE_NAME = "h100-pc-stalls-warm.json"
@@ -169,7 +170,7 @@ def table(names: list[str], warm: bool = False, progress=None) -> str:
     told of each finished program, observe/progress.steps)."""
     rows = []
     for name in steps(names, progress):
-        rec, _, hw, sim, reasons, _, _ = compared(ROOT / "programs" / name, warm)
+        rec, _, hw, sim, reasons, _, _ = compared(program_dir(name), warm)
         rows.append((agreement(hw, sim), name, int(np.sum(rec["samples"])), kernel_reasons(hw, sim, reasons, 3)))
     rows.sort(key=lambda r: (-round(r[0], 2), r[1]))
     lines = ["| program | H100 samples | agreement | largest reasons, H100 / model |", "|---|---|---|---|"]
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table(names, ns.warm, progress))
         return 0
     for name in steps(names, progress):
-        pdir = ROOT / "programs" / name
+        pdir = program_dir(name)
         print(gaps(pdir, ns.gaps, ns.warm) if ns.gaps else comparison(pdir, ns.top, ns.warm))
     return 0
 

@@ -1,5 +1,5 @@
-"""Record hardware references: run programs/NAME on a CUDA GPU and save outputs, mask traces,
-per-block clock spans and Nsight Compute counters as programs/NAME/reference/<gpu>.json.
+"""Record hardware references: run programs/PURPOSE/NAME on a CUDA GPU and save outputs, mask traces,
+per-block clock spans and Nsight Compute counters as programs/PURPOSE/NAME/reference/<gpu>.json.
 
 Runs only where a CUDA GPU, nvcc and cupy are present.  The GPU runs the committed kernel.ptx
 (and kernel.trace.ptx for the mask trace), assembled by ptxas for sm_90: the same PTX the
@@ -36,6 +36,7 @@ import numpy as np
 from simt_sim.files import write_atomic
 from simt_sim.errors import InputError
 from simt_sim.frontend.dims import Dim3
+from simt_sim.programs import program_dir, program_dirs as all_program_dirs
 
 NCU_METRICS = [
     "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
@@ -101,10 +102,9 @@ def program_dirs(names: list[str], root: Path) -> list[Path]:
     another program's PTX, in that one's)."""
     from simt_sim.frontend.manifest import load_manifest
     if names:
-        dirs = [Path(n) if Path(n).is_dir() else root / "programs" / n for n in names]
+        dirs = [Path(n) if Path(n).is_dir() else program_dir(n, root) for n in names]
     else:
-        dirs = sorted(p.parent for p in (root / "programs").glob("*/manifest.yaml")
-                      if (p.parent / "kernel.cu").exists() or shares_cuda_source(p.parent))
+        dirs = [d for d in all_program_dirs(root) if (d / "kernel.cu").exists() or shares_cuda_source(d)]
     for d in dirs:
         if not (d / "kernel.cu").exists() and not load_manifest(str(d)).cuda_source.exists():
             raise InputError(f"{d}: no kernel.cu (only programs with a CUDA source are run on hardware)")
@@ -447,10 +447,10 @@ def block_spans(trace: dict, warps_per_block: int) -> dict[str, list[int]]:
 
 
 def save_references(refs: dict, root: Path, gpu_tag: str = "h100") -> list[Path]:
-    """programs/NAME/reference/<gpu>.json for each recorded program."""
+    """programs/PURPOSE/NAME/reference/<gpu>.json for each recorded program."""
     paths = []
     for name, ref in refs.items():
-        d = root / "programs" / name / "reference"
+        d = program_dir(name, root) / "reference"
         d.mkdir(parents=True, exist_ok=True)
         path = d / f"{gpu_tag}.json"
         write_atomic(path, json.dumps(ref, indent=1, sort_keys=True) + "\n")
@@ -540,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--launches-only", action="store_true")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--bundle", help="also write all references into this one JSON file")
-    p.add_argument("--unbundle", help="split a bundle into programs/NAME/reference/h100.json and stop")
+    p.add_argument("--unbundle", help="split a bundle into programs/PURPOSE/NAME/reference/h100.json and stop")
     p.add_argument("--no-ncu", action="store_true")
     ns = p.parse_args(argv)
     root = Path(__file__).resolve().parents[2]

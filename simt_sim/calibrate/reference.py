@@ -1,11 +1,11 @@
-"""Recorded hardware references (programs/NAME/reference/*.json), checked as they are read.
+"""Recorded hardware references (programs/PURPOSE/NAME/reference/*.json), checked as they are read.
 
 Every reader in simt_sim/calibrate goes through `load_reference`: a file that is missing, empty,
 not UTF-8, not JSON (truncated, garbage), holds NaN or Infinity anywhere, lacks a key its readers
 need, or has a value of the wrong type or shape is an InputError (exit 2) naming the file and the
 field, e.g.
 
-    error: programs/data-loop/reference/h100.json: field ncu[1].smsp__inst_executed.sum: expected a number, found str 'x'
+    error: programs/examples/data-loop/reference/h100.json: field ncu[1].smsp__inst_executed.sum: expected a number, found str 'x'
 
 instead of a KeyError / TypeError deep inside a comparison, or a NaN that compares as "different".
 

@@ -10,7 +10,7 @@ figures (nested-ifelse: 1,714 against 1,698, v-loop-break: 20,107 against 20,083
     python -m simt_sim.calibrate.source_counts record NAME...   # on the GPU machine
     python -m simt_sim.calibrate.source_counts compare [NAME...] # the simulator against them
 
-`record` writes programs/NAME/reference/h100-sass-counts.json (every launch of the program; the
+`record` writes programs/PURPOSE/NAME/reference/h100-sass-counts.json (every launch of the program; the
 SASS text per pc, so a recompiled kernel is caught); `compare` runs each program's SASS
 functionally with its mask history, launch after launch, and prints every instruction whose
 counts differ.
@@ -28,6 +28,7 @@ from pathlib import Path
 from simt_sim.files import write_atomic
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
+from simt_sim.programs import program_dir
 
 COUNT_COLUMNS = ("Instructions Executed", "Thread Instructions Executed",
                  "Predicated-On Thread Instructions Executed")
@@ -141,7 +142,7 @@ def action_parser(prog: str) -> argparse.ArgumentParser:
 
 def recorded_programs(names: list[str], file_name: str) -> list[str]:
     """The programs named, or else every program with a reference of that file name."""
-    return names or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/reference/{file_name}"))
+    return names or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/*/reference/{file_name}"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     names = recorded_programs(ns.programs, FILE_NAME)
     bad = 0
     for name in names:
-        diff = differences(ROOT / "programs" / name)
+        diff = differences(program_dir(name))
         bad += bool(diff)
         print("\n".join(diff) if diff else f"{name}: every instruction's counts identical to the H100's")
     print(f"{len(names) - bad}/{len(names)} programs identical per instruction")

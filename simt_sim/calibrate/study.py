@@ -25,6 +25,7 @@ from simt_sim.frontend.yamlschema import Field, error_at, load_yaml_nodes, valid
 from simt_sim.calibrate.compare import simulated_fields, validate_program
 from simt_sim.observe.progress import steps
 from simt_sim.run.timed import simulate_manifest
+from simt_sim.programs import program_dir
 
 EFFECT_BOUND_PP = 5.0          # the issue's target: a simulated speed-up within 5 pp of the H100's
 SPAN_BOUND_PCT = 10.0          # and every block span within 10% of the H100's
@@ -86,16 +87,16 @@ def find_study(root: Path, name: str) -> Study:
 def load_study(path: Path) -> Study:
     data, root = load_yaml_nodes(str(path))
     validate(data, SCHEMA, str(path), root)
-    programs = path.resolve().parent.parent / "programs"      # studies/ sits beside programs/
+    root_dir = path.resolve().parent.parent                    # studies/ sits beside programs/
     variants: list[Variant] = []
     names: set[str] = set()
     for i, v in enumerate(data["variants"]):
         validate(v, VARIANT_SCHEMA, str(path), root, ("variants", i))
         if v["name"] in names:
             raise error_at(str(path), root, ("variants", i, "name"), f"variant {v['name']!r} appears twice")
-        if not (programs / v["program"] / "manifest.yaml").exists():
+        if not (program_dir(v["program"], root_dir) / "manifest.yaml").exists():
             raise error_at(str(path), root, ("variants", i, "program"),
-                           f"program {v['program']!r} not found under {programs}")
+                           f"program {v['program']!r} not found under {root_dir / 'programs'}")
         names.add(v["name"])
         variants.append(Variant(v["name"], v["program"], v.get("base", data["variants"][0]["name"]),
                                 v.get("note", ""), v.get("group", "")))
@@ -123,7 +124,7 @@ def measured_cycles(row: dict, measure: str) -> float | None:
 
 
 def variant_row(root: Path, study: Study, v: Variant, gpu: str, isa: str | None = None) -> dict:
-    pdir = root / "programs" / v.program
+    pdir = program_dir(v.program, root)
     recorded = (pdir / "reference" / f"{gpu}.json").exists()
     # not recorded yet: the simulated half of the row
     row = validate_program(pdir, gpu, isa) if recorded else simulated_only(pdir, isa)
@@ -239,7 +240,7 @@ def history_pictures(root: Path, study: Study, out_dir: Path, max_warps: int = 8
 
     def run(v: Variant):
         if v.name not in runs:
-            runs[v.name] = simulate_manifest(load_manifest(str(root / "programs" / v.program)), record_trace=True)
+            runs[v.name] = simulate_manifest(load_manifest(str(program_dir(v.program, root))), record_trace=True)
         return runs[v.name]
     by_name = {v.name: v for v in study.variants}
     paths = []

@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgParser)
 
     run = sub.add_parser("run", help="run a program directory, a manifest, a PTX file or a CUDA source")
-    run.add_argument("target", help="programs/NAME, a manifest.yaml, a .ptx file or a .cu file (compiled with "
+    run.add_argument("target", help="programs/PURPOSE/NAME, a manifest.yaml, a .ptx file or a .cu file (compiled with "
                                     "nvcc -ptx -arch=sm_90 -O3)")
     run.add_argument("--kernel", help="entry name (for a PTX file with several)")
     run.add_argument("--isa", choices=ISAS,
@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_options(val, "the comparison", "program")
     val.add_argument("--quiet", action="store_true", help="no progress lines (one per program) on stderr")
     val.add_argument("--workloads", action="store_true",
-                     help="also the seed workload programs (programs/w-*; `simt-sim study` compares them per study)")
+                     help="also the seed workload programs (programs/workloads/w-*; `simt-sim study` compares them per study)")
     val.add_argument("--max-cycle-mae", type=float, metavar="PCT",
                      help="also fail (exit 1) when the suite's cycle mean absolute error exceeds PCT")
     st = sub.add_parser("study", help="run a seed workload's variants and compare them with the H100")
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw = sub.add_parser("sweep", help="run programs x configs x schedulers x --set values on a Dask cluster "
                                       "into one CSV / Parquet table")
     sw.add_argument("programs", nargs="+", help="program directories, manifests, names under programs/ or globs "
-                                                "('programs/w-*')")
+                                                "('programs/workloads/w-*')")
     sw.add_argument("--config", action="append", metavar="NAME[,NAME]",
                     help="GPU configs (repeatable, comma separated; default: each manifest's)")
     sw.add_argument("--scheduler", action="append", metavar="POLICY[,POLICY]",
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "--fit the keys it pins, --gpu measure it"))
     hw = sub.add_parser("hw", help="hardware runs (needs a CUDA GPU, nvcc and cupy)")
     hws = hw.add_subparsers(dest="hw_command", required=True, parser_class=ArgParser)
-    rec = hws.add_parser("record", help="run programs on the GPU; save programs/NAME/reference/h100.json")
+    rec = hws.add_parser("record", help="run programs on the GPU; save programs/PURPOSE/NAME/reference/h100.json")
     rec.add_argument("programs", nargs="*", help="program names or directories (default: all with kernel.cu)")
     rec.add_argument("--repeats", type=int, default=3, help="profiled launches per program (the spread)")
     rec.add_argument("--bundle", metavar="FILE", help="also write all references into one JSON file")

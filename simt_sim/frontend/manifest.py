@@ -1,4 +1,4 @@
-"""Program manifests (programs/NAME/manifest.yaml) and buffer specifications.
+"""Program manifests (programs/PURPOSE/NAME/manifest.yaml) and buffer specifications.
 
 A buffer spec is `DTYPE[SIZE]` optionally followed by `:INIT`, the same in a manifest and in
 `--buffer name=SPEC` on the command line.  See docs/manifest.md.
@@ -13,6 +13,7 @@ import numpy as np
 
 from simt_sim.errors import InputError, SourceLoc
 from simt_sim.frontend.yamlschema import Field, between, error_at, load_yaml_nodes, node_at, validate
+from simt_sim.programs import program_dir
 from simt_sim.frontend.dims import MAX_DYNAMIC_SHARED, MAX_REGS_PER_THREAD, MAX_STREAM, DimsError, check_dims
 
 DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
@@ -258,6 +259,12 @@ def default_isa(kernel_file) -> str:
 
 def manifest_path(target: str) -> Path:
     p = Path(target)
+    if not p.exists() and not p.suffix and (len(p.parts) == 1 or p.parts[:-1] == ("programs",)):
+        # a program's name alone ("v-vote"), or its path from before programs/ was sorted by
+        # purpose ("programs/v-vote"): the project's program of that name, when there is one
+        found = program_dir(p.name)
+        if found.is_dir():
+            p = found
     return p / "manifest.yaml" if p.is_dir() else p
 
 

@@ -29,7 +29,7 @@ instruction, i.e. bits 41..61 of the high word, are the scheduling control code:
 Sources: the maxas wiki "Control-Codes" page (Maxwell layout of the same fields), Jia et al.,
 "Dissecting the NVIDIA Turing T4 GPU via Microbenchmarking" (arXiv:1903.07486) §2, and
 CuAssembler's decodeCtrlCodes (which reads the same 21 bits as `code >> 105`).  Checked on ptxas
-13.0 sm_90 listings (tests/test_sass_frontend.py): in programs/v-lat-dram each
+13.0 sm_90 listings (tests/test_sass_frontend.py): in programs/validation/v-lat-dram each
 `LDG.E.STRONG.GPU` sets write barrier 2 and the IMAD.WIDE that consumes its result waits on mask
 0b000100; `LDC.64 R4` sets write barrier 0 and the IMAD reading R4 waits on mask 0b000001.
 """
@@ -548,7 +548,7 @@ def resolve_source(target: str) -> Path:
 
 
 def sass_listing(target: str, arch: str = DEFAULT_ARCH) -> SassListing:
-    """The SASS of `target` (.ptx, .cu or programs/NAME) as ptxas compiles it for `arch`."""
+    """The SASS of `target` (.ptx, .cu or programs/PURPOSE/NAME) as ptxas compiles it for `arch`."""
     ptx = resolve_source(target)
     cubin = ptx_to_cubin(ptx, arch)
     lines = _read_bytes(ptx).decode("utf-8", "replace").splitlines()
@@ -606,9 +606,9 @@ def call_notes(kernel: SassKernel, inst: SassInstruction) -> list[str]:
 # ---- the repository's opcode inventory ---------------------------------------------------------
 
 def corpus_files(root: Path) -> list[Path]:
-    """The PTX the SASS table must cover: programs/*/kernel.ptx and tests/cuda/*.ptx, less files
+    """The PTX the SASS table must cover: programs/*/*/kernel.ptx and tests/cuda/*.ptx, less files
     ptxas cannot read (the mask-stack ISA's push_mask/br_push programs are not PTX)."""
-    files = sorted(root.glob("programs/*/kernel.ptx")) + sorted(root.glob("tests/cuda/*.ptx"))
+    files = sorted(root.glob("programs/*/*/kernel.ptx")) + sorted(root.glob("tests/cuda/*.ptx"))
     return [f for f in files if not _MASK_ISA_RE.search(f.read_bytes())]
 
 

@@ -317,7 +317,7 @@ SASS_IMPLEMENTED = frozenset((
     # half, warp and tensor families (sass_half.py, sass_warp.py, sass_tensor.py)
     "HADD2", "HMUL2", "HMNMX2", "HSETP2", "F2FP", "MATCH", "REDUX", "VIADDMNMX", "VABSDIFF", "FCHK",
     "HMMA", "DMMA", "MOVM",
-    # families of the differential programs (programs/s-*): sass_ops.py, sass_half.py
+    # families of the differential programs (programs/sass-diff/s-*): sass_ops.py, sass_half.py
     "FRND", "HSET2", "I2I", "IDP", "BMSK", "VIMNMX3", "P2R", "CCTL", "ENDCOLLECTIVE",
     # the rest of the uniform datapath (the integer families on uniform registers) and VHMNMX
     "ULOP3", "UPOPC", "UPRMT", "USEL", "UBREV", "UBMSK", "USGXT", "UPLOP3", "UP2UR", "VHMNMX",

@@ -15,9 +15,9 @@ docs/sass-execution.md.
 
 ```sh
 pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump     # NVIDIA's wheels (declared dependencies)
-simt-sim disasm --isa sass programs/v-loop-break            # a program directory (its kernel.ptx)
+simt-sim disasm --isa sass programs/validation/v-loop-break            # a program directory (its kernel.ptx)
 simt-sim disasm --isa sass tests/cuda/warp_vote.ptx         # a PTX file
-simt-sim disasm --isa sass programs/v-loop-break/kernel.cu  # CUDA: nvcc -ptx -O3 -lineinfo first
+simt-sim disasm --isa sass programs/validation/v-loop-break/kernel.cu  # CUDA: nvcc -ptx -O3 -lineinfo first
 simt-sim isa-doc --isa sass > docs/sass.md                  # regenerate this page
 python tools/sass_inventory.py                              # re-record tests/data/sass_inventory.json
 python tools/sass_strict_walk.py [FILES.ptx|.cu]            # lower strictly, list what is refused
@@ -43,7 +43,7 @@ name their reconvergence pc, and the instruction at that pc is marked `<- reconv
 ## Opcode table
 
 Generated from `isa/sass.yaml`, `isa/sass_modifiers.yaml` and `isa/sass_hopper.yaml`; do not edit by hand.  Families are those ptxas 13.0 emits for
-sm_90 in `programs/*/kernel.ptx` and `tests/cuda/*.ptx` (recorded in
+sm_90 in `programs/*/*/kernel.ptx` and `tests/cuda/*.ptx` (recorded in
 `tests/data/sass_inventory.json`).  Pipe: the one Nsight Compute counts the family in
 (`sm__inst_executed_pipe_*`; `fma` = fmaheavy or fmalite), with the modifiers or operands that move an
 instruction to another pipe; checked against the per-pipe counts of every program with an H100 reference

@@ -301,7 +301,7 @@ def float_min_max(a, b, is_max: bool):
     return b if _below(b, a) else a
 
 
-# NaN results as the H100 gives them (programs/s-fp32 and s-fp64 recorded on it)
+# NaN results as the H100 gives them (programs/sass-diff/s-fp32 and s-fp64 recorded on it)
 CANONICAL_NAN32 = 0x7FFFFFFF
 F64_DEFAULT_NAN = 0xFFF8000000000000
 F64_QUIET = 0x0008000000000000

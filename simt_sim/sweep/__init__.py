@@ -2,7 +2,7 @@
 values x seeds) in this process or on a Dask cluster, streamed into one CSV or Parquet table;
 a rerun with the same table skips the runs already in it (docs/sweeps.md).
 
-    plan = make_plan(["programs/data-loop"], root, schedulers=["lrr,gto"], sets=["scheduler.issue_width=1,2"])
+    plan = make_plan(["programs/examples/data-loop"], root, schedulers=["lrr,gto"], sets=["scheduler.issue_width=1,2"])
     report = run_sweep(plan, Path("results.parquet"), workers=2)
 
 The sweep sits above the API (it runs programs through simt_sim.api) and below the command line.

@@ -16,6 +16,7 @@ from simt_sim.errors import InputError
 from simt_sim.frontend.manifest import load_manifest
 from simt_sim.machine.config import load_config
 from simt_sim.machine.layout import SCHEDULER_NAMES
+from simt_sim.programs import program_dir
 
 GLOB_CHARS = "*?["
 
@@ -130,7 +131,7 @@ def parse_seeds(items: list[str] | None) -> list[int]:
 
 
 def resolve_programs(items: list[str], root: Path) -> list[Path]:
-    """Program directories from paths, manifest files, globs (`programs/w-*`) or bare names
+    """Program directories from paths, manifest files, globs (`programs/workloads/w-*`) or bare names
     (looked up in ./programs, then in the repository's programs/), in order, each once."""
     found: list[Path] = []
     for item in items:
@@ -147,11 +148,11 @@ def resolve_program(item: str, root: Path) -> list[Path]:
     path = Path(item)
     if path.suffix in (".yaml", ".yml") and path.is_file():
         return [path.resolve().parent]
-    for candidate in (path, Path("programs") / item, root / "programs" / item):
+    for candidate in (path, Path("programs") / item, program_dir(item, root)):
         if (candidate / "manifest.yaml").is_file():
             return [candidate.resolve()]
     raise InputError(f"sweep: no program {item!r} (a directory with a manifest.yaml, a manifest, a glob "
-                     f"such as 'programs/w-*', or a name under programs/)")
+                     f"such as 'programs/workloads/w-*', or a name under programs/)")
 
 
 def default_policy(path: Path, config: str, cache: dict) -> str:

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 extern "C" __global__ void while_loop(const int* trips, int* out, int n) {
     SIMT_SITE(1);                                   // entry

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 extern "C" __global__ void nested_if(const int* in, int* out, int n) {
     SIMT_SITE(1);                                   // entry

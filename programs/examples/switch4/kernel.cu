@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 extern "C" __global__ void switch4(const int* in, int* out, int n) {
     SIMT_SITE(1);                                   // entry

@@ -1,5 +1,5 @@
 // An empty kernel: what a launch costs with no work (calibrates sm.kernel_launch_latency).
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 extern "C" __global__ void empty(int* out) {
     SIMT_SITE(1);

@@ -7,7 +7,7 @@
 //   loop_*:  a data-dependent loop, leavers fall out of its back edge into the BSYNC
 //   *_alu:   only integer arithmetic between the exits;  *_ldg: a dependent global load before each
 //   nested_*: the same chain inside the smaller side of an outer if, the larger side waiting below
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 #define STEPS 4
 

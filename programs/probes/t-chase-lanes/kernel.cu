@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // t-chase-lanes: does a load's latency depend on how many lanes it serves?  One warp follows four
 // dependent chains of 32 steps, reading the clock after each step (lane 0's clocks are kept):
@@ -9,7 +9,7 @@
 // The global chains run twice; the second pass is timed (the first brings the 32 lines into L1).
 // chain[i] = 32 ((i / 32 + 1) % 32) + (7 (i % 32) + 3) % 32: the next line, another word of it.
 // clk[33 * part + k + 1] - clk[33 * part + k] is step k's latency.
-#include "../include/t_chase.cuh"
+#include "../../include/t_chase.cuh"
 
 extern "C" __global__ void chase_lanes(const unsigned* chain, unsigned* res, long long* clk) {
     SIMT_SITE(1);                                   // entry

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // t-clock-read: the cost of reading the 64-bit clock (CS2R R, SR_CLOCKLO).  One thread reads
 // clock64() 32 times back to back between two timed reads; clk = [t0, t1], so one read costs

@@ -1,11 +1,11 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // t-diverge: the cost of a divergent if/else (BSSY, the two sides one after the other, BSYNC)
 // against the same code run converged.  One warp runs the same loop twice: 64 iterations of
 // `if (lane < split) 8 dependent FFMAs on x else 8 on y`, first with split = 32 (every lane on one
 // side: converged), then with split = 16 (half and half: both sides run).  clk = [converged
 // start, end, divergent start, end]; per-iteration cost = span / 64.
-#include "../include/t_diverge.cuh"
+#include "../../include/t_diverge.cuh"
 
 extern "C" __global__ void diverge(const float* in, float* res, long long* clk, float a, float b,
                                    int converged, int divergent) {

@@ -1,3 +1,3 @@
 // The loop's first instruction in slot 0 of its 128-byte line (programs/include/t_fetch_align.cuh).
 #define PRE 6
-#include "../include/t_fetch_align.cuh"
+#include "../../include/t_fetch_align.cuh"

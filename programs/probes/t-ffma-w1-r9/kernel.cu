@@ -1,3 +1,3 @@
 #define T_FFMA_WARPS 1
 #define T_FFMA_READS 9
-#include "../include/t_ffma_stream.cuh"
+#include "../../include/t_ffma_stream.cuh"

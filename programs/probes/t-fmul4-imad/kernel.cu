@@ -1,4 +1,4 @@
 // t-fmul4-imad: 4 FMULs per iteration, then 1 IMAD (which pipe the FMULs leave the IMAD)
 #define T_FP32 4
 #define T_IMAD 1
-#include "../include/t_fp64_issue.cuh"
+#include "../../include/t_fp64_issue.cuh"

@@ -1,4 +1,4 @@
 // t-fmul5-imad: 5 FMULs per iteration, then 1 IMAD (which pipe the FMULs leave the IMAD)
 #define T_FP32 5
 #define T_IMAD 1
-#include "../include/t_fp64_issue.cuh"
+#include "../../include/t_fp64_issue.cuh"

@@ -1,2 +1,2 @@
 #define T_ICACHE_N 512
-#include "../include/t_icache.cuh"
+#include "../../include/t_icache.cuh"

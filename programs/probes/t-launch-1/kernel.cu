@@ -1,1 +1,1 @@
-#include "../include/t_launch.cuh"
+#include "../../include/t_launch.cuh"

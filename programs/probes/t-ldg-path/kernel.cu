@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // t-ldg-path: what the load's caching form adds to a global load's latency.  One thread follows
 // four chains through a freshly copied buffer (chain[j] = j + 64: one load per 256 bytes, so

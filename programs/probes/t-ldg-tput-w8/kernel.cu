@@ -1,1 +1,1 @@
-#include "../include/t_ldg_tput.cuh"
+#include "../../include/t_ldg_tput.cuh"

@@ -1,1 +1,1 @@
-#include "../include/t_lds_tput.cuh"
+#include "../../include/t_lds_tput.cuh"

@@ -1,3 +1,3 @@
 #define T_LOOP_VOTE 1
 #define T_LOOP_BREAK 0
-#include "../include/t_loop_exit.cuh"
+#include "../../include/t_loop_exit.cuh"

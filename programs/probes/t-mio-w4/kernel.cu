@@ -1,2 +1,2 @@
 #define T_MIO_WARPS 4
-#include "../include/t_mio_burst.cuh"
+#include "../../include/t_mio_burst.cuh"

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // t-opread: how long a store holds its source register.  One warp runs a chain of 64 steps, each
 // storing x to shared memory (STS reads x at some point after issue) and then overwriting x with

@@ -1,2 +1,2 @@
 // sources in three different registers mod 4 (two of one parity), no reuse
-#include "../include/t_regbank.cuh"
+#include "../../include/t_regbank.cuh"

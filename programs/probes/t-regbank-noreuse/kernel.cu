@@ -1,2 +1,2 @@
 // ptxas's registers, reuse flags cleared
-#include "../include/t_regbank.cuh"
+#include "../../include/t_regbank.cuh"

@@ -1,2 +1,2 @@
 // FFMA sources as ptxas allocates them (a and b from the reuse cache)
-#include "../include/t_regbank.cuh"
+#include "../../include/t_regbank.cuh"

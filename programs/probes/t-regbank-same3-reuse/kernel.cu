@@ -1,2 +1,2 @@
 // all three sources in one bank, the first two from the reuse cache
-#include "../include/t_regbank.cuh"
+#include "../../include/t_regbank.cuh"

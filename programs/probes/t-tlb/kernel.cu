@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // t-tlb: first touch of memory pages.  One thread follows a chain through a freshly copied 68 MiB
 // buffer, one ld.global.cg per 2 MiB (chain[j] = j + 524288), and reads the clock after issuing

@@ -2,4 +2,4 @@
 #define T_LOOP_BREAK 1
 #define T_LOOP_YIELD 1
 #define T_LOOP_SHFL 0
-#include "../include/t_loop_exit.cuh"
+#include "../../include/t_loop_exit.cuh"

@@ -1,5 +1,5 @@
 #include <cuda_pipeline.h>
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // LDGSTS (cp.async global -> shared at 4, 8 and 16 bytes, and with zero fill), LDGDEPBAR (commit)
 // and DEPBAR.LE (wait for all but the newest groups): three groups in flight, consumed in order.

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // ATOMS (shared-memory atomics: add, exch, cas, min, max, and, or, xor, inc, 64-bit cas) each on
 // a shared slot of its own (deterministic old values), and shared counters updated by many

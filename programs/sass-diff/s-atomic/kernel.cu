@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // Global atomics, all deterministic on the GPU: ATOMG (add, sub, exch, cas, min, max, inc, dec,
 // and, or, xor; 32 and 64 bit; f32 add) each on a slot of its own so the returned old value does

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // CALL / RET (a __noinline__ function), recursion (saved convergence barriers: BMOV), generic
 // loads and stores (LD / ST through a pointer whose space the callee cannot know), BAR.SYNC and a

@@ -1,6 +1,6 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // I2F / I2FP (int -> float in every rounding mode, 32 and 64 bit, signed and unsigned, -> double,
 // -> half), F2I (float/double -> int: truncation, .NTZ, round-to-nearest / down / up, .U32, .S64,

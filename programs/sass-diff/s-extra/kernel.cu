@@ -1,6 +1,6 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // Families ptxas emits for ordinary CUDA that isa/sass.yaml does not list yet, kept apart so that
 // the other s-* programs need only the table's families: FRND (rintf / floorf / ceilf / truncf and

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // FADD / FMUL / FFMA in every rounding mode (.RN default, .RZ, .RM, .RP) and with .FTZ, FMNMX
 // (fminf/fmaxf incl. NaN operands), FSEL, FSETP with every ordered and unordered comparison

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // DADD / DMUL / DFMA in every rounding mode, DSETP with every ordered and unordered comparison,
 // and the IEEE double division / square root sequences (MUFU.RCP64H seed, DFMA refinement).

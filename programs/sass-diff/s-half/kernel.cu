@@ -1,6 +1,6 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // HADD2 / HMUL2 / HFMA2 on f16x2 and bf16x2 (.BF16_V2), HFMA2.RELU, HMNMX2 (min/max, .NAN
 // propagating), HSETP2 (comparisons of each half; unordered ones included) and HADD2.F32

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // IADD3 (two and three register operands, negated operands), IADD3.X (carry chains of 64-bit
 // adds and word-by-word 96-bit adds), VIADD (add of an immediate).

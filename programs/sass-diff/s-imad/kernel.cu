@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // IMAD (multiply-add), IMAD.WIDE / IMAD.WIDE.U32 (32x32->64), IMAD.HI / IMAD.HI.U32 (high word),
 // IMAD.X (the carry into the high word of a 64-bit product), IMAD.SHL / IMAD.IADD / IMAD.MOV

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // IABS, VIMNMX (signed / .U32 min and max, against zero), VIADDMNMX (add then min/max), VABSDIFF (__sad/__usad),
 // POPC, FLO (__clz, and .SH for __ffs), BREV, PRMT with register and immediate selectors

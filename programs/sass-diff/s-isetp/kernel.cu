@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // ISETP with every comparison, signed and .U32, combined with .AND / .OR into other predicates,
 // and the .EX chains of 64-bit comparisons; each result word packs one comparison per bit.

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // LOP3.LUT with many truth tables (ptxas folds each 3-input boolean expression into one LUT),
 // LOP3 with a predicate result, PLOP3.LUT (boolean algebra on predicates kept in predicate registers).

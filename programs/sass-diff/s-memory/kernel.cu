@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // LDG / STG at 8 (unsigned and signed), 16 (unsigned and signed), 32, 64 and 128 bits, LDG.CONSTANT
 // (__ldg), LDS / STS at every width between threads of a block, LDL / STL through a local array

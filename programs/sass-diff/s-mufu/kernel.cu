@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // MUFU.EX2 / LG2 / RCP / RSQ / SIN / COS / RCP64H: the approximate PTX instructions directly and
 // through the fast-math intrinsics (__expf, __logf, __fdividef, rsqrtf, __sinf, __cosf), plus the

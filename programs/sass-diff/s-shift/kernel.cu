@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // SHF.L/.R with .U32/.S32/.HI, funnel shifts (.W wrap and clamp), 64-bit shifts (.U64/.S64),
 // shift counts >= 32 (PTX clamps shl/shr counts), SGXT (sign / zero extension of a bit field via

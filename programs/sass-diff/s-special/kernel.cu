@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // S2R of %tid, %ctaid (x, y, z), %laneid, %lanemask_eq / lt / le / gt / ge, and the block and
 // grid dimensions (constant bank loads), on a 3-D block and a 2-D grid so that every component

@@ -1,5 +1,5 @@
 #include <mma.h>
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 using namespace nvcuda;
 

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // The uniform datapath: block-uniform arithmetic on blockIdx and kernel arguments (S2UR, UIMAD,
 // UIADD3, ULEA, USHF, UMOV, ULDC), loops bounded by a kernel argument with block-uniform addresses

@@ -1,4 +1,4 @@
-#include "../include/sass_diff.cuh"
+#include "../../include/sass_diff.cuh"
 
 // SHFL.IDX / UP / DOWN / BFLY with widths (segment clamps) and with partial masks (each half-warp
 // shuffles within itself), VOTE.ALL / ANY and ballot, MATCH.ANY, REDUX (sum, min, max, and, or,

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Shared-memory bank conflicts, stride 32: lane l reads s[(l * 32 + k) % 1024] for k < 64
 // (32-way bank conflict).  Lane 0 of each warp records clk[2*warp], clk[2*warp+1] around the loop.

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Early return twice: threads with negative input leave first, then those whose value is small.
 extern "C" __global__ void early2(const int* in, int* out) {

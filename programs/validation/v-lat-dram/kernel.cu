@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // DRAM latency (ld.global.cg, first cold pass, 4224-byte stride): chain[i] = i + 1056 (4224 bytes apart; buffer range(1056,1)); one thread.
 // One cold pass, timed.

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // v-lat-int: one thread, a dependent chain of 128 mad.lo.s32 (IMAD), clock64 before and after.
 // clk = [t0, t1]; latency = (t1 - t0) / 128 (plus the clock read's own cost).

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // L1 hit latency (ld.global.ca, second pass): chain[i] = i + 32 (128 bytes apart; buffer range(32,1)); one thread.
 // Two passes over the same lines; the second is timed.

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Shared-memory pointer chase: one warp fills s[i] = (i + 33) % 1024, lane 0 chases 128 links.
 #define NS 1024

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Counted loop with break: accumulate the input until the sum passes a limit.
 extern "C" __global__ void loop_break(const int* in, int* out, int n, int limit) {

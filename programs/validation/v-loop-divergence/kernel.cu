@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // If/else inside a counted loop: which lanes take which side changes every iteration.
 extern "C" __global__ void loop_div(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Coalesced: grid-stride loop, 4 elements per thread; element k of thread i reads in[e].
 #define N 4096

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Strided (33 words apart, a permutation of 0..N-1): grid-stride loop, 4 elements per thread; element k of thread i reads in[(e * 33) % N].
 #define N 4096

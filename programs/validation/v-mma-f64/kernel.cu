@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // DMMA latency/function: one warp, D = A(8x4) * B(4x8) + C(8x8), accumulated 16 times into C.
 // Fragments (PTX ISA, m8n8k4 .f64): A: row = lane >> 2, col = lane % 4; B: row (k) = lane % 4,

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Nested if/else: level 1 on lane bit 4, level 2 on lane bit 3, level 3 on the data sign.
 extern "C" __global__ void nested3(const int* in, int* out) {

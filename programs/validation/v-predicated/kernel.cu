@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Short conditional statements: nvcc emits predicated instructions / selp, not branches.
 // Sites only at entry and exit so the instrumentation does not force branches.

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Warp reduction with __shfl_down_sync: out[warp] = sum of the warp's 32 values.
 extern "C" __global__ void shfl_down_sum(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Butterfly all-reduce with __shfl_xor_sync: every lane ends with the warp max and the warp xor.
 extern "C" __global__ void shfl_xor_max(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Block sum: shared-memory tree reduction with __syncthreads; out[block] = sum of 256 inputs.
 extern "C" __global__ void smem_reduce(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // If/else on the lane id: lanes < split take one side (1/31 here), the rest the other.
 extern "C" __global__ void split(const int* in, int* out, int split) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // If/else on the lane parity: even and odd lanes interleave (16/16 with no contiguous halves).
 extern "C" __global__ void split_alt(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // 4-way switch on the lane id: every warp splits four ways.
 extern "C" __global__ void switch_lane4(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // 8-way switch on data: dense case labels 0..7.
 extern "C" __global__ void switch8(const int* in, int* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // v-tput-fp32: every thread runs 8 independent chains of 64 fma.rn.f32; lane 0 of each warp records
 // clk[2*warp] = start, clk[2*warp+1] = end.  Throughput = warps * 32 * 8 * 64 / cycles.

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // v-tput-fp64: every thread runs 8 independent chains of 32 fma.rn.f64; lane 0 of each warp records
 // clk[2*warp] = start, clk[2*warp+1] = end.  Throughput = warps * 32 * 8 * 32 / cycles.

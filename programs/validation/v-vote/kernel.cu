@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Warp votes on data: out[3*i..] = ballot(v > 0), any(v > 90), all(v > -95).
 extern "C" __global__ void vote(const int* in, unsigned* out) {

@@ -1,4 +1,4 @@
-#include "../include/simt_trace.cuh"
+#include "../../include/simt_trace.cuh"
 
 // Data-dependent while loop: Collatz step count (capped at 300) of each thread's value.
 extern "C" __global__ void collatz(const unsigned* in, unsigned* out) {

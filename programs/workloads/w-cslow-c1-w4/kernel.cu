@@ -1,3 +1,3 @@
 // w-cslow-c1-w4: seed 003 recurrence filters, 4 per thread, C = 1 interleaved, 4 warps per SMSP (see ../include/seed003_iir.cuh).
 #define IIR_C 1
-#include "../include/seed003_iir.cuh"
+#include "../../include/seed003_iir.cuh"

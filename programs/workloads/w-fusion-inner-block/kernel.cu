@@ -2,7 +2,7 @@
 // CD_THREADS + TC_THREADS threads; warps [0, CD_THREADS / 32) run the user kernel, the rest the
 // predictor.  Each part synchronises only its own threads with a named barrier (bar.sync 1, 128 and
 // bar.sync 2, 128), so neither waits for the other.  Grid: max(TC_BLOCKS, CD_BLOCKS).
-#include "../include/fusion_parts.cuh"
+#include "../../include/fusion_parts.cuh"
 
 extern "C" __global__ void inner_block(TC_PARAMS, CD_PARAMS, long long* clk) {
     SIMT_SITE(1);

@@ -1,6 +1,6 @@
 // Inner-thread fusion (seed 004): every thread does the predictor's work and then the user
 // kernel's, in a grid of max(TC_BLOCKS, CD_BLOCKS) blocks of max(TC_THREADS, CD_THREADS) threads.
-#include "../include/fusion_parts.cuh"
+#include "../../include/fusion_parts.cuh"
 
 static_assert(TC_THREADS == CD_THREADS, "inner-thread fusion here assumes equal block sizes");
 

@@ -1,6 +1,6 @@
 // Inter-block fusion (seed 004): TC_BLOCKS + CD_BLOCKS blocks of max(TC_THREADS, CD_THREADS)
 // threads; the first TC_BLOCKS run the predictor, the others the user kernel, each block unchanged.
-#include "../include/fusion_parts.cuh"
+#include "../../include/fusion_parts.cuh"
 
 static_assert(TC_THREADS == CD_THREADS, "inter-block fusion here assumes equal block sizes");
 

@@ -3,7 +3,7 @@
 // blockIdx.x, blockIdx.x + gridDim.x, ... with a named barrier (bar.sync 1, 128); the TC warps
 // convert the weights once (bar.sync 2, 128) and loop over the predictor's blocks the same way
 // (ptbTCkernel: ptb = ceil(TC_BLOCKS / gridDim.x) trips).
-#include "../include/fusion_parts.cuh"
+#include "../../include/fusion_parts.cuh"
 
 extern "C" __global__ void ptb(TC_PARAMS, CD_PARAMS, long long* clk) {
     SIMT_SITE(1);

@@ -1,2 +1,2 @@
 // Unfused: tc-only (see manifest.yaml for the launches).
-#include "../include/fusion_unfused.cuh"
+#include "../../include/fusion_unfused.cuh"

@@ -2,4 +2,4 @@
 // The kernel is programs/include/w_ilp.cuh; this file only picks n and the form.
 #define ILP_N 32
 #define ILP_MODE ILP_MIXED
-#include "../include/w_ilp.cuh"
+#include "../../include/w_ilp.cuh"

@@ -2,4 +2,4 @@
 // factors from shared memory.  The kernel is programs/include/w_ilp_paper.cuh.
 #define ILP_N 32
 #define PAPER_MIXED 0
-#include "../include/w_ilp_paper.cuh"
+#include "../../include/w_ilp_paper.cuh"

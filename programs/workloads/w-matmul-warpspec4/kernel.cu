@@ -1,4 +1,4 @@
 // w-matmul-warpspec4 (seed 002, tiled matmul): warp-specialised, warps with threadIdx.y < 4 (one per SMSP) accumulate in FP64, the other 28 in FP32
 // The kernel is programs/include/w_matmul.cuh; this file only picks the form.
 #define MM_FORM MM_WARPSPEC
-#include "../include/w_matmul.cuh"
+#include "../../include/w_matmul.cuh"

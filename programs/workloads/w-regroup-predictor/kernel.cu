@@ -3,8 +3,8 @@
 // (CUDA-EC-like read correction, w-regroup-ec-*; 10 inputs padded to 16, 28 outputs to 32).
 // Each warp predicts 16 rows per tile, tiles grid-strided over the warps of the grid;
 // classes[row] = the predicted path class.  clk[2*b], clk[2*b+1]: clock64() at block b's start and end.
-#include "../include/mlp_wmma.cuh"
-#include "../include/simt_trace.cuh"
+#include "../../include/mlp_wmma.cuh"
+#include "../../include/simt_trace.cuh"
 
 #define PREDICTOR_WARPS 4   // block = 128 threads
 

@@ -5,7 +5,7 @@ it and their recordings.  The probes come from three declared sources, none pars
 
 - the kernel probes of the registry (each module's KEYS and RECORDING, `simt-sim probe --list`);
 - the program probes that `python -m simt_sim.calibrate.sass_fit` fits a key to (its FITS), whose
-  recording is the t-* program's programs/NAME/reference/h100.json;
+  recording is the t-* program's programs/PURPOSE/NAME/reference/h100.json;
 - TOOLS below: the calibration scripts still in tools/ (not yet in the registry), with the keys
   each pins and its recordings.
 
@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 
 import yaml
+
+from simt_sim.programs import program_file
 
 ROOT = Path(__file__).resolve().parents[3]
 TIMING_MD = ROOT / "docs" / "timing.md"
@@ -98,6 +100,10 @@ def timing_keys() -> list[str]:
     return [k for k in walk(SCHEMA, "") if k.split(".")[0] in TIMING_SECTIONS and k not in launch]
 
 
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
 def pinned_by() -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
     """{pinned config key (a table's entry too, sass.interval_overrides.HMMA): [(how it is pinned,
     kind, recordings)]}: kind 'probe' (registry), 'program' (sass_fit) or 'tool' (TOOLS)."""
@@ -112,11 +118,11 @@ def pinned_by() -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
     for fit in FITS:
         progs = program_probe(fit.probe).programs
         out.setdefault(fit.key, []).append((f"{fit.probe} (sass_fit)", "program",
-                                            tuple(f"programs/{n}/reference/h100.json" for n in progs)))
+                                            tuple(_rel(program_file(f"{n}/reference/h100.json")) for n in progs)))
     for tool, (keys, recs) in TOOLS.items():
         for key in keys:
             script = tool.split(" ")[0]
-            out.setdefault(key, []).append((f"tools/{script}.py", "tool", tuple(f"programs/{r}" for r in recs)))
+            out.setdefault(key, []).append((f"tools/{script}.py", "tool", tuple(_rel(program_file(r)) for r in recs)))
     return out
 
 

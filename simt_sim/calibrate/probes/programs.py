@@ -1,6 +1,6 @@
 """Program probes: what the t-* microbenchmark programs measure, on the H100 and in the simulator.
 
-Each probe names its programs (programs/t-*/, CUDA with an H100 reference recorded by
+Each probe names its programs (programs/probes/t-*/, CUDA with an H100 reference recorded by
 `simt-sim hw record`) and a derivation from their clock buffers (or, for launch costs, from the
 kernel's elapsed cycles: Nsight Compute's sm__cycles_elapsed.max on the H100, the simulated
 cycles in the model; for event-timed launches, the CUDA-event time).  The same derivation runs on
@@ -35,6 +35,7 @@ from simt_sim.machine.config import load_config
 from simt_sim.run.timed import manifest_launches, simulate
 from simt_sim.isa.table import ISAS
 from simt_sim.calibrate.reference import load_reference
+from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 PROGRAMS = ROOT / "programs"
@@ -362,7 +363,7 @@ PROBES = [
 
 
 def h100_measurement(name: str) -> dict:
-    path = PROGRAMS / name / "reference" / "h100.json"
+    path = program_dir(name) / "reference" / "h100.json"
     if not path.exists():
         raise InputError(f"{path}: not recorded (simt-sim hw record {name})")
     ref = load_reference(path)
@@ -378,7 +379,7 @@ def simulated_measurement(name: str, isa: str | None, sets: list[str] | None = N
     """The program as its manifest says, on its config (plus `--set` items), timed (isa: its
     kernel's PTX or SASS) as a plain launch, or with `profiled` under ncu's conditions
     (GPUConfig.under_profiler), as the H100 cycles a Probe.profiled compares with were."""
-    m = load_manifest(str(PROGRAMS / name))
+    m = load_manifest(str(program_dir(name)))
     prog = load_kernel(str(m.kernel_file), m.kernel, isa)
     cfg = load_config(m.config, (m.overrides or []) + (sets or []))
     res = simulate(manifest_launches(m, prog, isa), {s.name: s.make() for s in m.buffers},

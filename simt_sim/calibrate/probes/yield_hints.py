@@ -14,7 +14,7 @@ import numpy as np
 THREADS, ITERS = 1024, 256
 MEANING = "each warp's end, 8 warps/SMSP of independent FMUL chains, with ptxas's, every or no yield hint"
 KERNELS = "yield_f0"
-CUDA_SOURCE = "programs/t-fp64-issue-f0/kernel.cu"       # yield_f0.ptx is that program's PTX
+CUDA_SOURCE = "programs/probes/t-fp64-issue-f0/kernel.cu"       # yield_f0.ptx is that program's PTX
 FUNCTIONS = {"yield_f0": "ptxas's hints", "yield_f0_all": "a hint on every FMUL",
              "yield_f0_none": "no hint in the loop"}
 SETS = {"8 warps/SMSP": THREADS}

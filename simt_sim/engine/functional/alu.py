@@ -17,7 +17,7 @@ from simt_sim.engine.functional.fparith import fma32, fma64
 from simt_sim.engine.jit import compiled
 
 INT64_MIN = np.int64(-9223372036854775808)
-# NaN results on the H100 (programs/s-fp32, s-fp64 recorded; docs/ptx-subset.md "NaN results"):
+# NaN results on the H100 (programs/sass-diff/s-fp32, s-fp64 recorded; docs/ptx-subset.md "NaN results"):
 # every float32 arithmetic NaN is 0x7fffffff; a float64 operation passes a NaN operand on, quieted
 # (F64_QUIET), and makes 0xfff8000000000000 from numbers (inf - inf, 0 * inf, 0 / 0, sqrt(-1)).
 CANONICAL_NAN32 = np.int64(0x7FFFFFFF)

@@ -5,7 +5,7 @@ WARPSYNC) and divergent branches that split the warp into groups run one at a ti
   fall-through side), the other waits on the warp's stack as a pending group, as measured on the
   H100 (../shared/h100-facts.md: "fewer active threads first, fall-through on a tie, no
   interleaving").  Waiting groups join as the H100's per-instruction counts show
-  (programs/t-bsync-join, one warp per launch, and every recorded program): the two newest join
+  (programs/probes/t-bsync-join, one warp per launch, and every recorded program): the two newest join
   when they wait at the same pc as the same side of their branches (two taken sides, or two
   fall-through sides), and only at two moments: before a third group is parked, and when the
   running group issues a memory instruction.  So a loop's early leavers (fall-through sides) do
@@ -123,7 +123,7 @@ def join_newest(ws, w):
     same CALL depth: in a recursion, threads parked at a callee's BSYNC one level deeper wait
     for another instance of its barrier and must not join those of the level above).  The H100 does this before parking a
     third group and when the running group issues a memory instruction, not when the second one is
-    parked (programs/t-bsync-join)."""
+    parked (programs/probes/t-bsync-join)."""
     sp = ws.f[w, WF_SP]
     if sp < 2:
         return
