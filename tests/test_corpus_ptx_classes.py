@@ -47,6 +47,7 @@ CLASSES = {
     "k08926": "cvt.f32.bf16 of a constant NaN folded by ptxas to 0x7fffffff (f0 f1)",
     "k02718": "div.approx.f32 by 2^126 or more is 0 (MUFU.RCP flushes): ilogbf(fmodf(x, x)) (i1)",
     "k08000": "div.approx.f32 inside fmodf(x, x) (i0)",
+    "k02509": "__ffs(0x7fffffff) & 768 ? p0 : NaN folded by ptxas, so x - NaN is DADD x, -NaN (d0 f1)",
     "k09729": "f2u(fabsf(x)) of a NaN: ptxas folds setp.gt.f32 |x|, -1.0 to true, so the loop runs 3 times (d0 gp64)",
 }
 
@@ -180,6 +181,65 @@ def test_range_folded_compare_of_a_nan_runs_as_ptxas_made_it(tmp_path):
 @needs_ptxas
 def test_range_folded_compare_matches_sass_mode(tmp_path):
     assert range_fold(tmp_path, "ptx") == range_fold(tmp_path, "sass")
+
+
+def test_selp_on_a_constant_predicate_is_the_operand_it_picks():
+    """ptxas folds integer code on constants (k02509: nvcc's __ffs(0x7fffffff) is bfind.shiftamt of
+    -2), so the selp picks a literal and `sub.f64 x, that` is DADD x, -LITERAL: PTX mode writes the
+    selp as a mov, which the literal rules then see."""
+    t = texts("""
+ ld.f64 %fd1, [%rd1]; mov.u32 %r1, -2; bfind.shiftamt.u32 %r2, %r1; add.s32 %r3, %r2, 1; and.b32 %r4, %r3, 768;
+ setp.eq.s32 %p1, %r4, 0; selp.f64 %fd2, 0d7FF8000000000000, %fd1, %p1; sub.f64 %fd3, %fd1, %fd2; st.f64 [%rd1], %fd3;
+ setp.ne.s32 %p2, %r4, 0; selp.f64 %fd4, 0d7FF8000000000000, %fd1, %p2;
+ ld.u32 %r5, [%rd1+8]; setp.eq.s32 %p3, %r5, 0; selp.f64 %fd5, 0d7FF8000000000000, %fd1, %p3;
+ popc.b32 %r6, %r1; shl.b32 %r7, %r6, 27; setp.lt.s32 %p4, %r7, 0; selp.b32 %r8, 5, 7, %p4;""",
+              ".reg .f64 %fd<8>; .reg .b64 %rd<4>; .reg .pred %p<5>; .reg .b32 %r<9>;")
+    assert "mov.f64 %fd2, 0d7FF8000000000000;" in t       # then sub.f64 %fd3 reads it as a literal
+    assert "mov.f64 %fd4, %fd1;" in t                                       # the predicate is false
+    assert "selp.f64 %fd5, 0d7FF8000000000000, %fd1, %p3;" in t             # a loaded value: kept
+    assert "mov.b32 %r8, 5;" in t                                           # popc(-2) = 31; 31 << 27 < 0
+
+
+CONST_SELECT_PTX = HEAD + """.visible .entry k(.param .u64 p)
+{
+ .reg .f64 %fd<8>; .reg .b64 %rd<4>; .reg .b32 %r<8>; .reg .pred %p<3>;
+ ld.param.u64 %rd1, [p];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 8;
+ add.s64 %rd3, %rd1, %rd2;
+ ld.global.f64 %fd1, [%rd3];
+ mov.u32 %r2, -2;
+ bfind.shiftamt.u32 %r3, %r2;
+ add.s32 %r4, %r3, 1;
+ and.b32 %r5, %r4, 768;
+ setp.eq.s32 %p1, %r5, 0;
+ selp.f64 %fd2, 0d7FF8000000000000, %fd1, %p1;
+ sub.f64 %fd3, %fd1, %fd2;
+ st.global.f64 [%rd3+256], %fd3;
+ ret;
+}
+"""
+
+
+def const_select(tmp_path, mode):
+    from simt_sim.frontend.sass_lower import load_kernel
+    path = tmp_path / "const_select.ptx"
+    path.write_text(CONST_SELECT_PTX)
+    buf = np.zeros(64, np.float64)
+    buf[:32] = np.linspace(-4, 4, 32)
+    got = launch(load_kernel(str(path), "k", mode), 1, 32, ["p"], {"p": buf}).buffers["p"].view(np.uint64)
+    return [int(w) for w in got[32:]]
+
+
+def test_a_nan_literal_picked_on_a_constant_predicate_goes_on_negated(tmp_path):
+    """x - (c ? y : NaN) with c known to ptxas: DADD x, -NaN, so every lane's result is the negative
+    canonical NaN (generated corpus k02509: 0xfff80000 in d0.hi where PTX mode gave 0x7ff80000)."""
+    assert const_select(tmp_path, "ptx") == [0xFFF8000000000000] * 32
+
+
+@needs_ptxas
+def test_a_nan_literal_picked_on_a_constant_predicate_matches_sass_mode(tmp_path):
+    assert const_select(tmp_path, "ptx") == const_select(tmp_path, "sass")
 
 
 def test_min_max_of_a_register_with_itself_folds_for_f16_not_bf16():

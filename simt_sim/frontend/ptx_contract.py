@@ -304,9 +304,124 @@ def fold_range_compares(items: list) -> list:
     return out
 
 
+INT_CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+           "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+           "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b, "hi": lambda a, b: a > b, "hs": lambda a, b: a >= b}
+
+
+def _int_value(ins: Instruction, ops: list, width: int, signed: bool):
+    """The value an integer instruction computes from known operand values (None: not folded here)."""
+    m = (1 << width) - 1
+    op = ins.opcode
+    mods = set(ins.suffixes[:-1])
+    if op == "mov" and len(ops) == 1:
+        return ops[0] & m
+    if op in ("add", "sub", "and", "or", "xor", "shl", "shr") and len(ops) == 2 and not mods:
+        a, b = ops[0] & m, ops[1] & m
+        if op == "add":
+            return (a + b) & m
+        if op == "sub":
+            return (a - b) & m
+        if op == "and":
+            return a & b
+        if op == "or":
+            return a | b
+        if op == "xor":
+            return a ^ b
+        n = ops[1] & 0xFFFFFFFF
+        if op == "shl":
+            return (a << n) & m if n < width else 0
+        if signed and a >> (width - 1):
+            return ((a - (1 << width)) >> min(n, width - 1)) & m
+        return a >> n if n < width else 0
+    if op == "not" and len(ops) == 1:
+        return ~ops[0] & m
+    if op == "popc" and len(ops) == 1:
+        return bin(ops[0] & m).count("1")
+    if op == "clz" and len(ops) == 1:
+        return width - (ops[0] & m).bit_length()
+    if op == "brev" and len(ops) == 1:
+        return int(format(ops[0] & m, f"0{width}b")[::-1], 2)
+    if op == "bfind" and len(ops) == 1 and mods <= {"shiftamt"}:
+        a = ops[0] & m
+        if signed and a >> (width - 1):
+            a = ~a & m                              # negative: the most significant 0 bit
+        if a == 0:
+            return 0xFFFFFFFF
+        pos = a.bit_length() - 1
+        return (width - 1 - pos) if "shiftamt" in mods else pos
+    return None
+
+
+def fold_constant_selects(items: list) -> list:
+    """ptxas folds integer code on constants (a register set once by a `mov` of an immediate, then
+    add/sub/and/or/xor/shl/shr/not/popc/clz/brev/bfind and an integer setp of such values), so a
+    `selp` whose predicate is then known is the operand it picks: written here as a `mov` of it, so
+    that a literal it picks counts as one for the literal rules (`sub.f64 d, a, LIT` is `DADD d, a,
+    -LIT`: `__ffs(0x7fffffff) & 768 ? p0 : NaN` then `x - that` gives the negated NaN on the H100;
+    generated corpus k02509).  Only registers written once, by unguarded instructions; the integer
+    instructions stay as they are (they compute the same values)."""
+    defs: dict[str, int] = {}
+    for it in items:
+        if isinstance(it, Instruction) and it.operands:
+            for n in _written(it):
+                defs[n] = defs.get(n, 0) + 1
+    known: dict[str, int] = {}
+
+    def value(op: Operand):
+        if op.kind == "imm":
+            return int(op.value)
+        if op.kind == "reg" and not op.negate:
+            return known.get(op.name)
+        return None
+
+    changed = True
+    while changed:
+        changed = False
+        for it in items:
+            if (not isinstance(it, Instruction) or it.guard is not None or not it.operands
+                    or it.operands[0].kind != "reg" or it.operands[0].extra is not None
+                    or defs.get(it.operands[0].name) != 1 or it.operands[0].name in known or not it.suffixes):
+                continue
+            ty = it.suffixes[-1]
+            if ty[:1] not in "bus" or ty[1:] not in ("32", "64"):
+                continue
+            ops = [value(op) for op in it.operands[1:]]
+            if None in ops:
+                continue
+            width, signed = int(ty[1:]), ty[0] == "s"
+            if it.opcode == "setp":
+                if len(ops) != 2 or len(it.suffixes) != 2 or it.suffixes[0] not in INT_CMP:
+                    continue
+                m = (1 << width) - 1
+                a, b = ops[0] & m, ops[1] & m
+                if signed:
+                    a, b = (a - (1 << width) if a >> (width - 1) else a), (b - (1 << width) if b >> (width - 1) else b)
+                known[it.operands[0].name] = int(INT_CMP[it.suffixes[0]](a, b))
+                changed = True
+                continue
+            v = _int_value(it, ops, width, signed)
+            if v is not None:
+                known[it.operands[0].name] = v
+                changed = True
+    if not known:
+        return items
+    out = []
+    for it in items:
+        if (isinstance(it, Instruction) and it.opcode == "selp" and it.guard is None and len(it.operands) == 4
+                and it.operands[3].kind == "reg" and not it.operands[3].negate and it.operands[3].name in known
+                and len(it.suffixes) == 1):
+            pick = it.operands[1] if known[it.operands[3].name] else it.operands[2]
+            it = Instruction("mov", list(it.suffixes), [it.operands[0], pick], it.loc,
+                             text=f"mov.{it.suffixes[0]} ...;  // ptxas folds {it.text.strip() or 'selp'} on a constant predicate")
+        out.append(it)
+    return out
+
+
 def contract_instructions(items: list) -> list:
     """The body with ptxas's mul+add contraction and self-min/max folding applied."""
-    items = flip_selected_negations(negate_products(fold_identities(fold_range_compares(list(items)))))
+    items = fold_constant_selects(fold_range_compares(list(items)))
+    items = flip_selected_negations(negate_products(fold_identities(items)))
     block = _blocks(items)
     occurrences = _occurrences(items)
     muls = {it.operands[0].name: i for i, it in enumerate(items)
