@@ -53,6 +53,15 @@ from simt_sim.frontend.sass_patch import SassPatch, apply_patch, check_patched, 
 
 TOOL_WHEELS = {"nvdisasm": "nvidia-cuda-nvdisasm", "cuobjdump": "nvidia-cuda-cuobjdump"}
 TOOL_TIMEOUT_S = 300
+# nvdisasm takes about half a second on the cubins ptxas writes here; on a damaged cubin it can
+# loop: its limit grows with the cubin's size instead of the compilers' 300 s
+NVDISASM_BASE_TIMEOUT_S = 60.0
+NVDISASM_BYTES_PER_S = 20_000
+
+
+def nvdisasm_timeout(size: int) -> float:
+    """Seconds nvdisasm may take on a cubin of `size` bytes before its run counts as failed."""
+    return min(float(TOOL_TIMEOUT_S), NVDISASM_BASE_TIMEOUT_S + size / NVDISASM_BYTES_PER_S)
 
 
 @dataclass(frozen=True)
@@ -191,12 +200,13 @@ def tools_available() -> bool:
     return True
 
 
-def _run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _run(cmd: list[str], what: str, cwd: Path | None = None,
+         timeout: float = TOOL_TIMEOUT_S) -> subprocess.CompletedProcess:
     try:
         # a damaged cubin can make nvdisasm print bytes that are not UTF-8 (symbol names): decode them
         # as U+FFFD, so the listing's own checks report the damage instead of a UnicodeDecodeError
         return subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", errors="replace",
-                              timeout=TOOL_TIMEOUT_S, cwd=cwd)
+                              timeout=timeout, cwd=cwd)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise InputError(f"{what} did not run ({e})") from None
 
@@ -518,8 +528,9 @@ def nvdisasm_listings(cubin: Path) -> tuple[str, str]:
         return cached[0].read_text(), cached[1].read_text()
     nvdisasm = tool_path("nvdisasm")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(lambda flags: _run([nvdisasm, *flags, str(cubin)], f"nvdisasm {flags[-1]}"),
-                             NVDISASM_LISTINGS))
+        limit = nvdisasm_timeout(len(data))
+        runs = list(pool.map(lambda flags: _run([nvdisasm, *flags, str(cubin)], f"nvdisasm {flags[-1]}",
+                                                timeout=limit), NVDISASM_LISTINGS))
     for r in runs:
         if r.returncode != 0:
             raise InputError(f"nvdisasm failed on {cubin}: {r.stderr.strip()[:300]}")
