@@ -95,6 +95,22 @@ def power_of_two(v) -> str | None:
     return None if 0 < v <= MAX_CONFIG_VALUE and v & (v - 1) == 0 else "must be a power of two"
 
 
+def _hit_latency(what: str, default: int) -> Key:
+    """memory.WHERE.latency: a hit's cycles in that level."""
+    return Key(int, positive, default=default, doc=f"cycles for a {what} hit, issue to data")
+
+
+# how many ways a data cache (memory.l1, memory.l2) may have; the instruction caches (fetch) allow 64
+_DATA_CACHE_WAYS = bounded(1, 1024, "lines searched per access; H100 L1: 4")
+
+
+def _cache_geometry(what: str, size_kb: float, size_range: tuple, ways: int, ways_check=_DATA_CACHE_WAYS) -> dict:
+    """The size_kb and ways keys of a cache, data (memory.l1, l2) or instruction (fetch.l0, l1):
+    their defaults, size_kb's (lowest, highest) and the ways' check; `what` is size_kb's doc."""
+    return {"size_kb": Key(float, between(*size_range), default=size_kb, doc=what),
+            "ways": Key(int, ways_check, default=ways, doc="associativity (LRU)")}
+
+
 def _unit_schema(what: str, pipes=NO_DEFAULT, lanes=NO_DEFAULT, latency=NO_DEFAULT) -> dict:
     """The keys of unit `what` (units.WHAT, and sass.units.WHAT without defaults); the other keys have
     none: left out, the unit has no such limit (their docs say what 0 or absence means)."""
@@ -342,7 +358,7 @@ SCHEMA = {
             doc="cache line (tag) size; a multiple of sector_bytes"),
         "param_latency": Key(int, positive, default=4, doc="ld.param / ld.const (constant cache hit)"),
         "shared": {
-            "latency": Key(int, positive, default=24, doc="cycles for a shared-memory hit, issue to data"),
+            "latency": _hit_latency("shared-memory", 24),
             "banks": Key(int, bounded(1, 64, "every access counts its words bank by bank; one per lane of a 64-lane warp at "
                                                "most; H100: 32"),
                            default=32, doc="banks; lanes hitting different words of one bank serialise"),
@@ -357,10 +373,8 @@ SCHEMA = {
                                                       "beyond its turn at the SM's port (one cycle a pass)"),
         },
         "l1": {
-            "latency": Key(int, positive, default=32, doc="cycles for a L1 hit, issue to data"),
-            "size_kb": Key(float, between(1, 65536), default=128, doc="L1 data cache per SM"),
-            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=4,
-                doc="associativity (LRU)"),
+            "latency": _hit_latency("L1", 32),
+            **_cache_geometry("L1 data cache per SM", 128, (1, 65536), 4),
             "hash_sets": Key(bool, default=False, doc="a line's set folds its address's higher digits in (line ^ line "
                                                       "/ sets ^ line / sets^2, mod sets), so lines a power of two "
                                                       "apart spread over the sets (probe l1_sets: the H100's L1 "
@@ -375,7 +389,7 @@ SCHEMA = {
             **_STORE_PATH,
         },
         "l2": {
-            "latency": Key(int, positive, default=200, doc="cycles for a L2 hit, issue to data"),
+            "latency": _hit_latency("L2", 200),
             "latency_ns": _memory_side("L2 hit", default=0.0),
             "latency_spread_ns": _spread_field("an L2 hit's latency", "each SM/line pair keeps one, drawn by a hash "
                                                "of the two (the H100's near and far L2 halves: tools/latency_spread.py)",
@@ -387,14 +401,12 @@ SCHEMA = {
                                                       "DRAM); not when `host.caches_flushed`"),
             "host_copy_latency_ns": _memory_side("first access to host-copied data", default=0.0),
             **_HOST_COPY_FAR,
-            "size_kb": Key(float, between(1, 1048576), default=4096, doc="L2 for the whole GPU"),
-            "ways": Key(int, bounded(1, 1024, "lines searched per access; H100 L1: 4"), default=16,
-                doc="associativity (LRU)"),
+            **_cache_geometry("L2 for the whole GPU", 4096, (1, 1048576), 16),
             "sectors_per_cycle": Key(float, positive, default=32, doc="bandwidth, whole GPU"),
             "atomic_cycles": Key(int, positive, default=2, doc="extra cycles per same-address global atomic"),
         },
         "dram": {
-            "latency": Key(int, positive, default=400, doc="cycles for a DRAM (L2 miss) hit, issue to data"),
+            "latency": _hit_latency("DRAM (L2 miss)", 400),
             "latency_ns": _memory_side("DRAM access", default=0.0),
             "bytes_per_cycle": Key(float, positive, default=512, doc="bandwidth, whole GPU, per SM clock"),
             "bytes_per_ns": Key(float, between(0, 1e9), default=0.0,
@@ -619,11 +631,8 @@ SCHEMA = {
             "enabled": Key(bool, default=False, doc="model instruction fetch (L0 per sub-partition, L1 per SM)"),
             "line_bytes": Key(int, between(16, 4096), default=128,
                 doc="instruction cache line; SASS instructions are 16 bytes"),
-            "l0": {"size_kb": Key(float, between(0.125, 4096), default=32,
-                doc="L0 instruction cache per sub-partition"),
-                   "ways": Key(int, between(1, 64), default=4, doc="associativity (LRU)")},
-            "l1": {"size_kb": Key(float, between(0.125, 65536), default=128, doc="L1 instruction cache per SM"),
-                   "ways": Key(int, between(1, 64), default=8, doc="associativity (LRU)"),
+            "l0": _cache_geometry("L0 instruction cache per sub-partition", 32, (0.125, 4096), 4, between(1, 64)),
+            "l1": {**_cache_geometry("L1 instruction cache per SM", 128, (0.125, 65536), 8, between(1, 64)),
                    "line_cycles": Key(int, positive,
                                         default=16, doc="cycles the sub-partition's fetch path takes per line from "
                                                         "here")},
