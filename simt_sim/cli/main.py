@@ -381,20 +381,30 @@ def run_functional_cli(ns, program, grid, block, args, inputs, config, expect, d
     problems = [] if run.interrupted else check_expectations(run, expect, program, grid, block, args, inputs,
                                                              lc.warp_size)
     stats = result.metrics[0]
-    if ns.masks:
-        print(result.masks(ns.warp))
-    if not ns.quiet or run.interrupted:
+
+    def header():
         print(f"kernel {program.name}: grid {run.grid} block {run.block}, warp size {lc.warp_size}, "
               f"config {config.name}, divergence {lc.policy} (functional)")
         print_isa(result)
         print(f"  warp instructions {stats['warp_instructions']}, thread instructions (guard true) "
               f"{stats['thread_instructions']}, CFE {stats['cfe']:.4f} (share of lanes with guard true)"
               + ("  (interrupted)" if run.interrupted else ""))
-        if not run.interrupted:
+    return report_run(ns, result, run.interrupted, header, expect, problems)
+
+
+def report_run(ns, result, interrupted: bool, header, expect, problems) -> int:
+    """What `run` prints after a simulation, functional or timed: --masks; unless --quiet (or when
+    interrupted) header() (kernel, config, metrics) and the output buffers; under --quiet the
+    buffers --show names; the memcheck report; then the exports (--json, ...).  Its exit status."""
+    if ns.masks:
+        print(result.masks(ns.warp))
+    if not ns.quiet or interrupted:
+        header()
+        if not interrupted:
             print_outputs(result.outputs, expect, problems, ns.show)
-    elif not run.interrupted:
+    elif not interrupted:
         print_shown(result.outputs, ns.show)
-    if not run.interrupted:
+    if not interrupted:
         print_memcheck(result, ns.quiet)
     return write_exports(ns, result) or report_problems(problems)
 
@@ -536,9 +546,8 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
     view = run.view(0)
     problems = [] if run.interrupted else check_expectations(
         view, expect, program, grid, block, args, inputs, config.get("warp_size"))
-    if ns.masks:
-        print(result.masks(ns.warp))
-    if not ns.quiet or run.interrupted:
+
+    def header():
         mode = "sm_90 SASS" if program.isa == "sass" else "PTX"
         print(f"kernel {program.name} ({mode}): grid {view.grid} block {view.block}, config {config.name}, "
               f"scheduler {config.get('scheduler.policy')}, divergence {config.get('simt.divergence_policy')}")
@@ -546,13 +555,7 @@ def run_timed_cli(ns, program, grid, block, args, inputs, config, expect, dyn) -
         print(format_metrics(run))
         if ns.stalls_by_pc > 0:
             print(format_stalls_by_pc(result.stalls_by_pc(), ns.stalls_by_pc))
-        if not run.interrupted:
-            print_outputs(result.outputs, expect, problems, ns.show)
-    elif not run.interrupted:
-        print_shown(result.outputs, ns.show)
-    if not run.interrupted:
-        print_memcheck(result, ns.quiet)
-    return write_exports(ns, result) or report_problems(problems)
+    return report_run(ns, result, run.interrupted, header, expect, problems)
 
 
 def cmd_configs(ns) -> int:
