@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.calibrate import corpus as C
 from simt_sim.frontend import sass
 from simt_sim.frontend.assembler import load_program
 from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import launch
 
+from corpus_replay import exact_class_test
+
 CUDA = Path(__file__).resolve().parent / "cuda"
-from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
 needs_ptxas = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
 
 # corpus kernel -> what its gp64 word shows (wrong in both modes at 3eeb60c)
@@ -40,19 +40,7 @@ CLASSES = {
     "k09124": "memory negative signalling NaN 0xfff7ff9cffffffef + a number: unchanged",
 }
 
-
-@pytest.fixture(scope="module")
-def outcomes():
-    return {(o["id"], o["mode"]): o
-            for o in C.replay(ids=sorted(CLASSES), modes=("sass", "ptx"), workers=1, timeout=600.0)}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("mode", ["sass", "ptx"])
-@pytest.mark.parametrize("kid", sorted(CLASSES))
-def test_gp64_class_kernel_is_exact_against_the_h100(kid, mode, outcomes):
-    o = outcomes[(kid, mode)]
-    assert o["class"] == "exact", f"{kid} {mode} ({CLASSES[kid]}): {o['class']}: {o.get('error')}"
+test_gp64_class_kernel_is_exact_against_the_h100 = exact_class_test(sass=CLASSES, ptx=CLASSES)
 
 
 # ---- tests/cuda/atomic_f64_nan.cu: every pair of special values -----------------------------------

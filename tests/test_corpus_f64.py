@@ -13,12 +13,9 @@ themselves that need no nvcc:
 The modules are rebuilt from the generator's seeds, so the replays need nvcc."""
 from __future__ import annotations
 
-
 import pytest
 
-from simt_sim.calibrate import corpus as C
-
-from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
+from corpus_replay import exact_class_test
 
 SASS = {
     "k00019": "F2F.F64.F32 R4, |R11| of a negative NaN: (double)fabsf(f0) stays negative",
@@ -41,20 +38,7 @@ PTX = {
     "k01927": "fma.rm.f64 with an exact zero result: -0",
 }
 
-
-@pytest.fixture(scope="module")
-def outcomes():
-    sass = C.replay(ids=sorted(SASS), modes=("sass",), workers=1, timeout=600.0)
-    ptx = C.replay(ids=sorted(PTX), modes=("ptx",), workers=1, timeout=600.0)
-    return {(o["id"], o["mode"]): o for o in sass + ptx}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("kid,mode", [(k, "sass") for k in sorted(SASS)] + [(k, "ptx") for k in sorted(PTX)])
-def test_f64_nan_kernel_is_exact_against_the_h100(kid, mode, outcomes):
-    o = outcomes[(kid, mode)]
-    what = (SASS if mode == "sass" else PTX)[kid]
-    assert o["class"] == "exact", f"{kid} {mode} ({what}): {o['class']}: {o.get('error')}"
+test_f64_nan_kernel_is_exact_against_the_h100 = exact_class_test(sass=SASS, ptx=PTX)
 
 
 # ---- the rules on their own (no nvcc) --------------------------------------------------------------

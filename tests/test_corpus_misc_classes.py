@@ -23,13 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.calibrate import corpus as C
 from simt_sim.frontend import sass
 from simt_sim.frontend.assembler import assemble_text, load_program
 from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import launch
 
-from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
+from corpus_replay import exact_class_test
 
 CUDA = Path(__file__).resolve().parent / "cuda"
 PTX = CUDA / "misc_classes.ptx"
@@ -47,17 +46,7 @@ PTX_CLASSES = {
     "k00905": "__dsqrt_rd(d0) of a tiny double inside an fma (U0.lo)",
 }
 
-
-@pytest.fixture(scope="module")
-def outcomes():
-    return {o["id"]: o for o in C.replay(ids=sorted(PTX_CLASSES), modes=("ptx",), workers=1, timeout=600.0)}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("kid", sorted(PTX_CLASSES))
-def test_ptx_class_kernel_is_exact_against_the_h100(kid, outcomes):
-    o = outcomes[kid]
-    assert o["class"] == "exact", f"{kid} ({PTX_CLASSES[kid]}): {o['class']}: {o.get('error')}"
+test_ptx_class_kernel_is_exact_against_the_h100 = exact_class_test(ptx=PTX_CLASSES)
 
 
 # ---- the rewrite on PTX text ----------------------------------------------------------------------

@@ -8,12 +8,7 @@ replayed in SASS mode against their H100 recordings (tests/data/corpus/records.j
 The modules are rebuilt from the generator's seeds, so nvcc is needed."""
 from __future__ import annotations
 
-
-import pytest
-
-from simt_sim.calibrate import corpus as C
-
-from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
+from corpus_replay import exact_class_test
 
 CLASSES = {
     "k10000": "VABSDIFF4.U8.ACC",
@@ -25,17 +20,7 @@ CLASSES = {
     "k07118": "@!P1 BRA.U: a uniform branch, run as a plain branch",
 }
 
-
-@pytest.fixture(scope="module")
-def outcomes():
-    return {o["id"]: o for o in C.replay(ids=sorted(CLASSES), modes=("sass",), workers=1, timeout=600.0)}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("kid", sorted(CLASSES))
-def test_refusal_class_kernel_is_exact_against_the_h100(kid, outcomes):
-    o = outcomes[kid]
-    assert o["class"] == "exact", f"{kid} ({CLASSES[kid]}): {o['class']}: {o.get('error')}"
+test_refusal_class_kernel_is_exact_against_the_h100 = exact_class_test(sass=CLASSES)
 
 
 # ---- the -G linking and the relocation operand, on a hand-made listing (no nvcc) ----------------
