@@ -95,6 +95,11 @@ def power_of_two(v) -> str | None:
     return None if 0 < v <= MAX_CONFIG_VALUE and v & (v - 1) == 0 else "must be a power of two"
 
 
+def _cycles(doc: str) -> Key:
+    """A count of cycles (an int, 0 or more) that is 0 unless a config sets it; its doc says what 0 means."""
+    return Key(int, non_negative, default=0, doc=doc)
+
+
 def _hit_latency(what: str, default: int) -> Key:
     """memory.WHERE.latency: a hit's cycles in that level."""
     return Key(int, positive, default=default, doc=f"cycles for a {what} hit, issue to data")
@@ -309,14 +314,11 @@ SCHEMA = {
             doc="shared memory bytes per SM"),
         "shared_granularity": Key(int, bounded(1, 1 << 16, "bytes; H100: 128"),
                                     default=128, doc="shared memory is allocated per block in multiples of this"),
-        "block_launch_latency": Key(int, non_negative, default=0, doc="cycles from a free slot to the new block's "
-                                                                      "first issue"),
-        "kernel_launch_latency": Key(int, non_negative,
-                                       default=0, doc="cycles a kernel spends before its first block starts (launch "
-                                                      "overhead, counted in its cycles)"),
-        "stream_kernel_gap": Key(int, non_negative,
-                                   default=0, doc="further cycles between a kernel's end and the launch of the next "
-                                                  "kernel of its stream"),
+        "block_launch_latency": _cycles("cycles from a free slot to the new block's first issue"),
+        "kernel_launch_latency": _cycles("cycles a kernel spends before its first block starts (launch "
+                                         "overhead, counted in its cycles)"),
+        "stream_kernel_gap": _cycles("further cycles between a kernel's end and the launch of the next "
+                                     "kernel of its stream"),
     },
     "scheduler": {
         "policy": Key(str, one_of(*SCHEDULER_NAMES), default="gto", doc="warp scheduling policy"),
@@ -368,9 +370,8 @@ SCHEMA = {
                                  default=0, doc="a load or store passes the banks in groups of lanes whose accesses "
                                                 "total at most this many bytes, each group with its own passes (256: "
                                                 "a 16-byte access half a warp at a time; 0: the whole warp at once)"),
-            "wavefront_latency": Key(int, non_negative,
-                                       default=0, doc="cycles each pass after the first adds to an access's latency, "
-                                                      "beyond its turn at the SM's port (one cycle a pass)"),
+            "wavefront_latency": _cycles("cycles each pass after the first adds to an access's latency, "
+                                         "beyond its turn at the SM's port (one cycle a pass)"),
         },
         "l1": {
             "latency": _hit_latency("L1", 32),
@@ -394,11 +395,10 @@ SCHEMA = {
             "latency_spread_ns": _spread_field("an L2 hit's latency", "each SM/line pair keeps one, drawn by a hash "
                                                "of the two (the H100's near and far L2 halves: tools/latency_spread.py)",
                                                default=[]),
-            "host_copy_latency": Key(int, non_negative,
-                                       default=0, doc="cycles for the first access to data the host copied in before "
-                                                      "the launch, which the copy left in L2: past the L2 port, not "
-                                                      "DRAM's nor DRAM's loads in flight (0: such data comes from "
-                                                      "DRAM); not when `host.caches_flushed`"),
+            "host_copy_latency": _cycles("cycles for the first access to data the host copied in before "
+                                         "the launch, which the copy left in L2: past the L2 port, not "
+                                         "DRAM's nor DRAM's loads in flight (0: such data comes from "
+                                         "DRAM); not when `host.caches_flushed`"),
             "host_copy_latency_ns": _memory_side("first access to host-copied data", default=0.0),
             **_HOST_COPY_FAR,
             **_cache_geometry("L2 for the whole GPU", 4096, (1, 1048576), 16),
@@ -450,14 +450,12 @@ SCHEMA = {
         "operand_read_latency": Key(int, positive,
                                       default=2, doc="cycles from the issue of a variable-latency instruction until "
                                                      "its sources are read (releases its read barrier)"),
-        "store_data_read_cycles": Key(int, non_negative,
-                                        default=0, doc="cycles after operand_read_latency that a store, reduction or "
-                                                       "atomic to shared memory reads its data operand (its read "
-                                                       "barrier releases then; a load's address is read at "
-                                                       "operand_read_latency)"),
-        "global_store_data_read_cycles": Key(int, non_negative,
-                                               default=0, doc="the same for a store, reduction or atomic to global (or "
-                                                              "local) memory"),
+        "store_data_read_cycles": _cycles("cycles after operand_read_latency that a store, reduction or "
+                                          "atomic to shared memory reads its data operand (its read "
+                                          "barrier releases then; a load's address is read at "
+                                          "operand_read_latency)"),
+        "global_store_data_read_cycles": _cycles("the same for a store, reduction or atomic to global (or "
+                                                 "local) memory"),
         "global_store_bytes_per_cycle": Key(int, bounded(0, MAX_CYCLES_VALUE, _RATE_WHY),
                                               default=0, doc="bytes of global (or local) store data its "
                                                              "sub-partition's port reads per cycle, one store after "
@@ -483,31 +481,25 @@ SCHEMA = {
                                                  "shared memory share their data banks, which read (or fill) the line "
                                                  "and write it into shared memory (the tile_loop probe's k_tile_copy, "
                                                  "k_tile_copy_l2); 0: none"),
-        "convergence_unit_cycles": Key(int, non_negative,
-                                         default=0, doc="cycles a BSSY or BSYNC holds its sub-partition's convergence "
-                                                        "unit: another warp's BSSY or BSYNC waits for it "
-                                                        "(tools/control_rate.py: 8 warps of a sub-partition pass one "
-                                                        "each every 10 cycles; 0: no unit)"),
-        "taken_branch_latency": Key(int, non_negative,
-                                      default=0, doc="cycles a SASS warp waits after a branch that leaves the "
-                                                     "fall-through path (instruction fetch redirect), at least its "
-                                                     "stall count"),
-        "branch_resolve_cycles": Key(int, non_negative,
-                                       default=0, doc="of a taken branch's wait past its stall count, the cycles "
-                                                      "counted as branch_resolving; the rest is no_instruction, its "
-                                                      "target being fetched (attribution only: tools/dmul_phase.py "
-                                                      "--stalls)"),
-        "reconverge_latency": Key(int, non_negative,
-                                    default=0, doc="cycles a SASS warp waits after a BSYNC that completes its "
-                                                   "convergence barrier (the warp goes on as one), at least its stall "
-                                                   "count"),
-        "group_switch_latency": Key(int, non_negative,
-                                      default=0, doc="cycles a SASS warp waits after a BSYNC that leaves its group "
-                                                     "waiting for the barrier's other threads, before the next group "
-                                                     "runs (at least the taken-branch latency and its stall count)"),
-        "block_launch_interval": Key(int, non_negative,
-                                       default=0, doc="cycles between two block starts on one SM (SASS runs; PTX runs "
-                                                      "keep sm.block_launch_latency alone)"),
+        "convergence_unit_cycles": _cycles("cycles a BSSY or BSYNC holds its sub-partition's convergence "
+                                           "unit: another warp's BSSY or BSYNC waits for it "
+                                           "(tools/control_rate.py: 8 warps of a sub-partition pass one "
+                                           "each every 10 cycles; 0: no unit)"),
+        "taken_branch_latency": _cycles("cycles a SASS warp waits after a branch that leaves the "
+                                        "fall-through path (instruction fetch redirect), at least its "
+                                        "stall count"),
+        "branch_resolve_cycles": _cycles("of a taken branch's wait past its stall count, the cycles "
+                                         "counted as branch_resolving; the rest is no_instruction, its "
+                                         "target being fetched (attribution only: tools/dmul_phase.py "
+                                         "--stalls)"),
+        "reconverge_latency": _cycles("cycles a SASS warp waits after a BSYNC that completes its "
+                                      "convergence barrier (the warp goes on as one), at least its stall "
+                                      "count"),
+        "group_switch_latency": _cycles("cycles a SASS warp waits after a BSYNC that leaves its group "
+                                        "waiting for the barrier's other threads, before the next group "
+                                        "runs (at least the taken-branch latency and its stall count)"),
+        "block_launch_interval": _cycles("cycles between two block starts on one SM (SASS runs; PTX runs "
+                                         "keep sm.block_launch_latency alone)"),
         "kernel_launch_latency": Key(int, non_negative,
                                        doc="over sm.kernel_launch_latency for SASS runs: what launch-empty's "
                                            "Nsight Compute cycles leave beside its SASS (python -m "
@@ -660,21 +652,18 @@ SCHEMA = {
                                     default=0.0, doc="the SM clock Nsight Compute locks the GPU to (--clock-control "
                                                      "base); `validate` simulates the runs it compares with ncu's "
                                                      "cycles at this clock with caches flushed (0: clock_mhz)"),
-        "event_overhead": Key(int, non_negative,
-                                default=0, doc="cycles that CUDA events around a launch sequence measure beyond its "
-                                               "kernels' own time (the event records and the host's launch of the "
-                                               "first kernel); added to the simulated cycles wherever they are "
-                                               "compared with an event-timed run, never to the cycles of a run"),
-        "stream_start_delay": Key(int, non_negative,
-                                    default=0, doc="cycles later that the kernels of a launch sequence in S > 1 "
-                                                   "streams start, per stream beyond the first: each stream waits for "
-                                                   "the start event as the references' timing holds it "
-                                                   "(calibrate.record.timed_sequence; tools/stream_events.py)"),
-        "stream_join": Key(int, non_negative,
-                             default=0, doc="cycles that joining each further stream's end to the stop event costs, "
-                                            "one join at a time in the order the streams finish "
-                                            "(tools/stream_events.py); like event_overhead, only in event-timed "
-                                            "comparisons"),
+        "event_overhead": _cycles("cycles that CUDA events around a launch sequence measure beyond its "
+                                  "kernels' own time (the event records and the host's launch of the "
+                                  "first kernel); added to the simulated cycles wherever they are "
+                                  "compared with an event-timed run, never to the cycles of a run"),
+        "stream_start_delay": _cycles("cycles later that the kernels of a launch sequence in S > 1 "
+                                      "streams start, per stream beyond the first: each stream waits for "
+                                      "the start event as the references' timing holds it "
+                                      "(calibrate.record.timed_sequence; tools/stream_events.py)"),
+        "stream_join": _cycles("cycles that joining each further stream's end to the stop event costs, "
+                               "one join at a time in the order the streams finish "
+                               "(tools/stream_events.py); like event_overhead, only in event-timed "
+                               "comparisons"),
     },
     "simt": {
         "stack_depth": Key(int, between(1, 1024), default=32, doc="SIMT stack entries per warp; deeper nesting faults"),
