@@ -42,9 +42,16 @@ def quoted_commands():
         text = doc.read_text()
         for block in re.finditer(r"```(?:sh|bash|shell|console)?\n(.*?)```", text, re.S):
             first = text.count("\n", 0, block.start(1)) + 1
-            for n, line in enumerate(block.group(1).replace("\\\n", " \n").split("\n")):
+            lines = block.group(1).split("\n")
+            n = 0
+            while n < len(lines):                   # a command continued with "\" is one command
+                start, line = n, lines[n]
+                while line.rstrip().endswith("\\") and n + 1 < len(lines):
+                    n += 1
+                    line = line.rstrip()[:-1] + " " + lines[n].strip()
                 for cmd in _commands_in(line):
-                    found.append((doc.relative_to(ROOT).as_posix(), first + n, cmd, False))
+                    found.append((doc.relative_to(ROOT).as_posix(), first + start, cmd, False))
+                n += 1
         for inline in re.finditer(r"`((?:simt-sim|python (?:-m simt_sim|tools/|docs/|benchmarks/))[^`]*)`", text):
             found.append((doc.relative_to(ROOT).as_posix(), text.count("\n", 0, inline.start()) + 1,
                           inline.group(1), True))
