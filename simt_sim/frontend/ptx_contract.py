@@ -23,6 +23,11 @@ and one identity ptxas folds that shows in NaN payloads: `min`/`max` `.f16`/`.f1
 register with itself is that register (a NaN keeps its payload, where the instruction would give the
 canonical NaN); ptxas does not fold it for bf16.
 
+Two folds that decide control flow and literals: ptxas bounds f32 values as if never NaN and folds
+the ordered compares the bounds decide to true (fold_range_compares: `setp.gt.f32 |x|, -1.0` is true
+for a NaN), and it folds integer code on constants, so a `selp` on such a predicate is the operand
+it picks (fold_constant_selects).
+
 What this cannot know: ptxas's other rewrites (loop unrolling that folds `neg(neg(x))` into x,
 re-association across blocks after if-conversion, a mul it duplicates into several blocks).  A
 kernel whose results depend on those still differs from the hardware in PTX mode; SASS mode (the
