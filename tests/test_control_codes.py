@@ -382,7 +382,7 @@ def test_fmuls_spare_the_fma_heavy_pipe_for_the_imad(spare):
 
 def test_sass_latency_overrides_name_sass_families(tmp_path):
     """sass.latency_overrides (h100.yaml: F2F.f32, t-fp64-issue-cvt2-w1; S2R, probe sreg_delay;
-    LDC, tools/control_rate.py) time SASS rows only."""
+    LDC, probe control_rate) time SASS rows only."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text("name: c\nwarp_size: 32\nsass:\n  latency_overrides: {F2X.f64: 19}\n")
     with pytest.raises(InputError, match=r"c.yaml:4:\d+.*not a SASS family"):
@@ -399,7 +399,7 @@ def test_sass_latency_overrides_name_sass_families(tmp_path):
 
 
 def test_sm_unit_cycles_name_sass_families_and_queue_the_four_sub_partitions(tmp_path):
-    """sass.sm_unit_cycles (h100.yaml: {LDC: 2, S2R: 2, BAR: 2}, tools/control_rate.py,
+    """sass.sm_unit_cycles (h100.yaml: {LDC: 2, S2R: 2, BAR: 2}, probe control_rate,
     probe tile_loop): keys are SASS families timed by a latency or barriers (a bad one is an
     error at its file:line:column, as are cycles outside 1..10^6); each family gets its own SM-wide
     unit, which takes one warp-instruction per `cycles` from all four sub-partitions, first come

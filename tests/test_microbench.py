@@ -436,49 +436,45 @@ def test_an_imad_wide_holds_the_fma_heavy_pipe_4_cycles():
 
 
 def test_constant_loads_and_special_register_reads_each_pass_an_sm_wide_unit_every_2_cycles():
-    """sass.sm_unit_cycles {LDC: 2, S2R: 2} and the LDC latency 30 (tools/control_rate.py, recorded
+    """sass.sm_unit_cycles {LDC: 2, S2R: 2} and the LDC latency 30 (probe control_rate, recorded
     on the H100): 8 warps on every sub-partition, each loading 4 constants (LDC c[0x3][R]) or
     reading %warpid 4 times (S2R SR_VIRTID) an iteration, get one per 2.0 cycles per SM, while 8
     warps on one sub-partition run 40% faster; two of each mixed, or LDC among LDS, are not held
     to that rate, so each family has its own unit.  Without the units the model's 32 warps run
     over 40% fast."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import control_rate as CR
-    rec = json.loads(CR.RECORDED.read_text())["cycles_per_warp_iteration"]
+    CR = probes.get("control_rate")
+    rec = CR.recorded()
 
     def hw(name, label):
         return rec[f"{name} / {label}"][0]
-    every, one = CR.SETS["8/SMSP"], CR.SETS["8 on 1 SMSP"]
     for name in ("k_ldc", "k_s2r"):
         cycles_per_op_per_sm = hw(name, "8/SMSP") * 8 / (32 * 4)
         assert 1.95 < cycles_per_op_per_sm < 2.1, name
         assert hw(name, "8 on 1 SMSP") < 0.85 * hw(name, "8/SMSP"), name
-        assert CR.simulated(name, every)[0] == pytest.approx(hw(name, "8/SMSP"), rel=0.03), name
-        assert CR.simulated(name, one)[0] == pytest.approx(hw(name, "8 on 1 SMSP"), rel=0.06), name
-        assert CR.simulated(name, every, ("sass.sm_unit_cycles={}",))[0] < 0.85 * hw(name, "8/SMSP"), name
+        assert CR.simulated(f"{name} / 8/SMSP")[0] == pytest.approx(hw(name, "8/SMSP"), rel=0.03), name
+        assert CR.simulated(f"{name} / 8 on 1 SMSP")[0] == pytest.approx(hw(name, "8 on 1 SMSP"), rel=0.06), name
+        assert CR.simulated(f"{name} / 8/SMSP", ("sass.sm_unit_cycles={}",))[0] < 0.85 * hw(name, "8/SMSP"), name
     for name in ("k_ldc_s2r", "k_ldc_lds"):
         assert hw(name, "8/SMSP") < 1.05 * hw(name, "8 on 1 SMSP"), name
-        assert CR.simulated(name, every)[0] == pytest.approx(hw(name, "8/SMSP"), rel=0.05), name
-    lone = CR.SETS["1 warp"]
-    assert CR.simulated("k_ldc", lone)[0] == pytest.approx(hw("k_ldc", "1 warp"), rel=0.02)
+        assert CR.simulated(f"{name} / 8/SMSP")[0] == pytest.approx(hw(name, "8/SMSP"), rel=0.05), name
+    assert CR.simulated("k_ldc / 1 warp")[0] == pytest.approx(hw("k_ldc", "1 warp"), rel=0.02)
 
 
 def test_bssy_and_bsync_of_a_sub_partitions_warps_pass_one_convergence_unit():
-    """sass.convergence_unit_cycles 10 (tools/control_rate.py, recorded on the H100): a loop of 14
+    """sass.convergence_unit_cycles 10 (probe control_rate, recorded on the H100): a loop of 14
     instructions with a BSSY / BSYNC pair (k_lane_if) takes 4 and 8 warps of every sub-partition
     23.5 and 20.3 cycles a warp-iteration, the divergent one (k_lane_if_half) 39.2 and 31.8, where
     loops of as many instructions with branches and no pair run at their instructions' pace: 8
     warps pass a BSSY or BSYNC every 10 cycles.  The model's rows are within 6%, a lone warp's as
     before; without the unit 8 warps ran 11-16% fast."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import control_rate as CR
-    rec = json.loads(CR.RECORDED.read_text())["cycles_per_warp_iteration"]
+    CR = probes.get("control_rate")
+    rec = CR.recorded()
     for name in ("k_lane_if", "k_lane_if_half"):
         for label in ("1 warp", "4/SMSP", "8/SMSP", "8 on 1 SMSP"):
             h100 = rec[f"{name} / {label}"][0]
             tol = 0.06 if label != "1 warp" else 0.05
-            assert CR.simulated(name, CR.SETS[label])[0] == pytest.approx(h100, rel=tol), (name, label)
-        without = CR.simulated(name, CR.SETS["8/SMSP"], ("sass.convergence_unit_cycles=0",))[0]
+            assert CR.simulated(f"{name} / {label}")[0] == pytest.approx(h100, rel=tol), (name, label)
+        without = CR.simulated(f"{name} / 8/SMSP", ("sass.convergence_unit_cycles=0",))[0]
         assert without < 0.9 * rec[f"{name} / 8/SMSP"][0], name
 
 
@@ -501,24 +497,23 @@ def test_a_sub_partition_issues_one_hmma_every_6_cycles():
 
 
 def test_a_dmul_costs_a_lone_warp_one_cycle_a_loop_however_many_its_neighbours():
-    """sass.write_port_latency (tools/dmul_phase.py, recorded on the H100): a lone warp's loop of 8
+    """sass.write_port_latency (probe dmul_phase, recorded on the H100): a lone warp's loop of 8
     independent multiplies, 1, 2 or 4 of them DMUL, costs 1.00, 1.05 and 1.12 cycles more than the
     FMUL loop, and as much with 2 warps per sub-partition.  Booking a DMUL's write port 6 cycles
     after issue, 2 after an FMUL issued with it (though its dependants wait 8), gives each within
     0.1; booking it at its latency, 8, lets the FMUL held for the first DMUL land on the second's
     write and costs the 2-DMUL loop 2 cycles.  With 8 warps per sub-partition the H100 loses
     0.84-0.91 (1 DMUL, 2 DMULs) and 1.12-1.19 (4 DMULs) whatever phase the warps start in."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import dmul_phase as DP
-    rec = json.loads(DP.RECORDED.read_text())["cycles_per_warp_iteration"]
-    hw = DP.extra_per_dmul_kernel({n: {s: rec[f"{n} / {s}"][0] for s in DP.SETS} for n in DP.KERNELS})
-    eight = [i for i, s in enumerate(DP.SETS) if s.startswith("8 warps")]
+    DP = probes.get("dmul_phase")
+    rec = DP.recorded()
+    hw = DP.module.extra_per_dmul_kernel({n: {s: rec[f"{n} / {s}"][0] for s in DP.sets} for n in DP.functions})
+    eight = [i for i, s in enumerate(DP.sets) if s.startswith("8 warps")]
     for name in ("k_d1", "k_d2"):
         assert 0.8 <= min(hw[name][i] for i in eight) and max(hw[name][i] for i in eight) <= 0.95, name
     few = ("1 warp/SMSP", "2 warps/SMSP")
     for sets, d2_lone in (((), 1.0), (("sass.write_port_latency={}",), 2.0)):
-        model = {n: {s: DP.simulated(n, DP.SETS[s], sets) for s in few} for n in DP.KERNELS}
-        extra = DP.extra_per_dmul_kernel(model)
+        model = {n: {s: DP.simulated(f"{n} / {s}", sets)[0] for s in few} for n in DP.functions}
+        extra = DP.module.extra_per_dmul_kernel(model)
         assert extra["k_d2"][0] == pytest.approx(d2_lone, abs=0.1), sets
         if not sets:
             for name in extra:
@@ -534,7 +529,7 @@ def test_conversions_and_exponentials_among_fmuls_lose_the_h100s_dispatch_cycles
     within 5%; without it the model is 7-12% short on three of them.  Since the SM-wide S2R unit
     (sass.sm_unit_cycles) staggers the 32 warps' starts by their S2R SR_TID.X, 2 cycles a warp,
     2 EX2 + FADD comes out 10% long (20.09 against 18.27; 18.34 without the unit): 8 warps'
-    packing on the XU pipe depends on their phase (tools/dmul_phase.py)."""
+    packing on the XU pipe depends on their phase (probe dmul_phase)."""
     DS = probes.get("dispatch_stall")
     rec = DS.recorded()
     without = ("sass.write_port_units=[fp32, int, fp64]",)
@@ -548,20 +543,18 @@ def test_conversions_and_exponentials_among_fmuls_lose_the_h100s_dispatch_cycles
 
 
 def test_a_taken_loop_branch_waits_its_stall_count_then_resolves_then_fetches():
-    """sass.branch_resolve_cycles (tools/dmul_phase.py --stalls, Nsight Compute's reasons recorded
+    """sass.branch_resolve_cycles (probe dmul_phase --ncu, Nsight Compute's reasons recorded
     on the H100): a lone warp's FMUL loop waits per iteration 11.3 warp-cycles on stall counts
     (`wait`), 3.1 branch_resolving and 2.5 no_instruction after its taken branch.  The model's
     redirect (sass.taken_branch_latency) is named the same way: the branch's own stall count, 3
     cycles resolving, the rest fetching; each within 0.5.  Booked whole as branch_resolving, as
     before, it gave 9 and a `wait` 4 cycles short."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import dmul_phase as DP
-    hw = json.loads(DP.RECORDED_STALLS.read_text())["stalls_per_warp_iteration"]["k_f0 / 1 warp/SMSP"]
-    lone = DP.SETS["1 warp/SMSP"]
-    model = DP.simulated_stalls("k_f0", lone)
+    DP = probes.get("dmul_phase")
+    hw = DP.ncu_recorded()["k_f0 / 1 warp/SMSP"]
+    model = DP.ncu_simulated("k_f0 / 1 warp/SMSP")
     for reason in ("wait", "branch_resolving", "no_instruction", "selected"):
         assert model[reason] == pytest.approx(hw[reason], abs=0.5), reason
-    whole = DP.simulated_stalls("k_f0", lone, ("sass.branch_resolve_cycles=0",))
+    whole = DP.ncu_simulated("k_f0 / 1 warp/SMSP", ("sass.branch_resolve_cycles=0",))
     assert whole["branch_resolving"] > 8 and whole["wait"] < hw["wait"] - 3
     assert sum(whole.values()) == pytest.approx(sum(model.values()))      # the same cycles, named anew
 
@@ -1290,7 +1283,7 @@ def test_seed003s_loop_phase_by_phase_beside_the_h100():
 
 
 def test_alu_and_fma_heavy_warps_fall_out_of_step_with_a_greedy_turn_as_on_the_h100():
-    """tools/alu_rate.py (recorded 2026-12-02 on an H200): loops of 8 independent chains of SHF,
+    """probe alu_rate (recorded 2026-12-02 on an H200): loops of 8 independent chains of SHF,
     LOP3 or IMAD, 1-8 warps a sub-partition.  SHF and LOP3 share the ALU at one per 2 cycles (18
     of them with the loop's ISETP: 38.3 cycles a warp-iteration, whichever the mix), and one pipe's
     loops come within 4% with grr at every set.  Where a warp's loop alternates between the ALU and
@@ -1300,25 +1293,22 @@ def test_alu_and_fma_heavy_warps_fall_out_of_step_with_a_greedy_turn_as_on_the_h
     unhinted warp keeps its turn through a stall of 2 cycles, and only a warp passed over for a
     pipe other than the FP32 and integer ones keeps the turn) gives the H100's 35.6.  Not
     reached: two warps of SHF then IMAD blocks (H100 23.1, model 31.5 either way)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import alu_rate as AR
-    hw = json.loads(AR.RECORDED.read_text())["cycles_per_warp_iteration"]
+    AR = probes.get("alu_rate")
+    hw = AR.recorded()
     grr, greedy = ("sass.greedy_cycles=1",), ("sass.greedy_cycles=2",)
-    for name in AR.KERNELS:
-        lone = AR.SETS["1/SMSP"]
-        assert AR.simulated(name, lone, grr)[0] == pytest.approx(hw[f"{name} / 1/SMSP"][0], rel=0.01), name
-        assert AR.simulated(name, lone, greedy)[0] == pytest.approx(hw[f"{name} / 1/SMSP"][0], rel=0.01), name
+    for name in AR.functions:
+        lone = f"{name} / 1/SMSP"
+        assert AR.simulated(lone, grr)[0] == pytest.approx(hw[lone][0], rel=0.01), name
+        assert AR.simulated(lone, greedy)[0] == pytest.approx(hw[lone][0], rel=0.01), name
     for name in ("k_shf", "k_lop", "k_imad", "k_shf_lop"):
         for label in ("4/SMSP", "8/SMSP"):
             for over in (grr, greedy):
-                assert AR.simulated(name, AR.SETS[label], over)[0] == pytest.approx(hw[f"{name} / {label}"][0],
-                                                                                   rel=0.04), (name, label, over)
+                row = f"{name} / {label}"
+                assert AR.simulated(row, over)[0] == pytest.approx(hw[row][0], rel=0.04), (name, label, over)
     assert hw["k_shf_lop / 8/SMSP"][0] > 1.9 * 19                  # SHF and LOP3: one pipe
-    for name, label in (("k_mix", "2/SMSP"), ("k_mix", "4/SMSP"), ("k_mix", "8/SMSP"),
-                        ("k_lop_imad", "4/SMSP"), ("k_lop_imad", "8/SMSP")):
-        recorded = hw[f"{name} / {label}"][0]
-        assert AR.simulated(name, AR.SETS[label], greedy)[0] == pytest.approx(recorded, rel=0.02), (name, label)
-    assert AR.simulated("k_mix", AR.SETS["4/SMSP"], grr)[0] > 1.15 * hw["k_mix / 4/SMSP"][0]   # grr: in step
+    for row in ("k_mix / 2/SMSP", "k_mix / 4/SMSP", "k_mix / 8/SMSP", "k_lop_imad / 4/SMSP", "k_lop_imad / 8/SMSP"):
+        assert AR.simulated(row, greedy)[0] == pytest.approx(hw[row][0], rel=0.02), row
+    assert AR.simulated("k_mix / 4/SMSP", grr)[0] > 1.15 * hw["k_mix / 4/SMSP"][0]   # grr: in step
 
 
 def test_sass_reads_warpid_from_sr_virtid():

@@ -305,7 +305,7 @@ def test_eight_warps_of_a_sub_partition_wait_for_the_convergence_unit():
     """t-diverge-w4 / -w8 (recorded 2026-11-27): t-diverge's if/else loop run by 4 or 8 warps of
     every sub-partition.  On the H100 an iteration takes 95 / 165 cycles converged (4 control
     instructions a warp: BSSY, BRA, BSYNC, the loop's BRA) and 159 / 250 divergent (6): with 8
-    warps 5.2 cycles per control instruction of the sub-partition either way.  tools/control_rate.py
+    warps 5.2 cycles per control instruction of the sub-partition either way.  probe control_rate
     shows the cost is the BSSY / BSYNC pair's (sass.convergence_unit_cycles: one per 10 cycles per
     sub-partition); with it the model's loops are within 6%, without it 8 warps ran the converged
     loop over 15% fast."""

@@ -36,10 +36,14 @@ def test_every_probe_declares_its_kernels_keys_rows_and_recording(name):
     recorded = p.recorded()
     assert set(recorded) == set(p.rows()), "every function x set is recorded, nothing else"
     assert set(p.fit_rows) <= set(p.rows()) and set(p.checks) <= set(p.rows())
+    if p.ncu:                       # Nsight Compute's recording beside the timing one
+        assert p.ncu_recording.parent.parent == REFERENCES and p.ncu_recording.stem == f"{name}-ncu"
+        assert p.ncu["metrics"] and p.ncu["launches"] >= 1
+        assert set(p.ncu_recorded()) == set(p.ncu_rows()) and set(p.ncu_rows()) <= set(p.rows())
 
 
 def test_every_recording_under_references_belongs_to_a_probe():
-    owned = {get(n).recording for n in REGISTERED}
+    owned = {r for n in REGISTERED for r in (get(n).recording, get(n).ncu_recording) if r}
     assert set(REFERENCES.glob("*/*.json")) == owned
 
 
@@ -124,3 +128,52 @@ def test_docs_list_every_probe_with_its_meaning_keys_and_recording():
         assert name in listed, f"docs/probes.md: add {name}"
         assert p.meaning in listed[name] and p.module.RECORDING in listed[name], name
         assert all(k in listed[name] for k in p.keys), name
+
+
+def ncu_csv(path, launches: int, metrics, value):
+    """ncu's CSV (`ncu --csv --log-file`) of `launches` profiled launches, each metric value(i, m)."""
+    lines = ['==PROF== Connected to process 1', '"ID","Kernel Name","Metric Name","Metric Value"']
+    lines += [f'"{i}","k","{m}","{value(i, m):,}"' for i in range(launches) for m in metrics]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_an_ncu_csv_becomes_the_recording_beside_the_timing_one(tmp_path):
+    """dmul_phase's ncu recording: per row, the median over its launches after the first of each
+    stall reason's warp-cycles (per issued instruction x instructions) per warp-iteration."""
+    p = get("dmul_phase")
+    rows, n = p.ncu_rows(), p.ncu["launches"]
+    assert n == 9 and len(rows) == 36
+
+    def value(i, m):                 # launch i of row i // 9: 1000 + 100 x its index among the 9 instructions
+        return 1000 + 100 * (i % n) if m == "smsp__inst_executed.sum" else 0.5 * (i // n + 1)
+    doc = p.ncu_from_csv(ncu_csv(tmp_path / "n.csv", n * len(rows), p.ncu["metrics"], value))
+    fig = doc["stalls_per_warp_iteration"]
+    # row 0 (k_f0 / 1 warp/SMSP, 4 warps x 256 iterations): launches 1-8 give 0.5 x (1100 .. 1800), median 0.5 x 1450
+    assert fig["k_f0 / 1 warp/SMSP"]["wait"] == round(0.5 * 1450 / (4 * 256), 3)
+    assert fig["k_d4 / 8 warps/SMSP, pad 7"]["selected"] == round(36 * 0.5 * 1450 / (32 * 256), 3)
+    assert doc["metrics"] == list(p.ncu["metrics"]) and list(fig) == rows
+    with pytest.raises(Exception, match="profiled launches, expected 324"):
+        p.ncu_from_csv(ncu_csv(tmp_path / "m.csv", 10, p.ncu["metrics"], value))
+
+
+def test_probe_ncu_options_round_trip_without_a_gpu(tmp_path):
+    r = cli("control_rate", "--ncu-metrics")
+    assert r.returncode == 0 and "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio" in r.stdout
+    p = get("control_rate")
+    csv_file = ncu_csv(tmp_path / "c.csv", 2 * len(p.ncu_rows()), p.ncu["metrics"], lambda i, m: i + 1.0)
+    r = cli("control_rate", "--ncu-csv", str(csv_file), "--out", str(tmp_path / "rec.json"))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads((tmp_path / "rec.json").read_text())["per_warp_iteration"]
+    assert rec["k_loop / 1 warp"]["pipe_cbu"] == 2.0            # the row's second launch kept
+    assert rec["k_lds / 8 on 1 SMSP"]["wait"] == round(140.0 * 140.0 / (8 * 256), 3)
+    r = cli("dmul_phase", "--ncu", "--json", str(tmp_path / "rows.json"))
+    assert r.returncode == 0 and "references/h100/dmul_phase-ncu.json" in r.stdout, r.stderr
+    lone = next(d for d in json.loads((tmp_path / "rows.json").read_text()) if d["row"] == "k_f0 / 1 warp/SMSP")
+    assert lone["recorded"]["branch_resolving"] == pytest.approx(3.1, abs=0.1)
+    assert lone["model"]["branch_resolving"] == pytest.approx(lone["recorded"]["branch_resolving"], abs=0.5)
+    for args, message in ((("xu_rate", "--ncu"), "probe xu_rate has no Nsight Compute recording"),
+                          (("alu_rate", "--ncu-launches"), "--ncu-launches launches on the GPU: add --gpu"),
+                          (("alu_rate", "--ncu-csv", str(tmp_path / "none.csv")), "no such file")):
+        r = cli(*args)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)

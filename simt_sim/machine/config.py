@@ -338,7 +338,7 @@ SCHEMA = {
                                               "of up to this many cycles after an FP32 or integer instruction without "
                                               "the yield hint (1: only while it issues back to back); over 1, a warp "
                                               "passed over for a busy FP32 or integer pipe no longer keeps the turn "
-                                              "(tools/alu_rate.py)"),
+                                              "(probe alu_rate)"),
         "branch_latency": Key(int, non_negative, default=1, doc="cycles after a branch before its warp issues again"),
         "barrier_latency": Key(int, non_negative, default=1, doc="cycles from the last arrival to the release"),
     },
@@ -483,14 +483,14 @@ SCHEMA = {
                                                  "k_tile_copy_l2); 0: none"),
         "convergence_unit_cycles": _cycles("cycles a BSSY or BSYNC holds its sub-partition's convergence "
                                            "unit: another warp's BSSY or BSYNC waits for it "
-                                           "(tools/control_rate.py: 8 warps of a sub-partition pass one "
+                                           "(probe control_rate: 8 warps of a sub-partition pass one "
                                            "each every 10 cycles; 0: no unit)"),
         "taken_branch_latency": _cycles("cycles a SASS warp waits after a branch that leaves the "
                                         "fall-through path (instruction fetch redirect), at least its "
                                         "stall count"),
         "branch_resolve_cycles": _cycles("of a taken branch's wait past its stall count, the cycles "
                                          "counted as branch_resolving; the rest is no_instruction, its "
-                                         "target being fetched (attribution only: tools/dmul_phase.py "
+                                         "target being fetched (attribution only: probe dmul_phase "
                                          "--stalls)"),
         "reconverge_latency": _cycles("cycles a SASS warp waits after a BSYNC that completes its "
                                       "convergence barrier (the warp goes on as one), at least its stall "
@@ -509,7 +509,7 @@ SCHEMA = {
                                      "unit taking the last arrival (sm_unit_cycles BAR) to the release "
                                      "(probe tile_loop)"),
         "greedy_cycles": Key(int, between(1, 64), doc="over scheduler.greedy_cycles for SASS runs, whose "
-                                                        "instructions carry the yield hint (tools/alu_rate.py)"),
+                                                        "instructions carry the yield hint (probe alu_rate)"),
         "barrier_after_stores": Key(bool, default=False, doc="a warp's arrival at a barrier counts once its "
                                                              "shared-memory stores are written (__syncthreads orders "
                                                              "the block's shared memory; the tile_loop probe's "
@@ -553,7 +553,7 @@ SCHEMA = {
         "write_port_latency": Key(dict, _latency_table(lambda: UNIT_NAMES, "a unit"),
                                     default={}, doc="per unit of write_port_units, the cycles from issue until its "
                                                     "result takes the write port, where that is not its latency "
-                                                    "(t-fp64-issue-*, tools/dmul_phase.py: a DMUL's takes it 2 cycles "
+                                                    "(t-fp64-issue-*, probe dmul_phase: a DMUL's takes it 2 cycles "
                                                     "after an FMUL issued with it, though its dependants wait 8 "
                                                     "cycles to the FMUL's 4)"),
         "units": Section({name: _unit_schema(name) for name in UNIT_NAMES}, present=True),
@@ -590,7 +590,7 @@ SCHEMA = {
                                                 "`family.type` as in latency_overrides): the cycles each "
                                                 "warp-instruction holds it; its result comes its latency after the "
                                                 "unit takes it, a barrier releases scheduler.barrier_latency after "
-                                                "the unit took its last arrival (tools/control_rate.py: LDC and S2R "
+                                                "the unit took its last arrival (probe control_rate: LDC and S2R "
                                                 "at one per 2 cycles per SM, apart from each other and from LDS; "
                                                 "probe tile_loop: a loop of __syncthreads costs 2 cycles more per "
                                                 "warp of the block); {} = not modelled"),

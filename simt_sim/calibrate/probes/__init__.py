@@ -20,8 +20,9 @@ from simt_sim.errors import InputError
 
 # the kernel probes, by family (the module names are the probe names)
 REGISTERED = (
-    # pipe rates and latencies: one block, clocks around a loop
-    "xu_rate", "hmma_rate", "ldc_latency", "sreg_delay", "sreg_latency",
+    # pipe rates and latencies: one block, clocks around a loop (alu_rate, control_rate and dmul_phase with
+    # Nsight Compute's per-pipe counts and stall reasons recorded beside)
+    "xu_rate", "hmma_rate", "ldc_latency", "sreg_delay", "sreg_latency", "alu_rate", "control_rate", "dmul_phase",
     # shared memory
     "lds_conflict", "shared_rate",
     # one warp's work beside its sub-partition's busy neighbours

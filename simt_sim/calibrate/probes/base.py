@@ -33,6 +33,17 @@ optionally:
     CUDA_SOURCE the CUDA source, from the repository's root, where it is not tools/kernels/KERNELS.cu
     kernel_of(name) -> (stem, kernel function): where a FUNCTIONS entry runs another file's kernel
                 (tools/kernels/STEM.ptx and its committed cubin; default KERNELS and the name itself)
+and, for a second recording by Nsight Compute beside the timing one (references/GPU/NAME-ncu.json):
+    NCU         {"recording": "h100/NAME-ncu.json", "figures": its key, "metrics": what ncu collects,
+                "launches": launches per row, optionally "rows": the rows profiled (default all)}
+    ncu_figures(launches, name, set) -> {figure: value}  a row's figures from its profiled launches
+                (each {metric: value}, in launch order)
+    ncu_model(metrics, name, set) -> {figure: value}     optionally, the model's counterpart from the
+                run's metrics (simt_sim's per-kernel metrics: stall_cycles, unit_busy, ...)
+    The round trip: `simt-sim probe NAME --ncu-metrics` (what ncu collects), `ncu --csv --log-file
+    F --metrics M simt-sim probe NAME --gpu --ncu-launches` (each profiled row NCU["launches"]
+    times, rows in order), `simt-sim probe NAME --ncu-csv F` (the recording), `--ncu` (recorded
+    beside the model).
 """
 from __future__ import annotations
 
@@ -104,6 +115,23 @@ def span_per_warp_step(clk, threads: int, steps: float) -> list[float]:
     return [round(float(c[:, 1].max() - c[:, 0].min()) / (-(-warps // 4) * steps), 3)]
 
 
+def running_warps(at: tuple[int, int]) -> list[int]:
+    """The warps that run their loop in a block of at = (threads, sub-partitions whose warps run):
+    warp w sits on sub-partition w mod 4."""
+    threads, sps = at
+    return [w for w in range(threads // 32) if w % 4 < sps]
+
+
+def busiest_sub_partition(clk, at: tuple[int, int], steps: int) -> list[float]:
+    """[the busiest sub-partition's span / (its running warps x steps), the slowest warp's loop /
+    steps] from each warp's [start, end] clock pair (clk[2w], clk[2w + 1]); at as running_warps'."""
+    warps = running_warps(at)
+    c = np.asarray(clk, np.int64).reshape(-1, 2)[warps]
+    per_sp = max(sum(1 for w in warps if w % 4 == sp) for sp in range(4))
+    span = float(c[:, 1].max() - c[:, 0].min())
+    return [round(span / (per_sp * steps), 3), round(float((c[:, 1] - c[:, 0]).max()) / steps, 3)]
+
+
 def warp_rate(clk, warps: int, per_warp: int) -> float:
     """Instructions per cycle of `warps` warps doing `per_warp` each, from their [start, end] clock
     pairs (clk[2w], clk[2w + 1]): over the span from the first start to the last end."""
@@ -116,8 +144,15 @@ def run_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrid
     """One block of a probe kernel's SASS (the cubin committed beside its PTX) on one SM of the
     h100 config with `overrides` (KEY=VALUE), `launches` times in a row sharing the buffers and
     the caches: the buffers afterwards (`grid` blocks on the machine `machine` sets instead, for a
-    probe that runs a grid).  What simt_sim.simulate does, through the layers below the API (the
-    calibrate layer sits under it): ptxas's register count, then the timed run."""
+    probe that runs a grid)."""
+    return run_model(ptx, kernel, threads, args, buffers, overrides, launches, grid, machine).buffers
+
+
+def run_model(ptx, kernel: str, threads: int, args: list, buffers: dict, overrides=(), launches: int = 1,
+              grid: int = 1, machine=("num_sms=1",)):
+    """run_block's run, the whole result: buffers, and per launch its metrics (`.kernels`) and the
+    stalls by pc (observe.stalls).  What simt_sim.simulate does, through the layers below the API
+    (the calibrate layer sits under it): ptxas's register count, then the timed run."""
     import dataclasses
     from simt_sim.frontend.ptxas import allocated_registers
     from simt_sim.frontend.sass_lower import load_kernel
@@ -127,7 +162,75 @@ def run_block(ptx, kernel: str, threads: int, args: list, buffers: dict, overrid
     launch = KernelLaunch(prog, grid, threads, args)
     launch = dataclasses.replace(launch, registers=allocated_registers(prog).registers)
     cfg = load_config("h100", [*machine, *overrides])
-    return simulate([launch] * launches, buffers, cfg).buffers
+    return simulate([launch] * launches, buffers, cfg)
+
+
+# Nsight Compute's metrics and its CSV (`ncu --csv`, a log file or its standard output)
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+PIPE_METRIC = "sm__inst_executed_pipe_{}.sum"
+
+
+def ncu_stall_cycles(launch: dict, reason: str) -> float:
+    """Warp-cycles one profiled launch's warps spent in a stall reason (ncu gives them per issued
+    instruction)."""
+    return launch[STALL_METRIC.format(reason)] * launch["smsp__inst_executed.sum"]
+
+
+def ncu_pipes_and_stalls(launch: dict, pipes, reasons, iterations: int) -> dict:
+    """One profiled launch's per-pipe instruction counts ("pipe_P") and warp-cycles per
+    warp-iteration in each stall reason (`iterations`: the launch's warp-iterations)."""
+    row = {f"pipe_{p}": launch[PIPE_METRIC.format(p)] for p in pipes}
+    row.update({r: round(ncu_stall_cycles(launch, r) / iterations, 3) for r in reasons})
+    return row
+
+
+def ncu_csv_rows(path):
+    """The metric rows of `ncu --csv` output (a log file, or its standard output with the
+    profiler's own lines among them), each a dict of the CSV's columns."""
+    import csv
+    with open(path, newline="") as f:
+        yield from csv.DictReader(line for line in f if line.startswith('"'))
+
+
+def ncu_metric(row) -> float:
+    return float(row["Metric Value"].replace(",", ""))
+
+
+def ncu_csv_launches(path) -> list[dict[str, float]]:
+    """Per profiled launch, in launch order, {metric: value} from `ncu --csv --log-file PATH`."""
+    launches: dict[str, dict[str, float]] = {}
+    for row in ncu_csv_rows(path):
+        launches.setdefault(row["ID"], {})[row["Metric Name"]] = ncu_metric(row)
+    return [launches[i] for i in sorted(launches, key=int)]
+
+
+def ncu_csv_kernels(path) -> dict[str, dict[str, float]]:
+    """{kernel name: {metric: value}} from `ncu --csv`, each kernel's last profiled launch."""
+    kernels: dict[str, dict[str, float]] = {}
+    for row in ncu_csv_rows(path):
+        kernels.setdefault(row["Kernel Name"], {})[row["Metric Name"]] = ncu_metric(row)
+    return kernels
+
+
+def stalls_per(metrics: dict, reasons, iterations: int) -> dict:
+    """The model's warp-cycles per warp-iteration in each stall reason, from a launch's metrics."""
+    return {r: round(metrics["stall_cycles"].get(r, 0) / iterations, 3) for r in reasons}
+
+
+def busiest_loop_hooks(steps: int, pipes, reasons):
+    """figures, ncu_figures and ncu_model of a probe whose rows run a loop of `steps` iterations
+    with at = (threads, sub-partitions whose warps run) (control_rate, alu_rate): the busiest
+    sub-partition's cycles per warp-iteration; the second profiled launch's per-pipe counts and
+    stall reasons per warp-iteration; the model's stall reasons per warp-iteration."""
+    def figures(out, name: str, at) -> list[float]:
+        return busiest_sub_partition(out["clk"], at, steps)
+
+    def ncu_figures(launches, name: str, at) -> dict:
+        return ncu_pipes_and_stalls(launches[-1], pipes, reasons, len(running_warps(at)) * steps)
+
+    def ncu_model(metrics: dict, name: str, at) -> dict:
+        return stalls_per(metrics, reasons, len(running_warps(at)) * steps)
+    return figures, ncu_figures, ncu_model
 
 
 def fresh(spec) -> np.ndarray:
@@ -153,6 +256,8 @@ class Probe:
         self.ptx = ptx_of(module.KERNELS)
         self.functions: dict = module.FUNCTIONS
         self.sets: dict = module.SETS
+        self.ncu: dict = dict(getattr(module, "NCU", {}))
+        self.ncu_recording = REFERENCES / self.ncu["recording"] if self.ncu else None
         self._cache: dict = {}
 
     def kernel_of(self, function: str):
@@ -215,14 +320,17 @@ class Probe:
                 self._cache[key] = [float(v) for v in self.module.simulated(function, active, tuple(overrides))]
                 return self._cache[key]
             for case in self.cases():
-                threads, args = self.launch_of(function, active, case)
-                bufs = self.buffers(function, active)
-                runs = self.module.launches(function, active) if hasattr(self.module, "launches") else 1
-                ptx, kernel = self.kernel_of(function)
-                out = run_block(ptx, kernel, threads, args, bufs, overrides, runs)
+                out = self.model_run(function, active, case, overrides).buffers
                 figures += [float(v) for v in self.module.figures(out, function, active)]
             self._cache[key] = figures
         return self._cache[key]
+
+    def model_run(self, function: str, active, case=None, overrides=()):
+        """The model's run of one case of a row (run_model's result: buffers, metrics)."""
+        threads, args = self.launch_of(function, active, case)
+        runs = self.module.launches(function, active) if hasattr(self.module, "launches") else 1
+        ptx, kernel = self.kernel_of(function)
+        return run_model(ptx, kernel, threads, args, self.buffers(function, active), overrides, runs)
 
     def gpu_launch(self, cp, f, function: str, active) -> list[float]:
         """One launch of a function on the GPU (cupy) per case, their figures."""
@@ -254,6 +362,56 @@ class Probe:
                 errors[value] = round(sum(abs(m - r) for _, rec, model in rows for r, m in zip(rec, model)), 3)
             out[key] = {"best": min(errors, key=errors.get), "errors": errors}
         return out
+
+    # Nsight Compute's recording beside the timing one (NCU)
+    def ncu_rows(self) -> list[str]:
+        """The rows ncu profiles, in launch order: NCU["rows"], or every row."""
+        return list(self.ncu.get("rows") or self.rows())
+
+    def ncu_recorded(self) -> dict:
+        """{"FUNCTION / SET": {figure: value}} as ncu recorded them."""
+        if not self.ncu:
+            raise InputError(f"probe {self.name} has no Nsight Compute recording")
+        if not self.ncu_recording.exists():
+            raise InputError(f"{self.ncu_recording}: not recorded (simt-sim probe {self.name} --ncu-csv, on a GPU)")
+        return json.loads(self.ncu_recording.read_text())[self.ncu["figures"]]
+
+    def ncu_simulated(self, row: str, overrides=()) -> dict:
+        """The model's counterpart of a row's ncu figures (ncu_model of the run's metrics; {} where
+        the probe declares none)."""
+        if not hasattr(self.module, "ncu_model"):
+            return {}
+        function, label = row.split(" / ", 1)
+        run = self.model_run(function, self.sets[label], None, tuple(overrides))
+        return dict(self.module.ncu_model(run.kernels[-1], function, self.sets[label]))
+
+    def ncu_replay(self, overrides=()) -> list[tuple[str, dict, dict]]:
+        """(row, ncu's recorded figures, the model's counterpart) per profiled row."""
+        rec = self.ncu_recorded()
+        return [(r, dict(rec.get(r, {})), self.ncu_simulated(r, overrides)) for r in self.ncu_rows()]
+
+    def ncu_launches(self) -> None:
+        """On the GPU (cupy), for ncu to profile: each profiled row NCU["launches"] times, in order."""
+        import cupy as cp
+        mod = cp.RawModule(path=str(self.ptx))
+        for row in self.ncu_rows():
+            function, label = row.split(" / ", 1)
+            f = mod.get_function(function)
+            for _ in range(self.ncu["launches"]):
+                self.gpu_launch(cp, f, function, self.sets[label])
+
+    def ncu_from_csv(self, path) -> dict:
+        """The ncu recording from ncu's CSV of ncu_launches: each row's figures from its launches."""
+        launches, rows, n = ncu_csv_launches(path), self.ncu_rows(), self.ncu["launches"]
+        if len(launches) != n * len(rows):
+            raise InputError(f"{path}: {len(launches)} profiled launches, expected {n * len(rows)} "
+                             f"({len(rows)} rows x {n}: simt-sim probe {self.name} --gpu --ncu-launches)")
+        figures = {}
+        for j, row in enumerate(rows):
+            function, label = row.split(" / ", 1)
+            figures[row] = self.module.ncu_figures(launches[j * n:(j + 1) * n], function, self.sets[label])
+        header = dict(getattr(self.module, "HEADER", {}))
+        return {"probe": self.name, **header, "metrics": list(self.ncu["metrics"]), self.ncu["figures"]: figures}
 
     def measure(self) -> dict:
         """On the GPU (cupy): the recording, every function x set."""

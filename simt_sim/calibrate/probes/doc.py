@@ -37,7 +37,6 @@ TIMING_SECTIONS = ("clock_mhz", "sm", "scheduler", "units", "latency_overrides",
 # script's keys by the recordings they come from): the keys each pins and its recordings under programs/ (as the tools' sources and their tests name them; checked by
 # tests/test_model_reference.py: every key is declared, every recording exists)
 TOOLS = {
-    "alu_rate": (("scheduler.greedy_cycles", "sass.greedy_cycles"), ("w-pipe-plain-w8/reference/h100-alu-rate.json",)),
     "bank_conflicts": (("units.ldst.warp_shared_conflict_bytes_per_cycle",), ("t-mio-w1/reference/h100-bank-conflicts.json",)),
     "block_order": (("scheduler.policy",), ("w-fusion-cd-only/reference/h100-block-order.json",)),
     "calibrate_h100 (v-lat-dram)": (("memory.l2.host_copy_latency",), ("v-lat-dram/reference/h100.json",)),
@@ -54,10 +53,6 @@ TOOLS = {
     "calibrate_h100 (spread)": (("memory.l2.latency_spread_ns",), ("v-lat-l2/reference/h100-latency-spread.json",)),
     "calibrate_h100 (shared)": (("memory.shared.wavefront_latency",), ("t-mio-w1/reference/h100-shared-ops.json",)),
     "constant_congestion": (("sass.constants.gpu_misses",), ("launch-empty/reference/h100-constant-congestion.json",)),
-    "control_rate": (("sass.sm_unit_cycles", "sass.latency_overrides", "sass.units.control.lanes"),
-                     ("t-diverge-w8/reference/h100-control-rate.json",)),
-    "dmul_phase": (("sass.write_port_units", "sass.write_port_latency", "sass.branch_resolve_cycles"),
-                   ("t-fp64-issue-d2/reference/h100-dmul-phase.json",)),
     "dram_lines": (("memory.dram.refresh_interval_ns", "memory.dram.refresh_ns", "memory.dram.refresh_units",
                     "memory.dram.refresh_shared_bits", "memory.dram.latency_spread_ns", "memory.dram.spread_bytes"),
                    ("w-cslow-c2-w4/reference/h100-dram-lines.json",)),
@@ -112,9 +107,9 @@ def pinned_by() -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
     from simt_sim.calibrate.sass_fit import FITS
     out: dict[str, list] = {}
     for p in all_probes():
-        rec = p.recording.relative_to(ROOT).as_posix()
+        recs = tuple(r.relative_to(ROOT).as_posix() for r in (p.recording, p.ncu_recording) if r)
         for key in p.keys:
-            out.setdefault(key, []).append((f"probe {p.name}", "probe", (rec,)))
+            out.setdefault(key, []).append((f"probe {p.name}", "probe", recs))
     for fit in FITS:
         progs = program_probe(fit.probe).programs
         out.setdefault(fit.key, []).append((f"{fit.probe} (sass_fit)", "program",

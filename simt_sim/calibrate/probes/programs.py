@@ -306,7 +306,7 @@ PROBES = [
         ("d1", "f0", 8, "one FMUL of the 8 a DMUL: issue cycles added (Nsight Compute: dispatch stalls)", True),
         ("d2", "f0", 8, "two DMULs instead of FMULs: the H100's 8 warps lose 0.73 cycles, the model's 1.05, "
                         "which moves by 0.3 with a cycle more or less before the loop (the H100's 8-warp cost "
-                        "does not: tools/dmul_phase.py)", False),
+                        "does not: probe dmul_phase)", False),
         ("d4", "f0", 8, "four DMULs instead of FMULs (the FP64 pipe then busy 8 of every ~12 cycles)", True),
         ("i1", "f0", 8, "one IMAD instead of an FMUL (FMA-heavy pipe only: math-pipe throttle)", True),
         ("cvt", "f0", 8, "F2F.F64.F32 and a DMUL of the last FP32 chain added to the 8 FMULs (XU results "

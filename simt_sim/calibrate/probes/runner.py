@@ -7,6 +7,8 @@ values it pins, or measure it again on a GPU.
     simt-sim probe xu_rate --set units.sfu.lanes=2  # ... with a config key changed
     simt-sim probe xu_rate --fit                    # the pinned keys' candidates, the closest one
     simt-sim probe xu_rate --gpu                    # measure (cupy, a CUDA GPU): the recording
+    simt-sim probe control_rate --ncu               # Nsight Compute's recording beside the model
+    simt-sim probe control_rate --ncu-metrics       # what ncu collects (then --gpu --ncu-launches, --ncu-csv)
 """
 from __future__ import annotations
 
@@ -31,6 +33,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a key of configs/h100.yaml in the model (repeatable)")
     parser.add_argument("--json", metavar="FILE", help="also write the replayed rows (or the fit) as JSON")
+    ncu = parser.add_argument_group("Nsight Compute's recording beside the timing one (probes that have one)")
+    ncu.add_argument("--ncu", action="store_true", help="ncu's recorded figures beside the model's counterpart")
+    ncu.add_argument("--ncu-metrics", action="store_true", help="print the metrics ncu is to collect (--metrics)")
+    ncu.add_argument("--ncu-launches", action="store_true",
+                     help="with --gpu: launch each profiled row as often as the probe says, for ncu to profile")
+    ncu.add_argument("--ncu-csv", metavar="FILE",
+                     help="turn ncu's CSV of --gpu --ncu-launches into the ncu recording (references/GPU/NAME-ncu.json"
+                          ", or --out)")
 
 
 def list_lines() -> list[str]:
@@ -55,6 +65,8 @@ def run(ns) -> int:
     if not ns.name:
         raise InputError("simt-sim probe: name a probe, or --list")
     probe = get(ns.name)
+    if ns.ncu or ns.ncu_metrics or ns.ncu_launches or ns.ncu_csv:
+        return ncu(probe, ns)
     if ns.gpu:
         return measure(probe, ns.out)
     if ns.fit and not probe.fit_candidates:
@@ -86,19 +98,61 @@ def run(ns) -> int:
     return 0
 
 
-def measure(probe, out) -> int:
+def ncu(probe, ns) -> int:
+    """The Nsight Compute options: --ncu-metrics, --gpu --ncu-launches, --ncu-csv, --ncu."""
+    if not probe.ncu:
+        raise InputError(f"probe {probe.name} has no Nsight Compute recording")
+    if ns.ncu_metrics:
+        print(",".join(probe.ncu["metrics"]))
+        return 0
+    if ns.ncu_launches:
+        if not ns.gpu:
+            raise InputError("--ncu-launches launches on the GPU: add --gpu (and run it under ncu)")
+        on_gpu(probe, "--ncu-launches", probe.ncu_launches)
+        return 0
+    if ns.ncu_csv:
+        from pathlib import Path
+        from simt_sim.calibrate.probes.base import write_result
+        if not Path(ns.ncu_csv).is_file():
+            raise InputError(f"--ncu-csv {ns.ncu_csv}: no such file")
+        doc = probe.ncu_from_csv(ns.ncu_csv)
+        try:
+            from simt_sim.calibrate.probes.base import gpu_name
+            doc = {"device": gpu_name(), **doc}
+        except Exception:              # no cupy or no GPU where the CSV is turned: the device goes unnamed
+            pass
+        write_result(doc, ns.out or probe.ncu_recording)
+        return 0
+    rows = probe.ncu_replay(ns.set)
+    print(f"{probe.name}: Nsight Compute's figures ({probe.ncu_recording.relative_to(probe.ncu_recording.parents[2])})"
+          " | the model's")
+    for row, rec, model in rows:
+        names = list(model) or list(rec)
+        print(f"{row}")
+        print("   " + "  ".join(f"{n}: {rec.get(n, float('nan')):.2f}" + (f" | {model[n]:.2f}" if n in model else "")
+                                for n in names))
+    write_json(ns.json, [{"row": r, "recorded": rec, "model": m} for r, rec, m in rows])
+    return 0
+
+
+def on_gpu(probe, what: str, action):
+    """action() on the GPU: cupy missing, or its errors (no device, no driver), as input errors."""
     try:
         import cupy  # noqa: F401
     except ImportError:
-        raise InputError(f"simt-sim probe {probe.name} --gpu needs cupy and a CUDA GPU") from None
-    import re
-    from simt_sim.calibrate.probes.base import REFERENCES, write_result
+        raise InputError(f"simt-sim probe {probe.name} {what} needs cupy and a CUDA GPU") from None
     try:
-        doc = probe.measure()
+        return action()
     except Exception as e:             # cupy's own errors: no device, no driver
         if not type(e).__module__.startswith("cupy"):
             raise
-        raise InputError(f"simt-sim probe {probe.name} --gpu: {e}") from None
+        raise InputError(f"simt-sim probe {probe.name} {what}: {e}") from None
+
+
+def measure(probe, out) -> int:
+    import re
+    from simt_sim.calibrate.probes.base import REFERENCES, write_result
+    doc = on_gpu(probe, "--gpu", probe.measure)
     gpu = re.search(r"\b([A-Z]\d{2,3})\b", doc["device"])
     write_result(doc, out or REFERENCES / (gpu.group(1).lower() if gpu else "other") / f"{probe.name}.json")
     return 0
