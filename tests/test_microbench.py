@@ -709,22 +709,21 @@ def test_an_sms_oldest_block_issues_first():
 
 
 def test_an_ldsm_passes_the_banks_a_matrix_at_a_time_and_a_warp_pays_two_cycles_a_conflict_pass():
-    """tools/bank_conflicts.py (recorded on an H200, with Nsight Compute's wavefronts): each 8x8
+    """probe bank_conflicts (recorded on an H200, with Nsight Compute's wavefronts): each 8x8
     matrix of an LDSM passes the banks on its own, so an LDSM.x4 of rows 64 bytes apart makes 16
     passes, not the 8 its 32 rows together would; 16 warps are bound by the SM's port at one pass a
     cycle once a load makes 4.  A lone warp pays its load's width at 32 bytes a cycle and each conflict pass at 64
     (units.ldst.warp_shared_conflict_bytes_per_cycle): what 2, 4 or 8 passes a matrix add to its
     cycles per LDSM.x4 (8.0 / 24.7 / 54.0), and 4 or 8 to an LDS.32's (4.2 / 12.2), the model adds
     within 2.5 cycles; with every pass at 32 bytes a cycle, twice as much."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import bank_conflicts as BC
-    rec = json.loads(BC.RECORDED.read_text())
-    hw, wavefronts = rec["warp_insts_per_cycle_per_sm"], rec["wavefronts_per_load"]
+    BC = probes.get("bank_conflicts")
+    hw = BC.recorded()
+    wavefronts = {row.split(" / ")[0][2:]: f["wavefronts_per_load"] for row, f in BC.ncu_recorded().items()}
 
     def rate(name, warps, over=()):
-        return BC.warp_rate(BC.simulated_clk(f"k_{name}", warps, over), warps, BC.PER_WARP)
+        return BC.simulated(f"k_{name} / {warps} warp{'s' if warps > 1 else ''}", over)[0]
 
-    for name in BC.KERNELS:
+    for name in BC.module.LOADS:
         if wavefronts[name] >= 4:       # an LDS.32 of one pass is not bound by the port
             assert rate(name, 16) == pytest.approx(1 / wavefronts[name], rel=0.03), name
     def added(name, free, cycles):          # a lone warp's cycles per load over its conflict-free kind's
@@ -734,7 +733,7 @@ def test_an_ldsm_passes_the_banks_a_matrix_at_a_time_and_a_warp_pays_two_cycles_
         return 1 / rate(name, 1)
 
     def h100(name):
-        return 1 / hw[f"{name}/1"]
+        return 1 / hw[f"k_{name} / 1 warp"][0]
 
     for name, free in (("ldsm_s32_m256", "ldsm_s16_m128"), ("ldsm_s64_m16", "ldsm_s16_m128"),
                        ("ldsm_s128_m16", "ldsm_s16_m128"), ("lds_s16", "lds_s4"), ("lds_s32", "lds_s4")):

@@ -154,15 +154,15 @@ def _unit_schema(what: str, pipes=NO_DEFAULT, lanes=NO_DEFAULT, latency=NO_DEFAU
         "warp_ldsm_bytes_per_cycle": Key(float, between(0, 1e6),
                                            doc="where warp_shared_conflict_bytes_per_cycle is set, a warp's "
                                                "next memory instruction waits for an ldmatrix's 8x8 matrices "
-                                               "(a pass each) at this rate (tools/bank_conflicts.py; 0: at "
+                                               "(a pass each) at this rate (probe bank_conflicts; 0: at "
                                                "warp_shared_bytes_per_cycle)"),
         "warp_shared_conflict_bytes_per_cycle": Key(float, between(0, 1e6),
                                                       doc="a warp's next memory instruction waits for its shared "
                                                           "load's (ldmatrix's) width at "
                                                           "warp_shared_bytes_per_cycle, and for each pass its bank "
                                                           "conflicts add (each 8x8 matrix of an ldmatrix passes "
-                                                          "the banks on its own) at this rate (tools/"
-                                                          "bank_conflicts.py; 0: every pass at "
+                                                          "the banks on its own) at this rate (probe "
+                                                          "bank_conflicts; 0: every pass at "
                                                           "warp_shared_bytes_per_cycle)"),
     }
 

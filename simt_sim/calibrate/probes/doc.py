@@ -37,7 +37,6 @@ TIMING_SECTIONS = ("clock_mhz", "sm", "scheduler", "units", "latency_overrides",
 # script's keys by the recordings they come from): the keys each pins and its recordings under programs/ (as the tools' sources and their tests name them; checked by
 # tests/test_model_reference.py: every key is declared, every recording exists)
 TOOLS = {
-    "bank_conflicts": (("units.ldst.warp_shared_conflict_bytes_per_cycle",), ("t-mio-w1/reference/h100-bank-conflicts.json",)),
     "block_order": (("scheduler.policy",), ("w-fusion-cd-only/reference/h100-block-order.json",)),
     "calibrate_h100 (v-lat-dram)": (("memory.l2.host_copy_latency",), ("v-lat-dram/reference/h100.json",)),
     "calibrate_h100 (v-lat-l2)": (("memory.l2.latency",), ("v-lat-l2/reference/h100.json",)),
