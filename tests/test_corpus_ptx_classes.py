@@ -22,14 +22,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simt_sim.calibrate import corpus as C
 from simt_sim.frontend import sass
 from simt_sim.frontend.assembler import assemble_text, load_program
 from simt_sim.oracle import run_oracle
 from simt_sim.run.functional import launch
 
 CUDA = Path(__file__).resolve().parent / "cuda"
-from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
+from corpus_replay import exact_class_test  # noqa: E402
 needs_ptxas = pytest.mark.skipif(not sass.tools_available(), reason="needs ptxas and nvdisasm")
 
 # corpus kernel -> the class it stands for (wrong in PTX mode at 3eeb60c, exact in SASS mode)
@@ -52,16 +51,7 @@ CLASSES = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes():
-    return {o["id"]: o for o in C.replay(ids=sorted(CLASSES), modes=("ptx",), workers=1, timeout=600.0)}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("kid", sorted(CLASSES))
-def test_ptx_class_kernel_is_exact_against_the_h100(kid, outcomes):
-    o = outcomes[kid]
-    assert o["class"] == "exact", f"{kid} ({CLASSES[kid]}): {o['class']}: {o.get('error')}"
+test_ptx_class_kernel_is_exact_against_the_h100 = exact_class_test(ptx=CLASSES)
 
 
 # ---- the rewrite itself, on PTX text -------------------------------------------------------------
@@ -441,16 +431,7 @@ NEG_ZERO_PTX = HEAD + """.visible .entry k(.param .u64 p)
 """
 
 
-@pytest.fixture(scope="module")
-def f64_outcomes():
-    return {o["id"]: o for o in C.replay(ids=sorted(CLASSES_F64), modes=("ptx",), workers=1, timeout=600.0)}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("kid", sorted(CLASSES_F64))
-def test_ptx_f64_class_kernel_is_exact_against_the_h100(kid, f64_outcomes):
-    o = f64_outcomes[kid]
-    assert o["class"] == "exact", f"{kid} ({CLASSES_F64[kid]}): {o['class']}: {o.get('error')}"
+test_ptx_f64_class_kernel_is_exact_against_the_h100 = exact_class_test(ptx=CLASSES_F64)
 
 
 def neg_zero_run(tmp_path, mode):

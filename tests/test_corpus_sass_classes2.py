@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from simt_sim.calibrate import corpus as C
-
-from conftest import needs_nvcc  # noqa: E402  (rebuilds corpus modules: nvcc and the records)
+from corpus_replay import exact_class_test
 
 CLASSES = {
     "k01003": "VIMNMX.RELU R13, R18, R11, !PT (max.relu.s32)",
@@ -72,16 +70,7 @@ CLASSES = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes():
-    return {o["id"]: o for o in C.replay(ids=sorted(CLASSES), modes=("sass",), workers=1, timeout=600.0)}
-
-
-@needs_nvcc
-@pytest.mark.parametrize("kid", sorted(CLASSES))
-def test_sass_class_kernel_is_exact_against_the_h100(kid, outcomes):
-    o = outcomes[kid]
-    assert o["class"] == "exact", f"{kid} ({CLASSES[kid]}): {o['class']}: {o.get('error')}"
+test_sass_class_kernel_is_exact_against_the_h100 = exact_class_test(sass=CLASSES)
 
 
 # ---- the lowering of each class on hand-made instructions (no nvcc) ------------------------------
