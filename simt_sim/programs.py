@@ -16,6 +16,8 @@ PURPOSES = {
     "workloads": "the seed papers' workloads: regrouping, fusion, pipelining, ILP, warp specialisation (w-*)",
     "sass-diff": "differential programs: one SASS instruction family on edge-case operands, against the H100 (s-*)",
     "probes": "calibration microbenchmarks behind the config's values (t-*, micro-*, launch-empty)",
+    "realworld": "kernels written after public benchmark suites' algorithms, to test timing on code it was not "
+                 "tuned on (r-*, issue 64)",
 }
 
 
@@ -23,7 +25,7 @@ def purpose_of(name: str) -> str:
     """The purpose folder a program of this name belongs in (by its name's prefix)."""
     if name.startswith(("t-", "micro-")) or name == "launch-empty":
         return "probes"
-    for prefix, purpose in (("v-", "validation"), ("w-", "workloads"), ("s-", "sass-diff")):
+    for prefix, purpose in (("v-", "validation"), ("w-", "workloads"), ("s-", "sass-diff"), ("r-", "realworld")):
         if name.startswith(prefix):
             return purpose
     return "examples"
@@ -76,6 +78,8 @@ def readme_tables(root: Path = ROOT) -> dict[Path, str]:
            "| folder | what is there | programs |", "|---|---|---|"]
     out = {}
     for purpose, what in PURPOSES.items():
+        if not (base / purpose).is_dir():           # a purpose with no program yet
+            continue
         dirs = sorted(d for d in (base / purpose).iterdir() if (d / "manifest.yaml").is_file())
         top.append(f"| [{purpose}/]({purpose}/README.md) | {what} | {len(dirs)} |")
         rows = [f"# programs/{purpose}", "", what[0].upper() + what[1:] + ".",
