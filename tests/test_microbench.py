@@ -921,23 +921,25 @@ def kernel_ends_tool():
 
 
 def test_a_constant_miss_while_the_whole_gpu_starts_waits_for_a_request_in_flight_to_come_back():
-    """sass.constants.gpu_misses (tools/constant_congestion.py, recorded on the H200): a warp's cold
+    """sass.constants.gpu_misses (probe constant_congestion, recorded on the H200): a warp's cold
     ULDC takes 62-72 cycles with 1 to 66 SMs starting, 130 when all 132 start and it falls into
     their start, 72 2,000 cycles later.  The model gives the GPU 256 constant line requests in
     flight: 69 / 123 / 68; without the limit 68 in all three."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import constant_congestion as CC
-    rec = json.loads(CC.RECORDED.read_text())["windows"]
+    CC = probes.get("constant_congestion")
+    rec = CC.recorded()
     assert load_config("h100").get("sass.constants.gpu_misses") == 256
-    for name, blocks in (("k_imc_one", 66), ("k_imc_one", 132), ("k_imc_late", 132), ("k_mixed_three", 132)):
-        assert CC.simulated(name, blocks)["mean"] == pytest.approx(rec[name][str(blocks)]["mean"], rel=0.08)
-    assert CC.simulated("k_imc_one", 132, ("sass.constants.gpu_misses=0",))["mean"] < 0.6 * rec["k_imc_one"]["132"]["mean"]
+    for row in ("k_imc_one / 66", "k_imc_one / 132", "k_imc_late / 132", "k_mixed_three / 132"):
+        assert CC.simulated(row)[0] == pytest.approx(rec[row][0], rel=0.08)
+    assert CC.simulated("k_imc_one / 132", ("sass.constants.gpu_misses=0",))[0] < 0.6 * rec["k_imc_one / 132"][0]
 
 
 def test_the_gpus_constant_requests_in_flight_are_the_recordings_fit():
-    sys.path.insert(0, str(ROOT / "tools"))
-    import constant_congestion as CC
-    assert CC.fit_error(256) < min(CC.fit_error(224), CC.fit_error(288))
+    """The old tool's --fit measure: the mean |model - recorded| of the mean windows, every row."""
+    CC = probes.get("constant_congestion")
+
+    def fit_error(misses):
+        return np.mean([abs(m[0] - r[0]) for _, r, m in CC.replay((f"sass.constants.gpu_misses={misses}",))])
+    assert fit_error(256) < min(fit_error(224), fit_error(288))
 
 
 def test_the_l1_keeps_lines_a_power_of_two_apart_as_it_keeps_neighbouring_ones():
@@ -1198,53 +1200,51 @@ def test_a_warp_arrives_at_a_barrier_once_its_shared_stores_are_written():
 
 
 def test_a_parameters_first_ldc_does_not_wait_behind_the_sms_stores():
-    """tools/ldc_behind_stores.py (recorded on the H200): thread 0 of each block (one an SM) times a
+    """probe ldc_behind_stores (recorded on the H200): thread 0 of each block (one an SM) times a
     read right after its block's stores and barrier.  An LDC of a parameter line nothing has read
     takes 92-100 cycles however many stores came before, on one SM or all: the model's LDC miss
     (sass.constants.ldc_miss_ns) within 10%, and it too does not wait.  An L2 load does wait on the
     GPU, the more stores the GPU made (132 SMs: 85 / 273 / 545 cycles over the drained 301 after
     3 / 9 / 18 stores a thread), which the model does not (docs/timing.md); 4,000 cycles later
     the load is an L2 hit in both."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import ldc_behind_stores as LB
-    rec = json.loads(LB.RECORDED.read_text())["windows"]
+    LB = probes.get("ldc_behind_stores")
+    rec = {row: v[0] for row, v in LB.recorded().items()}          # the mean windows
     for name in ("k_s0_ldc", "k_s18_ldc"):
         for blocks in (1, 132):
-            assert LB.simulated(name, blocks)["mean"] == pytest.approx(rec[name][str(blocks)]["mean"], rel=0.1)
-    drained = rec["k_s9_ldg_late"]["132"]["mean"]
-    assert LB.simulated("k_s9_ldg_late", 132)["mean"] == pytest.approx(drained, rel=0.05)
-    behind = [rec[f"k_s{n}_ldg"]["132"]["mean"] - drained for n in (3, 9, 18)]
+            assert LB.simulated(f"{name} / {blocks}")[0] == pytest.approx(rec[f"{name} / {blocks}"], rel=0.1)
+    drained = rec["k_s9_ldg_late / 132"]
+    assert LB.simulated("k_s9_ldg_late / 132")[0] == pytest.approx(drained, rel=0.05)
+    behind = [rec[f"k_s{n}_ldg / 132"] - drained for n in (3, 9, 18)]
     assert 50 < behind[0] < behind[1] < behind[2] and behind[2] > 1.8 * behind[1]
 
 
 def test_what_a_load_right_after_the_sms_stores_waits_for():
-    """tools/ldc_behind_stores.py's second recording (2026-12-02, H200): an LDC of a line thread 0
+    """probe ldc_behind_stores's second recording (2026-12-02, H200): an LDC of a line thread 0
     read before the stores hits in 58 cycles after 0 or 9 stores a thread, on 1 to 132 SMs (the
     model 60-69).  The L2 load's wait behind the stores goes with the sectors stored, not the store
     instructions: one-sector stores (lanes 0-7) cost 132 SMs 12 cycles where whole lines cost
     274, and one SM's 9 lines a warp (288 sectors, +130) and 18 (576, +296) leave at about 2 sectors
     a cycle; it is gone 250 cycles after the barrier on one SM, 1,000 on 132 (not modelled).
-    Under Nsight Compute (`ncu --cache-control all`, h100-ldc-behind-stores-ncu.json) the LDC
+    Under Nsight Compute (`ncu --cache-control all`, ldc_behind_stores-ncu.json) the LDC
     windows are the plain run's within 3%: the profiler adds no wait to a block's epilogue LDC."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import ldc_behind_stores as LB
-    rec = json.loads(LB.RECORDED.read_text())["windows"]
+    LB = probes.get("ldc_behind_stores")
+    rec = {row: v[0] for row, v in LB.recorded().items()}          # the mean windows
     for stores in (0, 9):
         for blocks in (1, 132):
-            hit = rec[f"k_s{stores}_ldchit"][str(blocks)]["mean"]
+            hit = rec[f"k_s{stores}_ldchit / {blocks}"]
             assert 55 <= hit <= 61
-            assert LB.simulated(f"k_s{stores}_ldchit", blocks)["mean"] == pytest.approx(hit, rel=0.2)
-    drained = rec["k_s9_ldg_d2000"]["132"]["mean"]
-    assert rec["k_s9_sector_ldg"]["132"]["mean"] - drained < 0.1 * (rec["k_s9_ldg"]["132"]["mean"] - drained)
-    one_sm = [rec[f"k_s{n}_ldg"]["1"]["mean"] - rec["k_s9_ldg_d2000"]["1"]["mean"] for n in (9, 18)]
+            assert LB.simulated(f"k_s{stores}_ldchit / {blocks}")[0] == pytest.approx(hit, rel=0.2)
+    drained = rec["k_s9_ldg_d2000 / 132"]
+    assert rec["k_s9_sector_ldg / 132"] - drained < 0.1 * (rec["k_s9_ldg / 132"] - drained)
+    one_sm = [rec[f"k_s{n}_ldg / 1"] - rec["k_s9_ldg_d2000 / 1"] for n in (9, 18)]
     assert [8 * n * 4 / wait for n, wait in zip((9, 18), one_sm)] == pytest.approx([2.0, 2.0], rel=0.15)
-    assert rec["k_s9_ldg_d250"]["1"]["mean"] == pytest.approx(rec["k_s9_ldg_d2000"]["1"]["mean"], rel=0.03)
-    assert rec["k_s9_ldg_d250"]["132"]["mean"] > 1.1 * drained
-    assert rec["k_s9_ldg_d1000"]["132"]["mean"] == pytest.approx(drained, rel=0.03)
-    profiled = json.loads((LB.RECORDED.parent / "h100-ldc-behind-stores-ncu.json").read_text())["windows"]
+    assert rec["k_s9_ldg_d250 / 1"] == pytest.approx(rec["k_s9_ldg_d2000 / 1"], rel=0.03)
+    assert rec["k_s9_ldg_d250 / 132"] > 1.1 * drained
+    assert rec["k_s9_ldg_d1000 / 132"] == pytest.approx(drained, rel=0.03)
+    profiled = LB.module.ncu_recorded_windows()
     for name in ("k_s0_ldc", "k_s9_ldc", "k_s18_ldc", "k_s9_ldchit"):
         for blocks in ("1", "132"):
-            assert profiled[name][blocks]["mean"] == pytest.approx(rec[name][blocks]["mean"], rel=0.03)
+            assert profiled[f"{name} / {blocks}"][0] == pytest.approx(rec[f"{name} / {blocks}"], rel=0.03)
 
 
 def test_seed003s_loop_phase_by_phase_beside_the_h100():

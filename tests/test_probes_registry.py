@@ -40,10 +40,12 @@ def test_every_probe_declares_its_kernels_keys_rows_and_recording(name):
         assert p.ncu_recording.parent.parent == REFERENCES and p.ncu_recording.stem == f"{name}-ncu"
         assert p.ncu["metrics"] and p.ncu["launches"] >= 1
         assert set(p.ncu_recorded()) == set(p.ncu_rows()) and set(p.ncu_rows()) <= set(p.rows())
+    for other in p.recordings:
+        assert other.is_file() and other.parent.parent == REFERENCES and other.stem.startswith(name), other
 
 
 def test_every_recording_under_references_belongs_to_a_probe():
-    owned = {r for n in REGISTERED for r in (get(n).recording, get(n).ncu_recording) if r}
+    owned = {r for n in REGISTERED for r in get(n).recordings}
     assert set(REFERENCES.glob("*/*.json")) == owned
 
 

@@ -616,7 +616,7 @@ SCHEMA = {
                                 default=0, doc="constant line requests (a sub-partition's immediate-constant cache's "
                                                "or an SM's LDC cache's) the whole GPU has in flight at once: a miss "
                                                "finding them all taken waits for the first to come back "
-                                               "(tools/constant_congestion.py: a miss while 132 SMs start together "
+                                               "(probe constant_congestion: a miss while 132 SMs start together "
                                                "takes twice its time, with 66 or later not); 0: no limit"),
         },
         "fetch": {

@@ -39,6 +39,8 @@ REGISTERED = (
     "tile_loop",
     # the schedulers' fairness: yield hints on independent chains
     "yield_hints",
+    # constant misses of many SMs at once: grids of one block an SM, a launch before the one kept
+    "constant_congestion", "ldc_behind_stores",
 )
 
 

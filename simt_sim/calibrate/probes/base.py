@@ -24,6 +24,8 @@ A probe module (simt_sim/calibrate/probes/NAME.py) declares:
     HEADER      the recording's other fields (what the figures mean), beside probe and device
 optionally:
     row_key(name, set) -> the recording's name of a row (default "NAME / SET")
+    recorded_rows(figures) -> {"NAME / SET": [figures]} where the recording nests its figures otherwise
+    ALSO_RECORDED other recordings of the probe's --gpu run under references/ (under a profiler, ...)
     ROWS        the rows ("NAME / SET") where a probe runs only some sets of some functions
     measure() -> the recording, for a probe that measures on the GPU its own way
     launches(name, set) -> how many launches in a row the model runs on the same buffers and
@@ -233,6 +235,61 @@ def busiest_loop_hooks(steps: int, pipes, reasons):
     return figures, ncu_figures, ncu_model
 
 
+# grids of one block an SM, a clock window per block or warp, several launches (constant_congestion,
+# ldc_behind_stores): each kernel takes a result buffer, the clock rows and a Pad (unsigned v[256])
+WINDOW_LAUNCHES = 9                     # on the GPU, the first dropped (the code's own first fetch)
+
+
+def pad_argument():
+    """The kernels' Pad (unsigned v[256]) as a numpy structured scalar, cupy's form of a struct."""
+    return np.zeros(1, np.dtype([("v", np.uint32, 256)]))[0]
+
+
+def window_figures(clk, windows: int) -> dict:
+    """{"mean", "longest", "sms"} of one launch's first `windows` clock rows (t0, t1, %smid, -)."""
+    rows = np.asarray(clk).reshape(-1, 4)[:windows].astype(np.int64)
+    w = rows[:, 1] - rows[:, 0]
+    return {"mean": float(w.mean()), "longest": float(w.max()), "sms": int(len(np.unique(rows[:, 2])))}
+
+
+def windows_recorded(windows: dict) -> dict:
+    """{"NAME / BLOCKS": [mean, longest, sms]} from a recording's {NAME: {BLOCKS: {...}}}."""
+    return {f"{name} / {blocks}": [f["mean"], f["longest"], f["sms"]]
+            for name, grids in windows.items() for blocks, f in grids.items()}
+
+
+def windows_simulated(ptx, name: str, blocks: int, threads: int, buffers, windows: int, overrides=()) -> list:
+    """The model's [mean, longest, sms] of a grid of `blocks` on the whole h100 config: the second
+    of two launches, as the recording drops the first."""
+    res, clk = buffers(blocks)
+    out = run_block(ptx, name, threads, ["res", "clk", 0], {"res": res, "clk": clk}, overrides, launches=2,
+                    grid=blocks, machine=())
+    f = window_figures(out["clk"], windows)
+    return [f["mean"], f["longest"], f["sms"]]
+
+
+def windows_measured(probe: str, ptx, kernels: dict, grids, threads: int, buffers, windows) -> dict:
+    """On the GPU, per kernel and grid: the medians over WINDOW_LAUNCHES launches, the first
+    dropped, of window_figures(clock rows, windows(blocks)), each launch on fresh buffers(blocks)."""
+    import cupy as cp
+    mod = cp.RawModule(path=str(ptx))
+    out = {}
+    for name in kernels:
+        f = mod.get_function(name)
+        for blocks in grids:
+            runs = []
+            for _ in range(WINDOW_LAUNCHES):
+                res, clk = (cp.asarray(b) for b in buffers(blocks))
+                f((blocks,), (threads,), (res, clk, pad_argument()))
+                cp.cuda.runtime.deviceSynchronize()
+                runs.append(window_figures(clk.get(), windows(blocks)))
+            out.setdefault(name, {})[str(blocks)] = {k: round(float(np.median([r[k] for r in runs[1:]])), 1)
+                                                     for k in runs[0]}
+            print(name, blocks, out[name][str(blocks)], flush=True)
+    return {"probe": probe, "device": gpu_name(), "clock": "SM cycles at the plain launch's clock",
+            "kernels": kernels, "windows": out}
+
+
 def fresh(spec) -> np.ndarray:
     """A buffer for one launch: (dtype, words) zeroed, or a copy of the array given."""
     return np.zeros(spec[1], spec[0]) if isinstance(spec, tuple) else np.array(spec, copy=True)
@@ -258,6 +315,9 @@ class Probe:
         self.sets: dict = module.SETS
         self.ncu: dict = dict(getattr(module, "NCU", {}))
         self.ncu_recording = REFERENCES / self.ncu["recording"] if self.ncu else None
+        # every recording of the probe: the timing one, ncu's, and ALSO_RECORDED (the same run recorded otherwise)
+        self.recordings = [self.recording, *([self.ncu_recording] if self.ncu else []),
+                           *(REFERENCES / r for r in getattr(module, "ALSO_RECORDED", ()))]
         self._cache: dict = {}
 
     def kernel_of(self, function: str):
@@ -285,6 +345,8 @@ class Probe:
         """{"FUNCTION / SET": [figures]} as recorded (a probe whose recording names its rows
         otherwise maps them with row_key(function, set), a lone figure read as a list of one)."""
         figures = self.document()[self.module.FIGURES]
+        if hasattr(self.module, "recorded_rows"):     # a recording nested its own way
+            return self.module.recorded_rows(figures)
         row_key = getattr(self.module, "row_key", None)
         if row_key is None:
             return figures

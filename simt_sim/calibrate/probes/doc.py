@@ -51,7 +51,6 @@ TOOLS = {
                                 "memory.l2.host_copy_latency_ns"), ("v-lat-dram/reference/h100-profiled-chase.json",)),
     "calibrate_h100 (spread)": (("memory.l2.latency_spread_ns",), ("v-lat-l2/reference/h100-latency-spread.json",)),
     "calibrate_h100 (shared)": (("memory.shared.wavefront_latency",), ("t-mio-w1/reference/h100-shared-ops.json",)),
-    "constant_congestion": (("sass.constants.gpu_misses",), ("launch-empty/reference/h100-constant-congestion.json",)),
     "dram_lines": (("memory.dram.refresh_interval_ns", "memory.dram.refresh_ns", "memory.dram.refresh_units",
                     "memory.dram.refresh_shared_bits", "memory.dram.latency_spread_ns", "memory.dram.spread_bytes"),
                    ("w-cslow-c2-w4/reference/h100-dram-lines.json",)),
@@ -63,7 +62,6 @@ TOOLS = {
     "l2_rate": (("sass.memory.l2.sectors_per_cycle",), ("w-matmul-pipeline/reference/h200-l2-rate.json",)),
     "latency_spread": (("memory.l2.latency_spread_ns",), ("v-lat-l2/reference/h100-latency-spread.json",)),
     "launch_sequence": (("sm.stream_kernel_gap", "sass.stream_kernel_gap"), ("t-launch-1/reference/h100-launch-sequence.json",)),
-    "ldc_behind_stores": (("sass.constants.ldc_miss_ns",), ("launch-empty/reference/h100-ldc-behind-stores.json",)),
     "mio_queue": (("sass.memory_queue", "sass.units.ldst.shared_bytes_per_cycle",
                    "sass.units.ldst.warp_shared_bytes_per_cycle"), ("t-mio-w1/reference/h100-mio-queue.json",)),
     "sched_beside": (("sass.interval_overrides",), ("t-mio-w1/reference/h100-sched-beside.json",)),
@@ -106,7 +104,7 @@ def pinned_by() -> dict[str, list[tuple[str, str, tuple[str, ...]]]]:
     from simt_sim.calibrate.sass_fit import FITS
     out: dict[str, list] = {}
     for p in all_probes():
-        recs = tuple(r.relative_to(ROOT).as_posix() for r in (p.recording, p.ncu_recording) if r)
+        recs = tuple(r.relative_to(ROOT).as_posix() for r in p.recordings)
         for key in p.keys:
             out.setdefault(key, []).append((f"probe {p.name}", "probe", recs))
     for fit in FITS:
