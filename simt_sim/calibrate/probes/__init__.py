@@ -41,6 +41,8 @@ REGISTERED = (
     "yield_hints",
     # constant misses of many SMs at once: grids of one block an SM, a launch before the one kept
     "constant_congestion", "ldc_behind_stores",
+    # code new to the GPU: a launch's first pass over a block of code against later ones
+    "cold_code",
 )
 
 
