@@ -1170,16 +1170,16 @@ def test_a_warps_loads_past_l1_deliver_in_the_order_they_issued():
 
 
 def test_an_sm_and_the_whole_gpu_take_lines_from_l2_at_the_measured_rates():
-    """tools/l2_rate.py (recorded on an H200): 1-32 warps a block loading L2 lines 8 at a time.
+    """probe l2_rate (recorded on an H200): 1-32 warps a block loading L2 lines 8 at a time.
     One SM's lines per cycle are the model's within 6% (latency- and issue-bound: 0.024-0.334); on
     all 132 SMs the GPU's L2 gives each up to 0.238, which sass.memory.l2.sectors_per_cycle: 144 gives
     within 6% (88, the value before and PTX runs' still: 0.146 with 16 warps, 27% short)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import l2_rate as LR
-    rec = json.loads(LR.RECORDED.read_text())["figures"]
-    for grid, warps in [(1, 1), (1, 32), (132, 8), (132, 32)]:
-        assert LR.simulated(grid, warps)[0] == pytest.approx(rec[f"{grid} / {warps}"][0], rel=0.06), (grid, warps)
-    assert LR.simulated(132, 16, ("sass.memory.l2.sectors_per_cycle=88",))[0] < 0.8 * rec["132 / 16"][0]
+    LR = probes.get("l2_rate")
+    rec = LR.recorded()
+    for row in ("k_l2_rate / 1 / 1", "k_l2_rate / 1 / 32", "k_l2_rate / 132 / 8", "k_l2_rate / 132 / 32"):
+        assert LR.simulated(row)[0] == pytest.approx(rec[row][0], rel=0.06), row
+    slow = LR.simulated("k_l2_rate / 132 / 16", ("sass.memory.l2.sectors_per_cycle=88",))[0]
+    assert slow < 0.8 * rec["k_l2_rate / 132 / 16"][0]
 
 
 def test_a_warp_arrives_at_a_barrier_once_its_shared_stores_are_written():

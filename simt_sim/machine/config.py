@@ -567,7 +567,7 @@ SCHEMA = {
                              for key, field in _STORE_PATH.items()}},
                    "l2": {"sectors_per_cycle": Key(float, between(0.001, 1e6),
                                                      doc="over memory.l2.sectors_per_cycle for SASS runs: the GPU's "
-                                                         "L2 bandwidth (tools/l2_rate.py)"),
+                                                         "L2 bandwidth (probe l2_rate)"),
                           **{key: replace(field, doc=f"over memory.l2.{key} for SASS runs", default=NO_DEFAULT)
                              for key, field in _HOST_COPY_FAR.items()}}}, present=True),
         "latency_overrides": Key(dict, _latency_table(_sass_families, "a SASS family (family or family.type "

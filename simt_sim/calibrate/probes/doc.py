@@ -59,7 +59,6 @@ TOOLS = {
     "imc_miss": (("sass.constants.imc_miss_ns", "sass.constants.ldc_miss_ns"), ("t-diverge-w8/reference/h100-imc-miss.json",)),
     "kernel_ends": (("sass.fetch.flushed_first_line_ns", "sass.store_ack_ns", "sass.kernel_launch_latency"),
                     ("launch-empty/reference/h100-kernel-ends.json",)),
-    "l2_rate": (("sass.memory.l2.sectors_per_cycle",), ("w-matmul-pipeline/reference/h200-l2-rate.json",)),
     "latency_spread": (("memory.l2.latency_spread_ns",), ("v-lat-l2/reference/h100-latency-spread.json",)),
     "launch_sequence": (("sm.stream_kernel_gap", "sass.stream_kernel_gap"), ("t-launch-1/reference/h100-launch-sequence.json",)),
     "mio_queue": (("sass.memory_queue", "sass.units.ldst.shared_bytes_per_cycle",
