@@ -148,8 +148,8 @@ def _unit_schema(what: str, pipes=NO_DEFAULT, lanes=NO_DEFAULT, latency=NO_DEFAU
                                                    doc="where shared_store_cycles is set, a warp's next memory "
                                                        "instruction waits for its shared store's width at "
                                                        "warp_shared_bytes_per_cycle or its passes through the "
-                                                       "banks at this rate, whichever is longer (tools/"
-                                                       "shared_rate.py: a lone warp's conflicted stores; 0: "
+                                                       "banks at this rate, whichever is longer (probe "
+                                                       "shared_rate: a lone warp's conflicted stores; 0: "
                                                        "passes at warp_shared_bytes_per_cycle, as a load)"),
         "warp_ldsm_bytes_per_cycle": Key(float, between(0, 1e6),
                                            doc="where warp_shared_conflict_bytes_per_cycle is set, a warp's "

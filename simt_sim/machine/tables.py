@@ -444,7 +444,7 @@ def shared_load_width(cfg: GPUConfig, row: np.ndarray, unit: str) -> tuple[int, 
     through the banks, whatever its lanes and conflicts, and the cycles each of them holds the warp
     (at units.UNIT.warp_shared_bytes_per_cycle; an ldmatrix's at warp_ldsm_bytes_per_cycle where set).
     The passes beyond these, its bank conflicts, hold it at warp_shared_conflict_bytes_per_cycle
-    (tools/bank_conflicts.py); (0, 0) where that key is 0."""
+    (probe bank_conflicts); (0, 0) where that key is 0."""
     op = int(row[E.F_OP])
     if not cfg.get(f"units.{unit}.warp_shared_conflict_bytes_per_cycle", 0) or op not in (E.OP_LD, E.OP_LDMATRIX):
         return 0, 0

@@ -7,7 +7,7 @@ launch's constants have addresses of their own (tables.constant_reads).  An inst
 is missing requests it; the line is there the miss latency later, for every warp that needs it
 (the warps of a sub-partition share its immediate-constant cache, the sub-partitions their SM's
 LDC cache, and neither path fills the other: tools/imc_miss.py).  The whole GPU has at most
-sass.constants.gpu_misses line requests in flight (tools/constant_congestion.py).  A warp waits at
+sass.constants.gpu_misses line requests in flight (probe constant_congestion).  A warp waits at
 an instruction whose immediate constant is missing (Nsight Compute: imc_miss); an LDC's result
 comes its latency after its line is there.
 """

@@ -16,7 +16,7 @@
              ahead of the warp issuing on as soon as its pipe frees).  With
              scheduler.greedy_cycles G over 1 a warp keeps its turn through a stall of up to G
              cycles after an FP32 or integer instruction without the yield hint, and a warp passed over for a
-             busy FP32 or integer pipe no longer keeps the turn (tools/alu_rate.py).
+             busy FP32 or integer pipe no longer keeps the turn (probe alu_rate).
   gwf        greedy then weighted fair: grr, but after an instruction with the yield hint the
              warp does not issue on, and the next is the warp that has issued least, counted in
              strides (stride scheduling): slot s's stride is
@@ -128,7 +128,7 @@ def candidates(policy, greedy, order, sched, wf, pool_size, cycle, sm, sp, n_sp,
 def keeps_turn(sched, wf, sm, sp, last, cycle, greedy):
     """grr: whether the warp that issued last stays first: it issued in the previous cycle (or
     was held then by a dispatch stall), or, with scheduler.greedy_cycles over 1, it issued at most
-    that many cycles ago an FP32 or integer instruction without the yield hint (tools/alu_rate.py)."""
+    that many cycles ago an FP32 or integer instruction without the yield hint (probe alu_rate)."""
     at = wf[last, WF_LAST_CYCLE]
     return at == cycle - 1 or sched[sm, sp, SC_HELD_AT] == cycle - 1 or (at >= cycle - greedy and wf[last, WF_GREEDY] != 0)
 
