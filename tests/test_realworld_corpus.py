@@ -256,7 +256,7 @@ def test_realworld_outputs_match_reference(name):
         assert got.shape == want.shape, f"{name}.{buf}: shape {got.shape} != {want.shape}"
         if got.dtype.kind == "f":
             scale = max(1.0, float(np.abs(want).max()))
-            bad = np.flatnonzero(np.abs(got.astype(np.float64) - want) > 2e-4 * scale)
+            bad = np.flatnonzero(np.abs(got.astype(np.float64) - want) > 2e-5 * scale)
         else:
             bad = np.flatnonzero(got.astype(np.int64) != want.astype(np.int64))
         assert bad.size == 0, (f"{name}.{buf}: {bad.size} of {want.size} differ, first at [{bad[0]}]: "
