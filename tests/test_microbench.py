@@ -112,7 +112,7 @@ def test_runner_prints_a_table():
 def test_shared_memory_instructions_take_32_bytes_per_cycle_per_pipe():
     """units.ldst.shared_bytes_per_cycle (tools/shared_ops.py): a shared-memory instruction holds its
     LD/ST pipe for its passes through the banks (SASS: 2 cycles each, and until the SM's port, one
-    pass per cycle, takes it; a warp's own passes 4 cycles each, tools/mio_queue.py).  One SM's rate with 32 warps within 5% of the
+    pass per cycle, takes it; a warp's own passes 4 cycles each, probe mio_queue).  One SM's rate with 32 warps within 5% of the
     H100's for LDS.64, LDS.128, STS.U16, STS.64, STS.128, LDSM.x4 and LDS.32 with two lanes on each
     bank, 6% for LDS.32 (+3.0% before the deferred barrier let warps past the loop's
     __syncthreads to their start clock: +5.1%); LDS.128 with every lane at one address within 13% (two passes, memory.shared.
@@ -161,7 +161,7 @@ def test_a_store_reads_its_data_after_its_address_a_global_one_later_still():
     probe store_read): a lone warp's loop whose FFMA overwrites the x a store just stored takes
     34.1 cycles a step on the H100 with an STS of x and 36.1 with an STG (37.1 after an STS.128),
     so a global store reads its data 2-3 cycles after a shared one, which itself reads it 2 after
-    the address a queued LDS.128 gives up at operand_read_latency (tools/mio_queue.py).  The model
+    the address a queued LDS.128 gives up at operand_read_latency (probe mio_queue).  The model
     gives the STS loop within 1.1 cycles and the STG loops with h100.yaml's
     global_store_data_read_cycles 5; with 2 they come out 3 cycles short."""
     SR = probes.get("store_read")
@@ -316,33 +316,36 @@ def test_an_s2r_takes_the_same_23_cycles_whenever_a_warp_issues_it():
 
 
 def test_a_warp_issues_memory_instructions_into_the_queue_while_the_pipe_serves_earlier_ones():
-    """sass.memory_queue (tools/mio_queue.py): one warp issues 16 independent LDS.128, each followed
+    """sass.memory_queue (probe mio_queue): one warp issues 16 independent LDS.128, each followed
     by a clock read.  The LD/ST pipe serves one per 16 cycles (4 passes through the banks), yet on
     the H100 the warp goes on issuing, 4 to 8 cycles apart, until the 16th: the clock steps of the
     model with 10 instructions waiting are the H100's, to the cycle, and 10 is the fewest that gives
-    them (`tools/mio_queue.py --fit`, which also picks the shared-memory rates that come closest: a
-    sub-partition's 64 bytes per cycle from 4 warps' LDS.32; a warp's own from this burst's sum,
-    which since the constant caches also holds its store pointer's first LDC read: 64 there, 298
-    cycles against the H100's 304, 418 at 32.  h100.yaml keeps 32, which tools/shared_ops.py's
-    lone warp's STS.64 pins: 0.123 per cycle at 32, 0.149 at 64, H100 0.117).
+    them (`simt-sim probe mio_queue --fit`, which also picks the shared-memory rate that comes
+    closest: a sub-partition's 64 bytes per cycle from 4 warps' LDS.32).  A warp's own rate from
+    this burst's sum, which since the constant caches also holds its store pointer's first LDC read,
+    comes closest at 64: 298 cycles against the H100's 304, 418 at 32.  h100.yaml keeps 32, which
+    tools/shared_ops.py's lone warp's STS.64 pins: 0.123 per cycle at 32, 0.149 at 64, H100 0.117.
     Without the queue (and the
     pipe at the warp's own 32 bytes per cycle) the warp waits at each LDS.128 for the pipe (the 16th
     issues at cycle 256, not 110); the data arrives no sooner with the queue, since the warp's
     accesses pass at the same rate."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import mio_queue as MQ
-    hw = json.loads(MQ.RECORDED.read_text())["steps"]["k_lds128 / 1 warp"][0]
-    queued = MQ.simulated_steps("k_lds128", 1)[0]            # configs/h100.yaml
+    MQ = probes.get("mio_queue")
+    row = "k_lds128 / 1 warp"
+    hw = MQ.recorded()[row]
+    queued = MQ.simulated(row)                                 # configs/h100.yaml
     assert queued[:17] == hw[:17]
-    held = MQ.simulated_steps("k_lds128", 1, ("sass.memory_queue=0", "sass.units.ldst.shared_bytes_per_cycle=32"))[0]
+    held = MQ.simulated(row, ("sass.memory_queue=0", "sass.units.ldst.shared_bytes_per_cycle=32"))
     assert held[16] == 256 and hw[16] == 110
     assert queued[-1] == held[-1]                              # the sum waits for the same last pass
-    rec = json.loads(MQ.RECORDED.read_text())["steps"]
     cfg = load_config("h100")
-    assert MQ.fewest_queue(rec) == cfg.get("sass.memory_queue") == 10      # `--fit`
-    rates = MQ.fitted_rates(rec)             # the sub-partition's 2 cycles a pass
-    assert rates["shared_bytes_per_cycle"] == cfg.get("sass.units.ldst.shared_bytes_per_cycle") == 64
-    assert rates["warp_shared_bytes_per_cycle"] == 64 and cfg.get("sass.units.ldst.warp_shared_bytes_per_cycle") == 32
+    fit = MQ.fit()                                             # `--fit`
+    assert fit["sass.memory_queue"]["best"] == cfg.get("sass.memory_queue") == 10
+    assert all(e > 0 for d, e in fit["sass.memory_queue"]["errors"].items() if d < 10)    # 10 is the fewest
+    # the sub-partition's 2 cycles a pass
+    assert fit["sass.units.ldst.shared_bytes_per_cycle"]["best"] == cfg.get("sass.units.ldst.shared_bytes_per_cycle") == 64
+    key = "sass.units.ldst.warp_shared_bytes_per_cycle"        # the burst's sum: closest at 64, h100.yaml 32
+    sums = {r: abs(MQ.simulated(row, (f"{key}={r}",))[33] - hw[33]) for r in (16, 32, 64, 128)}
+    assert min(sums, key=sums.get) == 64 and cfg.get(key) == 32
 
 
 def test_each_further_kernel_of_a_stream_costs_the_h100s_interval_between_launches():

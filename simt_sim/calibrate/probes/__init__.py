@@ -23,8 +23,8 @@ REGISTERED = (
     # pipe rates and latencies: one block, clocks around a loop (alu_rate, control_rate and dmul_phase with
     # Nsight Compute's per-pipe counts and stall reasons recorded beside)
     "xu_rate", "hmma_rate", "ldc_latency", "sreg_delay", "sreg_latency", "alu_rate", "control_rate", "dmul_phase",
-    # shared memory (bank_conflicts with Nsight Compute's wavefronts recorded beside)
-    "lds_conflict", "shared_rate", "bank_conflicts",
+    # shared memory (bank_conflicts with Nsight Compute's wavefronts recorded beside); the queue before the LD/ST pipe
+    "lds_conflict", "shared_rate", "bank_conflicts", "mio_queue",
     # one warp's work beside its sub-partition's busy neighbours
     "hmma_beside", "mio_beside", "store_beside",
     # when stores read their data; lanes that leave (a partial exit, groups reaching a BSYNC apart)

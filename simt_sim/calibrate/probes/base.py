@@ -12,7 +12,9 @@ A probe module (simt_sim/calibrate/probes/NAME.py) declares:
     FIGURES     the recording's key of {"FUNCTION / SET": [figures]}, and FIGURE_NAMES their names
     RECORDING   its recording under references/ ("h100/NAME.json"), written by --gpu
     KEYS        the config keys it pins, FIT {key: candidate values} and FIT_ROWS (the rows that
-                decide them): --fit picks the candidate whose model comes closest to the recording
+                decide them, or {key: its rows}): --fit picks the candidate whose model comes
+                closest to the recording (fit_error(key, rows), optionally: |model - recorded| of
+                only the figures that decide the key, rows as replay's)
     CHECKS      {row: relative tolerance}: rows whose figures the model must match
                 (tests/test_probes_registry.py)
     BUFFERS     {name: (dtype, words) zeroed, or an array}: the kernel's buffers, fresh each launch
@@ -27,6 +29,7 @@ optionally:
     recorded_rows(figures) -> {"NAME / SET": [figures]} where the recording nests its figures otherwise
     ALSO_RECORDED other recordings of the probe's --gpu run under references/ (under a profiler, ...)
     ROWS        the rows ("NAME / SET") where a probe runs only some sets of some functions
+    shown(figures) -> the figures the replay's table shows of a row of many (FIGURE_NAMES names them)
     measure() -> the recording, for a probe that measures on the GPU its own way
     launches(name, set) -> how many launches in a row the model runs on the same buffers and
                 caches (default 1; the figures come from the last)
@@ -304,7 +307,11 @@ class Probe:
         self.meaning: str = module.MEANING
         self.keys: tuple[str, ...] = tuple(getattr(module, "KEYS", ()))
         self.fit_candidates: dict = dict(getattr(module, "FIT", {}))
-        self.fit_rows: tuple[str, ...] = tuple(getattr(module, "FIT_ROWS", ()))
+        # FIT_ROWS: the rows that decide every key of FIT, or {key: its rows}
+        rows = getattr(module, "FIT_ROWS", ())
+        self.fit_rows_of: dict = {k: tuple(rows[k] if isinstance(rows, dict) else rows) for k in self.fit_candidates}
+        self.fit_rows: tuple[str, ...] = (tuple(dict.fromkeys(r for v in rows.values() for r in v))
+                                          if isinstance(rows, dict) else tuple(rows))
         self.checks: dict = dict(getattr(module, "CHECKS", {}))
         self.recording = REFERENCES / module.RECORDING
         # the CUDA source: tools/kernels/KERNELS.cu, or CUDA_SOURCE (from the root) where the PTX came from elsewhere
@@ -420,8 +427,11 @@ class Probe:
             errors = {}
             for value in candidates:      # the config's own value: the plain replay (cached)
                 sets = tuple(overrides) if value == cfg.get(key) else (*overrides, f"{key}={value}")
-                rows = self.replay(sets, self.fit_rows)
-                errors[value] = round(sum(abs(m - r) for _, rec, model in rows for r, m in zip(rec, model)), 3)
+                rows = self.replay(sets, self.fit_rows_of[key])
+                if hasattr(self.module, "fit_error"):     # only some of the rows' figures decide the key
+                    errors[value] = round(self.module.fit_error(key, rows), 3)
+                else:
+                    errors[value] = round(sum(abs(m - r) for _, rec, model in rows for r, m in zip(rec, model)), 3)
             out[key] = {"best": min(errors, key=errors.get), "errors": errors}
         return out
 

@@ -61,8 +61,6 @@ TOOLS = {
                     ("launch-empty/reference/h100-kernel-ends.json",)),
     "latency_spread": (("memory.l2.latency_spread_ns",), ("v-lat-l2/reference/h100-latency-spread.json",)),
     "launch_sequence": (("sm.stream_kernel_gap", "sass.stream_kernel_gap"), ("t-launch-1/reference/h100-launch-sequence.json",)),
-    "mio_queue": (("sass.memory_queue", "sass.units.ldst.shared_bytes_per_cycle",
-                   "sass.units.ldst.warp_shared_bytes_per_cycle"), ("t-mio-w1/reference/h100-mio-queue.json",)),
     "sched_beside": (("sass.interval_overrides",), ("t-mio-w1/reference/h100-sched-beside.json",)),
     "shared_ops": (("memory.shared.wavefront_latency", "units.ldst.shared_bytes_per_cycle"),
                    ("t-mio-w1/reference/h100-shared-ops.json",)),

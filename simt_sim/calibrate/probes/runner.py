@@ -82,7 +82,7 @@ def run(ns) -> int:
         for key, f in fits.items():
             errors = "  ".join(f"{v}: {e}" for v, e in f["errors"].items())
             print(f"{key}: closest {f['best']} (h100.yaml: {cfg.get(key)}); |model - recorded| over "
-                  f"{', '.join(probe.fit_rows)}: {errors}")
+                  f"{', '.join(probe.fit_rows_of[key])}: {errors}")
         write_json(ns.json, fits)
         return 0
     rows = probe.replay(ns.set)
@@ -90,8 +90,11 @@ def run(ns) -> int:
     width = max(len(probe.what(r.split(" / ")[0])) for r, _, _ in rows) + 2
     swidth = max(len(s) for s in probe.sets) + 2
     print(f"{'':<{width}}{'':<{swidth}}{', '.join(names)}: recorded | model")
+    shown = getattr(probe.module, "shown", None)       # a row of many figures: the table shows some (--json all)
     for row, rec, model in rows:
         function, label = row.split(" / ", 1)
+        if shown:
+            rec, model = (shown(rec) if rec else rec), shown(model)
         hw = " ".join(f"{v:8.2f}" for v in rec) or "   (none)"
         print(f"{probe.what(function):<{width}}{label:<{swidth}}{hw} | " + " ".join(f"{v:8.2f}" for v in model))
     write_json(ns.json, [{"row": r, "recorded": rec, "model": m} for r, rec, m in rows])
