@@ -363,20 +363,17 @@ def test_each_further_kernel_of_a_stream_costs_the_h100s_interval_between_launch
 
 
 def test_a_dram_load_waits_longer_the_more_loads_are_in_flight():
-    """memory.dram.inflight_cycles (tools/stream_load.py, `--fit` picks it among a few values): 132
+    """memory.dram.inflight_cycles (probe stream_load, `--fit` picks it among a few values): 132
     SMs stream through flushed lines.  On the H100 a step waits 718 cycles with one warp per SM and
     one line, 1,023 with 16 warps of two lines each (4,224 lines in flight); the model with 0.02
     cycles per sector of loads in flight gives 698 and 1,017, without it 690 and 700: its DRAM port
     queues only past the bandwidth, which these streams do not reach."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import stream_load as SL
-    rows = {(r["sms"], r["warps_per_sm"], r["lines_per_step"]): r
-            for r in json.loads(SL.RECORDED.read_text())["mean_wait_per_step"]}
-    light, heavy = rows[(132, 1, 1)], rows[(132, 16, 2)]
+    SL = probes.get("stream_load")
+    light, heavy = "stream / 132 SMs, 1 warp, 1 line", "stream / 132 SMs, 16 warps, 2 lines"
     assert load_config("h100").get("memory.dram.inflight_cycles") == 0.02
-    for r in (light, heavy):
-        assert SL.model_dram_wait(r) == pytest.approx(r["dram"], rel=0.05)
-    assert SL.model_dram_wait(heavy, ("memory.dram.inflight_cycles=0",)) < 0.75 * heavy["dram"]
+    for row, rec, model in SL.replay(rows=(light, heavy)):
+        assert model == pytest.approx(rec, rel=0.05), row
+    assert SL.simulated(heavy, ("memory.dram.inflight_cycles=0",))[0] < 0.75 * SL.recorded()[heavy][0]
 
 
 def test_a_plain_launchs_host_copied_lines_come_from_l2_however_many_loads_are_in_flight():
@@ -386,18 +383,15 @@ def test_a_plain_launchs_host_copied_lines_come_from_l2_however_many_loads_are_i
     waits 384-388 cycles with one warp per SM and 390-408 with 16 (DRAM: 719-723 and 756-795), so
     those lines do not wait for DRAM's loads in flight.  The model's plain launch gives the
     host's lines memory.l2.host_copy_latency past the L2 port alone: the same stream kernel
-    (tools/stream_load.py) 386 and 389, where the DRAM lines of a flushed launch take 699 and 849."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import stream_load as SL
+    (probe stream_load) 386 and 389, where the DRAM lines of a flushed launch take 699 and 849."""
+    SL = probes.get("stream_load")
     rec = json.loads((ROOT / "programs" / "validation" / "v-lat-l2" / "reference" / "h100-host-load-over-l2.json").read_text())
     over_l2 = {w: np.mean([r["host_over_l2"] for r in rec["mean_wait_per_step"]
                            if r["warps_per_sm"] == w and r["buffer_mib"] < 20]) for w in (1, 16)}
-    rows = {(r["sms"], r["warps_per_sm"], r["lines_per_step"]): r
-            for r in json.loads(SL.RECORDED.read_text())["mean_wait_per_step"]}
     for w in (1, 16):
-        plain = SL.model_dram_wait(rows[(132, w, 1)], ("host.caches_flushed=false",))
-        assert plain == pytest.approx(over_l2[w], rel=0.05)
-    assert SL.model_dram_wait(rows[(132, 16, 1)]) > 1.5 * over_l2[16]      # flushed: DRAM, loaded
+        plain = SL.simulated(f"stream / {SL.module.label(132, w, 1)}", ("host.caches_flushed=false",))
+        assert plain[0] == pytest.approx(over_l2[w], rel=0.05)
+    assert SL.simulated("stream / 132 SMs, 16 warps, 1 line")[0] > 1.5 * over_l2[16]      # flushed: DRAM, loaded
 
 
 def test_the_xu_pipe_takes_a_conversion_every_8_cycles_and_the_override_gives_64_bit_ones_9():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Is a host-copied line slow because its buffer is large or because many lines are in flight (GPU
-machine)?  tools/stream_load.py's streams grew their buffer with their warps, so the two went
+machine)?  probe stream_load's streams grew their buffer with their warps, so the two went
 together.  Here 132 blocks of 1 to 32 warps read x[t * n + g] (n = all threads, one line per warp
 and step, lane 0 timing each step: the wait from the load to a shared-memory store of its value)
 through buffers of 1 to 32 MiB, the steps being as many as the buffer holds: lines the host has

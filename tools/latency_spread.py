@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from probe_output import probe_parser, write_result
+from simt_sim.calibrate.probes.stream_load import flush_l2, stream_waits  # noqa: F401  (host_load, span_conditions: flush_l2)
 
 KERNELS = r'''
 extern "C" __global__ void chase(const unsigned* __restrict__ nxt, unsigned lines, unsigned start_stride,
@@ -62,31 +63,6 @@ def summary(lat) -> dict:
     q = np.percentile(x, (np.arange(QUANTILES) + 0.5) * 100.0 / QUANTILES)
     return {"mean": round(float(x.mean()), 1), "std": round(float(x.std()), 1), "samples": int(x.size),
             "quantiles_less_mean": [round(float(v), 1) for v in q - q.mean()]}
-
-
-def flush_l2(cp) -> None:
-    """Push everything out of the 50 MB L2 with a 256 MiB write."""
-    junk = cp.zeros(1 << 28, cp.uint8)
-    junk += 1
-    cp.cuda.runtime.deviceSynchronize()
-
-
-def stream_waits(cp, stream, data, blocks: int, threads: int, n: int, steps: int, k: int) -> dict:
-    """The `stream` kernel's waits ([warps, steps]) through lines the host has just copied in,
-    flushed lines and L2-resident lines (a first launch reads them in)."""
-    waits = {}
-    for cond in ("host", "dram", "l2"):
-        flush_l2(cp)
-        x = cp.asarray(data)
-        cp.cuda.runtime.deviceSynchronize()
-        if cond == "dram":
-            flush_l2(cp)
-        lat, res = cp.zeros(blocks * threads // 32 * steps, cp.int64), cp.zeros(blocks * threads, cp.float32)
-        for _ in range(2 if cond == "l2" else 1):
-            stream((blocks,), (threads,), (x, np.int32(n), np.int32(steps), np.int32(k), lat, res))
-        cp.cuda.runtime.deviceSynchronize()
-        waits[cond] = lat.get().reshape(-1, steps)
-    return waits
 
 
 def measure() -> dict:

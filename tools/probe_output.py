@@ -1,5 +1,5 @@
 """What the GPU probe tools not yet in the probe registry share (profiled_chase, host_copy_strides,
-launch_sequence, imc_miss, latency_spread, stream_load, shared_ops,
+launch_sequence, imc_miss, latency_spread, shared_ops,
 warp_ends, tc_tile_rate, sched_beside, ...; `simt-sim probe --list` lists those moved): an argument
 parser with --out, the recorded JSON written there and printed (with the GPU's name), Nsight
 Compute's source page read back into a recording of runs (its CSV readers are the registry's,

@@ -33,6 +33,8 @@ REGISTERED = (
     "l1_sets", "l1_ways", "l1_miss",
     # global loads: when the second of a warp's two back-to-back LDGs returns, in which order they deliver
     "ldg_pair", "load_pair", "l2_rate",
+    # DRAM loads of many SMs in flight at once: streams through flushed lines
+    "stream_load",
     # issue under load: dispatch stalls among FMULs, a dependent LDS beside LDS bursts, guarded-off accesses
     "dispatch_stall", "lds_loaded", "pred_off",
     # the matmul's tile loop and the barrier

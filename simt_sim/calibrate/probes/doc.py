@@ -67,7 +67,6 @@ TOOLS = {
     "span_conditions": (("memory.l2.host_copy_latency",), ("v-lat-l2/reference/h100-span-conditions.json",)),
     "stream_events": (("host.event_overhead", "host.stream_start_delay", "host.stream_join"),
                       ("w-fusion-streams/reference/h200-stream-events.json",)),
-    "stream_load": (("memory.dram.inflight_cycles",), ("v-lat-l2/reference/h100-stream-load.json",)),
     "warp_ends": (("scheduler.policy", "scheduler.slot_weight_step"), ("w-warpspec-fp64w8/reference/h100-warp-ends.json",)),
     "warp_progress": (("scheduler.policy", "scheduler.age_weight_step"), ("w-fusion-cd-only/reference/h100-warp-progress.json",)),
 }
