@@ -39,6 +39,9 @@ def test_suite_has_references_for_every_cuda_program():
     # the SASS differential programs (s-*) are compared in tests/test_sass_diff_programs.py and the
     # timing probes (t-*) in tests/test_probes.py, each against its H100 reference
     cuda = [name for name in cuda if not name.startswith(("s-", "t-"))]
+    # the real-world corpus (r-*, issue 64) is checked against numpy references in
+    # tests/test_realworld_corpus.py until its H100 recordings exist; a recorded one joins the suite here
+    cuda = [name for name in cuda if not name.startswith("r-") or (program_dir(name) / "reference").is_dir()]
     assert sorted(p.name for p in PROGRAMS + WORKLOADS) == cuda
     assert len(PROGRAMS) >= 30 and len(WORKLOADS) >= 40
 
