@@ -77,17 +77,17 @@ def readme_tables(root: Path = ROOT) -> dict[Path, str]:
            "(`simt-sim validate v-vote`). Shared CUDA headers are in `include/`.", "",
            "| folder | what is there | programs |", "|---|---|---|"]
     out = {}
+    every = program_dirs(root)
     for purpose, what in PURPOSES.items():
         if not (base / purpose).is_dir():           # a purpose with no program yet
             continue
-        dirs = sorted(d for d in (base / purpose).iterdir() if (d / "manifest.yaml").is_file())
+        dirs = [d for d in every if d.parent.name == purpose]
         top.append(f"| [{purpose}/]({purpose}/README.md) | {what} | {len(dirs)} |")
         rows = [f"# programs/{purpose}", "", what[0].upper() + what[1:] + ".",
                 "(Generated from each manifest's `description` by `python -m simt_sim.programs --write`.)", "",
                 "| program | CUDA source | recorded | description |", "|---|---|---|---|"]
         for d in dirs:
-            refs = sorted(p.stem for p in (d / "reference").glob("*.json")) if (d / "reference").is_dir() else []
-            recorded = ", ".join(sorted({r.split("-")[0] for r in refs})) or "—"
+            recorded = ", ".join(sorted({p.stem.split("-")[0] for p in (d / "reference").glob("*.json")})) or "—"
             cuda = "yes" if (d / "kernel.cu").is_file() else "—"
             rows.append(f"| [{d.name}]({d.name}/manifest.yaml) | {cuda} | {recorded} | {_description(d)} |")
         out[base / purpose / "README.md"] = "\n".join(rows) + "\n"
@@ -107,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
             write_atomic(path, text)
             print(f"wrote {path.relative_to(ROOT)}")
         return 0
+    every = program_dirs()
     for purpose in PURPOSES:
-        names = [d.name for d in program_dirs(pattern="*") if d.parent.name == purpose]
+        names = [d.name for d in every if d.parent.name == purpose]
         print(f"{purpose} ({len(names)}): {' '.join(names)}")
     return 0
 

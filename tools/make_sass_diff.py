@@ -21,9 +21,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from simt_sim.programs import program_dir  # noqa: E402
 SEED = 20260512
 
 U32 = np.uint32

@@ -9,9 +9,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from simt_sim.programs import program_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from simt_sim.programs import program_dir, program_dirs  # noqa: E402
 
 
 def ptxas_registers(ptx: Path, kernel: str | None) -> int:
@@ -33,7 +34,7 @@ def ptxas_registers(ptx: Path, kernel: str | None) -> int:
 
 def main(names):
     import yaml
-    dirs = [program_dir(n) for n in names] if names else sorted(p.parent for p in ROOT.glob("programs/*/*/kernel.cu"))
+    dirs = [program_dir(n) for n in names] if names else program_dirs(ROOT, needs="kernel.cu")
     for d in dirs:
         manifest = d / "manifest.yaml"
         text = manifest.read_text()

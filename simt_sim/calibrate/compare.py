@@ -30,7 +30,7 @@ from simt_sim.observe.progress import steps
 from simt_sim.calibrate.masktrace import CAPACITY, decode, site_masks
 from simt_sim.calibrate.reference import load_reference
 from simt_sim.calibrate.source_counts import FILE_NAME as SOURCE_COUNTS_FILE, differences
-from simt_sim.programs import program_dir
+from simt_sim.programs import program_dir, program_dirs
 
 APPROX_ULP = 2                       # allowed for outputs of programs using .approx instructions
 # The pipes whose counts the H100 repeats exactly.  adu does not: three ncu runs of one program
@@ -54,7 +54,7 @@ def reference_programs(root: Path, names: list[str] | None = None, gpu: str = "h
                 raise InputError(f"{d}: no recorded reference reference/{gpu}.json (run `simt-sim hw record` "
                                  "on a GPU machine)")
         return dirs
-    found = sorted(p.parent.parent for p in (root / "programs").glob(f"*/*/reference/{gpu}.json"))
+    found = program_dirs(root, needs=f"reference/{gpu}.json")        # by name, as before the purpose folders
     found = [d for d in found if not d.name.startswith(NOT_IN_SUITE_PREFIXES)]
     return [d for d in found if workloads or not d.name.startswith(WORKLOAD_PREFIX)]
 

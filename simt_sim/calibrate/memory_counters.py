@@ -28,7 +28,7 @@ from simt_sim.files import write_atomic
 from simt_sim.calibrate.source_counts import ROOT, action_parser
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
-from simt_sim.programs import program_dir
+from simt_sim.programs import program_dir, program_dirs as all_program_dirs
 
 # name -> Nsight Compute metric (sm_90); the first six are compared, the rest kept for context
 METRICS = {
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(str(p) for p in record(ns.programs, warm=ns.warm)))
         return 0
     end = suffix(ns.warm)
-    names = ns.programs or sorted({p.parent.parent.name for p in (ROOT / "programs").glob(f"*/*/reference/*{end}")})
+    names = ns.programs or [d.name for d in all_program_dirs(needs=f"reference/*{end}")]
     rows, tags = [], set()
     for name in names:
         pdir = program_dir(name)

@@ -28,7 +28,7 @@ from pathlib import Path
 from simt_sim.files import write_atomic
 from simt_sim.errors import InputError
 from simt_sim.calibrate.reference import load_reference
-from simt_sim.programs import program_dir
+from simt_sim.programs import program_dir, program_dirs as all_program_dirs
 
 COUNT_COLUMNS = ("Instructions Executed", "Thread Instructions Executed",
                  "Predicated-On Thread Instructions Executed")
@@ -142,7 +142,7 @@ def action_parser(prog: str) -> argparse.ArgumentParser:
 
 def recorded_programs(names: list[str], file_name: str) -> list[str]:
     """The programs named, or else every program with a reference of that file name."""
-    return names or sorted(p.parent.parent.name for p in (ROOT / "programs").glob(f"*/*/reference/{file_name}"))
+    return names or [d.name for d in all_program_dirs(needs=f"reference/{file_name}")]
 
 
 def main(argv: list[str] | None = None) -> int:
